@@ -1,0 +1,1 @@
+"""Example tool handlers for a customer-support agent (toolgen's own `examples/`)."""

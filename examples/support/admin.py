@@ -1,0 +1,60 @@
+"""Account administration, as methods of a tool class."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from toolgen import tool
+
+
+class AdminTools:
+    """Administrative tools; one instance per tenant."""
+
+    def __init__(self, tenant: str) -> None:
+        self.tenant = tenant
+
+    @tool(
+        risk="critical",
+        category="admin",
+        permissions=["users:delete"],
+        audit_event="user.deleted",
+        step_up_auth=True,
+    )
+    def delete_user(
+        self,
+        user_id: str,
+        mode: Literal["soft", "hard"] = "soft",
+        confirm_email: str | None = None,
+    ) -> None:
+        """Delete a user account and revoke its sessions.
+
+        A soft delete can be undone for 30 days; a hard delete cannot.
+
+        Args:
+            user_id: Identifier of the account to delete.
+            mode: Soft deletes keep the data for 30 days.
+            confirm_email: The account's email, as a check that the right user is deleted.
+
+        Returns:
+            Nothing.
+
+        Errors:
+            NOT_FOUND: No such user.
+            FORBIDDEN: The caller may not delete this user.
+
+        Examples:
+            Soft-delete an account:
+
+            >>> delete_user(user_id="u-42")
+            null
+
+        Side Effects:
+            - Revokes every session of the user.
+            - Sends the user a notification email.
+
+        Idempotency:
+            idempotent: true
+            safe: false
+            destructive: true
+        """
+        raise NotImplementedError

@@ -1,0 +1,63 @@
+"""File tools, registered the way many servers do it: inside a registration function."""
+
+from typing import Any
+
+from toolgen import tool
+
+
+def register(server: Any) -> None:
+    """Attach the file tools to `server` (a stand-in for an MCP server object)."""
+
+    @tool(risk="low", category="files")
+    def create_download_link(
+        file_id: str,
+        expires_in_minutes: "int" = 60,
+    ) -> str:
+        """Create a temporary download link for a stored file.
+
+        Asking again for the same file and expiry returns the same link.
+
+        Args:
+            file_id: Identifier of the stored file.
+            expires_in_minutes: How long the link stays valid.
+
+        Returns:
+            The signed URL.
+
+        Errors:
+            NOT_FOUND: No file has this identifier.
+
+        Examples:
+            A link valid for ten minutes:
+
+            >>> create_download_link(file_id="f-1", expires_in_minutes=10)
+            "https://files.example.com/f-1?sig=abc"
+
+        Idempotency:
+            idempotent: true
+            safe: true
+            destructive: false
+        """
+        raise NotImplementedError
+
+    server.add_tool(create_download_link)
+
+    @tool(risk="forbidden", category="files", permissions=["secrets:read"])
+    def read_private_key(key_name: str) -> str:
+        """Read a private key from the secret store.
+
+        Never exposed to a model; kept for the audit trail.
+
+        Args:
+            key_name: Name of the key in the secret store.
+
+        Returns:
+            The PEM-encoded key.
+
+        Idempotency:
+            idempotent: true
+            safe: true
+        """
+        raise NotImplementedError
+
+    server.add_tool(read_private_key)

@@ -1,0 +1,42 @@
+"""The `@tool` marker: a run-time no-op that the static compiler recognises.
+
+This module must stay import-light (standard library only): servers import it in production.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar, overload
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+#: Attribute set on a marked function, holding the decorator's keyword arguments.
+TOOL_ATTRIBUTE = "__toolgen_tool__"
+
+
+@overload
+def tool(fn: F, /) -> F: ...
+
+
+@overload
+def tool(fn: None = None, /, **options: Any) -> Callable[[F], F]: ...
+
+
+def tool(fn: F | None = None, /, **options: Any) -> F | Callable[[F], F]:
+    """Mark a function as an LLM tool handler; returns the function unchanged.
+
+    Use it bare (`@tool`) or with literal keyword arguments (`@tool(risk="high")`). The
+    arguments are read statically by `toolgen build`; at run time they are only recorded on
+    the function as `__toolgen_tool__`.
+    """
+
+    def mark(func: F) -> F:
+        try:
+            setattr(func, TOOL_ATTRIBUTE, dict(options))
+        except (AttributeError, TypeError):  # builtins and some C callables take no attributes
+            pass
+        return func
+
+    if fn is not None:
+        return mark(fn)
+    return mark

@@ -1,0 +1,86 @@
+"""Literal values read from source without running it: defaults, Field and decorator arguments.
+
+Besides Python literals this follows names to module-level constants and enum members, so
+`priority: Priority = Priority.LOW` has the default `"low"` like at run time.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from toolgen.index import Module, ModuleIndex
+
+
+class NotLiteral(Exception):
+    """The expression is not a value we can compute statically."""
+
+    def __init__(self, node: ast.AST, why: str = "") -> None:
+        super().__init__(why)
+        self.node = node
+        self.why = why
+
+
+def literal_value(node: ast.expr, module: Module, index: ModuleIndex, depth: int = 0) -> Any:
+    """The value of `node`, or raise `NotLiteral`. JSON-ready: tuples and sets become lists."""
+    if depth > 20:
+        raise NotLiteral(node, "too deeply nested")
+    try:
+        return jsonable(ast.literal_eval(node))
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        pass
+    if isinstance(node, ast.Name | ast.Attribute):
+        symbol = index.resolve_expr(module, node)
+        if symbol is not None and symbol.module is not None:
+            if symbol.kind == "member":
+                return enum_member_value(symbol.node, symbol.module, index)
+            if symbol.kind == "assign" and isinstance(symbol.node, ast.expr):
+                return literal_value(symbol.node, symbol.module, index, depth + 1)
+    if isinstance(node, ast.List | ast.Tuple | ast.Set):
+        return [literal_value(e, module, index, depth + 1) for e in node.elts]
+    if isinstance(node, ast.Dict):
+        result: dict[str, Any] = {}
+        for key, value in zip(node.keys, node.values, strict=True):
+            if key is None:
+                raise NotLiteral(node, "dict unpacking")
+            k = literal_value(key, module, index, depth + 1)
+            if not isinstance(k, str | int | float | bool) and k is not None:
+                raise NotLiteral(key, "dict key must be a string or number")
+            result[_json_key(k)] = literal_value(value, module, index, depth + 1)
+        return result
+    raise NotLiteral(node, f"`{_source(node)}` is not a literal")
+
+
+def enum_member_value(node: ast.AST | None, module: Module, index: ModuleIndex) -> Any:
+    if isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None:
+        return literal_value(node.value, module, index, 1)
+    raise NotLiteral(node or module.tree, "enum member without a literal value")
+
+
+def _json_key(key: object) -> str:
+    if isinstance(key, bool) or key is None:
+        return "true" if key is True else "false" if key is False else "null"
+    return str(key)
+
+
+def jsonable(value: Any) -> Any:
+    if isinstance(value, tuple | list):
+        return [jsonable(v) for v in value]
+    if isinstance(value, set | frozenset):
+        return sorted((jsonable(v) for v in value), key=repr)
+    if isinstance(value, dict):
+        return {_json_key(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "replace")
+    if isinstance(value, complex):
+        raise ValueError("complex numbers have no JSON form")
+    if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
+        raise ValueError("non-finite floats have no JSON form")
+    return value
+
+
+def _source(node: ast.AST) -> str:
+    try:
+        return ast.unparse(node)
+    except Exception:  # pragma: no cover - unparse fails only on malformed trees
+        return type(node).__name__

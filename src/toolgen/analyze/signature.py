@@ -1,0 +1,61 @@
+"""The parameters a model may pass: the signature minus `self`/`cls` and injected names."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from fnmatch import fnmatchcase
+
+from toolgen.analyze.handlers import Handler
+from toolgen.diagnostics import Diagnostic
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    annotation: ast.expr | None
+    default: ast.expr | None
+    node: ast.arg
+
+
+def parameters(handler: Handler, skip_params: tuple[str, ...]) -> tuple[list[Param], list[Diagnostic]]:
+    args = handler.node.args
+    module = handler.module
+    problems: list[Diagnostic] = []
+    positional = [*args.posonlyargs, *args.args]
+    defaults: list[ast.expr | None] = [None] * (len(positional) - len(args.defaults))
+    defaults += list(args.defaults)
+    pairs = list(zip(positional, defaults, strict=True))
+    if handler.in_class and not handler.is_static and pairs:
+        pairs = pairs[1:]  # self / cls
+    posonly = {id(a) for a in args.posonlyargs}
+    pairs += list(zip(args.kwonlyargs, args.kw_defaults, strict=True))
+
+    def skipped(name: str) -> bool:
+        return any(fnmatchcase(name, pattern) for pattern in skip_params)
+
+    params: list[Param] = []
+    for arg, default in pairs:
+        if skipped(arg.arg):
+            continue
+        if id(arg) in posonly:
+            problems.append(
+                Diagnostic(
+                    "TG204",
+                    f"parameter `{arg.arg}` is positional-only; a model passes arguments by name",
+                    module.location(arg),
+                )
+            )
+            continue
+        params.append(Param(arg.arg, arg.annotation, default, arg))
+    for star, kind in ((args.vararg, "*"), (args.kwarg, "**")):
+        if star is not None and not skipped(star.arg):
+            problems.append(
+                Diagnostic(
+                    "TG204",
+                    f"`{kind}{star.arg}` cannot be described to a model; name the parameters "
+                    "(or list it in skip_params if a wrapper fills it)",
+                    module.location(star),
+                )
+            )
+    return params, problems

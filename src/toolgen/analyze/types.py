@@ -1,0 +1,760 @@
+"""Type annotations to JSON Schema, statically, the way pydantic v2 renders them at run time.
+
+Reference semantics: `pydantic.create_model(...).model_json_schema()` (mode "validation") for
+the same signature, with titles dropped. Named classes (enums, TypedDicts, dataclasses, pydantic
+models) become `$defs` entries referenced with `$ref`, like pydantic.
+
+`SchemaBuilder.schema` dispatches on the kind of the resolved type to a method named
+`<kind>_schema`; a kind without a method fails loudly. Problems in user code raise `TypeProblem`
+carrying a located diagnostic; the caller records it and moves on to the next parameter.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from toolgen.analyze.literals import NotLiteral, enum_member_value, literal_value
+from toolgen.diagnostics import Diagnostic
+from toolgen.index import Module, ModuleIndex, Symbol, dotted_name
+
+Schema = dict[str, Any]
+
+MISSING: Any = object()
+
+
+class TypeProblem(Exception):
+    def __init__(self, diagnostic: Diagnostic) -> None:
+        super().__init__(diagnostic.message)
+        self.diagnostic = diagnostic
+
+
+#: Resolved external paths and the kind of type they are; each kind has a `<kind>_schema`.
+EXTERNAL_KINDS: dict[str, str] = {
+    "builtins.str": "str",
+    "builtins.int": "int",
+    "builtins.float": "float",
+    "builtins.bool": "bool",
+    "builtins.bytes": "bytes",
+    "builtins.None": "none",
+    "builtins.object": "any",
+    "typing.Any": "any",
+    "builtins.list": "list",
+    "typing.List": "list",
+    "typing.Sequence": "list",
+    "typing.MutableSequence": "list",
+    "typing.Iterable": "list",
+    "typing.Collection": "list",
+    "builtins.set": "set",
+    "typing.Set": "set",
+    "typing.MutableSet": "set",
+    "typing.AbstractSet": "set",
+    "builtins.frozenset": "set",
+    "typing.FrozenSet": "set",
+    "builtins.tuple": "tuple",
+    "typing.Tuple": "tuple",
+    "builtins.dict": "dict",
+    "typing.Dict": "dict",
+    "typing.Mapping": "dict",
+    "typing.MutableMapping": "dict",
+    "typing.Optional": "optional",
+    "typing.Union": "union",
+    "typing.Literal": "literal",
+    "typing.Annotated": "annotated",
+    "typing.Required": "qualifier",
+    "typing.NotRequired": "qualifier",
+    "typing.ReadOnly": "qualifier",
+    "datetime.datetime": "format",
+    "datetime.date": "format",
+    "datetime.time": "format",
+    "datetime.timedelta": "format",
+    "uuid.UUID": "format",
+    "pathlib.Path": "format",
+    "pathlib.PurePath": "format",
+    "decimal.Decimal": "decimal",
+}
+
+STRING_FORMATS = {
+    "datetime.datetime": "date-time",
+    "datetime.date": "date",
+    "datetime.time": "time",
+    "datetime.timedelta": "duration",
+    "uuid.UUID": "uuid",
+    "pathlib.Path": "path",
+    "pathlib.PurePath": "path",
+}
+
+#: Modules we know without reading them; a name from elsewhere outside the project is unknown.
+WELL_KNOWN_MODULES = frozenset(
+    {"builtins", "typing", "datetime", "uuid", "decimal", "pathlib", "enum", "pydantic",
+     "annotated_types", "dataclasses", "collections", "types", "abc"}
+)  # fmt: skip
+
+ENUM_BASES = frozenset({"enum.Enum", "enum.IntEnum", "enum.StrEnum", "enum.Flag", "enum.IntFlag"})
+TYPEDDICT_BASES = frozenset({"typing.TypedDict"})
+MODEL_BASES = frozenset({"pydantic.BaseModel"})
+DATACLASS_DECORATORS = frozenset({"dataclasses.dataclass", "pydantic.dataclasses.dataclass"})
+FIELD_CALLS = frozenset({"pydantic.Field"})
+DATACLASS_FIELD_CALLS = frozenset({"dataclasses.field"})
+
+#: annotated_types markers and the Field keyword each stands for.
+ANNOTATED_TYPES = {
+    "annotated_types.Gt": "gt",
+    "annotated_types.Ge": "ge",
+    "annotated_types.Lt": "lt",
+    "annotated_types.Le": "le",
+    "annotated_types.MultipleOf": "multiple_of",
+    "annotated_types.MinLen": "min_length",
+    "annotated_types.MaxLen": "max_length",
+}
+
+NUMERIC_CONSTRAINTS = {
+    "ge": "minimum",
+    "gt": "exclusiveMinimum",
+    "le": "maximum",
+    "lt": "exclusiveMaximum",
+    "multiple_of": "multipleOf",
+}
+LENGTH_KEYS = {
+    "string": ("minLength", "maxLength"),
+    "array": ("minItems", "maxItems"),
+    "object": ("minProperties", "maxProperties"),
+}
+FIELD_KEYWORDS = frozenset(
+    {"default", "default_factory", "description", "examples", "title", "alias",
+     "validation_alias", "serialization_alias", "json_schema_extra", "deprecated", "strict",
+     "pattern", "min_length", "max_length", "frozen", "exclude", "repr", "init", "kw_only",
+     "discriminator", "union_mode", "allow_inf_nan", "max_digits", "decimal_places",
+     *NUMERIC_CONSTRAINTS}
+)  # fmt: skip
+
+
+@dataclass
+class FieldSpec:
+    """What `Field(...)` (or annotated_types markers) say about one field."""
+
+    default: Any = MISSING
+    has_factory: bool = False
+    constraints: dict[str, Any] = field(default_factory=dict)
+    description: str | None = None
+    examples: list[Any] | None = None
+    alias: str | None = None
+    deprecated: bool = False
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def merge(self, other: FieldSpec) -> None:
+        if other.default is not MISSING:
+            self.default = other.default
+        self.has_factory = self.has_factory or other.has_factory
+        self.constraints.update(other.constraints)
+        self.description = other.description or self.description
+        self.examples = other.examples if other.examples is not None else self.examples
+        self.alias = other.alias or self.alias
+        self.deprecated = self.deprecated or other.deprecated
+        self.extra.update(other.extra)
+
+
+@dataclass
+class ClassField:
+    name: str
+    annotation: ast.expr
+    value: ast.expr | None
+    module: Module
+
+
+class SchemaBuilder:
+    """Builds schemas for one tool's parameters (or returns); collects the shared `$defs`."""
+
+    def __init__(self, index: ModuleIndex) -> None:
+        self.index = index
+        self.defs: dict[str, Schema] = {}
+        self._def_names: dict[str, str] = {}
+        self._expanding: set[str] = set()
+
+    # -- entry points ----------------------------------------------------------------------
+    def schema(self, node: ast.expr, module: Module) -> Schema:
+        """The schema of the type written as `node` in `module`."""
+        if isinstance(node, ast.Constant):
+            if node.value is None:
+                return {"type": "null"}
+            if isinstance(node.value, str):
+                return self.schema(self._forward_ref(node, module), module)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+            return self._union([*_flatten_or(node)], module)
+        if isinstance(node, ast.Subscript):
+            symbol = self._resolve(node.value, module)
+            return self._dispatch(symbol, node, module, _subscript_args(node))
+        if isinstance(node, ast.Name | ast.Attribute):
+            return self._dispatch(self._resolve(node, module), node, module, None)
+        raise self.problem("TG202", f"unsupported annotation `{_text(node)}`", node, module)
+
+    def field_schema(
+        self, annotation: ast.expr, module: Module, spec: FieldSpec | None = None
+    ) -> tuple[Schema, FieldSpec]:
+        """Schema of a parameter or field: the type, its constraints, description, default."""
+        merged = FieldSpec()
+        inner = annotation
+        while True:  # peel Annotated[...] and TypedDict qualifiers, collecting metadata
+            inner = self._forward_ref(inner, module) if _is_str(inner) else inner
+            if not isinstance(inner, ast.Subscript):
+                break
+            kind = self._kind_of(self._resolve(inner.value, module))
+            args = _subscript_args(inner)
+            if kind == "annotated" and args:
+                for meta in args[1:]:
+                    merged.merge(self.metadata(meta, module))
+                inner = args[0]
+            elif kind == "qualifier" and args:
+                inner = args[0]
+            else:
+                break
+        if spec is not None:
+            merged.merge(spec)
+        schema = self.schema(inner, module)
+        return self.decorate(schema, merged, inner, module), merged
+
+    # -- metadata -------------------------------------------------------------------------
+    def metadata(self, node: ast.expr, module: Module) -> FieldSpec:
+        """FieldSpec from one `Annotated` metadata item; unknown items are ignored."""
+        if not isinstance(node, ast.Call):
+            return FieldSpec()
+        symbol = self._resolve(node.func, module, strict=False)
+        path = symbol.path if symbol else ""
+        if path in FIELD_CALLS:
+            return self.field_call(node, module)
+        if path in ANNOTATED_TYPES and len(node.args) == 1:
+            value = self._literal(node.args[0], module)
+            return FieldSpec(constraints={ANNOTATED_TYPES[path]: value})
+        return FieldSpec()
+
+    def field_call(self, call: ast.Call, module: Module) -> FieldSpec:
+        spec = FieldSpec()
+        if call.args:
+            first = call.args[0]
+            if not (isinstance(first, ast.Constant) and first.value is Ellipsis):
+                spec.default = self._literal(first, module)
+        for kw in call.keywords:
+            if kw.arg is None or kw.arg not in FIELD_KEYWORDS:
+                name = "**" if kw.arg is None else kw.arg
+                raise self.problem("TG205", f"Field(): unsupported argument `{name}`", kw, module)
+            if kw.arg == "default_factory":
+                spec.has_factory = True
+                continue
+            if kw.arg in {"title", "strict", "frozen", "exclude", "repr", "init", "kw_only",
+                          "validation_alias", "serialization_alias", "union_mode",
+                          "discriminator", "allow_inf_nan", "max_digits", "decimal_places"}:  # fmt: skip
+                continue  # no effect on the validation schema toolgen renders
+            value = self._literal(kw.value, module)
+            if kw.arg == "default":
+                spec.default = value
+            elif kw.arg == "description":
+                spec.description = value
+            elif kw.arg == "examples":
+                spec.examples = value
+            elif kw.arg == "alias":
+                spec.alias = value
+            elif kw.arg == "deprecated":
+                spec.deprecated = bool(value)
+            elif kw.arg == "json_schema_extra":
+                if not isinstance(value, dict):
+                    raise self.problem("TG205", "json_schema_extra must be a dict", kw, module)
+                spec.extra.update(value)
+            else:
+                spec.constraints[kw.arg] = value
+        return spec
+
+    def decorate(self, schema: Schema, spec: FieldSpec, where: ast.AST, module: Module) -> Schema:
+        """Apply constraints to the type, then add description, examples and default."""
+        if spec.constraints:
+            schema = self._constrain(schema, spec.constraints, where, module)
+        out: Schema = {}
+        if spec.description is not None:
+            out["description"] = spec.description
+        out.update(schema)
+        if spec.deprecated:
+            out["deprecated"] = True
+        if spec.examples is not None:
+            out["examples"] = spec.examples
+        out.update(spec.extra)
+        if spec.default is not MISSING:
+            out["default"] = spec.default
+        return out
+
+    def _constrain(
+        self, schema: Schema, constraints: dict[str, Any], where: ast.AST, module: Module
+    ) -> Schema:
+        if "anyOf" in schema:
+            branches = [
+                b if b.get("type") == "null" else self._constrain(b, constraints, where, module)
+                for b in schema["anyOf"]
+            ]
+            return {**schema, "anyOf": branches}
+        out = dict(schema)
+        kind = schema.get("type")
+        for key, value in constraints.items():
+            if key in NUMERIC_CONSTRAINTS and kind in ("integer", "number"):
+                out[NUMERIC_CONSTRAINTS[key]] = value
+            elif key in ("min_length", "max_length") and kind in LENGTH_KEYS:
+                out[LENGTH_KEYS[kind][key == "max_length"]] = value
+            elif key == "pattern" and kind == "string":
+                out["pattern"] = value
+            else:
+                raise self.problem(
+                    "TG202",
+                    f"constraint `{key}` does not apply to a schema of type {kind or 'unknown'}",
+                    where,
+                    module,
+                )
+        return out
+
+    # -- dispatch --------------------------------------------------------------------------
+    def _dispatch(
+        self, symbol: Symbol, node: ast.expr, module: Module, args: list[ast.expr] | None
+    ) -> Schema:
+        kind = self._kind_of(symbol)
+        if kind is None:
+            raise self.problem(
+                "TG202", f"`{_text(node)}` ({symbol.path}) is not a supported type", node, module
+            )
+        method: Callable[[Symbol, ast.expr, Module, list[ast.expr] | None], Schema] | None
+        method = getattr(self, f"{kind}_schema", None)
+        if method is None:  # a kind in the tables above without its method: our bug
+            raise NotImplementedError(f"SchemaBuilder has no method {kind}_schema")
+        return method(symbol, node, module, args)
+
+    def _kind_of(self, symbol: Symbol | None) -> str | None:
+        if symbol is None:
+            return None
+        if symbol.is_external:
+            return EXTERNAL_KINDS.get(symbol.path)
+        if symbol.kind == "class":
+            return self.class_kind(symbol)
+        if symbol.kind == "assign":
+            return "alias"
+        return None
+
+    def class_kind(self, symbol: Symbol) -> str | None:
+        """enum, typeddict, dataclass or model, following project base classes."""
+        node, module = symbol.node, symbol.module
+        assert isinstance(node, ast.ClassDef) and module is not None
+        for dec in node.decorator_list:
+            target = dec.func if isinstance(dec, ast.Call) else dec
+            found = self._resolve(target, module, strict=False)
+            if found is not None and found.path in DATACLASS_DECORATORS:
+                return "dataclass"
+        for base in node.bases:
+            found = self._resolve(base, module, strict=False)
+            if found is None:
+                continue
+            if found.path in ENUM_BASES:
+                return "enum"
+            if found.path in TYPEDDICT_BASES:
+                return "typeddict"
+            if found.path in MODEL_BASES:
+                return "model"
+            if found.kind == "class" and found.path != symbol.path:
+                kind = self.class_kind(found)
+                if kind in ("enum", "typeddict", "model"):
+                    return kind
+        return None
+
+    def _resolve(self, node: ast.expr, module: Module, *, strict: bool = True) -> Symbol:
+        dotted = dotted_name(node)
+        if dotted is None:
+            if not strict:
+                return Symbol("", "external")
+            raise self.problem("TG202", f"unsupported annotation `{_text(node)}`", node, module)
+        symbol = self.index.resolve(module, dotted)
+        if symbol is None:
+            if not strict:
+                return Symbol(dotted, "external")
+            raise self.problem(
+                "TG201", f"cannot resolve `{dotted}` in module {module.name}", node, module
+            )
+        if strict and symbol.is_external:
+            top = symbol.path.split(".")[0]
+            if top not in WELL_KNOWN_MODULES and symbol.path not in EXTERNAL_KINDS:
+                raise self.problem(
+                    "TG201",
+                    f"cannot resolve `{dotted}`: {symbol.path} is outside the project and not "
+                    "a type toolgen knows",
+                    node,
+                    module,
+                )
+        return symbol
+
+    # -- one method per kind -----------------------------------------------------------------
+    def str_schema(self, *_: Any) -> Schema:
+        return {"type": "string"}
+
+    def int_schema(self, *_: Any) -> Schema:
+        return {"type": "integer"}
+
+    def float_schema(self, *_: Any) -> Schema:
+        return {"type": "number"}
+
+    def bool_schema(self, *_: Any) -> Schema:
+        return {"type": "boolean"}
+
+    def bytes_schema(self, *_: Any) -> Schema:
+        return {"type": "string", "format": "binary"}
+
+    def none_schema(self, *_: Any) -> Schema:
+        return {"type": "null"}
+
+    def any_schema(self, *_: Any) -> Schema:
+        return {}
+
+    def format_schema(self, symbol: Symbol, *_: Any) -> Schema:
+        return {"type": "string", "format": STRING_FORMATS[symbol.path]}
+
+    def decimal_schema(self, *_: Any) -> Schema:
+        return {"anyOf": [{"type": "number"}, {"type": "string"}]}
+
+    def list_schema(
+        self, symbol: Symbol, node: ast.expr, module: Module, args: list[ast.expr] | None
+    ) -> Schema:
+        items = self.schema(args[0], module) if args else {}
+        return {"type": "array", "items": items}
+
+    def set_schema(
+        self, symbol: Symbol, node: ast.expr, module: Module, args: list[ast.expr] | None
+    ) -> Schema:
+        return {**self.list_schema(symbol, node, module, args), "uniqueItems": True}
+
+    def tuple_schema(
+        self, symbol: Symbol, node: ast.expr, module: Module, args: list[ast.expr] | None
+    ) -> Schema:
+        if not args:
+            return {"type": "array", "items": {}}
+        if len(args) == 2 and isinstance(args[1], ast.Constant) and args[1].value is Ellipsis:
+            return {"type": "array", "items": self.schema(args[0], module)}
+        if len(args) == 1 and isinstance(args[0], ast.Tuple) and not args[0].elts:
+            return {"type": "array", "maxItems": 0}  # tuple[()]
+        items = [self.schema(a, module) for a in args]
+        return {"type": "array", "prefixItems": items, "minItems": len(items),
+                "maxItems": len(items)}  # fmt: skip
+
+    def dict_schema(
+        self, symbol: Symbol, node: ast.expr, module: Module, args: list[ast.expr] | None
+    ) -> Schema:
+        if not args or len(args) != 2:
+            return {"type": "object", "additionalProperties": True}
+        keys = self.schema(args[0], module)
+        values = self.schema(args[1], module)
+        out: Schema = {"type": "object", "additionalProperties": values or True}
+        if keys not in ({}, {"type": "string"}):
+            out["propertyNames"] = keys
+        return out
+
+    def optional_schema(
+        self, symbol: Symbol, node: ast.expr, module: Module, args: list[ast.expr] | None
+    ) -> Schema:
+        if not args or len(args) != 1:
+            raise self.problem("TG202", "Optional takes exactly one type", node, module)
+        return self._union([args[0], ast.Constant(None)], module)
+
+    def union_schema(
+        self, symbol: Symbol, node: ast.expr, module: Module, args: list[ast.expr] | None
+    ) -> Schema:
+        if not args:
+            raise self.problem("TG202", "Union needs at least one type", node, module)
+        return self._union(args, module)
+
+    def literal_schema(
+        self, symbol: Symbol, node: ast.expr, module: Module, args: list[ast.expr] | None
+    ) -> Schema:
+        if not args:
+            raise self.problem("TG202", "Literal needs at least one value", node, module)
+        values: list[Any] = []
+        for arg in args:
+            values.append(self._literal(arg, module))
+        values = list(dict.fromkeys(values)) if all(_hashable(v) for v in values) else values
+        types = {_json_type(v) for v in values}
+        out: Schema = {"const": values[0]} if len(values) == 1 else {"enum": values}
+        if len(types) == 1 and None not in types:
+            out["type"] = types.pop()
+        return out
+
+    def annotated_schema(
+        self, symbol: Symbol, node: ast.expr, module: Module, args: list[ast.expr] | None
+    ) -> Schema:
+        assert isinstance(node, ast.Subscript)
+        schema, _ = self.field_schema(node, module)
+        return schema
+
+    def qualifier_schema(
+        self, symbol: Symbol, node: ast.expr, module: Module, args: list[ast.expr] | None
+    ) -> Schema:
+        if not args:
+            raise self.problem("TG202", f"{symbol.path} needs a type", node, module)
+        return self.schema(args[0], module)
+
+    def alias_schema(
+        self, symbol: Symbol, node: ast.expr, module: Module, args: list[ast.expr] | None
+    ) -> Schema:
+        value, home = symbol.node, symbol.module
+        assert home is not None
+        if not isinstance(value, ast.expr):
+            raise self.problem("TG202", f"`{_text(node)}` is not a type", node, module)
+        if symbol.path in self._expanding:
+            raise self.problem("TG202", f"type alias `{symbol.path}` refers to itself", node, module)
+        if isinstance(value, ast.Call):  # NewType("X", base) stands for its base type
+            called = self._resolve(value.func, home, strict=False)
+            if called.path == "typing.NewType" and len(value.args) == 2:
+                value = value.args[1]
+            else:
+                raise self.problem(
+                    "TG202", f"`{_text(node)}` is bound to a call, not a type", node, module
+                )
+        if args:
+            raise self.problem("TG202", f"generic alias `{_text(node)}` not supported", node, module)
+        self._expanding.add(symbol.path)
+        try:
+            schema, _ = self.field_schema(value, home)
+            return schema
+        finally:
+            self._expanding.discard(symbol.path)
+
+    def enum_schema(self, symbol: Symbol, node: ast.expr, module: Module, _: Any) -> Schema:
+        return self._named(symbol, lambda: self._enum_body(symbol))
+
+    def typeddict_schema(self, symbol: Symbol, node: ast.expr, module: Module, _: Any) -> Schema:
+        return self._named(symbol, lambda: self._object_body(symbol, "typeddict"))
+
+    def dataclass_schema(self, symbol: Symbol, node: ast.expr, module: Module, _: Any) -> Schema:
+        return self._named(symbol, lambda: self._object_body(symbol, "dataclass"))
+
+    def model_schema(self, symbol: Symbol, node: ast.expr, module: Module, _: Any) -> Schema:
+        return self._named(symbol, lambda: self._object_body(symbol, "model"))
+
+    # -- named classes ----------------------------------------------------------------------
+    def _named(self, symbol: Symbol, body: Callable[[], Schema]) -> Schema:
+        name = self._def_names.get(symbol.path)
+        if name is None:
+            name = symbol.path.rsplit(".", 1)[-1]
+            if name in self.defs:
+                name = symbol.path.replace(".", "__")
+            self._def_names[symbol.path] = name
+            self.defs[name] = {}
+            self.defs[name] = body()
+        return {"$ref": f"#/$defs/{name}"}
+
+    def _enum_body(self, symbol: Symbol) -> Schema:
+        node, module = symbol.node, symbol.module
+        assert isinstance(node, ast.ClassDef) and module is not None
+        is_str_enum = any(
+            (self._resolve(b, module, strict=False).path in ("builtins.str", "enum.StrEnum"))
+            for b in node.bases
+        )
+        values: list[Any] = []
+        for stmt in node.body:
+            if not isinstance(stmt, ast.Assign) or len(stmt.targets) != 1:
+                continue
+            target = stmt.targets[0]
+            if not isinstance(target, ast.Name) or target.id.startswith("_"):
+                continue
+            if _is_auto(stmt.value):
+                values.append(target.id.lower() if is_str_enum else len(values) + 1)
+            else:
+                values.append(self._literal(stmt.value, module))
+        if not values:
+            raise self.problem("TG202", f"enum {node.name} has no members", node, module)
+        out: Schema = {}
+        doc = ast.get_docstring(node)
+        if doc:
+            out["description"] = doc
+        out["enum"] = values
+        types = {_json_type(v) for v in values}
+        if len(types) == 1 and None not in types:
+            out["type"] = types.pop()
+        return out
+
+    def class_fields(self, symbol: Symbol) -> list[ClassField]:
+        """Annotated fields of a class and its project base classes, bases first."""
+        node, module = symbol.node, symbol.module
+        assert isinstance(node, ast.ClassDef) and module is not None
+        fields: dict[str, ClassField] = {}
+        for base in node.bases:
+            found = self._resolve(base, module, strict=False)
+            if found.kind == "class" and found.module is not None and found.path != symbol.path:
+                for f in self.class_fields(found):
+                    fields[f.name] = f
+        for stmt in node.body:
+            if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+                name = stmt.target.id
+                if name.startswith("_") or name == "model_config" or self._is_classvar(
+                    stmt.annotation, module
+                ):
+                    continue
+                fields[name] = ClassField(name, stmt.annotation, stmt.value, module)
+        return list(fields.values())
+
+    def _is_classvar(self, annotation: ast.expr, module: Module) -> bool:
+        target = annotation.value if isinstance(annotation, ast.Subscript) else annotation
+        found = self._resolve(target, module, strict=False) if dotted_name(target) else None
+        return found is not None and found.path == "typing.ClassVar"
+
+    def _object_body(self, symbol: Symbol, kind: str) -> Schema:
+        node, module = symbol.node, symbol.module
+        assert isinstance(node, ast.ClassDef) and module is not None
+        total = True
+        for kw in node.keywords:
+            if kw.arg == "total":
+                total = bool(self._literal(kw.value, module))
+        properties: Schema = {}
+        required: list[str] = []
+        for f in self.class_fields(symbol):
+            spec = self._value_spec(f.value, f.module, kind)
+            schema, merged = self.field_schema(f.annotation, f.module, spec)
+            name = merged.alias or f.name
+            properties[name] = schema
+            if kind == "typeddict":
+                if self._typeddict_required(f.annotation, f.module, total):
+                    required.append(name)
+            elif merged.default is MISSING and not merged.has_factory:
+                required.append(name)
+        out: Schema = {}
+        doc = ast.get_docstring(node)
+        if doc:
+            out["description"] = doc
+        out["type"] = "object"
+        out["properties"] = properties
+        if required:
+            out["required"] = required
+        return out
+
+    def _value_spec(self, value: ast.expr | None, module: Module, kind: str) -> FieldSpec:
+        """FieldSpec from a class attribute's right-hand side (`= 3`, `= Field(...)`)."""
+        if value is None:
+            return FieldSpec()
+        if isinstance(value, ast.Call):
+            called = self._resolve(value.func, module, strict=False) if dotted_name(
+                value.func
+            ) else None
+            if called is not None and called.path in FIELD_CALLS:
+                return self.field_call(value, module)
+            if called is not None and called.path in DATACLASS_FIELD_CALLS:
+                spec = FieldSpec()
+                for kw in value.keywords:
+                    if kw.arg == "default":
+                        spec.default = self._literal(kw.value, module)
+                    elif kw.arg == "default_factory":
+                        spec.has_factory = True
+                return spec
+        return FieldSpec(default=self._literal(value, module))
+
+    def _typeddict_required(self, annotation: ast.expr, module: Module, total: bool) -> bool:
+        node = annotation
+        while True:
+            node = self._forward_ref(node, module) if _is_str(node) else node
+            if not isinstance(node, ast.Subscript):
+                return total
+            path = self._resolve(node.value, module, strict=False).path
+            if path == "typing.Required":
+                return True
+            if path == "typing.NotRequired":
+                return False
+            if path in ("typing.Annotated", "typing.ReadOnly"):
+                node = _subscript_args(node)[0]
+                continue
+            return total
+
+    # -- helpers ---------------------------------------------------------------------------
+    def _union(self, members: list[ast.expr], module: Module) -> Schema:
+        branches: list[Schema] = []
+        for member in members:
+            schema = self.schema(member, module)
+            for branch in schema["anyOf"] if set(schema) == {"anyOf"} else [schema]:
+                if branch not in branches:
+                    branches.append(branch)
+        nulls = [b for b in branches if b == {"type": "null"}]
+        branches = [b for b in branches if b != {"type": "null"}] + nulls
+        return branches[0] if len(branches) == 1 else {"anyOf": branches}
+
+    def _literal(self, node: ast.expr, module: Module) -> Any:
+        try:
+            return literal_value(node, module, self.index)
+        except NotLiteral as exc:
+            raise self.problem("TG205", exc.why or "not a literal", exc.node, module) from None
+
+    def literal_default(self, node: ast.expr, module: Module) -> Any:
+        """A default value (for parameters); TG206 when it is not a literal."""
+        try:
+            return literal_value(node, module, self.index)
+        except NotLiteral as exc:
+            raise self.problem(
+                "TG206", f"default {exc.why or 'is not a literal'}", node, module
+            ) from None
+
+    def _forward_ref(self, node: ast.expr, module: Module) -> ast.expr:
+        assert isinstance(node, ast.Constant) and isinstance(node.value, str)
+        try:
+            parsed = ast.parse(node.value.strip(), mode="eval").body
+        except SyntaxError:
+            raise self.problem(
+                "TG202", f"string annotation {node.value!r} is not valid Python", node, module
+            ) from None
+        for child in ast.walk(parsed):  # positions inside the string point at the string
+            if hasattr(child, "lineno"):
+                child.lineno, child.col_offset = node.lineno, node.col_offset  # type: ignore[attr-defined]
+        return parsed
+
+    def problem(self, code: str, message: str, node: ast.AST, module: Module) -> TypeProblem:
+        return TypeProblem(Diagnostic(code, message, module.location(node)))
+
+    def member_value(self, symbol: Symbol) -> Any:
+        assert symbol.module is not None
+        return enum_member_value(symbol.node, symbol.module, self.index)
+
+
+def _flatten_or(node: ast.expr) -> list[ast.expr]:
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        return [*_flatten_or(node.left), *_flatten_or(node.right)]
+    return [node]
+
+
+def _subscript_args(node: ast.Subscript) -> list[ast.expr]:
+    inner = node.slice
+    return list(inner.elts) if isinstance(inner, ast.Tuple) else [inner]
+
+
+def _is_str(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and isinstance(node.value, str)
+
+
+def _is_auto(node: ast.expr) -> bool:
+    return (
+        isinstance(node, ast.Call)
+        and not node.args
+        and (dotted_name(node.func) or "").split(".")[-1] == "auto"
+    )
+
+
+def _json_type(value: Any) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    return "object"
+
+
+def _hashable(value: Any) -> bool:
+    return isinstance(value, str | int | float | bool) or value is None
+
+
+def _text(node: ast.AST) -> str:
+    try:
+        return ast.unparse(node)
+    except Exception:  # pragma: no cover
+        return type(node).__name__

@@ -1,0 +1,183 @@
+"""The command line: `toolgen build` and `toolgen check`. I/O and exit codes live here only.
+
+Exit codes: 0 clean; 1 drift, or findings at or above `--fail-on` (build: an error-level
+diagnostic, and then nothing is written); 2 usage, configuration, syntax or internal error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import traceback
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TextIO
+
+from toolgen._version import __version__
+from toolgen.diagnostics import Diagnostic, Level, UserError, to_json
+
+#: Codes that mean the run could not look at the project properly: exit 2, not 1.
+FATAL_CODES = frozenset({"TG001", "TG002", "TG003", "TG004", "TG005", "TG101"})
+FIX_HINT = "run `toolgen build` to update the generated files"
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="toolgen",
+        description="Compile typed Python tool handlers into descriptors and platform payloads.",
+    )
+    parser.add_argument("--version", action="version", version=f"toolgen {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def common(sub: argparse.ArgumentParser) -> None:
+        sub.add_argument(
+            "paths", nargs="*", metavar="PATH",
+            help="files or folders to scan instead of the configured `sources`",
+        )  # fmt: skip
+        sub.add_argument(
+            "--config", metavar="FILE", type=Path,
+            help="TOML file with a [tool.toolgen] table (default: nearest pyproject.toml)",
+        )  # fmt: skip
+        sub.add_argument(
+            "--format", choices=("text", "json", "github"), default="text",
+            help="how to print diagnostics (default: text, `path:line:col: CODE [level] msg`)",
+        )  # fmt: skip
+
+    build = commands.add_parser("build", help="write generated files (only those that change)")
+    common(build)
+    build.add_argument("--out", metavar="DIR", help="output folder (default: config `out`)")
+    build.add_argument("--quiet", "-q", action="store_true", help="print errors only")
+
+    check = commands.add_parser(
+        "check", help="fail when generated files differ from what build would write"
+    )
+    common(check)
+    check.add_argument("--out", metavar="DIR", help="output folder (default: config `out`)")
+    check.add_argument("--diff", action="store_true", help="show a unified diff of changed files")
+    check.add_argument(
+        "--fail-on", choices=("error", "warning", "info"), default="error",
+        help="lowest diagnostic level that fails the check (default: error)",
+    )  # fmt: skip
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point; returns the exit code (the console script exits with it)."""
+    parser = _parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse: --help/--version exit 0, usage errors exit 2
+        return int(exc.code or 0)
+    command: Callable[[argparse.Namespace, TextIO], int] = COMMANDS[args.command]
+    try:
+        return command(args, sys.stdout)
+    except UserError as exc:
+        _print_diagnostics(exc.diagnostics, args.format, sys.stdout)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    except Exception:  # our bug, not the user's input: say so, exit 2
+        print("toolgen: internal error (please report it):", file=sys.stderr)
+        traceback.print_exc()
+        return 2
+
+
+def _load(args: argparse.Namespace):  # type: ignore[no-untyped-def]
+    from toolgen.config import load_config
+
+    return load_config(
+        args.config,
+        cwd=Path.cwd(),
+        sources_override=args.paths or None,
+        out_override=args.out,
+    )
+
+
+def _print_diagnostics(diagnostics: Sequence[Diagnostic], fmt: str, stream: TextIO) -> None:
+    if fmt == "json":
+        print(to_json(diagnostics), file=stream)
+        return
+    for diagnostic in diagnostics:
+        text = diagnostic.format_github() if fmt == "github" else diagnostic.format_text()
+        print(text, file=stream)
+
+
+def _exit_for(diagnostics: Sequence[Diagnostic], threshold: Level) -> int:
+    if any(d.code in FATAL_CODES for d in diagnostics):
+        return 2
+    return 1 if any(d.severity.rank >= threshold.rank for d in diagnostics) else 0
+
+
+def cmd_build(args: argparse.Namespace, stream: TextIO) -> int:
+    from toolgen.output import write
+    from toolgen.pipeline import generate
+
+    config = _load(args)
+    result = generate(config)
+    shown = result.diagnostics
+    if args.quiet:
+        shown = [d for d in shown if d.severity is Level.ERROR]
+    _print_diagnostics(shown, args.format, stream)
+    status = _exit_for(result.diagnostics, Level.ERROR)
+    if status:
+        if args.format == "text":
+            print("toolgen: errors found; nothing was written", file=stream)
+        return status
+    report = write(config.out, result.files)
+    if not args.quiet and args.format == "text":
+        print(
+            f"toolgen: {len(result.descriptors)} tools; {len(report.written)} files written, "
+            f"{len(report.removed)} removed, {report.unchanged} unchanged "
+            f"in {config.display(config.out)}",
+            file=stream,
+        )
+    return 0
+
+
+def cmd_check(args: argparse.Namespace, stream: TextIO) -> int:
+    from toolgen.output import compare, unified_diff
+    from toolgen.pipeline import generate
+
+    config = _load(args)
+    result = generate(config)
+    threshold = Level(args.fail_on)
+    _print_diagnostics(result.diagnostics, args.format, stream)
+    status = _exit_for(result.diagnostics, threshold)
+    if status == 2 or any(d.severity is Level.ERROR for d in result.diagnostics):
+        if args.format == "text":
+            print("toolgen: the handlers have errors; fix them, then run `toolgen build`",
+                  file=stream)  # fmt: skip
+        return status or 1
+    drift = compare(config.out, result.files)
+    out_shown = config.display(config.out)
+    if args.format == "text":
+        for kind, paths in (("missing", drift.missing), ("changed", drift.changed),
+                            ("stale", drift.stale)):  # fmt: skip
+            for path in paths:
+                print(f"{out_shown}/{path}: {kind}", file=stream)
+                if kind == "changed" and args.diff:
+                    print(unified_diff(config.out, path, result.files[path]), file=stream)
+        if drift.clean:
+            print(f"toolgen: {len(result.descriptors)} tools; {out_shown} is up to date",
+                  file=stream)  # fmt: skip
+        else:
+            print(f"toolgen: {out_shown} is out of date; {FIX_HINT}", file=stream)
+    elif args.format == "github":
+        for kind, paths in (("missing", drift.missing), ("changed", drift.changed),
+                            ("stale", drift.stale)):  # fmt: skip
+            for path in paths:
+                print(f"::error file={out_shown}/{path},title=drift::{kind}; {FIX_HINT}",
+                      file=stream)  # fmt: skip
+    if not drift.clean:
+        return 1
+    return status
+
+
+COMMANDS: dict[str, Callable[[argparse.Namespace, TextIO], int]] = {
+    "build": cmd_build,
+    "check": cmd_check,
+}
+
+
+def run() -> None:
+    sys.exit(main())

@@ -1,0 +1,113 @@
+"""The canonical tool descriptor: one per tool, the single source every renderer reads.
+
+`ToolDescriptor.model_json_schema()` is the published schema of the descriptor format
+(`toolgen schema` prints it). Descriptors are dumped with `exclude_unset`, so what the compiler
+did not set stays out of the JSON, while the seven required blocks are always present.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+NAME_PATTERN = r"^[A-Za-z_][A-Za-z0-9_]{0,63}$"
+SEMVER_PATTERN = r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$"
+
+Risk = Literal["low", "medium", "high", "critical", "forbidden"]
+
+#: What each risk level implies when the handler does not say: (autonomous, confirmation).
+RISK_DEFAULTS: dict[str, tuple[bool, bool]] = {
+    "low": (True, False),
+    "medium": (True, False),
+    "high": (True, True),
+    "critical": (False, True),
+    "forbidden": (False, True),
+}
+DEFAULT_RISK: Risk = "medium"
+
+
+class _Block(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+class Returns(_Block):
+    description: str | None = None
+    schema_: dict[str, Any] = Field(alias="schema", description="JSON Schema of the result.")
+
+
+class ErrorSpec(_Block):
+    code: str = Field(pattern=r"^[A-Z][A-Z0-9_]*$")
+    description: str
+    http_status: int = Field(ge=100, le=599)
+    retryable: bool
+    recovery: str | None = None
+
+
+class Idempotency(_Block):
+    idempotent: bool | None = None
+    safe: bool | None = Field(None, description="Read-only: changes nothing.")
+    destructive: bool | None = None
+    open_world: bool | None = None
+
+
+class Example(_Block):
+    prompt: str | None = None
+    arguments: dict[str, Any]
+    result: Any = None
+    error: dict[str, Any] | None = None
+
+
+class RateLimits(_Block):
+    requests_per_minute: int | None = Field(None, ge=1)
+    burst: int | None = Field(None, ge=1)
+    scope: str | None = None
+
+
+class Source(_Block):
+    module: str
+    qualname: str
+
+
+class ToolDescriptor(_Block):
+    """A tool contract: what a model sees, and what a caller may rely on."""
+
+    name: str = Field(pattern=NAME_PATTERN)
+    title: str | None = None
+    description: str = Field(min_length=1)
+    parameters: dict[str, Any]
+    returns: Returns
+    errors: list[ErrorSpec]
+    idempotency: Idempotency
+    examples: list[Example]
+    version: str | None = Field(None, pattern=SEMVER_PATTERN)
+    deprecated: bool = False
+    replacement: str | None = None
+    rate_limits: RateLimits | None = None
+    auth: Literal["none", "api_key", "oauth", "mcp_session"] | None = None
+    latency_p50_ms: int | None = Field(None, ge=0)
+    cost_hint: Literal["free", "cheap", "metered", "expensive"] | None = None
+    open_world: bool | None = None
+    tool_search_keywords: list[str] | None = None
+    category: str | None = None
+    risk: Risk = DEFAULT_RISK
+    autonomous: bool = True
+    confirmation: bool = False
+    step_up_auth: bool = False
+    permissions: list[str] | None = None
+    side_effects: list[str] | None = None
+    audit_event: str | None = None
+    dry_run: Literal["supported", "required"] | None = None
+    source: Source
+
+    @property
+    def visible(self) -> bool:
+        """Forbidden tools keep their descriptor (for audit) but reach no platform payload."""
+        return self.risk != "forbidden"
+
+    def to_json_dict(self) -> dict[str, Any]:
+        return self.model_dump(mode="json", by_alias=True, exclude_unset=True)
+
+
+def descriptor_json_schema() -> dict[str, Any]:
+    return ToolDescriptor.model_json_schema(by_alias=True)

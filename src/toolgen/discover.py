@@ -1,0 +1,60 @@
+"""Discovery: which files to read and which module each one is.
+
+A file's module name comes from the package folders around it (folders with `__init__.py`),
+the way Python would import it from the folder above the outermost package.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+SKIP_DIRS = frozenset(
+    {"__pycache__", "node_modules", "site-packages", "build", "dist", "venv", "env"}
+)
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    path: Path  # absolute
+    module: str  # dotted module name
+    search_root: Path  # folder from which `module` is importable
+
+    @property
+    def is_package(self) -> bool:
+        return self.path.name == "__init__.py"
+
+
+def module_name(path: Path) -> tuple[str, Path]:
+    """The dotted module name of `path` and the folder it is importable from."""
+    parts = [] if path.name == "__init__.py" else [path.stem]
+    folder = path.parent
+    while (folder / "__init__.py").is_file():
+        parts.insert(0, folder.name)
+        folder = folder.parent
+    return ".".join(parts), folder
+
+
+def _walk(folder: Path) -> list[Path]:
+    found: list[Path] = []
+    for entry in sorted(folder.iterdir()):
+        if entry.name.startswith(".") or entry.name in SKIP_DIRS:
+            continue
+        if entry.is_dir():
+            found.extend(_walk(entry))
+        elif entry.suffix == ".py":
+            found.append(entry)
+    return found
+
+
+def discover(sources: tuple[Path, ...]) -> list[SourceFile]:
+    """Every Python file under `sources`, once each, in a stable order."""
+    seen: dict[Path, SourceFile] = {}
+    for source in sources:
+        files = _walk(source) if source.is_dir() else [source]
+        for file in files:
+            resolved = file.resolve()
+            if resolved not in seen:
+                name, root = module_name(resolved)
+                seen[resolved] = SourceFile(resolved, name, root)
+    return sorted(seen.values(), key=lambda f: (f.module, str(f.path)))

@@ -1,0 +1,306 @@
+"""The static module index: every module parsed once with `ast`, its names bound, never imported.
+
+`ModuleIndex` finds modules by dotted name on a list of search roots (the folders the sources
+are importable from), parses them on first use and records what each top-level name is bound to:
+an import, a class, a function or an assignment. `ModuleIndex.resolve` follows imports across
+modules and packages (relative imports, re-exports through `__init__`, star imports, names
+imported under `if TYPE_CHECKING:`) to the definition, or to an external dotted path such as
+`typing.Optional` when the name comes from outside the project.
+
+Why not griffe's loader: on the 1,000-tool benchmark corpus griffe takes 0.74 s to load what
+`ast.parse` reads in 0.15 s (the floor); the design's bar for a whole build is 3x the floor.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from toolgen.diagnostics import Diagnostic, Location
+
+BindingKind = Literal["import", "class", "function", "assign", "module"]
+
+
+@dataclass(frozen=True)
+class Binding:
+    kind: BindingKind
+    node: ast.AST | None = None
+    target: str = ""  # for imports: the absolute dotted path imported
+
+
+@dataclass
+class Module:
+    name: str
+    path: Path
+    shown: str
+    source: str
+    tree: ast.Module
+    is_package: bool
+    names: dict[str, Binding] = field(default_factory=dict)
+    star_imports: list[str] = field(default_factory=list)
+    _lines: list[str] | None = None
+
+    def location(self, node: ast.AST | None) -> Location:
+        """`path:line:col` of `node`, with the column counted in characters, 1-based."""
+        if node is None or not hasattr(node, "lineno"):
+            return Location(self.shown, 1, 1)
+        line: int = node.lineno
+        offset: int = getattr(node, "col_offset", 0)
+        if self._lines is None:
+            self._lines = self.source.splitlines()
+        text = self._lines[line - 1] if 0 < line <= len(self._lines) else ""
+        col = len(text.encode("utf-8")[:offset].decode("utf-8", "replace")) + 1
+        return Location(self.shown, line, col)
+
+
+@dataclass(frozen=True)
+class Symbol:
+    """What a name resolves to: a definition in a project module, or an external path."""
+
+    path: str  # canonical dotted path, e.g. "shop.models.Page" or "typing.Optional"
+    kind: BindingKind | Literal["external", "member"]
+    module: Module | None = None
+    node: ast.AST | None = None
+
+    @property
+    def is_external(self) -> bool:
+        return self.module is None
+
+
+#: Modules whose names are re-exported under a canonical module.
+CANONICAL_MODULES = {
+    "typing_extensions": "typing",
+    "pydantic.fields": "pydantic",
+    "pydantic.main": "pydantic",
+    "pydantic.types": "pydantic",
+    "pydantic.networks": "pydantic",
+    "pydantic.functional_validators": "pydantic",
+    "collections.abc": "typing",
+}
+
+
+def canonical_external(path: str) -> str:
+    module, _, name = path.rpartition(".")
+    return f"{CANONICAL_MODULES.get(module, module)}.{name}" if module else path
+
+
+def _is_type_checking(test: ast.expr) -> bool:
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def _absolute(module: Module, level: int, target: str | None) -> str:
+    if level == 0:
+        return target or ""
+    parts = module.name.split(".")
+    if not module.is_package:
+        parts = parts[:-1]
+    if level > 1:
+        parts = parts[: len(parts) - (level - 1)]
+    base = ".".join(parts)
+    if target:
+        return f"{base}.{target}" if base else target
+    return base
+
+
+def bind_names(module: Module, body: list[ast.stmt]) -> None:
+    """Record what each top-level name of `module` is bound to (later bindings win)."""
+    names = module.names
+    for stmt in body:
+        if isinstance(stmt, ast.ClassDef):
+            names[stmt.name] = Binding("class", stmt)
+        elif isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
+            names[stmt.name] = Binding("function", stmt)
+        elif isinstance(stmt, ast.Import):
+            for alias in stmt.names:
+                if alias.asname:
+                    names[alias.asname] = Binding("import", stmt, alias.name)
+                else:
+                    head = alias.name.split(".")[0]
+                    names[head] = Binding("import", stmt, head)
+        elif isinstance(stmt, ast.ImportFrom):
+            base = _absolute(module, stmt.level, stmt.module)
+            for alias in stmt.names:
+                if alias.name == "*":
+                    module.star_imports.append(base)
+                else:
+                    target = f"{base}.{alias.name}" if base else alias.name
+                    names[alias.asname or alias.name] = Binding("import", stmt, target)
+        elif isinstance(stmt, ast.Assign):
+            for tgt in stmt.targets:
+                if isinstance(tgt, ast.Name):
+                    names[tgt.id] = Binding("assign", stmt.value)
+        elif isinstance(stmt, ast.AnnAssign):
+            if isinstance(stmt.target, ast.Name) and stmt.value is not None:
+                names[stmt.target.id] = Binding("assign", stmt.value)
+        elif type(stmt).__name__ == "TypeAlias":  # PEP 695 `type X = ...` (Python 3.12+)
+            name_node = getattr(stmt, "name", None)
+            if isinstance(name_node, ast.Name):
+                names[name_node.id] = Binding("assign", getattr(stmt, "value", None))
+        elif isinstance(stmt, ast.If):
+            bind_names(module, stmt.body)
+            if not _is_type_checking(stmt.test):
+                _bind_missing(module, stmt.orelse)
+        elif isinstance(stmt, ast.Try):
+            bind_names(module, stmt.body)
+            for handler in stmt.handlers:
+                _bind_missing(module, handler.body)
+            _bind_missing(module, stmt.orelse)
+            bind_names(module, stmt.finalbody)
+
+
+def _bind_missing(module: Module, body: list[ast.stmt]) -> None:
+    """Bind names from an alternative branch only where the main branch bound nothing."""
+    saved = dict(module.names)
+    bind_names(module, body)
+    module.names.update(saved)
+
+
+class ModuleIndex:
+    """Finds, parses and caches modules; resolves names across them."""
+
+    def __init__(self, search_roots: list[Path], display: Callable[[Path], str]) -> None:
+        self.search_roots = list(dict.fromkeys(r.resolve() for r in search_roots))
+        self._display = display
+        self._modules: dict[str, Module | None] = {}
+        self.diagnostics: list[Diagnostic] = []
+
+    # -- loading -------------------------------------------------------------------------
+    def add_file(self, name: str, path: Path) -> Module | None:
+        if name in self._modules:
+            return self._modules[name]
+        module = self._parse(name, path)
+        self._modules[name] = module
+        return module
+
+    def get(self, name: str) -> Module | None:
+        if name in self._modules:
+            return self._modules[name]
+        module = None
+        rel = Path(*name.split("."))
+        for root in self.search_roots:
+            for candidate in (root / rel.with_suffix(".py"), root / rel / "__init__.py"):
+                if candidate.is_file():
+                    module = self._parse(name, candidate)
+                    break
+            if module is not None:
+                break
+        self._modules[name] = module
+        return module
+
+    def _parse(self, name: str, path: Path) -> Module | None:
+        shown = self._display(path)
+        try:
+            source = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            self.diagnostics.append(
+                Diagnostic("TG005", f"cannot read {shown}: {exc}", Location(shown, 1, 1))
+            )
+            return None
+        try:
+            tree = ast.parse(source, filename=str(path))
+        except SyntaxError as exc:
+            line = exc.lineno or 1
+            col = exc.offset or 1
+            self.diagnostics.append(
+                Diagnostic("TG101", f"cannot parse: {exc.msg}", Location(shown, line, col))
+            )
+            return None
+        except ValueError as exc:  # e.g. source code string cannot contain null bytes
+            self.diagnostics.append(
+                Diagnostic("TG101", f"cannot parse: {exc}", Location(shown, 1, 1))
+            )
+            return None
+        module = Module(name, path, shown, source, tree, path.name == "__init__.py")
+        bind_names(module, tree.body)
+        return module
+
+    # -- resolution ----------------------------------------------------------------------
+    def resolve(self, module: Module, dotted: str) -> Symbol | None:
+        """What `dotted` (as written in `module`) refers to; None if it cannot be found."""
+        return self._resolve_in(module, dotted, set())
+
+    def resolve_expr(self, module: Module, node: ast.expr) -> Symbol | None:
+        dotted = dotted_name(node)
+        return None if dotted is None else self.resolve(module, dotted)
+
+    def _resolve_in(self, module: Module, dotted: str, seen: set[str]) -> Symbol | None:
+        key = f"{module.name}:{dotted}"
+        if key in seen:
+            return None
+        seen.add(key)
+        head, _, rest = dotted.partition(".")
+        binding = module.names.get(head)
+        if binding is None:
+            for star in module.star_imports:
+                star_module = self.get(star)
+                if star_module is not None:
+                    found = self._resolve_in(star_module, dotted, seen)
+                    if found is not None:
+                        return found
+                elif star:
+                    return None
+            if head in BUILTIN_NAMES:
+                return Symbol(f"builtins.{dotted}", "external")
+            return None
+        if binding.kind == "import":
+            target = f"{binding.target}.{rest}" if rest else binding.target
+            return self._resolve_path(target, seen)
+        qual = f"{module.name}.{head}"
+        if not rest:
+            return Symbol(qual, binding.kind, module, binding.node)
+        if binding.kind == "class" and isinstance(binding.node, ast.ClassDef):
+            return _class_member(module, binding.node, qual, rest)
+        return None
+
+    def _resolve_path(self, dotted: str, seen: set[str]) -> Symbol | None:
+        parts = dotted.split(".")
+        for i in range(len(parts), 0, -1):
+            module = self.get(".".join(parts[:i]))
+            if module is None:
+                continue
+            if i == len(parts):
+                return Symbol(module.name, "module", module, module.tree)
+            return self._resolve_in(module, ".".join(parts[i:]), seen)
+        return Symbol(canonical_external(dotted), "external")
+
+    def modules(self) -> Iterator[Module]:
+        return (m for m in self._modules.values() if m is not None)
+
+
+def _class_member(module: Module, cls: ast.ClassDef, qual: str, rest: str) -> Symbol | None:
+    head, _, tail = rest.partition(".")
+    for stmt in cls.body:
+        if isinstance(stmt, ast.ClassDef) and stmt.name == head:
+            if tail:
+                return _class_member(module, stmt, f"{qual}.{head}", tail)
+            return Symbol(f"{qual}.{head}", "class", module, stmt)
+        if not tail and isinstance(stmt, ast.Assign | ast.AnnAssign):
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            if any(isinstance(t, ast.Name) and t.id == head for t in targets):
+                return Symbol(f"{qual}.{head}", "member", module, stmt)
+    return None
+
+
+def dotted_name(node: ast.expr) -> str | None:
+    """`a.b.c` for a Name/Attribute chain, else None."""
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    return None
+
+
+BUILTIN_NAMES = frozenset(
+    {
+        "str", "int", "float", "bool", "bytes", "bytearray", "list", "dict", "set",
+        "frozenset", "tuple", "object", "type", "complex", "range", "memoryview", "None",
+    }
+)  # fmt: skip

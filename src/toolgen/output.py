@@ -1,0 +1,136 @@
+"""Writing and checking `generated/`: the only module that touches output files.
+
+`compare` says how the files on disk differ from the files a build would produce (missing,
+changed, stale). `write` makes the disk match: new bytes go to a temporary file beside the
+target and are renamed over it, unchanged files are not touched, stale files are removed, and
+the manifest is written last.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from toolgen.render import MANIFEST
+
+#: Folders under `out` whose JSON files only toolgen writes; anything else there is left alone
+#: unless the previous manifest lists it.
+MANAGED_FOLDERS = ("descriptors", "openai", "anthropic", "gemini", "mcp")
+
+
+@dataclass
+class Drift:
+    missing: list[str] = field(default_factory=list)
+    changed: list[str] = field(default_factory=list)
+    stale: list[str] = field(default_factory=list)
+
+    @property
+    def clean(self) -> bool:
+        return not (self.missing or self.changed or self.stale)
+
+
+@dataclass
+class WriteReport:
+    written: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    unchanged: int = 0
+
+
+def managed_files(out: Path) -> set[str]:
+    """Generated files present on disk: those the last manifest lists, and our folders' JSON."""
+    found: set[str] = set()
+    manifest = out / MANIFEST
+    if manifest.is_file():
+        found.add(MANIFEST)
+        try:
+            listed = json.loads(manifest.read_text(encoding="utf-8")).get("files", {})
+            found.update(p for p in listed if _safe(p) and (out / p).is_file())
+        except (OSError, ValueError, AttributeError):
+            pass
+    for folder in MANAGED_FOLDERS:
+        base = out / folder
+        if base.is_dir():
+            found.update(p.relative_to(out).as_posix() for p in base.rglob("*.json"))
+    return found
+
+
+def _safe(relpath: str) -> bool:
+    parts = Path(relpath).parts
+    return bool(parts) and ".." not in parts and not Path(relpath).is_absolute()
+
+
+def _read(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return None
+
+
+def same_manifest(old: bytes, new: bytes) -> bool:
+    """Manifests that differ only in the toolgen version are the same (no drift on upgrade)."""
+    try:
+        a, b = json.loads(old), json.loads(new)
+    except ValueError:
+        return False
+    return bool(a.get("files") == b.get("files"))
+
+
+def compare(out: Path, files: dict[str, bytes]) -> Drift:
+    drift = Drift()
+    for relpath, data in files.items():
+        current = _read(out / relpath)
+        if current is None:
+            drift.missing.append(relpath)
+        elif current != data and not (relpath == MANIFEST and same_manifest(current, data)):
+            drift.changed.append(relpath)
+    drift.stale = sorted(managed_files(out) - set(files))
+    return drift
+
+
+def unified_diff(out: Path, relpath: str, new: bytes) -> str:
+    old = (_read(out / relpath) or b"").decode("utf-8", "replace").splitlines(keepends=True)
+    lines = difflib.unified_diff(
+        old, new.decode().splitlines(keepends=True), f"a/{relpath}", f"b/{relpath}"
+    )
+    return "".join(lines)
+
+
+def write(out: Path, files: dict[str, bytes]) -> WriteReport:
+    report = WriteReport()
+    stale = managed_files(out) - set(files)
+    ordered = sorted(p for p in files if p != MANIFEST) + ([MANIFEST] if MANIFEST in files else [])
+    for relpath in ordered:
+        target = out / relpath
+        if _read(target) == files[relpath]:
+            report.unchanged += 1
+            continue
+        atomic_write(target, files[relpath])
+        report.written.append(relpath)
+    for relpath in sorted(stale):
+        try:
+            (out / relpath).unlink()
+            report.removed.append(relpath)
+        except FileNotFoundError:
+            pass
+    for folder in MANAGED_FOLDERS:  # drop folders a platform no longer uses
+        base = out / folder
+        if base.is_dir() and not any(base.iterdir()):
+            base.rmdir()
+    return report
+
+
+def atomic_write(target: Path, data: bytes) -> None:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

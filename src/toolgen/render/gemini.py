@@ -1,0 +1,125 @@
+"""Gemini `function_declarations`: parameters in the OpenAPI 3.0 subset google-genai accepts.
+
+Single upper-case `type`, `nullable` instead of null unions, string-only enums, `$ref`s inlined,
+no `additionalProperties`/`const`/`$schema`/`exclusive*`. A recursive model cannot be inlined:
+the tool is left out of the Gemini file and the build says so.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from toolgen.descriptor import ToolDescriptor
+
+ALLOWED_KEYS = frozenset(
+    {"type", "format", "description", "nullable", "enum", "items", "minItems", "maxItems",
+     "minLength", "maxLength", "pattern", "minimum", "maximum", "minProperties",
+     "maxProperties", "properties", "required", "anyOf", "default", "example"}
+)  # fmt: skip
+
+
+class NotRepresentable(Exception):
+    pass
+
+
+def render(tools: list[ToolDescriptor], report: Any) -> dict[str, Any]:
+    declarations: list[dict[str, Any]] = []
+    for tool in tools:
+        try:
+            parameters = to_openapi(tool.parameters)
+        except NotRepresentable as why:
+            report("TG602", tool, f"Gemini: {why}")
+            continue
+        declarations.append(
+            {"name": tool.name, "description": tool.description, "parameters": parameters}
+        )
+    return {"gemini/function_declarations.json": {"function_declarations": declarations}}
+
+
+def to_openapi(schema: dict[str, Any]) -> dict[str, Any]:
+    return _convert(schema, schema.get("$defs", {}), (), "")
+
+
+def _convert(
+    schema: dict[str, Any], defs: dict[str, Any], stack: tuple[str, ...], pointer: str
+) -> dict[str, Any]:
+    if "$ref" in schema:
+        name = str(schema["$ref"]).removeprefix("#/$defs/")
+        if name in stack:
+            raise NotRepresentable(f"{pointer or '/'}: recursive model {name} cannot be inlined")
+        if name not in defs:
+            raise NotRepresentable(f"{pointer or '/'}: unknown reference {schema['$ref']}")
+        inlined = _convert(defs[name], defs, (*stack, name), pointer)
+        siblings = {k: v for k, v in schema.items() if k != "$ref"}
+        return {**inlined, **_convert(siblings, defs, stack, pointer)} if siblings else inlined
+    out: dict[str, Any] = {}
+    notes: list[str] = []
+    for key, value in schema.items():
+        if key == "anyOf":
+            out.update(_any_of(value, defs, stack, pointer))
+        elif key == "properties":
+            out["properties"] = {
+                n: _convert(p, defs, stack, f"{pointer}/properties/{n}") for n, p in value.items()
+            }
+        elif key == "items":
+            out["items"] = _convert(value, defs, stack, f"{pointer}/items")
+        elif key == "prefixItems":
+            members = [_convert(v, defs, stack, f"{pointer}/prefixItems") for v in value]
+            unique = [m for i, m in enumerate(members) if m not in members[:i]]
+            out["items"] = unique[0] if len(unique) == 1 else {"anyOf": unique}
+        elif key == "type":
+            out.update(_type(value))
+        elif key == "const":
+            out["enum"] = [_enum_value(value)]
+        elif key == "enum":
+            values = [v for v in value if v is not None]
+            if None in value:
+                out["nullable"] = True
+            out["enum"] = [_enum_value(v) for v in values]
+            if values and not all(isinstance(v, str) for v in values):
+                out["format"] = "enum"
+        elif key == "exclusiveMinimum":
+            notes.append(f"Must be greater than {value}.")
+            out["minimum"] = value + 1 if isinstance(value, int) else value
+        elif key == "exclusiveMaximum":
+            notes.append(f"Must be less than {value}.")
+            out["maximum"] = value - 1 if isinstance(value, int) else value
+        elif key == "multipleOf":
+            notes.append(f"Must be a multiple of {value}.")
+        elif key == "uniqueItems" and value:
+            notes.append("Items must be unique.")
+        elif key in ALLOWED_KEYS:
+            out[key] = value
+    if "enum" in out and "type" not in out:
+        out["type"] = "STRING"
+    if notes:
+        text = " ".join(notes)
+        out["description"] = f"{out['description']} {text}" if out.get("description") else text
+    return out
+
+
+def _type(value: Any) -> dict[str, Any]:
+    kinds = value if isinstance(value, list) else [value]
+    real = [k for k in kinds if k != "null"]
+    out: dict[str, Any] = {}
+    if len(real) > 1:
+        raise NotRepresentable(f"type union {kinds} needs a single type")
+    out["type"] = (real[0] if real else "null").upper()
+    if "null" in kinds and real:
+        out["nullable"] = True
+    return out
+
+
+def _any_of(
+    branches: list[dict[str, Any]], defs: dict[str, Any], stack: tuple[str, ...], pointer: str
+) -> dict[str, Any]:
+    real = [b for b in branches if b != {"type": "null"}]
+    converted = [_convert(b, defs, stack, f"{pointer}/anyOf") for b in real]
+    out: dict[str, Any] = converted[0] if len(converted) == 1 else {"anyOf": converted}
+    if len(real) < len(branches):
+        out = {**out, "nullable": True}
+    return out
+
+
+def _enum_value(value: Any) -> str:
+    return value if isinstance(value, str) else str(value).lower() if isinstance(value, bool) else str(value)
