@@ -15,7 +15,9 @@ from typing import Any
 from pydantic import create_model
 
 
-def runtime_parameters_schema(fn: Callable[..., Any], *, skip_first: bool = False) -> dict[str, Any]:
+def runtime_parameters_schema(
+    fn: Callable[..., Any], *, skip_first: bool = False
+) -> dict[str, Any]:
     module = sys.modules[fn.__module__]
     params = list(inspect.signature(fn).parameters.values())
     if skip_first:
@@ -24,7 +26,7 @@ def runtime_parameters_schema(fn: Callable[..., Any], *, skip_first: bool = Fals
     for p in params:
         annotation = p.annotation
         if isinstance(annotation, str):
-            annotation = eval(annotation, vars(module))  # noqa: S307 - fixture code only
+            annotation = eval(annotation, vars(module))
         default = ... if p.default is inspect.Parameter.empty else p.default
         fields[p.name] = (annotation, default)
     schema = create_model(fn.__name__, **fields).model_json_schema()

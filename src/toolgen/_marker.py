@@ -5,6 +5,7 @@ This module must stay import-light (standard library only): servers import it in
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from typing import Any, TypeVar, overload
 
@@ -31,10 +32,9 @@ def tool(fn: F | None = None, /, **options: Any) -> F | Callable[[F], F]:
     """
 
     def mark(func: F) -> F:
-        try:
+        # builtins and some C callables take no attributes; they are still valid handlers
+        with contextlib.suppress(AttributeError, TypeError):
             setattr(func, TOOL_ATTRIBUTE, dict(options))
-        except (AttributeError, TypeError):  # builtins and some C callables take no attributes
-            pass
         return func
 
     if fn is not None:

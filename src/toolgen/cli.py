@@ -7,6 +7,7 @@ diagnostic, and then nothing is written); 2 usage, configuration, syntax or inte
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import traceback
 from collections.abc import Callable, Sequence
@@ -31,17 +32,23 @@ def _parser() -> argparse.ArgumentParser:
 
     def common(sub: argparse.ArgumentParser) -> None:
         sub.add_argument(
-            "paths", nargs="*", metavar="PATH",
+            "paths",
+            nargs="*",
+            metavar="PATH",
             help="files or folders to scan instead of the configured `sources`",
-        )  # fmt: skip
+        )
         sub.add_argument(
-            "--config", metavar="FILE", type=Path,
+            "--config",
+            metavar="FILE",
+            type=Path,
             help="TOML file with a [tool.toolgen] table (default: nearest pyproject.toml)",
-        )  # fmt: skip
+        )
         sub.add_argument(
-            "--format", choices=("text", "json", "github"), default="text",
+            "--format",
+            choices=("text", "json", "github"),
+            default="text",
             help="how to print diagnostics (default: text, `path:line:col: CODE [level] msg`)",
-        )  # fmt: skip
+        )
 
     build = commands.add_parser("build", help="write generated files (only those that change)")
     common(build)
@@ -55,9 +62,11 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--out", metavar="DIR", help="output folder (default: config `out`)")
     check.add_argument("--diff", action="store_true", help="show a unified diff of changed files")
     check.add_argument(
-        "--fail-on", choices=("error", "warning", "info"), default="error",
+        "--fail-on",
+        choices=("error", "warning", "info"),
+        default="error",
         help="lowest diagnostic level that fails the check (default: error)",
-    )  # fmt: skip
+    )
     return parser
 
 
@@ -108,6 +117,10 @@ def _exit_for(diagnostics: Sequence[Diagnostic], threshold: Level) -> int:
     return 1 if any(d.severity.rank >= threshold.rank for d in diagnostics) else 0
 
 
+def _print_json(payload: dict[str, object], stream: TextIO) -> None:
+    print(json.dumps(payload, indent=2, ensure_ascii=False), file=stream)
+
+
 def cmd_build(args: argparse.Namespace, stream: TextIO) -> int:
     from toolgen.output import write
     from toolgen.pipeline import generate
@@ -117,59 +130,78 @@ def cmd_build(args: argparse.Namespace, stream: TextIO) -> int:
     shown = result.diagnostics
     if args.quiet:
         shown = [d for d in shown if d.severity is Level.ERROR]
-    _print_diagnostics(shown, args.format, stream)
     status = _exit_for(result.diagnostics, Level.ERROR)
-    if status:
-        if args.format == "text":
-            print("toolgen: errors found; nothing was written", file=stream)
-        return status
-    report = write(config.out, result.files)
-    if not args.quiet and args.format == "text":
-        print(
-            f"toolgen: {len(result.descriptors)} tools; {len(report.written)} files written, "
-            f"{len(report.removed)} removed, {report.unchanged} unchanged "
-            f"in {config.display(config.out)}",
-            file=stream,
+    report = None if status else write(config.out, result.files)
+    if args.format == "json":
+        _print_json(
+            {
+                "diagnostics": [d.to_dict() for d in shown],
+                "tools": len(result.descriptors),
+                "written": report.written if report else [],
+                "removed": report.removed if report else [],
+            },
+            stream,
         )
-    return 0
+        return status
+    _print_diagnostics(shown, args.format, stream)
+    if args.format == "text":
+        if report is None:
+            print("toolgen: errors found; nothing was written", file=stream)
+        elif not args.quiet:
+            print(
+                f"toolgen: {len(result.descriptors)} tools; {len(report.written)} files "
+                f"written, {len(report.removed)} removed, {report.unchanged} unchanged "
+                f"in {config.display(config.out)}",
+                file=stream,
+            )
+    return status
 
 
 def cmd_check(args: argparse.Namespace, stream: TextIO) -> int:
-    from toolgen.output import compare, unified_diff
+    from toolgen.output import Drift, compare, unified_diff
     from toolgen.pipeline import generate
 
     config = _load(args)
     result = generate(config)
-    threshold = Level(args.fail_on)
-    _print_diagnostics(result.diagnostics, args.format, stream)
-    status = _exit_for(result.diagnostics, threshold)
-    if status == 2 or any(d.severity is Level.ERROR for d in result.diagnostics):
-        if args.format == "text":
-            print("toolgen: the handlers have errors; fix them, then run `toolgen build`",
-                  file=stream)  # fmt: skip
-        return status or 1
-    drift = compare(config.out, result.files)
+    status = _exit_for(result.diagnostics, Level(args.fail_on))
+    blocked = status == 2 or any(d.severity is Level.ERROR for d in result.diagnostics)
+    drift = Drift() if blocked else compare(config.out, result.files)
+    if not drift.clean:
+        status = max(status, 1)
+    if blocked:
+        status = status or 1
     out_shown = config.display(config.out)
+    kinds = (("missing", drift.missing), ("changed", drift.changed), ("stale", drift.stale))
+    if args.format == "json":
+        payload: dict[str, object] = {
+            "diagnostics": [d.to_dict() for d in result.diagnostics],
+            "tools": len(result.descriptors),
+            "drift": {kind: [f"{out_shown}/{p}" for p in paths] for kind, paths in kinds},
+        }
+        _print_json(payload, stream)
+        return status
+    _print_diagnostics(result.diagnostics, args.format, stream)
+    for kind, paths in kinds:
+        for path in paths:
+            if args.format == "github":
+                print(
+                    f"::error file={out_shown}/{path},title={kind}::{kind}; {FIX_HINT}", file=stream
+                )
+                continue
+            print(f"{out_shown}/{path}: {kind}", file=stream)
+            if kind == "changed" and args.diff:
+                print(unified_diff(config.out, path, result.files[path]), end="", file=stream)
     if args.format == "text":
-        for kind, paths in (("missing", drift.missing), ("changed", drift.changed),
-                            ("stale", drift.stale)):  # fmt: skip
-            for path in paths:
-                print(f"{out_shown}/{path}: {kind}", file=stream)
-                if kind == "changed" and args.diff:
-                    print(unified_diff(config.out, path, result.files[path]), file=stream)
-        if drift.clean:
-            print(f"toolgen: {len(result.descriptors)} tools; {out_shown} is up to date",
-                  file=stream)  # fmt: skip
+        if blocked:
+            print(
+                "toolgen: the handlers have errors; fix them, then run `toolgen build`", file=stream
+            )
+        elif drift.clean:
+            print(
+                f"toolgen: {len(result.descriptors)} tools; {out_shown} is up to date", file=stream
+            )
         else:
             print(f"toolgen: {out_shown} is out of date; {FIX_HINT}", file=stream)
-    elif args.format == "github":
-        for kind, paths in (("missing", drift.missing), ("changed", drift.changed),
-                            ("stale", drift.stale)):  # fmt: skip
-            for path in paths:
-                print(f"::error file={out_shown}/{path},title=drift::{kind}; {FIX_HINT}",
-                      file=stream)  # fmt: skip
-    if not drift.clean:
-        return 1
     return status
 
 

@@ -7,25 +7,27 @@ them, and returns descriptors plus diagnostics. Writing files is `toolgen.output
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
 from toolgen.analyze.decorators import decorator_options
-from toolgen.analyze.docstrings import Docstring, parse_docstring
+from toolgen.analyze.docstrings import DocLine, Docstring, parse_docstring
 from toolgen.analyze.handlers import Handler, find_handlers
 from toolgen.analyze.sections import SectionReader
 from toolgen.analyze.signature import parameters
-from toolgen.analyze.types import MISSING, FIELD_CALLS, FieldSpec, SchemaBuilder, TypeProblem
+from toolgen.analyze.types import FIELD_CALLS, MISSING, FieldSpec, SchemaBuilder, TypeProblem
 from toolgen.config import Config
-from toolgen.descriptor import DEFAULT_RISK, RISK_DEFAULTS, ToolDescriptor
-from toolgen.diagnostics import Diagnostic, Location, sort_diagnostics
+from toolgen.descriptor import DEFAULT_RISK, NAME_PATTERN, RISK_DEFAULTS, ToolDescriptor
+from toolgen.diagnostics import Diagnostic, Level, Location, sort_diagnostics
 from toolgen.discover import discover
 from toolgen.index import ModuleIndex, dotted_name
 from toolgen.validate import schema_errors
 
+#: Decorator keywords stored under another descriptor field name.
+DESCRIPTOR_KEYS = {"keywords": "tool_search_keywords"}
 
 #: Every tool can reject invalid arguments: an error example may use this code undeclared, and
 #: its arguments are expected not to fit the schema (that is what it shows).
@@ -71,8 +73,11 @@ def compile_project(config: Config) -> Compilation:
     result.diagnostics.extend(index.diagnostics)
     if not files or (not result.descriptors and not result.diagnostics):
         result.diagnostics.append(
-            Diagnostic("TG104", "no @tool handlers found in " + ", ".join(
-                config.display(s) for s in config.sources))
+            Diagnostic(
+                "TG104",
+                "no @tool handlers found in "
+                + ", ".join(config.display(s) for s in config.sources),
+            )
         )
     result.descriptors.sort(key=lambda d: d.name)
     result.diagnostics = sort_diagnostics(result.diagnostics)
@@ -82,166 +87,181 @@ def compile_project(config: Config) -> Compilation:
 def compile_handler(
     handler: Handler, index: ModuleIndex, config: Config
 ) -> tuple[ToolDescriptor | None, list[Diagnostic]]:
-    module, node = handler.module, handler.node
-    problems: list[Diagnostic] = []
-    options, option_nodes, found = decorator_options(handler)
-    problems.extend(found)
-    name = options.get("name", node.name)
-    if not isinstance(name, str):
-        name = node.name
+    """The descriptor of one handler, or None when it has an error; and every diagnostic."""
+    return _HandlerCompiler(handler, index, config).run()
 
-    doc = parse_docstring(node, config.docstring_style) or Docstring()
-    reader = SectionReader(module.shown)
 
-    # parameters
-    params, found = parameters(handler, config.skip_params)
-    problems.extend(found)
-    builder = SchemaBuilder(index)
-    properties: dict[str, Any] = {}
-    required: list[str] = []
-    for param in params:
-        if param.annotation is None:
-            problems.append(
-                Diagnostic(
-                    "TG203", f"parameter `{param.name}` has no type annotation",
-                    module.location(param.node),
-                )
+class _HandlerCompiler:
+    """One handler's analysis: each block of the descriptor from its own method."""
+
+    def __init__(self, handler: Handler, index: ModuleIndex, config: Config) -> None:
+        self.handler = handler
+        self.module = handler.module
+        self.node = handler.node
+        self.index = index
+        self.config = config
+        self.problems: list[Diagnostic] = []
+        self.doc = parse_docstring(self.node, config.docstring_style) or Docstring()
+
+    def report(self, code: str, message: str, node: ast.AST | None) -> None:
+        self.problems.append(Diagnostic(code, message, self.module.location(node)))
+
+    def failed(self) -> bool:
+        return any(p.severity is Level.ERROR for p in self.problems)
+
+    def run(self) -> tuple[ToolDescriptor | None, list[Diagnostic]]:
+        options, option_nodes, found = decorator_options(self.handler)
+        self.problems.extend(found)
+        name = options.get("name", self.node.name)
+        if not isinstance(name, str) or not re.fullmatch(NAME_PATTERN, name):
+            self.report(
+                "TG103",
+                f"tool name {name!r} must match {NAME_PATTERN} (valid on every platform)",
+                option_nodes.get("name", self.node),
             )
-            continue
+            name = self.node.name
+        parameters_schema = self.parameters_schema()
+        returns_schema = self.returns_schema()
+        if not self.doc.description:
+            self.report(
+                "TG303",
+                f"`{self.node.name}` needs a docstring whose summary describes the tool",
+                self.node,
+            )
+        reader = SectionReader(self.module.shown)
+        sections = self.doc.sections
+        errors = reader.errors(sections["errors"]) if "errors" in sections else []
+        hints = reader.idempotency(sections["idempotency"]) if "idempotency" in sections else {}
+        examples = (
+            reader.examples(sections["examples"], {self.node.name, name})
+            if "examples" in sections
+            else []
+        )
+        for key, title in (("side_effects", "side effects"), ("permissions", "permissions")):
+            if title in sections and key not in options:
+                options[key] = reader.bullets(sections[title])
+        self.problems.extend(reader.diagnostics)
+        if self.failed():
+            return None, self.problems
+        self.check_examples(examples, parameters_schema, returns_schema, errors)
+
+        risk = options.get("risk", DEFAULT_RISK)
+        autonomous, confirmation = RISK_DEFAULTS.get(risk, RISK_DEFAULTS[DEFAULT_RISK])
+        data: dict[str, Any] = {
+            "name": name,
+            "description": self.doc.description,
+            "parameters": parameters_schema,
+            "returns": {"description": self.doc.returns, "schema": returns_schema},
+            "errors": errors,
+            "idempotency": hints,
+            "examples": [example for example, _ in examples],
+            "risk": risk,
+            "autonomous": autonomous,
+            "confirmation": confirmation,
+            "source": {"module": self.module.name, "qualname": self.handler.qualname},
+        }
+        for key, value in options.items():
+            data[DESCRIPTOR_KEYS.get(key, key)] = value
         try:
-            spec = FieldSpec()
-            if param.default is not None:
-                spec = _default_spec(builder, param.default, module)
-            schema, merged = builder.field_schema(param.annotation, module, spec)
-        except TypeProblem as exc:
-            problems.append(exc.diagnostic)
-            continue
-        if "description" not in schema:
-            entry = doc.params.get(param.name)
-            if entry is None or not entry.text:
-                problems.append(
-                    Diagnostic(
+            descriptor = ToolDescriptor.model_validate(data)
+        except ValidationError as exc:
+            keys = {v: k for k, v in DESCRIPTOR_KEYS.items()}
+            for error in exc.errors():
+                field = str(error["loc"][0]) if error["loc"] else ""
+                where = option_nodes.get(keys.get(field, field), self.handler.decorator)
+                path = ".".join(str(p) for p in error["loc"])
+                self.report("TG403", f"`{path}`: {error['msg']}", where)
+            return None, self.problems
+        return (None if self.failed() else descriptor), self.problems
+
+    def parameters_schema(self) -> dict[str, Any]:
+        params, found = parameters(self.handler, self.config.skip_params)
+        self.problems.extend(found)
+        builder = SchemaBuilder(self.index)
+        properties: dict[str, Any] = {}
+        required: list[str] = []
+        for param in params:
+            if param.annotation is None:
+                self.report("TG203", f"parameter `{param.name}` has no type annotation", param.node)
+                continue
+            try:
+                spec = FieldSpec()
+                if param.default is not None:
+                    spec = _default_spec(builder, param.default, self.module)
+                schema, merged = builder.field_schema(param.annotation, self.module, spec)
+            except TypeProblem as exc:
+                self.problems.append(exc.diagnostic)
+                continue
+            if "description" not in schema:  # Field(description=...) wins over the docstring
+                entry = self.doc.params.get(param.name)
+                if entry is None or not entry.text:
+                    self.report(
                         "TG301",
                         f"parameter `{param.name}` is not described: add it to the docstring's "
                         "Args section (or give it Field(description=...))",
-                        module.location(param.node),
+                        param.node,
+                    )
+                else:
+                    schema = {"description": entry.text, **schema}
+            properties[param.name] = schema
+            if merged.default is MISSING and not merged.has_factory:
+                required.append(param.name)
+        known = {a.arg for a in _all_args(self.node)}
+        for entry_name, entry in self.doc.params.items():
+            if entry_name not in known:
+                self.problems.append(
+                    Diagnostic(
+                        "TG302",
+                        f"docstring describes `{entry_name}`, which is not a parameter",
+                        Location(self.module.shown, entry.at.line, entry.at.col),
                     )
                 )
-            else:
-                schema = {"description": entry.text, **schema}
-        properties[param.name] = schema
-        if merged.default is MISSING and not merged.has_factory:
-            required.append(param.name)
-    known = {p.name for p in params} | {a.arg for a in _all_args(node)}
-    for entry_name, entry in doc.params.items():
-        if entry_name not in known:
-            problems.append(
-                Diagnostic(
-                    "TG302",
-                    f"docstring describes `{entry_name}`, which is not a parameter",
-                    Location(module.shown, entry.at.line, entry.at.col),
-                )
-            )
-    parameters_schema: dict[str, Any] = {"type": "object", "properties": properties}
-    if required:
-        parameters_schema["required"] = required
-    parameters_schema["additionalProperties"] = False
-    if builder.defs:
-        parameters_schema["$defs"] = dict(sorted(builder.defs.items()))
+        schema = {"type": "object", "properties": properties}
+        if required:
+            schema["required"] = required
+        schema["additionalProperties"] = False
+        return _with_defs(schema, builder)
 
-    # returns
-    returns_schema: dict[str, Any] = {}
-    if node.returns is None:
-        problems.append(
-            Diagnostic(
-                "TG207", f"`{node.name}` has no return annotation", module.location(node)
-            )
-        )
-    else:
-        out_builder = SchemaBuilder(index)
+    def returns_schema(self) -> dict[str, Any]:
+        if self.node.returns is None:
+            self.report("TG207", f"`{self.node.name}` has no return annotation", self.node)
+            return {}
+        builder = SchemaBuilder(self.index)
         try:
-            returns_schema = out_builder.schema(node.returns, module)
-            if out_builder.defs:
-                returns_schema = {**returns_schema, "$defs": dict(sorted(out_builder.defs.items()))}
+            return _with_defs(builder.schema(self.node.returns, self.module), builder)
         except TypeProblem as exc:
-            problems.append(exc.diagnostic)
+            self.problems.append(exc.diagnostic)
+            return {}
 
-    # description
-    if not doc.description:
-        problems.append(
-            Diagnostic(
-                "TG303",
-                f"`{node.name}` needs a docstring whose summary describes the tool",
-                module.location(node),
-            )
-        )
-
-    errors = reader.errors(doc.sections["errors"]) if "errors" in doc.sections else []
-    hints = reader.idempotency(doc.sections["idempotency"]) if "idempotency" in doc.sections else {}
-    examples = (
-        reader.examples(doc.sections["examples"], {node.name, name})
-        if "examples" in doc.sections
-        else []
-    )
-    problems.extend(reader.diagnostics)
-    for key, section_name in (("side_effects", "side effects"), ("permissions", "permissions")):
-        if section_name in doc.sections and key not in options:
-            options[key] = reader.bullets(doc.sections[section_name])
-
-    if any(p.severity.rank >= 3 for p in problems):
-        return None, problems
-
-    # examples against the contract
-    declared = {e["code"] for e in errors} | {IMPLICIT_ERROR}
-    for example, at in examples:
-        loc = Location(module.shown, at.line, at.col)
-        shows_rejection = example.get("error", {}).get("code") == IMPLICIT_ERROR
-        for message in [] if shows_rejection else schema_errors(parameters_schema, example["arguments"]):
-            problems.append(Diagnostic("TG501", f"example arguments: {message}", loc))
-        if "result" in example and returns_schema:
-            for message in schema_errors(returns_schema, example["result"]):
-                problems.append(Diagnostic("TG502", f"example result: {message}", loc))
-        if "error" in example and example["error"]["code"] not in declared:
-            problems.append(
-                Diagnostic(
-                    "TG503",
-                    f"example error code {example['error']['code']} is not declared in Errors",
-                    loc,
+    def check_examples(
+        self,
+        examples: list[tuple[dict[str, Any], DocLine]],
+        parameters_schema: dict[str, Any],
+        returns_schema: dict[str, Any],
+        errors: list[dict[str, Any]],
+    ) -> None:
+        declared = {e["code"] for e in errors} | {IMPLICIT_ERROR}
+        for example, line in examples:
+            at = Location(self.module.shown, line.line, line.col)
+            error_code = example.get("error", {}).get("code")
+            if error_code != IMPLICIT_ERROR:  # a rejection example's arguments are meant to fail
+                for message in schema_errors(parameters_schema, example["arguments"]):
+                    self.problems.append(Diagnostic("TG501", f"example arguments: {message}", at))
+            if "result" in example and returns_schema:
+                for message in schema_errors(returns_schema, example["result"]):
+                    self.problems.append(Diagnostic("TG502", f"example result: {message}", at))
+            if error_code is not None and error_code not in declared:
+                self.problems.append(
+                    Diagnostic(
+                        "TG503", f"example error code {error_code} is not declared in Errors", at
+                    )
                 )
-            )
 
-    risk = options.get("risk", DEFAULT_RISK)
-    autonomous, confirmation = RISK_DEFAULTS.get(risk, RISK_DEFAULTS[DEFAULT_RISK])
-    data: dict[str, Any] = {
-        "name": name,
-        "description": doc.description,
-        "parameters": parameters_schema,
-        "returns": {"description": doc.returns, "schema": returns_schema},
-        "errors": errors,
-        "idempotency": hints,
-        "examples": [e for e, _ in examples],
-        "risk": risk,
-        "autonomous": autonomous,
-        "confirmation": confirmation,
-        "source": {"module": module.name, "qualname": handler.qualname},
-    }
-    for key, value in options.items():
-        data["tool_search_keywords" if key == "keywords" else key] = value
-    try:
-        descriptor = ToolDescriptor.model_validate(data)
-    except ValidationError as exc:
-        for error in exc.errors():
-            key = str(error["loc"][0]) if error["loc"] else ""
-            option = "keywords" if key == "tool_search_keywords" else key
-            at = option_nodes.get(option, handler.decorator)
-            path = ".".join(str(p) for p in error["loc"])
-            problems.append(
-                Diagnostic("TG403", f"`{path}`: {error['msg']}", module.location(at))
-            )
-        return None, problems
-    if any(p.severity.rank >= 3 for p in problems):
-        return None, problems
-    return descriptor, problems
+
+def _with_defs(schema: dict[str, Any], builder: SchemaBuilder) -> dict[str, Any]:
+    if not builder.defs:
+        return schema
+    return {**schema, "$defs": dict(sorted(builder.defs.items()))}
 
 
 def _default_spec(builder: SchemaBuilder, default: ast.expr, module: Any) -> FieldSpec:
@@ -256,7 +276,3 @@ def _all_args(node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.arg]:
     a = node.args
     extra = [x for x in (a.vararg, a.kwarg) if x is not None]
     return [*a.posonlyargs, *a.args, *a.kwonlyargs, *extra]
-
-
-def display_path(config: Config, path: Path) -> str:
-    return config.display(path)

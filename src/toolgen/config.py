@@ -1,12 +1,14 @@
 """`[tool.toolgen]` configuration: finding it, reading it and checking every value.
 
-Relative paths resolve against the folder of the file the table was read from (the project
-root). `load_config` raises `UserError` with located diagnostics; it never returns a config
+Relative paths resolve against the folder of the file the table was read from. The project
+root is the nearest folder at or above that file with a `pyproject.toml` or `.git`; `out` must
+stay inside it. `load_config` raises `UserError` with located diagnostics; it never returns a config
 with a bad value in it.
 """
 
 from __future__ import annotations
 
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,6 +37,7 @@ class Config:
     """A checked configuration. Paths are absolute."""
 
     root: Path
+    cwd: Path
     config_file: Path | None
     sources: tuple[Path, ...]
     out: Path
@@ -45,11 +48,9 @@ class Config:
     extra: dict[str, Any] = field(default_factory=dict)
 
     def display(self, path: Path) -> str:
-        """How to show `path` in diagnostics: relative to the project root when inside it."""
-        try:
-            return path.relative_to(self.root).as_posix()
-        except ValueError:
-            return path.as_posix()
+        """How to show `path` to the user: relative to the working folder when inside it (as
+        ruff and black do), else absolute, so that `path:line:col` is always clickable."""
+        return _relative(path, self.cwd)
 
 
 def find_config(start: Path) -> Path | None:
@@ -89,37 +90,71 @@ def load_config(
                 )
             )
     config_file = (cwd / config_file).resolve()
-    shown = str(config_file)
+    shown = _relative(config_file, cwd)
     if not config_file.is_file():
         raise UserError(Diagnostic("TG001", f"configuration file {shown} does not exist"))
     try:
-        data = tomllib.loads(config_file.read_text(encoding="utf-8"))
+        text = config_file.read_text(encoding="utf-8")
+        data = tomllib.loads(text)
     except (OSError, UnicodeDecodeError) as exc:
         raise UserError(Diagnostic("TG001", f"cannot read {shown}: {exc}")) from None
     except tomllib.TOMLDecodeError as exc:
-        line, col = getattr(exc, "lineno", 1), getattr(exc, "colno", 1)
+        message = str(exc)
+        where = re.search(r"\(at line (\d+), column (\d+)\)", message)
+        if where:
+            line, col = int(where.group(1)), int(where.group(2))
+        else:  # "at end of document"
+            line, col = text.count("\n") + 1, len(text.rsplit("\n", 1)[-1]) + 1
+        message = re.sub(r"\s*\(at (line \d+, column \d+|end of document)\)", "", message)
         raise UserError(
-            Diagnostic("TG001", f"invalid TOML: {exc.msg}", Location(shown, line, col))
+            Diagnostic("TG001", f"invalid TOML: {message}", Location(shown, line, col))
         ) from None
     table = data.get("tool", {}).get("toolgen")
     if not isinstance(table, dict):
         raise UserError(Diagnostic("TG001", f"{shown} has no [tool.toolgen] table"))
-    return _check(table, config_file, cwd, sources_override, out_override)
+    return _check(table, config_file, text, cwd, sources_override, out_override)
+
+
+def _relative(path: Path, cwd: Path) -> str:
+    try:
+        return path.relative_to(cwd.resolve()).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def project_root(config_file: Path) -> Path:
+    """The project a config belongs to: the nearest folder at or above it with a
+    `pyproject.toml` or `.git`; the config's own folder when there is none."""
+    for folder in (config_file.parent, *config_file.parent.parents):
+        if (folder / "pyproject.toml").is_file() or (folder / ".git").exists():
+            return folder
+    return config_file.parent
 
 
 def _check(
     table: dict[str, Any],
     config_file: Path,
+    text: str,
     cwd: Path,
     sources_override: list[str] | None,
     out_override: str | None,
 ) -> Config:
-    root = config_file.parent
-    where = Location(str(config_file), 1, 1)
+    base = config_file.parent  # relative paths in the file resolve against its folder
+    root = project_root(config_file)
+    shown = _relative(config_file, cwd)
+    lines = text.splitlines()
     problems: list[Diagnostic] = []
 
+    def where(key: str) -> Location:
+        """The line that sets `key` (first match), else the file's first line."""
+        pattern = re.compile(rf"^\s*{re.escape(key)}\s*=")
+        for number, line in enumerate(lines, 1):
+            if pattern.match(line):
+                return Location(shown, number, len(line) - len(line.lstrip()) + 1)
+        return Location(shown, 1, 1)
+
     def bad(key: str, why: str) -> None:
-        problems.append(Diagnostic("TG002", f"[tool.toolgen] {key}: {why}", where))
+        problems.append(Diagnostic("TG002", f"[tool.toolgen] {key}: {why}", where(key)))
 
     unknown = sorted(set(table) - set(DEFAULTS))
     for key in unknown:
@@ -159,22 +194,27 @@ def _check(
     if sources_override:
         source_paths = [(cwd / s).resolve() for s in sources_override]
     else:
-        source_paths = [(root / s).resolve() for s in str_list("sources")]
+        source_paths = [(base / s).resolve() for s in str_list("sources")]
         if not source_paths and not problems:
             bad("sources", "must name at least one file or folder")
     for path in source_paths:
         if not path.exists():
-            problems.append(Diagnostic("TG003", f"source path {path} does not exist", where))
+            problems.append(
+                Diagnostic("TG003", f"source path {path} does not exist", where("sources"))
+            )
 
-    out = (cwd / out_override).resolve() if out_override else (root / out_value).resolve()
+    out = (cwd / out_override).resolve() if out_override else (base / out_value).resolve()
     if not out.is_relative_to(root.resolve()) or out == root.resolve():
         problems.append(
-            Diagnostic("TG004", f"out {out} must be a folder inside the project {root}", where)
+            Diagnostic(
+                "TG004", f"out {out} must be a folder inside the project {root}", where("out")
+            )
         )
     if problems:
         raise UserError(*problems)
     return Config(
         root=root,
+        cwd=cwd.resolve(),
         config_file=config_file,
         sources=tuple(source_paths),
         out=out,

@@ -10,11 +10,11 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 from typing import Any
 
 
-class Level(str, Enum):
+class Level(StrEnum):
     """How serious a diagnostic is. `error` blocks `build` (nothing is written)."""
 
     ERROR = "error"

@@ -300,7 +300,22 @@ def dotted_name(node: ast.expr) -> str | None:
 
 BUILTIN_NAMES = frozenset(
     {
-        "str", "int", "float", "bool", "bytes", "bytearray", "list", "dict", "set",
-        "frozenset", "tuple", "object", "type", "complex", "range", "memoryview", "None",
+        "str",
+        "int",
+        "float",
+        "bool",
+        "bytes",
+        "bytearray",
+        "list",
+        "dict",
+        "set",
+        "frozenset",
+        "tuple",
+        "object",
+        "type",
+        "complex",
+        "range",
+        "memoryview",
+        "None",
     }
-)  # fmt: skip
+)

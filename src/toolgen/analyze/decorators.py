@@ -11,11 +11,29 @@ from toolgen.diagnostics import Diagnostic
 
 #: Keyword arguments `@tool(...)` accepts (DESIGN §1, §3).
 DECORATOR_KEYS = frozenset(
-    {"name", "title", "category", "risk", "autonomous", "confirmation", "step_up_auth",
-     "permissions", "side_effects", "audit_event", "dry_run", "version", "deprecated",
-     "replacement", "rate_limits", "auth", "latency_p50_ms", "cost_hint", "keywords",
-     "open_world"}
-)  # fmt: skip
+    {
+        "name",
+        "title",
+        "category",
+        "risk",
+        "autonomous",
+        "confirmation",
+        "step_up_auth",
+        "permissions",
+        "side_effects",
+        "audit_event",
+        "dry_run",
+        "version",
+        "deprecated",
+        "replacement",
+        "rate_limits",
+        "auth",
+        "latency_p50_ms",
+        "cost_hint",
+        "keywords",
+        "open_world",
+    }
+)
 
 
 def decorator_options(
@@ -43,7 +61,8 @@ def decorator_options(
             problems.append(
                 Diagnostic(
                     "TG402",
-                    f"@tool has no argument `{kw.arg}` (known: {', '.join(sorted(DECORATOR_KEYS))})",
+                    f"@tool has no argument `{kw.arg}` "
+                    f"(known: {', '.join(sorted(DECORATOR_KEYS))})",
                     module.location(kw),
                 )
             )

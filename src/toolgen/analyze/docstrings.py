@@ -15,14 +15,31 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-
-PARAM_TITLES = {"args", "arguments", "parameters", "params", "keyword args", "keyword arguments",
-                "other parameters"}  # fmt: skip
+PARAM_TITLES = {
+    "args",
+    "arguments",
+    "parameters",
+    "params",
+    "keyword args",
+    "keyword arguments",
+    "other parameters",
+}
 RETURN_TITLES = {"returns", "return", "yields", "yield"}
 RAISES_TITLES = {"raises", "raise", "exceptions"}
 OWN_TITLES = {"errors", "examples", "example", "idempotency", "side effects", "permissions"}
-OTHER_TITLES = {"notes", "note", "see also", "attributes", "warnings", "warning", "todo",
-                "references", "methods", "warns", "receives"}  # fmt: skip
+OTHER_TITLES = {
+    "notes",
+    "note",
+    "see also",
+    "attributes",
+    "warnings",
+    "warning",
+    "todo",
+    "references",
+    "methods",
+    "warns",
+    "receives",
+}
 KNOWN_TITLES = PARAM_TITLES | RETURN_TITLES | RAISES_TITLES | OWN_TITLES | OTHER_TITLES
 
 _GOOGLE_HEADER = re.compile(r"^([A-Za-z][A-Za-z ]*?)\s*:\s*$")
@@ -86,13 +103,14 @@ def docstring_lines(node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[DocLin
     ):
         return None
     raw = first.value.value.expandtabs().split("\n")
-    margin = min(
-        (len(line) - len(line.lstrip()) for line in raw[1:] if line.strip()), default=0
-    )
+    margin = min((len(line) - len(line.lstrip()) for line in raw[1:] if line.strip()), default=0)
     start, col = first.value.lineno, first.value.col_offset + 4
     lines = [DocLine(raw[0].strip(), start, col)]
-    lines += [DocLine(line[margin:].rstrip(), start + i, margin + 1) for i, line in enumerate(raw)
-              if i > 0]  # fmt: skip
+    lines += [
+        DocLine(line[margin:].rstrip(), start + i, margin + 1)
+        for i, line in enumerate(raw)
+        if i > 0
+    ]
     while lines and not lines[-1].text:
         lines.pop()
     while lines and not lines[0].text:
@@ -255,9 +273,7 @@ def _numpy_entries(lines: list[DocLine]) -> list[Entry]:
             if entries:
                 entries[-1].text = join_text(body)
             name, _, annotation = ln.text.partition(":")
-            entries.append(
-                Entry(name.strip().lstrip("*"), annotation.strip() or None, "", ln)
-            )
+            entries.append(Entry(name.strip().lstrip("*"), annotation.strip() or None, "", ln))
             body = []
         else:
             body.append(ln)
@@ -295,7 +311,9 @@ def parse_sphinx(lines: list[DocLine]) -> Docstring:
             name = arg.split()[-1] if arg else ""
             if name:
                 annotation = " ".join(arg.split()[:-1]) or None
-                doc.params.setdefault(name.lstrip("*"), Entry(name.lstrip("*"), annotation, text, at))
+                doc.params.setdefault(
+                    name.lstrip("*"), Entry(name.lstrip("*"), annotation, text, at)
+                )
         elif kind in ("returns", "return"):
             doc.returns = text or None
         elif kind in ("raises", "raise", "except", "exception"):

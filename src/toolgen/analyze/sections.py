@@ -19,8 +19,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from toolgen.analyze.literals import jsonable
 from toolgen.analyze.docstrings import DocLine, Section, dedent, join_text, parse_entries
+from toolgen.analyze.literals import jsonable
 from toolgen.diagnostics import Diagnostic, Location
 
 
@@ -98,21 +98,24 @@ class SectionReader:
             if match:
                 description, recovery = entry.text[: match.start()], entry.text[match.end() :]
             standard = STANDARD_ERRORS.get(entry.name)
-            if standard is None and (status is None or retryable is None):
-                self._report(
-                    "TG305",
-                    f"error code {entry.name} is not in the standard taxonomy; state its HTTP "
-                    f"status and whether it is retryable, e.g. `{entry.name} (409, not retryable):`",
-                    entry.at,
-                )
-                continue
+            if standard is None:
+                if status is None or retryable is None:
+                    self._report(
+                        "TG305",
+                        f"error code {entry.name} is not in the standard taxonomy; state its "
+                        f"HTTP status and whether it is retryable, e.g. "
+                        f"`{entry.name} (409, not retryable):`",
+                        entry.at,
+                    )
+                    continue
+                standard = Taxonomy(status, retryable, None)
             found.append(
                 {
                     "code": entry.name,
                     "description": description.strip(),
-                    "http_status": status if status is not None else standard.http_status,  # type: ignore[union-attr]  # standard is set when status is None
-                    "retryable": retryable if retryable is not None else standard.retryable,  # type: ignore[union-attr]  # likewise
-                    "recovery": recovery.strip() or (standard.recovery if standard else None),
+                    "http_status": standard.http_status if status is None else status,
+                    "retryable": standard.retryable if retryable is None else retryable,
+                    "recovery": recovery.strip() or standard.recovery,
                 }
             )
         return found
@@ -135,9 +138,7 @@ class SectionReader:
                     line,
                 )
             elif value not in _TRUE | _FALSE:
-                self._report(
-                    "TG306", f"Idempotency {key}: {value!r} is not true or false", line
-                )
+                self._report("TG306", f"Idempotency {key}: {value!r} is not true or false", line)
             else:
                 hints[key] = value in _TRUE
         return hints
@@ -218,12 +219,10 @@ class SectionReader:
             try:
                 arguments[str(kw.arg)] = jsonable(ast.literal_eval(kw.value))
             except (ValueError, TypeError, SyntaxError, RecursionError):
-                self._report(
-                    "TG307", f"example argument `{kw.arg}` is not a literal value", at
-                )
+                self._report("TG307", f"example argument `{kw.arg}` is not a literal value", at)
                 return None
         example: dict[str, Any] = {}
-        prompt = join_text([p for p in block["prose"]]).rstrip(":").strip()
+        prompt = join_text(block["prose"]).rstrip(":").strip()
         if prompt:
             example["prompt"] = prompt
         example["arguments"] = arguments
@@ -235,9 +234,7 @@ class SectionReader:
                 try:
                     result = jsonable(ast.literal_eval(text))
                 except (ValueError, TypeError, SyntaxError, RecursionError):
-                    self._report(
-                        "TG307", "example result is neither JSON nor a Python literal", at
-                    )
+                    self._report("TG307", "example result is neither JSON nor a Python literal", at)
                     return None
             if isinstance(result, dict) and set(result) == {"error"}:
                 error = result["error"]

@@ -18,7 +18,9 @@ class Param:
     node: ast.arg
 
 
-def parameters(handler: Handler, skip_params: tuple[str, ...]) -> tuple[list[Param], list[Diagnostic]]:
+def parameters(
+    handler: Handler, skip_params: tuple[str, ...]
+) -> tuple[list[Param], list[Diagnostic]]:
     args = handler.node.args
     module = handler.module
     problems: list[Diagnostic] = []

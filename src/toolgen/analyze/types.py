@@ -88,9 +88,22 @@ STRING_FORMATS = {
 
 #: Modules we know without reading them; a name from elsewhere outside the project is unknown.
 WELL_KNOWN_MODULES = frozenset(
-    {"builtins", "typing", "datetime", "uuid", "decimal", "pathlib", "enum", "pydantic",
-     "annotated_types", "dataclasses", "collections", "types", "abc"}
-)  # fmt: skip
+    {
+        "builtins",
+        "typing",
+        "datetime",
+        "uuid",
+        "decimal",
+        "pathlib",
+        "enum",
+        "pydantic",
+        "annotated_types",
+        "dataclasses",
+        "collections",
+        "types",
+        "abc",
+    }
+)
 
 ENUM_BASES = frozenset({"enum.Enum", "enum.IntEnum", "enum.StrEnum", "enum.Flag", "enum.IntFlag"})
 TYPEDDICT_BASES = frozenset({"typing.TypedDict"})
@@ -123,12 +136,34 @@ LENGTH_KEYS = {
     "object": ("minProperties", "maxProperties"),
 }
 FIELD_KEYWORDS = frozenset(
-    {"default", "default_factory", "description", "examples", "title", "alias",
-     "validation_alias", "serialization_alias", "json_schema_extra", "deprecated", "strict",
-     "pattern", "min_length", "max_length", "frozen", "exclude", "repr", "init", "kw_only",
-     "discriminator", "union_mode", "allow_inf_nan", "max_digits", "decimal_places",
-     *NUMERIC_CONSTRAINTS}
-)  # fmt: skip
+    {
+        "default",
+        "default_factory",
+        "description",
+        "examples",
+        "title",
+        "alias",
+        "validation_alias",
+        "serialization_alias",
+        "json_schema_extra",
+        "deprecated",
+        "strict",
+        "pattern",
+        "min_length",
+        "max_length",
+        "frozen",
+        "exclude",
+        "repr",
+        "init",
+        "kw_only",
+        "discriminator",
+        "union_mode",
+        "allow_inf_nan",
+        "max_digits",
+        "decimal_places",
+        *NUMERIC_CONSTRAINTS,
+    }
+)
 
 
 @dataclass
@@ -242,9 +277,22 @@ class SchemaBuilder:
             if kw.arg == "default_factory":
                 spec.has_factory = True
                 continue
-            if kw.arg in {"title", "strict", "frozen", "exclude", "repr", "init", "kw_only",
-                          "validation_alias", "serialization_alias", "union_mode",
-                          "discriminator", "allow_inf_nan", "max_digits", "decimal_places"}:  # fmt: skip
+            if kw.arg in {
+                "title",
+                "strict",
+                "frozen",
+                "exclude",
+                "repr",
+                "init",
+                "kw_only",
+                "validation_alias",
+                "serialization_alias",
+                "union_mode",
+                "discriminator",
+                "allow_inf_nan",
+                "max_digits",
+                "decimal_places",
+            }:
                 continue  # no effect on the validation schema toolgen renders
             value = self._literal(kw.value, module)
             if kw.arg == "default":
@@ -322,7 +370,8 @@ class SchemaBuilder:
         method = getattr(self, f"{kind}_schema", None)
         if method is None:  # a kind in the tables above without its method: our bug
             raise NotImplementedError(f"SchemaBuilder has no method {kind}_schema")
-        return method(symbol, node, module, args)
+        schema: Schema = method(symbol, node, module, args)
+        return schema
 
     def _kind_of(self, symbol: Symbol | None) -> str | None:
         if symbol is None:
@@ -434,8 +483,12 @@ class SchemaBuilder:
         if len(args) == 1 and isinstance(args[0], ast.Tuple) and not args[0].elts:
             return {"type": "array", "maxItems": 0}  # tuple[()]
         items = [self.schema(a, module) for a in args]
-        return {"type": "array", "prefixItems": items, "minItems": len(items),
-                "maxItems": len(items)}  # fmt: skip
+        return {
+            "type": "array",
+            "prefixItems": items,
+            "minItems": len(items),
+            "maxItems": len(items),
+        }
 
     def dict_schema(
         self, symbol: Symbol, node: ast.expr, module: Module, args: list[ast.expr] | None
@@ -500,7 +553,9 @@ class SchemaBuilder:
         if not isinstance(value, ast.expr):
             raise self.problem("TG202", f"`{_text(node)}` is not a type", node, module)
         if symbol.path in self._expanding:
-            raise self.problem("TG202", f"type alias `{symbol.path}` refers to itself", node, module)
+            raise self.problem(
+                "TG202", f"type alias `{symbol.path}` refers to itself", node, module
+            )
         if isinstance(value, ast.Call):  # NewType("X", base) stands for its base type
             called = self._resolve(value.func, home, strict=False)
             if called.path == "typing.NewType" and len(value.args) == 2:
@@ -510,7 +565,9 @@ class SchemaBuilder:
                     "TG202", f"`{_text(node)}` is bound to a call, not a type", node, module
                 )
         if args:
-            raise self.problem("TG202", f"generic alias `{_text(node)}` not supported", node, module)
+            raise self.problem(
+                "TG202", f"generic alias `{_text(node)}` not supported", node, module
+            )
         self._expanding.add(symbol.path)
         try:
             schema, _ = self.field_schema(value, home)
@@ -585,8 +642,10 @@ class SchemaBuilder:
         for stmt in node.body:
             if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
                 name = stmt.target.id
-                if name.startswith("_") or name == "model_config" or self._is_classvar(
-                    stmt.annotation, module
+                if (
+                    name.startswith("_")
+                    or name == "model_config"
+                    or self._is_classvar(stmt.annotation, module)
                 ):
                     continue
                 fields[name] = ClassField(name, stmt.annotation, stmt.value, module)
@@ -631,9 +690,9 @@ class SchemaBuilder:
         if value is None:
             return FieldSpec()
         if isinstance(value, ast.Call):
-            called = self._resolve(value.func, module, strict=False) if dotted_name(
-                value.func
-            ) else None
+            called = (
+                self._resolve(value.func, module, strict=False) if dotted_name(value.func) else None
+            )
             if called is not None and called.path in FIELD_CALLS:
                 return self.field_call(value, module)
             if called is not None and called.path in DATACLASS_FIELD_CALLS:

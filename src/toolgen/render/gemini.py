@@ -12,10 +12,29 @@ from typing import Any
 from toolgen.descriptor import ToolDescriptor
 
 ALLOWED_KEYS = frozenset(
-    {"type", "format", "description", "nullable", "enum", "items", "minItems", "maxItems",
-     "minLength", "maxLength", "pattern", "minimum", "maximum", "minProperties",
-     "maxProperties", "properties", "required", "anyOf", "default", "example"}
-)  # fmt: skip
+    {
+        "type",
+        "format",
+        "description",
+        "nullable",
+        "enum",
+        "items",
+        "minItems",
+        "maxItems",
+        "minLength",
+        "maxLength",
+        "pattern",
+        "minimum",
+        "maximum",
+        "minProperties",
+        "maxProperties",
+        "properties",
+        "required",
+        "anyOf",
+        "default",
+        "example",
+    }
+)
 
 
 class NotRepresentable(Exception):
@@ -122,4 +141,10 @@ def _any_of(
 
 
 def _enum_value(value: Any) -> str:
-    return value if isinstance(value, str) else str(value).lower() if isinstance(value, bool) else str(value)
+    return (
+        value
+        if isinstance(value, str)
+        else str(value).lower()
+        if isinstance(value, bool)
+        else str(value)
+    )

@@ -16,9 +16,20 @@ STRICT_FORMATS = frozenset(
     {"date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"}
 )
 NOT_STRICT_KEYS = frozenset(
-    {"allOf", "not", "if", "then", "else", "dependentRequired", "dependentSchemas",
-     "prefixItems", "patternProperties", "propertyNames", "unevaluatedProperties"}
-)  # fmt: skip
+    {
+        "allOf",
+        "not",
+        "if",
+        "then",
+        "else",
+        "dependentRequired",
+        "dependentSchemas",
+        "prefixItems",
+        "patternProperties",
+        "propertyNames",
+        "unevaluatedProperties",
+    }
+)
 DROPPED_KEYS = frozenset({"default", "examples", "deprecated", "uniqueItems", "title"})
 
 

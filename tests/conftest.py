@@ -1,0 +1,111 @@
+from __future__ import annotations
+
+import json
+import textwrap
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from toolgen.cli import main
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@dataclass
+class Run:
+    code: int
+    out: str
+    err: str
+
+    def json(self) -> Any:
+        return json.loads(self.out)
+
+
+@dataclass
+class Project:
+    root: Path
+
+    def write(self, relpath: str, text: str) -> Path:
+        path = self.root / relpath
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
+        return path
+
+    @property
+    def out(self) -> Path:
+        return self.root / "generated"
+
+    def descriptor(self, name: str) -> dict[str, Any]:
+        return json.loads((self.out / "descriptors" / f"{name}.json").read_text())
+
+    def generated(self, relpath: str) -> Any:
+        return json.loads((self.out / relpath).read_text())
+
+    def snapshot(self) -> dict[str, bytes]:
+        """Every file under generated/, to prove a failing run touched nothing."""
+        if not self.out.exists():
+            return {}
+        return {
+            p.relative_to(self.out).as_posix(): p.read_bytes()
+            for p in self.out.rglob("*")
+            if p.is_file()
+        }
+
+
+CONFIG = """
+[tool.toolgen]
+sources = ["src"]
+out = "generated"
+"""
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Project:
+    proj = Project(tmp_path / "proj")
+    proj.write("pyproject.toml", CONFIG)
+    return proj
+
+
+@pytest.fixture
+def run(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> Callable[..., Run]:
+    def _run(*args: str, cwd: Path) -> Run:
+        monkeypatch.chdir(cwd)
+        capsys.readouterr()
+        code = main(list(args))
+        captured = capsys.readouterr()
+        return Run(code, captured.out, captured.err)
+
+    return _run
+
+
+def tool_source(
+    name: str = "lookup",
+    params: str = "query: str",
+    args_doc: str | None = None,
+    extra_doc: str = "",
+    imports: str = "",
+    returns: str = "str",
+    decorator: str = "@tool",
+) -> str:
+    """A small valid handler module, with the parts a test wants to vary."""
+    if args_doc is None:
+        args_doc = "\n".join(
+            f"        {p.split(':')[0].strip()}: The {p.split(':')[0].strip()}."
+            for p in params.split(",")
+            if p.strip()
+        )
+    args_section = f"\n    Args:\n{args_doc}\n" if args_doc else ""
+    return (
+        "from toolgen import tool\n"
+        f"{imports}\n\n"
+        f"{decorator}\n"
+        f"def {name}({params}) -> {returns}:\n"
+        f'    """Look something up in the catalog.\n'
+        f"{args_section}"
+        f"{extra_doc}"
+        '    """\n'
+        "    raise NotImplementedError\n"
+    )

@@ -1,0 +1,246 @@
+"""Bad input gives a located diagnostic and an exit code, never a traceback, and `build`
+touches nothing under generated/ when any handler has an error."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import Project, tool_source
+
+
+@pytest.fixture
+def built(project: Project, run) -> Project:
+    """A project with a good tool already built, so we can see that nothing changes."""
+    project.write("src/good.py", tool_source(name="good_tool"))
+    assert run("build", cwd=project.root).code == 0
+    return project
+
+
+def _fails(built: Project, run, code: int, expected: str) -> str:
+    before = built.snapshot()
+    result = run("build", cwd=built.root)
+    assert result.code == code, result.out
+    assert expected in result.out, result.out
+    assert result.err == "", "no traceback on user input"
+    assert "Traceback" not in result.out
+    assert built.snapshot() == before, "a failing build must not touch generated/"
+    check = run("check", cwd=built.root)
+    assert check.code == code
+    assert expected in check.out
+    return result.out
+
+
+def test_syntax_error_is_located_and_exits_2(built: Project, run) -> None:
+    built.write("src/broken.py", "from toolgen import tool\n\n@tool\ndef f(x: int:\n    pass\n")
+    out = _fails(built, run, 2, "src/broken.py:4:")
+    assert "TG101 [error] cannot parse" in out
+
+
+def test_unresolvable_annotation(built: Project, run) -> None:
+    built.write("src/bad.py", tool_source(params="query: str, page: Paging"))
+    _fails(built, run, 1, "src/bad.py:5:30: TG201 [error] cannot resolve `Paging` in module bad")
+
+
+def test_annotation_from_an_unknown_outside_package(built: Project, run) -> None:
+    built.write(
+        "src/bad.py", tool_source(params="query: Widget", imports="from somelib import Widget")
+    )
+    _fails(built, run, 1, "TG201 [error] cannot resolve `Widget`: somelib.Widget is outside")
+
+
+def test_missing_args_entry(built: Project, run) -> None:
+    source = tool_source(params="query: str, limit: int = 3", args_doc="        query: Words.")
+    built.write("src/bad.py", source)
+    _fails(
+        built,
+        run,
+        1,
+        "src/bad.py:5:24: TG301 [error] parameter `limit` is not described",
+    )
+
+
+def test_example_arguments_that_do_not_fit_the_schema(built: Project, run) -> None:
+    doc = (
+        "\n    Examples:\n"
+        "        Too many results:\n\n"
+        '        >>> lookup(query="x", limit=500)\n'
+        '        "ok"\n'
+    )
+    source = tool_source(
+        params="query: str, limit: Annotated[int, Field(le=50)] = 10",
+        imports="from typing import Annotated\nfrom pydantic import Field",
+        extra_doc=doc,
+    )
+    built.write("src/bad.py", source)
+    out = _fails(built, run, 1, "TG501 [error] example arguments: /limit: 500 is greater than")
+    assert "src/bad.py:17:9: TG501" in out
+
+
+def test_example_result_that_does_not_fit_returns(built: Project, run) -> None:
+    doc = '\n    Examples:\n        >>> lookup(query="x")\n        42\n'
+    built.write("src/bad.py", tool_source(extra_doc=doc))
+    _fails(built, run, 1, "TG502 [error] example result: /: 42 is not of type 'string'")
+
+
+def test_example_error_code_not_declared(built: Project, run) -> None:
+    doc = '\n    Examples:\n        >>> lookup(query="x")\n        {"error": {"code": "NOPE"}}\n'
+    built.write("src/bad.py", tool_source(extra_doc=doc))
+    _fails(built, run, 1, "TG503 [error] example error code NOPE is not declared in Errors")
+
+
+def test_two_tools_with_the_same_name(built: Project, run) -> None:
+    built.write("src/dup.py", tool_source(name="good_tool"))
+    out = _fails(built, run, 1, "TG102 [error] tool name `good_tool` is already used")
+    assert "src/good.py:5:1: TG102" in out
+    assert "by the handler at src/dup.py:5:1" in out  # the other definition is named too
+
+
+def test_name_given_twice_through_the_decorator(built: Project, run) -> None:
+    built.write("src/dup.py", tool_source(name="other", decorator='@tool(name="good_tool")'))
+    _fails(built, run, 1, "src/good.py:5:1: TG102")
+
+
+def test_config_source_path_that_does_not_exist(built: Project, run) -> None:
+    built.write("pyproject.toml", '[tool.toolgen]\nsources = ["src", "nowhere"]\n')
+    out = _fails(built, run, 2, "TG003 [error] source path")
+    assert "nowhere does not exist" in out
+    assert "pyproject.toml:2:1: TG003" in out  # the line that sets `sources`
+
+
+def test_config_file_that_does_not_exist(built: Project, run) -> None:
+    result = run("build", "--config", "missing.toml", cwd=built.root)
+    assert result.code == 2
+    assert "TG001 [error] configuration file" in result.out
+    assert "missing.toml does not exist" in result.out
+
+
+def test_invalid_toml_is_located(built: Project, run) -> None:
+    built.write("pyproject.toml", "[tool.toolgen]\nsources = [\n")
+    _fails(built, run, 2, "pyproject.toml:3:1: TG001 [error] invalid TOML")
+
+
+def test_unknown_config_key_and_bad_values(built: Project, run) -> None:
+    built.write(
+        "pyproject.toml",
+        '[tool.toolgen]\nsources = ["src"]\nplatform = ["openai"]\nplatforms = ["myspace"]\n'
+        'docstring_style = "epydoc"\nmarkers = ["fastmcp"]\n',
+    )
+    out = _fails(
+        built, run, 2, "pyproject.toml:3:1: TG002 [error] [tool.toolgen] platform: unknown"
+    )
+    assert "platforms: unknown value 'myspace'" in out
+    assert "docstring_style: must be one of auto, google, numpy, sphinx" in out
+    assert "markers: preset 'fastmcp' is not supported yet" in out
+
+
+def test_non_literal_decorator_argument(built: Project, run) -> None:
+    built.write("src/bad.py", tool_source(decorator="@tool(risk=RISK)", imports="RISK = 'low'"))
+    _fails(
+        built,
+        run,
+        1,
+        "src/bad.py:4:12: TG401 [error] @tool argument `risk` must be a literal value, not `RISK`",
+    )
+
+
+def test_invalid_decorator_value(built: Project, run) -> None:
+    built.write("src/bad.py", tool_source(decorator='@tool(risk="extreme")'))
+    _fails(built, run, 1, "src/bad.py:4:7: TG403 [error] `risk`: Input should be 'low'")
+
+
+def test_unknown_decorator_argument(built: Project, run) -> None:
+    built.write("src/bad.py", tool_source(decorator="@tool(colour=1)"))
+    _fails(built, run, 1, "src/bad.py:4:7: TG402 [error] @tool has no argument `colour`")
+
+
+def test_missing_docstring(built: Project, run) -> None:
+    built.write("src/bad.py", "from toolgen import tool\n\n@tool\ndef f() -> int:\n    return 1\n")
+    _fails(built, run, 1, "src/bad.py:4:1: TG303 [error] `f` needs a docstring")
+
+
+def test_missing_annotation(built: Project, run) -> None:
+    built.write("src/bad.py", tool_source(params="query"))
+    _fails(built, run, 1, "src/bad.py:5:12: TG203 [error] parameter `query` has no type")
+
+
+def test_var_args_are_refused(built: Project, run) -> None:
+    built.write("src/bad.py", tool_source(params="query: str, *rest: str"))
+    _fails(built, run, 1, "src/bad.py:5:25: TG204 [error] `*rest` cannot be described")
+
+
+def test_unsupported_type(built: Project, run) -> None:
+    built.write(
+        "src/bad.py",
+        tool_source(params="fn: Callable[[int], int]", imports="from typing import Callable"),
+    )
+    _fails(built, run, 1, "TG202 [error] `Callable[[int], int]` (typing.Callable) is not a")
+
+
+def test_plain_class_is_not_a_schema(built: Project, run) -> None:
+    built.write("src/bad.py", tool_source(params="x: Thing", imports="class Thing:\n    pass"))
+    _fails(built, run, 1, "is not a supported type")
+
+
+def test_non_literal_default(built: Project, run) -> None:
+    built.write("src/bad.py", tool_source(params="n: int = compute()"))
+    _fails(built, run, 1, "TG206 [error] default `compute()` is not a literal")
+
+
+def test_malformed_errors_and_idempotency(built: Project, run) -> None:
+    doc = (
+        "\n    Errors:\n"
+        "        lower_case: Not a code.\n"
+        "        MY_CODE: Unknown code without status.\n"
+        "\n    Idempotency:\n"
+        "        idempotent: maybe\n"
+        "        sometimes: true\n"
+    )
+    built.write("src/bad.py", tool_source(extra_doc=doc))
+    out = _fails(built, run, 1, "src/bad.py:12:9: TG304 [error] Errors entry 'lower_case:")
+    assert "src/bad.py:13:9: TG305 [error] error code MY_CODE is not in the standard" in out
+    assert "src/bad.py:16:9: TG306 [error] Idempotency idempotent: 'maybe'" in out
+    assert "src/bad.py:17:9: TG306 [error] Idempotency line 'sometimes: true'" in out
+
+
+def test_malformed_examples(built: Project, run) -> None:
+    doc = (
+        "\n    Examples:\n"
+        '        >>> lookup("positional")\n'
+        '        "x"\n\n'
+        '        >>> other(query="x")\n'
+        '        "x"\n\n'
+        "        >>> lookup(query=make())\n"
+        '        "x"\n\n'
+        '        >>> lookup(query="x")\n'
+        "        not json\n"
+    )
+    built.write("src/bad.py", tool_source(extra_doc=doc))
+    out = _fails(built, run, 1, 'src/bad.py:12:9: TG307 [error] example `lookup("positional")`')
+    assert "src/bad.py:15:9: TG307 [error] example calls `other`, expected lookup" in out
+    assert "src/bad.py:18:9: TG307 [error] example argument `query` is not a literal" in out
+    assert "src/bad.py:21:9: TG307 [error] example result is neither JSON nor a Python" in out
+
+
+def test_undecodable_file(built: Project, run) -> None:
+    (built.root / "src" / "latin.py").write_bytes(b"x = '\xe9'\n")
+    _fails(built, run, 2, "TG005 [error] cannot read src/latin.py")
+
+
+def test_diagnostics_in_json_format_are_data(built: Project, run) -> None:
+    built.write("src/bad.py", tool_source(params="query: str, page: Paging"))
+    result = run("build", "--format", "json", cwd=built.root)
+    assert result.code == 1
+    (diagnostic,) = result.json()["diagnostics"]
+    assert diagnostic == {
+        "code": "TG201",
+        "level": "error",
+        "message": "cannot resolve `Paging` in module bad",
+        "path": "src/bad.py",
+        "line": 5,
+        "col": 30,
+    }
+
+
+def test_tool_name_invalid_on_some_platform(built: Project, run) -> None:
+    built.write("src/bad.py", tool_source(decorator='@tool(name="look-up!")'))
+    _fails(built, run, 1, "src/bad.py:4:7: TG103 [error] tool name 'look-up!' must match")

@@ -1,0 +1,180 @@
+"""`toolgen build` and `toolgen check` end to end on small temporary projects."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from conftest import Project, tool_source
+
+
+def test_build_writes_every_output_file(project: Project, run) -> None:
+    project.write("src/tools.py", tool_source())
+    result = run("build", cwd=project.root)
+    assert result.code == 0, result.out
+    expected = {
+        "descriptors/lookup.json",
+        "openai/chat_completions.json",
+        "openai/responses.json",
+        "anthropic/tools.json",
+        "gemini/function_declarations.json",
+        "mcp/tools.json",
+        "manifest.json",
+    }
+    assert set(project.snapshot()) == expected
+    manifest = project.generated("manifest.json")
+    assert set(manifest["files"]) == expected - {"manifest.json"}
+    assert "1 tools; 7 files written" in result.out
+
+
+def test_output_is_byte_stable_and_formatted(project: Project, run) -> None:
+    project.write("src/tools.py", tool_source())
+    run("build", cwd=project.root)
+    first = project.snapshot()
+    for relpath, data in first.items():
+        text = data.decode("utf-8")
+        assert text.endswith(("}\n", "]\n")), relpath
+        assert json.dumps(json.loads(text), indent=2, ensure_ascii=False) + "\n" == text
+        assert str(project.root) not in text, f"absolute path in {relpath}"
+    (project.out).rename(project.root / "old")
+    run("build", cwd=project.root)
+    assert project.snapshot() == first
+
+
+def test_unchanged_files_are_not_rewritten(project: Project, run) -> None:
+    project.write("src/tools.py", tool_source())
+    run("build", cwd=project.root)
+    path = project.out / "descriptors" / "lookup.json"
+    os.utime(path, (1, 1))
+    result = run("build", cwd=project.root)
+    assert result.code == 0
+    assert path.stat().st_mtime == 1
+    assert "0 files written" in result.out
+
+
+def test_build_removes_stale_files_and_check_reports_them(project: Project, run) -> None:
+    project.write("src/tools.py", tool_source())
+    project.write("src/more.py", tool_source(name="other"))
+    run("build", cwd=project.root)
+    assert (project.out / "descriptors" / "other.json").exists()
+    (project.root / "src" / "more.py").unlink()
+
+    check = run("check", cwd=project.root)
+    assert check.code == 1
+    assert "generated/descriptors/other.json: stale" in check.out
+    assert "run `toolgen build`" in check.out
+
+    build = run("build", cwd=project.root)
+    assert build.code == 0
+    assert not (project.out / "descriptors" / "other.json").exists()
+    assert run("check", cwd=project.root).code == 0
+
+
+def test_build_leaves_unrelated_files_in_out_alone(project: Project, run) -> None:
+    project.write("src/tools.py", tool_source())
+    project.write("generated/README.md", "hand-written notes\n")
+    run("build", cwd=project.root)
+    assert (project.out / "README.md").read_text() == "hand-written notes\n"
+    assert run("check", cwd=project.root).code == 0
+
+
+def test_check_reports_missing_and_changed_with_diff(project: Project, run) -> None:
+    project.write("src/tools.py", tool_source())
+    missing = run("check", cwd=project.root)
+    assert missing.code == 1
+    assert "generated/descriptors/lookup.json: missing" in missing.out
+
+    run("build", cwd=project.root)
+    assert run("check", cwd=project.root).code == 0
+    project.write("src/tools.py", tool_source().replace("Look something up", "Find something"))
+    changed = run("check", "--diff", cwd=project.root)
+    assert changed.code == 1
+    assert "generated/descriptors/lookup.json: changed" in changed.out
+    assert '-  "description": "Look something up in the catalog."' in changed.out
+    assert '+  "description": "Find something in the catalog."' in changed.out
+    assert changed.out.rstrip().endswith("run `toolgen build` to update the generated files")
+
+
+def test_check_never_writes(project: Project, run) -> None:
+    project.write("src/tools.py", tool_source())
+    run("check", cwd=project.root)
+    assert project.snapshot() == {}
+
+
+def test_check_json_and_github_formats(project: Project, run) -> None:
+    project.write("src/tools.py", tool_source())
+    result = run("check", "--format", "json", cwd=project.root)
+    assert result.code == 1
+    report = result.json()
+    assert report["tools"] == 1
+    assert "generated/descriptors/lookup.json" in report["drift"]["missing"]
+    github = run("check", "--format", "github", cwd=project.root)
+    assert "::error file=generated/manifest.json,title=missing::missing;" in github.out
+
+
+def test_manifest_version_alone_is_not_drift(project: Project, run) -> None:
+    project.write("src/tools.py", tool_source())
+    run("build", cwd=project.root)
+    manifest = project.out / "manifest.json"
+    data = json.loads(manifest.read_text())
+    data["toolgen_version"] = "0.0.1"
+    manifest.write_text(json.dumps(data, indent=2) + "\n")
+    assert run("check", cwd=project.root).code == 0
+
+
+def test_config_flag_works_from_any_folder(project: Project, run, tmp_path: Path) -> None:
+    project.write("src/tools.py", tool_source())
+    project.write("conf/toolgen.toml", '[tool.toolgen]\nsources = ["../src"]\nout = "../gen2"\n')
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    result = run("build", "--config", str(project.root / "conf" / "toolgen.toml"), cwd=elsewhere)
+    assert result.code == 0, result.out
+    assert (project.root / "gen2" / "descriptors" / "lookup.json").exists()
+    assert not (elsewhere / "generated").exists()
+
+
+def test_nearest_pyproject_is_found_from_a_subfolder(project: Project, run) -> None:
+    project.write("src/tools.py", tool_source())
+    result = run("build", cwd=project.root / "src")
+    assert result.code == 0, result.out
+    assert (project.out / "descriptors" / "lookup.json").exists()
+
+
+def test_paths_and_out_override_the_config(project: Project, run) -> None:
+    project.write("other/tools.py", tool_source(name="other_tool"))
+    result = run("build", "other", "--out", "gen", cwd=project.root)
+    assert result.code == 0, result.out
+    assert (project.root / "gen" / "descriptors" / "other_tool.json").exists()
+
+
+def test_out_outside_the_project_is_refused(project: Project, run) -> None:
+    project.write("pyproject.toml", '[tool.toolgen]\nsources = ["src"]\nout = "../outside"\n')
+    project.write("src/tools.py", tool_source())
+    result = run("build", cwd=project.root)
+    assert result.code == 2
+    assert "TG004" in result.out
+    assert not (project.root.parent / "outside").exists()
+
+
+def test_usage_errors_exit_2(project: Project, run) -> None:
+    assert run("build", "--no-such-flag", cwd=project.root).code == 2
+    assert run("frobnicate", cwd=project.root).code == 2
+
+
+def test_quiet_build_prints_nothing_when_clean(project: Project, run) -> None:
+    project.write("src/tools.py", tool_source())
+    result = run("build", "--quiet", cwd=project.root)
+    assert result.code == 0
+    assert result.out == ""
+
+
+def test_warnings_do_not_block_build_but_fail_check_with_fail_on_warning(
+    project: Project, run
+) -> None:
+    project.write("src/tools.py", tool_source(params="query: str, labels: dict[str, int]"))
+    build = run("build", cwd=project.root)
+    assert build.code == 0
+    assert "TG601 [warning]" in build.out  # free-form dict: not OpenAI-strict
+    assert run("check", cwd=project.root).code == 0
+    assert run("check", "--fail-on", "warning", cwd=project.root).code == 1

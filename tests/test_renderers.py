@@ -1,0 +1,203 @@
+"""Platform renderers on hand-written schemas: the transformations, case by case."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from toolgen.render.gemini import NotRepresentable, to_openapi
+from toolgen.render.mcp import output_schema
+from toolgen.render.openai import NotStrict, nullable, strict_schema
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def test_openai_strict_requires_everything_and_makes_optionals_nullable() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "q": {"description": "Query.", "type": "string", "minLength": 2},
+            "n": {"type": "integer", "default": 5},
+            "mode": {"enum": ["a", "b"], "type": "string", "default": "a"},
+            "one": {"const": "x", "type": "string", "default": "x"},
+            "page": {"description": "Paging.", "$ref": "#/$defs/Page", "default": None},
+            "when": {"type": "string", "format": "path"},
+        },
+        "required": ["q", "when"],
+        "additionalProperties": False,
+        "$defs": {
+            "Page": {"type": "object", "properties": {"size": {"type": "integer", "default": 1}}}
+        },
+    }
+    assert strict_schema(schema) == {
+        "type": "object",
+        "properties": {
+            "q": {"description": "Query.", "type": "string", "minLength": 2},
+            "n": {"type": ["integer", "null"]},
+            "mode": {"enum": ["a", "b", None], "type": ["string", "null"]},
+            "one": {"type": ["string", "null"], "enum": ["x", None]},
+            "page": {
+                "description": "Paging.",
+                "anyOf": [{"$ref": "#/$defs/Page"}, {"type": "null"}],
+            },
+            "when": {"type": "string"},
+        },
+        "required": ["q", "n", "mode", "one", "page", "when"],
+        "additionalProperties": False,
+        "$defs": {
+            "Page": {
+                "type": "object",
+                "properties": {"size": {"type": ["integer", "null"]}},
+                "required": ["size"],
+                "additionalProperties": False,
+            }
+        },
+    }
+
+
+@pytest.mark.parametrize(
+    ("prop", "why"),
+    [
+        ({"type": "object", "additionalProperties": True}, "free-form object"),
+        ({"type": "object", "additionalProperties": {"type": "integer"}}, "free-form object"),
+        ({}, "accepts any value"),
+        ({"type": "array", "prefixItems": [{"type": "integer"}]}, "uses prefixItems"),
+        ({"allOf": [{"type": "integer"}]}, "uses allOf"),
+    ],
+)
+def test_openai_not_strict_names_the_construct(prop: dict[str, object], why: str) -> None:
+    schema = {"type": "object", "properties": {"x": prop}, "required": ["x"]}
+    with pytest.raises(NotStrict, match=why) as info:
+        strict_schema(schema)
+    assert "/properties/x" in str(info.value)
+
+
+def test_nullable_forms() -> None:
+    assert nullable({"anyOf": [{"type": "integer"}, {"type": "null"}]}) == {
+        "anyOf": [{"type": "integer"}, {"type": "null"}]
+    }
+    assert nullable({"enum": [1, "a"]}) == {"enum": [1, "a", None]}
+    assert nullable({"description": "d", "$ref": "#/$defs/X"}) == {
+        "description": "d",
+        "anyOf": [{"$ref": "#/$defs/X"}, {"type": "null"}],
+    }
+
+
+def test_gemini_subset() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "level": {"$ref": "#/$defs/Level", "default": 1},
+            "maybe": {"anyOf": [{"type": "string", "format": "date"}, {"type": "null"}]},
+            "pair": {
+                "type": "array",
+                "prefixItems": [{"type": "integer"}, {"type": "string"}],
+                "minItems": 2,
+                "maxItems": 2,
+            },
+            "one": {"const": "x", "type": "string"},
+            "pos": {"type": "integer", "exclusiveMinimum": 0},
+            "labels": {"type": "object", "additionalProperties": {"type": "string"}},
+            "lit": {"enum": ["a", None]},
+        },
+        "required": ["level"],
+        "additionalProperties": False,
+        "$defs": {"Level": {"description": "Level.", "enum": [1, 2], "type": "integer"}},
+    }
+    assert to_openapi(schema) == {
+        "type": "OBJECT",
+        "properties": {
+            "level": {
+                "description": "Level.",
+                "enum": ["1", "2"],
+                "format": "enum",
+                "type": "INTEGER",
+                "default": 1,
+            },
+            "maybe": {"type": "STRING", "format": "date", "nullable": True},
+            "pair": {
+                "type": "ARRAY",
+                "items": {"anyOf": [{"type": "INTEGER"}, {"type": "STRING"}]},
+                "minItems": 2,
+                "maxItems": 2,
+            },
+            "one": {"enum": ["x"], "type": "STRING"},
+            "pos": {"type": "INTEGER", "minimum": 1, "description": "Must be greater than 0."},
+            "labels": {"type": "OBJECT"},
+            "lit": {"nullable": True, "enum": ["a"], "type": "STRING"},
+        },
+        "required": ["level"],
+    }
+
+
+def test_gemini_refuses_recursion() -> None:
+    schema = {
+        "type": "object",
+        "properties": {"root": {"$ref": "#/$defs/Node"}},
+        "$defs": {
+            "Node": {
+                "type": "object",
+                "properties": {"children": {"type": "array", "items": {"$ref": "#/$defs/Node"}}},
+            }
+        },
+    }
+    with pytest.raises(NotRepresentable, match="recursive model Node"):
+        to_openapi(schema)
+
+
+def test_mcp_output_schema_has_an_object_root() -> None:
+    assert output_schema({}) is None
+    assert output_schema({"type": "null"}) is None
+    assert output_schema({"type": "string"}) == {
+        "type": "object",
+        "properties": {"result": {"type": "string"}},
+        "required": ["result"],
+    }
+    model = {"type": "object", "properties": {"a": {"$ref": "#/$defs/B"}}}
+    b = {"enum": ["x"], "type": "string"}
+    assert output_schema({"$ref": "#/$defs/A", "$defs": {"A": model, "B": b}}) == {
+        **model,
+        "$defs": {"B": b},
+    }
+    listed = {"type": "array", "items": {"$ref": "#/$defs/B"}, "$defs": {"B": b}}
+    assert output_schema(listed) == {
+        "type": "object",
+        "properties": {"result": {"type": "array", "items": {"$ref": "#/$defs/B"}}},
+        "required": ["result"],
+        "$defs": {"B": b},
+    }
+
+
+def test_forbidden_tool_keeps_its_descriptor_but_reaches_no_payload() -> None:
+    generated = REPO / "generated"
+    descriptor = json.loads((generated / "descriptors" / "read_private_key.json").read_text())
+    assert descriptor["risk"] == "forbidden"
+    assert descriptor["autonomous"] is False
+    for relpath in (
+        "openai/chat_completions.json",
+        "openai/responses.json",
+        "anthropic/tools.json",
+        "gemini/function_declarations.json",
+        "mcp/tools.json",
+    ):
+        assert "read_private_key" not in (generated / relpath).read_text(), relpath
+
+
+def test_mcp_annotations_come_from_the_idempotency_block() -> None:
+    tools = json.loads((REPO / "generated" / "mcp" / "tools.json").read_text())["tools"]
+    by_name = {t["name"]: t for t in tools}
+    assert by_name["delete_user"]["annotations"] == {
+        "readOnlyHint": False,
+        "destructiveHint": True,
+        "idempotentHint": True,
+    }
+    assert by_name["search_web"]["annotations"] == {
+        "readOnlyHint": True,
+        "destructiveHint": False,
+        "idempotentHint": True,
+        "openWorldHint": True,
+    }
+    assert "outputSchema" not in by_name["delete_user"]  # returns None
+    assert by_name["ticket_search"]["outputSchema"]["type"] == "object"
