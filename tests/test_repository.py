@@ -29,9 +29,10 @@ def test_ci_runs_exactly_the_readme_test_command_then_check() -> None:
         for ln in (REPO / ".ci" / "run").read_text().splitlines()
         if ln.strip() and not ln.startswith("#")
     ]
-    assert tests in lines
+    # `|| exit $?`: under `set -e` a failure inside an `&&` list would not stop the script
+    assert f"{tests} || exit $?" in lines
     assert lines[-1] == "toolgen check"
-    assert lines.index(tests) < lines.index("toolgen check")
+    assert lines.index(f"{tests} || exit $?") < lines.index("toolgen check")
 
 
 def test_generated_folder_is_current(run) -> None:
