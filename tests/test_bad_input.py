@@ -244,3 +244,22 @@ def test_diagnostics_in_json_format_are_data(built: Project, run) -> None:
 def test_tool_name_invalid_on_some_platform(built: Project, run) -> None:
     built.write("src/bad.py", tool_source(decorator='@tool(name="look-up!")'))
     _fails(built, run, 1, "src/bad.py:4:7: TG103 [error] tool name 'look-up!' must match")
+
+
+def test_deeply_nested_annotation_is_compiled(built: Project, run) -> None:
+    depth = 180  # close to the parser's own nesting limit
+    annotation = "list[" * depth + "int" + "]" * depth
+    built.write("src/deep.py", tool_source(params=f"x: {annotation}"))
+    result = run("build", cwd=built.root)
+    assert (result.code, result.err) == (0, ""), result.out
+    schema = built.descriptor("lookup")["parameters"]["properties"]["x"]
+    for _ in range(depth):
+        schema = schema["items"]
+    assert schema == {"type": "integer"}
+
+
+def test_alias_chain_too_deep_to_analyse_is_a_diagnostic(built: Project, run) -> None:
+    aliases = "\n".join(["A0 = int", *(f"A{i} = list[A{i - 1}]" for i in range(1, 600))])
+    built.write("src/deep.py", tool_source(params="x: A599", imports=aliases))
+    out = _fails(built, run, 1, "TG202 [error] `lookup` nests types or values too deeply")
+    assert "src/deep.py:" in out

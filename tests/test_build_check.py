@@ -178,3 +178,20 @@ def test_warnings_do_not_block_build_but_fail_check_with_fail_on_warning(
     assert "TG601 [warning]" in build.out  # free-form dict: not OpenAI-strict
     assert run("check", cwd=project.root).code == 0
     assert run("check", "--fail-on", "warning", cwd=project.root).code == 1
+
+
+def test_partial_example_is_a_warning_and_not_sent_as_input(project: Project, run) -> None:
+    doc = (
+        "\n    Examples:\n"
+        '        >>> lookup(query="x")\n        "a"\n\n'
+        '        >>> lookup(query="x", limit=2)\n        "b"\n'
+    )
+    project.write("src/tools.py", tool_source(params="query: str, limit: int", extra_doc=doc))
+    result = run("build", cwd=project.root)
+    assert result.code == 0, result.out
+    assert "src/tools.py:13:9: TG504 [warning] example arguments: /: 'limit' is a required" in (
+        result.out
+    )
+    assert len(project.descriptor("lookup")["examples"]) == 2
+    (tool,) = project.generated("anthropic/tools.json")
+    assert tool["input_examples"] == [{"query": "x", "limit": 2}]

@@ -39,3 +39,11 @@ def test_generated_folder_is_current(run) -> None:
     result: Run = run("check", cwd=REPO)
     assert result.code == 0, result.out
     assert "12 tools; generated is up to date" in result.out
+
+
+def test_published_descriptor_schema_is_current(run) -> None:
+    result: Run = run("schema", cwd=REPO)
+    assert result.code == 0
+    assert result.out == (REPO / "schemas" / "descriptor.schema.json").read_text(), (
+        "run `toolgen schema > schemas/descriptor.schema.json`"
+    )

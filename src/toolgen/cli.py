@@ -67,6 +67,10 @@ def _parser() -> argparse.ArgumentParser:
         default="error",
         help="lowest diagnostic level that fails the check (default: error)",
     )
+    schema = commands.add_parser(
+        "schema", help="print the JSON Schema of the descriptor format (descriptors/*.json)"
+    )
+    schema.set_defaults(format="text")
     return parser
 
 
@@ -205,9 +209,18 @@ def cmd_check(args: argparse.Namespace, stream: TextIO) -> int:
     return status
 
 
+def cmd_schema(args: argparse.Namespace, stream: TextIO) -> int:
+    from toolgen.descriptor import descriptor_json_schema
+    from toolgen.render.jsonout import dump_json
+
+    stream.write(dump_json(descriptor_json_schema()).decode())
+    return 0
+
+
 COMMANDS: dict[str, Callable[[argparse.Namespace, TextIO], int]] = {
     "build": cmd_build,
     "check": cmd_check,
+    "schema": cmd_schema,
 }
 
 

@@ -88,7 +88,12 @@ def compile_handler(
     handler: Handler, index: ModuleIndex, config: Config
 ) -> tuple[ToolDescriptor | None, list[Diagnostic]]:
     """The descriptor of one handler, or None when it has an error; and every diagnostic."""
-    return _HandlerCompiler(handler, index, config).run()
+    try:
+        return _HandlerCompiler(handler, index, config).run()
+    except RecursionError:
+        where = handler.module.location(handler.node)
+        message = f"`{handler.node.name}` nests types or values too deeply to analyse"
+        return None, [Diagnostic("TG202", message, where)]
 
 
 class _HandlerCompiler:
@@ -245,11 +250,13 @@ class _HandlerCompiler:
             at = Location(self.module.shown, line.line, line.col)
             error_code = example.get("error", {}).get("code")
             if error_code != IMPLICIT_ERROR:  # a rejection example's arguments are meant to fail
-                for message in schema_errors(parameters_schema, example["arguments"]):
-                    self.problems.append(Diagnostic("TG501", f"example arguments: {message}", at))
+                for problem in schema_errors(parameters_schema, example["arguments"]):
+                    partial = problem.keyword == "required" and problem.pointer == "/"
+                    code = "TG504" if partial else "TG501"
+                    self.problems.append(Diagnostic(code, f"example arguments: {problem}", at))
             if "result" in example and returns_schema:
-                for message in schema_errors(returns_schema, example["result"]):
-                    self.problems.append(Diagnostic("TG502", f"example result: {message}", at))
+                for problem in schema_errors(returns_schema, example["result"]):
+                    self.problems.append(Diagnostic("TG502", f"example result: {problem}", at))
             if error_code is not None and error_code not in declared:
                 self.problems.append(
                     Diagnostic(

@@ -76,6 +76,7 @@ RULES: dict[str, Rule] = _rules(
     ("TG501", E, "example arguments do not validate against the parameters schema"),
     ("TG502", E, "example result does not validate against the returns schema"),
     ("TG503", E, "example error code is not declared in Errors"),
+    ("TG504", W, "example omits required arguments (kept in the descriptor, not sent as input)"),
     # TG6xx: platform rendering
     ("TG601", W, "schema cannot be OpenAI-strict; rendered with strict: false"),
     ("TG602", W, "construct not representable in Gemini's schema subset; tool left out of Gemini"),

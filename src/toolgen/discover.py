@@ -40,7 +40,7 @@ def _walk(folder: Path) -> list[Path]:
     for entry in sorted(folder.iterdir()):
         if entry.name.startswith(".") or entry.name in SKIP_DIRS:
             continue
-        if entry.is_dir():
+        if entry.is_dir() and not entry.is_symlink():  # a linked folder could loop
             found.extend(_walk(entry))
         elif entry.suffix == ".py":
             found.append(entry)

@@ -1,8 +1,9 @@
 """Anthropic Messages API tools: name, description, input_schema, input_examples.
 
-`input_examples` are the arguments of the descriptor's success examples; the compiler has
-already validated each one against the parameters schema (the API rejects a request whose
-example does not validate).
+`input_examples` are the arguments of the descriptor's success examples that pass every
+required parameter; the compiler has already validated their values against the parameters
+schema (the API rejects a request whose example does not validate). Partial examples (warning
+TG504) stay in the descriptor as documentation only.
 """
 
 from __future__ import annotations
@@ -20,7 +21,12 @@ def render(tools: list[ToolDescriptor], report: Any) -> dict[str, Any]:
             "description": tool.description,
             "input_schema": tool.parameters,
         }
-        examples = [e.arguments for e in tool.examples if e.error is None]
+        required = tool.parameters.get("required", [])
+        examples = [
+            e.arguments
+            for e in tool.examples
+            if e.error is None and all(name in e.arguments for name in required)
+        ]
         if examples:
             entry["input_examples"] = examples
         payload.append(entry)
