@@ -263,3 +263,10 @@ def test_alias_chain_too_deep_to_analyse_is_a_diagnostic(built: Project, run) ->
     built.write("src/deep.py", tool_source(params="x: A599", imports=aliases))
     out = _fails(built, run, 1, "TG202 [error] `lookup` nests types or values too deeply")
     assert "src/deep.py:" in out
+
+
+def test_config_errors_in_json_format(built: Project, run) -> None:
+    result = run("check", "--config", "missing.toml", "--format", "json", cwd=built.root)
+    assert result.code == 2
+    (diagnostic,) = result.json()["diagnostics"]
+    assert diagnostic["code"] == "TG001"

@@ -46,70 +46,32 @@ def _page_ref(params: dict[str, object]) -> None:
     }
 
 
+def _app(project: Project, run, tools: str, imports: str, annotation: str) -> None:
+    """Build package `app` (models in app/models.py, the handler in `tools`) and check that
+    the handler's `page` parameter resolved to the Page model."""
+    files = {"src/app/__init__.py": "", "src/app/models.py": MODELS}
+    files[tools] = HANDLER.format(imports=imports, annotation=annotation)
+    _page_ref(_build(project, run, files))
+
+
 def test_relative_import_from_a_sibling_module(project: Project, run) -> None:
-    _page_ref(
-        _build(
-            project,
-            run,
-            {
-                "src/app/__init__.py": "",
-                "src/app/models.py": MODELS,
-                "src/app/tools.py": HANDLER.format(
-                    imports="from .models import Page", annotation="Page"
-                ),
-            },
-        )
-    )
+    _app(project, run, "src/app/tools.py", "from .models import Page", "Page")
 
 
 def test_two_level_relative_import_and_module_alias(project: Project, run) -> None:
-    _page_ref(
-        _build(
-            project,
-            run,
-            {
-                "src/app/__init__.py": "",
-                "src/app/shared/__init__.py": "",
-                "src/app/shared/models.py": MODELS,
-                "src/app/tools/__init__.py": "",
-                "src/app/tools/search.py": HANDLER.format(
-                    imports="from ..shared import models as m", annotation="m.Page"
-                ),
-            },
-        )
-    )
+    project.write("src/app/shared/__init__.py", "")
+    project.write("src/app/shared/models.py", MODELS)
+    project.write("src/app/tools/__init__.py", "")
+    _app(project, run, "src/app/tools/search.py", "from ..shared import models as m", "m.Page")
 
 
 def test_reexport_through_package_init(project: Project, run) -> None:
-    _page_ref(
-        _build(
-            project,
-            run,
-            {
-                "src/app/__init__.py": "from .models import Page\n__all__ = ['Page']\n",
-                "src/app/models.py": MODELS,
-                "src/app/tools.py": HANDLER.format(
-                    imports="from app import Page", annotation="Page"
-                ),
-            },
-        )
-    )
+    project.write("src/app/lib/__init__.py", "from ..models import Page\n__all__ = ['Page']\n")
+    _app(project, run, "src/app/tools.py", "from app.lib import Page", "Page")
 
 
 def test_import_module_as_alias(project: Project, run) -> None:
-    _page_ref(
-        _build(
-            project,
-            run,
-            {
-                "src/app/__init__.py": "",
-                "src/app/models.py": MODELS,
-                "src/app/tools.py": HANDLER.format(
-                    imports="import app.models as am", annotation="am.Page"
-                ),
-            },
-        )
-    )
+    _app(project, run, "src/app/tools.py", "import app.models as am", "am.Page")
 
 
 def test_type_checking_import_with_future_annotations(project: Project, run) -> None:
@@ -117,51 +79,32 @@ def test_type_checking_import_with_future_annotations(project: Project, run) -> 
         "from __future__ import annotations\nfrom typing import TYPE_CHECKING\n"
         "if TYPE_CHECKING:\n    from app.models import Page\n"
     )
-    _page_ref(
-        _build(
-            project,
-            run,
-            {
-                "src/app/__init__.py": "",
-                "src/app/models.py": MODELS,
-                "src/app/tools.py": HANDLER.format(imports=imports, annotation="Page"),
-            },
-        )
-    )
+    _app(project, run, "src/app/tools.py", imports, "Page")
 
 
 def test_string_annotation(project: Project, run) -> None:
-    _page_ref(
-        _build(
-            project,
-            run,
-            {
-                "src/app/__init__.py": "",
-                "src/app/models.py": MODELS,
-                "src/app/tools.py": HANDLER.format(
-                    imports="from .models import Page", annotation="'Page'"
-                ),
-            },
-        )
-    )
+    _app(project, run, "src/app/tools.py", "from .models import Page", "'Page'")
 
 
 def test_models_outside_the_configured_sources_are_found(project: Project, run) -> None:
     project.write("pyproject.toml", '[tool.toolgen]\nsources = ["src/app/tools"]\n')
-    _page_ref(
-        _build(
-            project,
-            run,
-            {
-                "src/app/__init__.py": "",
-                "src/app/models.py": MODELS,
-                "src/app/tools/__init__.py": "",
-                "src/app/tools/search.py": HANDLER.format(
-                    imports="from app.models import Page", annotation="Page"
-                ),
-            },
-        )
-    )
+    project.write("src/app/tools/__init__.py", "")
+    _app(project, run, "src/app/tools/search.py", "from app.models import Page", "Page")
+
+
+def test_same_class_name_in_two_modules_gets_two_defs(project: Project, run) -> None:
+    project.write("src/app/__init__.py", "")
+    project.write("src/app/a.py", MODELS)
+    project.write("src/app/b.py", MODELS.replace('"""A page."""', '"""Another page."""'))
+    handler = HANDLER.format(imports="from app import a, b", annotation="a.Page, other: b.Page")
+    handler = handler.replace("page: Paging.", "page: Paging.\n        other: More paging.")
+    project.write("src/app/tools.py", handler)
+    result = run("build", cwd=project.root)
+    assert result.code == 0, result.out
+    params = project.descriptor("lookup")["parameters"]
+    assert params["properties"]["page"]["$ref"] == "#/$defs/Page"
+    assert params["properties"]["other"]["$ref"] == "#/$defs/app__b__Page"
+    assert params["$defs"]["app__b__Page"]["description"] == "Another page."
 
 
 def test_marker_through_module_import_and_alias(project: Project, run) -> None:
@@ -181,3 +124,13 @@ def test_a_local_function_named_tool_is_not_the_marker(project: Project, run) ->
     result = run("build", cwd=project.root)
     assert result.code == 0
     assert "TG104 [warning] no @tool handlers found" in result.out
+
+
+def test_star_import_from_a_known_outside_module(project: Project, run) -> None:
+    project.write(
+        "src/tools.py", HANDLER.format(imports="from typing import *", annotation="Optional[int]")
+    )
+    result = run("build", cwd=project.root)
+    assert result.code == 0, result.out
+    page = project.descriptor("lookup")["parameters"]["properties"]["page"]
+    assert page == {"description": "Paging.", "anyOf": [{"type": "integer"}, {"type": "null"}]}

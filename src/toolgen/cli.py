@@ -12,10 +12,13 @@ import sys
 import traceback
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from toolgen._version import __version__
-from toolgen.diagnostics import Diagnostic, Level, UserError, to_json
+from toolgen.diagnostics import Diagnostic, Level, UserError
+
+if TYPE_CHECKING:
+    from toolgen.config import Config
 
 #: Codes that mean the run could not look at the project properly: exit 2, not 1.
 FATAL_CODES = frozenset({"TG001", "TG002", "TG003", "TG004", "TG005", "TG101"})
@@ -85,7 +88,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return command(args, sys.stdout)
     except UserError as exc:
-        _print_diagnostics(exc.diagnostics, args.format, sys.stdout)
+        if args.format == "json":
+            _print_json({"diagnostics": [d.to_dict() for d in exc.diagnostics]}, sys.stdout)
+        else:
+            _print_diagnostics(exc.diagnostics, args.format, sys.stdout)
         return 2
     except KeyboardInterrupt:
         return 130
@@ -95,7 +101,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
 
 
-def _load(args: argparse.Namespace):  # type: ignore[no-untyped-def]
+def _load(args: argparse.Namespace) -> Config:
     from toolgen.config import load_config
 
     return load_config(
@@ -107,9 +113,7 @@ def _load(args: argparse.Namespace):  # type: ignore[no-untyped-def]
 
 
 def _print_diagnostics(diagnostics: Sequence[Diagnostic], fmt: str, stream: TextIO) -> None:
-    if fmt == "json":
-        print(to_json(diagnostics), file=stream)
-        return
+    """Text or GitHub lines; the JSON format prints one report object instead."""
     for diagnostic in diagnostics:
         text = diagnostic.format_github() if fmt == "github" else diagnostic.format_text()
         print(text, file=stream)

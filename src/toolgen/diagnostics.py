@@ -7,7 +7,6 @@ into an exit code.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
@@ -150,10 +149,6 @@ def has_errors(diagnostics: Iterable[Diagnostic]) -> bool:
 def sort_diagnostics(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
     unique = {(d.code, d.message, d.location, d.severity): d for d in diagnostics}
     return sorted(unique.values(), key=Diagnostic.sort_key)
-
-
-def to_json(diagnostics: Iterable[Diagnostic]) -> str:
-    return json.dumps([d.to_dict() for d in diagnostics], indent=2, ensure_ascii=False)
 
 
 class UserError(Exception):

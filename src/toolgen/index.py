@@ -236,16 +236,19 @@ class ModuleIndex:
         head, _, rest = dotted.partition(".")
         binding = module.names.get(head)
         if binding is None:
+            outside: list[str] = []
             for star in module.star_imports:
                 star_module = self.get(star)
-                if star_module is not None:
-                    found = self._resolve_in(star_module, dotted, seen)
-                    if found is not None:
-                        return found
-                elif star:
-                    return None
+                if star_module is None:
+                    outside.append(star)
+                    continue
+                found = self._resolve_in(star_module, dotted, seen)
+                if found is not None:
+                    return found
             if head in BUILTIN_NAMES:
                 return Symbol(f"builtins.{dotted}", "external")
+            if outside:  # `from typing import *`: we cannot list the names, so assume it has it
+                return Symbol(canonical_external(f"{outside[0]}.{dotted}"), "external")
             return None
         if binding.kind == "import":
             target = f"{binding.target}.{rest}" if rest else binding.target
