@@ -270,3 +270,36 @@ def test_config_errors_in_json_format(built: Project, run) -> None:
     assert result.code == 2
     (diagnostic,) = result.json()["diagnostics"]
     assert diagnostic["code"] == "TG001"
+
+
+UNSUPPORTED = [
+    # (params, extra module lines, expected location "line:col", message fragment)
+    ("x: T", "from typing import TypeVar\nT = TypeVar('T')", "6:15", "`T` is bound to a call"),
+    ("x: P", "from typing import ParamSpec\nP = ParamSpec('P')", "6:15", "`P` is bound to a call"),
+    (
+        "x: Greeter",
+        "from typing import Protocol\nclass Greeter(Protocol):\n    name: str",
+        "7:15",
+        "`Greeter` (bad.Greeter) is not a supported type",
+    ),
+    ("x: int, **rest: int", "", "5:22", "`**rest` cannot be described"),
+    ("x: int, /, y: int = 1", "", "5:12", "parameter `x` is positional-only"),
+    (
+        "x: SkipJsonSchema[int]",
+        "from pydantic.json_schema import SkipJsonSchema",
+        "5:15",
+        "SkipJsonSchema[...] is supported as a union member only",
+    ),
+    ("x: Pair[int]", "Pair = tuple", "5:15", "generic alias `Pair[int]` not supported"),
+    ("x: Annotated[str, Field(ge=1)]", "from typing import Annotated\nfrom pydantic import Field",
+     "6:25", "constraint `ge` does not apply to a schema of type string"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("params", "extra", "where", "message"), UNSUPPORTED)
+def test_unsupported_construct_is_a_located_diagnostic(
+    built: Project, run, params: str, extra: str, where: str, message: str
+) -> None:
+    built.write("src/bad.py", tool_source(params=params, imports=extra))
+    out = _fails(built, run, 1, message)
+    assert f"src/bad.py:{where}: TG20" in out

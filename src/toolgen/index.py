@@ -78,6 +78,7 @@ CANONICAL_MODULES = {
     "pydantic.types": "pydantic",
     "pydantic.networks": "pydantic",
     "pydantic.functional_validators": "pydantic",
+    "pydantic.json_schema": "pydantic",
     "collections.abc": "typing",
 }
 
@@ -285,7 +286,7 @@ def _class_member(module: Module, cls: ast.ClassDef, qual: str, rest: str) -> Sy
         if not tail and isinstance(stmt, ast.Assign | ast.AnnAssign):
             targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
             if any(isinstance(t, ast.Name) and t.id == head for t in targets):
-                return Symbol(f"{qual}.{head}", "member", module, stmt)
+                return Symbol(f"{qual}.{head}", "member", module, cls)  # node: the class
     return None
 
 

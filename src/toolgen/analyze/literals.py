@@ -32,8 +32,11 @@ def literal_value(node: ast.expr, module: Module, index: ModuleIndex, depth: int
     if isinstance(node, ast.Name | ast.Attribute):
         symbol = index.resolve_expr(module, node)
         if symbol is not None and symbol.module is not None:
-            if symbol.kind == "member":
-                return enum_member_value(symbol.node, symbol.module, index)
+            if symbol.kind == "member" and isinstance(symbol.node, ast.ClassDef):
+                values = enum_values(symbol.node, symbol.module, index)
+                member = symbol.path.rsplit(".", 1)[-1]
+                if member in values:
+                    return values[member]
             if symbol.kind == "assign" and isinstance(symbol.node, ast.expr):
                 return literal_value(symbol.node, symbol.module, index, depth + 1)
     if isinstance(node, ast.List | ast.Tuple | ast.Set):
@@ -51,10 +54,39 @@ def literal_value(node: ast.expr, module: Module, index: ModuleIndex, depth: int
     raise NotLiteral(node, f"`{_source(node)}` is not a literal")
 
 
-def enum_member_value(node: ast.AST | None, module: Module, index: ModuleIndex) -> Any:
-    if isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None:
-        return literal_value(node.value, module, index, 1)
-    raise NotLiteral(node or module.tree, "enum member without a literal value")
+STR_ENUM_BASES = frozenset({"builtins.str", "enum.StrEnum"})
+
+
+def enum_values(cls: ast.ClassDef, module: Module, index: ModuleIndex) -> dict[str, Any]:
+    """Each member's value, as `enum` would assign it (`auto()` included)."""
+    str_based = any(
+        (symbol := index.resolve_expr(module, base)) is not None and symbol.path in STR_ENUM_BASES
+        for base in cls.bases
+    )
+    values: dict[str, Any] = {}
+    for stmt in cls.body:
+        if not isinstance(stmt, ast.Assign) or len(stmt.targets) != 1:
+            continue
+        target = stmt.targets[0]
+        if not isinstance(target, ast.Name) or target.id.startswith("_"):
+            continue
+        if _is_auto(stmt.value):
+            last = list(values.values())[-1] if values else 0
+            values[target.id] = (
+                target.id.lower() if str_based else (last + 1 if isinstance(last, int) else 1)
+            )
+        else:
+            values[target.id] = literal_value(stmt.value, module, index, 1)
+    return values
+
+
+def _is_auto(node: ast.expr) -> bool:
+    return (
+        isinstance(node, ast.Call)
+        and not node.args
+        and isinstance(node.func, ast.Name | ast.Attribute)
+        and (node.func.id if isinstance(node.func, ast.Name) else node.func.attr) == "auto"
+    )
 
 
 def _json_key(key: object) -> str:

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from toolgen.analyze.literals import NotLiteral, enum_member_value, literal_value
+from toolgen.analyze.literals import NotLiteral, enum_values, literal_value
 from toolgen.diagnostics import Diagnostic
 from toolgen.index import Module, ModuleIndex, Symbol, dotted_name
 
@@ -30,6 +30,69 @@ class TypeProblem(Exception):
         super().__init__(diagnostic.message)
         self.diagnostic = diagnostic
 
+
+#: pydantic's ready-made types: the schema of each, as pydantic renders it.
+FIXED_SCHEMAS: dict[str, Schema] = {
+    **{f"pydantic.{n}": {"type": "integer"} for n in ("StrictInt",)},
+    "pydantic.StrictStr": {"type": "string"},
+    "pydantic.StrictBool": {"type": "boolean"},
+    "pydantic.StrictFloat": {"type": "number"},
+    "pydantic.StrictBytes": {"type": "string", "format": "binary"},
+    "pydantic.PositiveInt": {"type": "integer", "exclusiveMinimum": 0},
+    "pydantic.NegativeInt": {"type": "integer", "exclusiveMaximum": 0},
+    "pydantic.NonNegativeInt": {"type": "integer", "minimum": 0},
+    "pydantic.NonPositiveInt": {"type": "integer", "maximum": 0},
+    "pydantic.PositiveFloat": {"type": "number", "exclusiveMinimum": 0},
+    "pydantic.NegativeFloat": {"type": "number", "exclusiveMaximum": 0},
+    "pydantic.NonNegativeFloat": {"type": "number", "minimum": 0},
+    "pydantic.NonPositiveFloat": {"type": "number", "maximum": 0},
+    "pydantic.SecretStr": {"type": "string", "format": "password", "writeOnly": True},
+    "pydantic.SecretBytes": {"type": "string", "format": "password", "writeOnly": True},
+    "pydantic.HttpUrl": {"type": "string", "format": "uri", "minLength": 1, "maxLength": 2083},
+    **{
+        f"pydantic.{n}": {"type": "string", "format": "uri", "minLength": 1}
+        for n in ("AnyUrl", "AnyHttpUrl", "FileUrl", "FtpUrl", "WebsocketUrl", "AnyWebsocketUrl")
+    },
+    "pydantic.EmailStr": {"type": "string", "format": "email"},
+    "pydantic.NameEmail": {"type": "string", "format": "name-email"},
+    "pydantic.FilePath": {"type": "string", "format": "file-path"},
+    "pydantic.DirectoryPath": {"type": "string", "format": "directory-path"},
+    "pydantic.NewPath": {"type": "string", "format": "path"},
+    **{f"pydantic.UUID{v}": {"type": "string", "format": f"uuid{v}"} for v in (1, 3, 4, 5)},
+    "pydantic.FutureDate": {"type": "string", "format": "date"},
+    "pydantic.PastDate": {"type": "string", "format": "date"},
+    **{
+        f"pydantic.{n}": {"type": "string", "format": "date-time"}
+        for n in ("AwareDatetime", "NaiveDatetime", "FutureDatetime", "PastDatetime")
+    },
+    "pydantic.Base64Str": {"type": "string", "format": "base64"},
+    "pydantic.Base64Bytes": {"type": "string", "format": "base64"},
+    "pydantic.IPvAnyAddress": {"type": "string", "format": "ipvanyaddress"},
+    "pydantic.IPvAnyInterface": {"type": "string", "format": "ipvanyinterface"},
+    "pydantic.IPvAnyNetwork": {"type": "string", "format": "ipvanynetwork"},
+    **{
+        f"ipaddress.IPv{v}{kind}": {"type": "string", "format": f"ipv{v}{kind.lower()}"}
+        for v in (4, 6)
+        for kind in ("Network", "Interface")
+    },
+    "ipaddress.IPv4Address": {"type": "string", "format": "ipv4"},
+    "ipaddress.IPv6Address": {"type": "string", "format": "ipv6"},
+}
+
+#: pydantic's `con*()` functions: the base schema and the keywords that are constraints.
+CON_FUNCTIONS: dict[str, Schema] = {
+    "pydantic.conint": {"type": "integer"},
+    "pydantic.confloat": {"type": "number"},
+    "pydantic.constr": {"type": "string"},
+    "pydantic.conbytes": {"type": "string", "format": "binary"},
+    "pydantic.condecimal": {"anyOf": [{"type": "number"}, {"type": "string"}]},
+    "pydantic.conlist": {"type": "array"},
+    "pydantic.conset": {"type": "array", "uniqueItems": True},
+    "pydantic.confrozenset": {"type": "array", "uniqueItems": True},
+}
+CON_CONSTRAINTS = frozenset(
+    {"gt", "ge", "lt", "le", "multiple_of", "min_length", "max_length", "pattern"}
+)
 
 #: Resolved external paths and the kind of type they are; each kind has a `<kind>_schema`.
 EXTERNAL_KINDS: dict[str, str] = {
@@ -74,6 +137,9 @@ EXTERNAL_KINDS: dict[str, str] = {
     "pathlib.Path": "format",
     "pathlib.PurePath": "format",
     "decimal.Decimal": "decimal",
+    "pydantic.Json": "json",
+    "pydantic.SkipJsonSchema": "skip",
+    **dict.fromkeys(FIXED_SCHEMAS, "fixed"),
 }
 
 STRING_FORMATS = {
@@ -102,6 +168,7 @@ WELL_KNOWN_MODULES = frozenset(
         "collections",
         "types",
         "abc",
+        "ipaddress",
     }
 )
 
@@ -111,6 +178,14 @@ MODEL_BASES = frozenset({"pydantic.BaseModel"})
 DATACLASS_DECORATORS = frozenset({"dataclasses.dataclass", "pydantic.dataclasses.dataclass"})
 FIELD_CALLS = frozenset({"pydantic.Field"})
 DATACLASS_FIELD_CALLS = frozenset({"dataclasses.field"})
+VALIDATORS = frozenset(
+    {
+        "pydantic.BeforeValidator",
+        "pydantic.AfterValidator",
+        "pydantic.PlainValidator",
+        "pydantic.WrapValidator",
+    }
+)
 
 #: annotated_types markers and the Field keyword each stands for.
 ANNOTATED_TYPES = {
@@ -178,6 +253,7 @@ class FieldSpec:
     alias: str | None = None
     deprecated: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
+    replace: Schema | None = None  # WithJsonSchema / PlainValidator: the schema to show instead
 
     def merge(self, other: FieldSpec) -> None:
         if other.default is not MISSING:
@@ -189,6 +265,7 @@ class FieldSpec:
         self.alias = other.alias or self.alias
         self.deprecated = self.deprecated or other.deprecated
         self.extra.update(other.extra)
+        self.replace = other.replace if other.replace is not None else self.replace
 
 
 @dataclass
@@ -197,6 +274,7 @@ class ClassField:
     annotation: ast.expr
     value: ast.expr | None
     module: Module
+    total: bool = True  # TypedDict: the `total=` of the class that declares the field
 
 
 class SchemaBuilder:
@@ -223,13 +301,38 @@ class SchemaBuilder:
             return self._dispatch(symbol, node, module, _subscript_args(node))
         if isinstance(node, ast.Name | ast.Attribute):
             return self._dispatch(self._resolve(node, module), node, module, None)
+        if isinstance(node, ast.Call):
+            return self.call_schema(node, module)
         raise self.problem("TG202", f"unsupported annotation `{_text(node)}`", node, module)
+
+    def call_schema(self, call: ast.Call, module: Module) -> Schema:
+        """`conint(gt=0)`, `constr(pattern=...)`, `conlist(int, min_length=1)`, ..."""
+        called = self._resolve(call.func, module)
+        base = CON_FUNCTIONS.get(called.path)
+        if base is None:
+            raise self.problem(
+                "TG202", f"`{_text(call)}` is a call, not a type toolgen can read", call, module
+            )
+        schema = dict(base)
+        keywords = {kw.arg: kw.value for kw in call.keywords if kw.arg}
+        if schema.get("type") == "array":
+            item = call.args[0] if call.args else keywords.pop("item_type", None)
+            schema["items"] = self.schema(item, module) if item is not None else {}
+        constraints = {
+            key: self._literal(value, module)
+            for key, value in keywords.items()
+            if key in CON_CONSTRAINTS
+            and not (isinstance(value, ast.Constant) and value.value is None)
+        }
+        if "pattern" in constraints and not isinstance(constraints["pattern"], str):
+            raise self.problem("TG205", "constr(pattern=...) must be a string", call, module)
+        return self._constrain(schema, constraints, call, module) if constraints else schema
 
     def field_schema(
         self, annotation: ast.expr, module: Module, spec: FieldSpec | None = None
     ) -> tuple[Schema, FieldSpec]:
         """Schema of a parameter or field: the type, its constraints, description, default."""
-        merged = FieldSpec()
+        levels: list[list[ast.expr]] = []
         inner = annotation
         while True:  # peel Annotated[...] and TypedDict qualifiers, collecting metadata
             inner = self._forward_ref(inner, module) if _is_str(inner) else inner
@@ -238,13 +341,16 @@ class SchemaBuilder:
             kind = self._kind_of(self._resolve(inner.value, module))
             args = _subscript_args(inner)
             if kind == "annotated" and args:
-                for meta in args[1:]:
-                    merged.merge(self.metadata(meta, module))
+                levels.append(args[1:])
                 inner = args[0]
             elif kind == "qualifier" and args:
                 inner = args[0]
             else:
                 break
+        merged = FieldSpec()
+        for level in reversed(levels):  # innermost first: outer metadata wins, like pydantic
+            for meta in level:
+                merged.merge(self.metadata(meta, module))
         if spec is not None:
             merged.merge(spec)
         schema = self.schema(inner, module)
@@ -262,6 +368,32 @@ class SchemaBuilder:
         if path in ANNOTATED_TYPES and len(node.args) == 1:
             value = self._literal(node.args[0], module)
             return FieldSpec(constraints={ANNOTATED_TYPES[path]: value})
+        if path in ("annotated_types.Len", "annotated_types.Interval"):
+            names = (
+                ("min_length", "max_length") if path.endswith("Len") else ("gt", "ge", "lt", "le")
+            )
+            bound = dict(zip(names, node.args, strict=False))
+            bound.update({kw.arg: kw.value for kw in node.keywords if kw.arg})
+            constraints = {
+                k: self._literal(v, module)
+                for k, v in bound.items()
+                if not (isinstance(v, ast.Constant) and v.value is None)
+            }
+            if path.endswith("Len") and constraints.get("min_length") == 0:
+                del constraints["min_length"]
+            return FieldSpec(constraints=constraints)
+        if path == "pydantic.WithJsonSchema" and node.args:
+            value = self._literal(node.args[0], module)
+            if isinstance(value, dict):
+                return FieldSpec(replace=_drop_titles(value))
+        if path in VALIDATORS:
+            input_type = next(
+                (kw.value for kw in node.keywords if kw.arg == "json_schema_input_type"), None
+            )
+            if input_type is not None:
+                return FieldSpec(replace=self.schema(input_type, module))
+            if path == "pydantic.PlainValidator":
+                return FieldSpec(replace={})
         return FieldSpec()
 
     def field_call(self, call: ast.Call, module: Module) -> FieldSpec:
@@ -315,7 +447,9 @@ class SchemaBuilder:
 
     def decorate(self, schema: Schema, spec: FieldSpec, where: ast.AST, module: Module) -> Schema:
         """Apply constraints to the type, then add description, examples and default."""
-        if spec.constraints:
+        if spec.replace is not None:
+            schema = spec.replace
+        elif spec.constraints:
             schema = self._constrain(schema, spec.constraints, where, module)
         out: Schema = {}
         if spec.description is not None:
@@ -333,29 +467,34 @@ class SchemaBuilder:
     def _constrain(
         self, schema: Schema, constraints: dict[str, Any], where: ast.AST, module: Module
     ) -> Schema:
-        if "anyOf" in schema:
-            branches = [
-                b if b.get("type") == "null" else self._constrain(b, constraints, where, module)
-                for b in schema["anyOf"]
-            ]
+        if "anyOf" in schema:  # constrain the branches each constraint applies to (Decimal:
+            # numbers, not strings; Optional: never the null branch)
+            branches = list(schema["anyOf"])
+            for key, value in constraints.items():
+                applied = False
+                for i, branch in enumerate(branches):
+                    if _applies(key, branch.get("type")):
+                        branches[i] = self._constrain(branch, {key: value}, where, module)
+                        applied = True
+                if not applied:
+                    raise self._no_constraint(key, "a union", where, module)
             return {**schema, "anyOf": branches}
         out = dict(schema)
         kind = schema.get("type")
         for key, value in constraints.items():
-            if key in NUMERIC_CONSTRAINTS and kind in ("integer", "number"):
+            if not _applies(key, kind):
+                raise self._no_constraint(key, f"type {kind or 'unknown'}", where, module)
+            if key in NUMERIC_CONSTRAINTS:
                 out[NUMERIC_CONSTRAINTS[key]] = value
-            elif key in ("min_length", "max_length") and kind in LENGTH_KEYS:
-                out[LENGTH_KEYS[kind][key == "max_length"]] = value
-            elif key == "pattern" and kind == "string":
-                out["pattern"] = value
+            elif key in ("min_length", "max_length"):
+                out[LENGTH_KEYS[str(kind)][key == "max_length"]] = value
             else:
-                raise self.problem(
-                    "TG202",
-                    f"constraint `{key}` does not apply to a schema of type {kind or 'unknown'}",
-                    where,
-                    module,
-                )
+                out["pattern"] = value
         return out
+
+    def _no_constraint(self, key: str, what: str, where: ast.AST, module: Module) -> TypeProblem:
+        message = f"constraint `{key}` does not apply to a schema of {what}"
+        return self.problem("TG202", message, where, module)
 
     # -- dispatch --------------------------------------------------------------------------
     def _dispatch(
@@ -459,6 +598,20 @@ class SchemaBuilder:
     def format_schema(self, symbol: Symbol, *_: Any) -> Schema:
         return {"type": "string", "format": STRING_FORMATS[symbol.path]}
 
+    def fixed_schema(self, symbol: Symbol, *_: Any) -> Schema:
+        return dict(FIXED_SCHEMAS[symbol.path])
+
+    def json_schema(
+        self, symbol: Symbol, node: ast.expr, module: Module, args: list[ast.expr] | None
+    ) -> Schema:
+        content = self.schema(args[0], module) if args else {}
+        return {"type": "string", "contentMediaType": "application/json", "contentSchema": content}
+
+    def skip_schema(self, symbol: Symbol, node: ast.expr, module: Module, _: Any) -> Schema:
+        raise self.problem(
+            "TG202", "SkipJsonSchema[...] is supported as a union member only", node, module
+        )
+
     def decimal_schema(self, *_: Any) -> Schema:
         return {"anyOf": [{"type": "number"}, {"type": "string"}]}
 
@@ -476,12 +629,12 @@ class SchemaBuilder:
     def tuple_schema(
         self, symbol: Symbol, node: ast.expr, module: Module, args: list[ast.expr] | None
     ) -> Schema:
+        if isinstance(node, ast.Subscript) and not args:  # tuple[()]
+            return {"type": "array", "minItems": 0, "maxItems": 0}
         if not args:
             return {"type": "array", "items": {}}
         if len(args) == 2 and isinstance(args[1], ast.Constant) and args[1].value is Ellipsis:
             return {"type": "array", "items": self.schema(args[0], module)}
-        if len(args) == 1 and isinstance(args[0], ast.Tuple) and not args[0].elts:
-            return {"type": "array", "maxItems": 0}  # tuple[()]
         items = [self.schema(a, module) for a in args]
         return {
             "type": "array",
@@ -498,8 +651,11 @@ class SchemaBuilder:
         keys = self.schema(args[0], module)
         values = self.schema(args[1], module)
         out: Schema = {"type": "object", "additionalProperties": values or True}
-        if keys not in ({}, {"type": "string"}):
-            out["propertyNames"] = keys
+        # like pydantic: string-like key constraints only, without the implied "type"
+        if keys.get("type", "string") == "string":
+            names = {k: v for k, v in keys.items() if k != "type"}
+            if names:
+                out["propertyNames"] = names
         return out
 
     def optional_schema(
@@ -524,7 +680,8 @@ class SchemaBuilder:
         values: list[Any] = []
         for arg in args:
             values.append(self._literal(arg, module))
-        values = list(dict.fromkeys(values)) if all(_hashable(v) for v in values) else values
+        if all(_hashable(v) for v in values):  # dedupe, keeping 1 and True apart
+            values = list({(type(v), v): v for v in values}.values())
         types = {_json_type(v) for v in values}
         out: Schema = {"const": values[0]} if len(values) == 1 else {"enum": values}
         if len(types) == 1 and None not in types:
@@ -560,6 +717,8 @@ class SchemaBuilder:
             called = self._resolve(value.func, home, strict=False)
             if called.path == "typing.NewType" and len(value.args) == 2:
                 value = value.args[1]
+            elif called.path in CON_FUNCTIONS:
+                return self.call_schema(value, home)
             else:
                 raise self.problem(
                     "TG202", f"`{_text(node)}` is bound to a call, not a type", node, module
@@ -602,21 +761,10 @@ class SchemaBuilder:
     def _enum_body(self, symbol: Symbol) -> Schema:
         node, module = symbol.node, symbol.module
         assert isinstance(node, ast.ClassDef) and module is not None
-        is_str_enum = any(
-            (self._resolve(b, module, strict=False).path in ("builtins.str", "enum.StrEnum"))
-            for b in node.bases
-        )
-        values: list[Any] = []
-        for stmt in node.body:
-            if not isinstance(stmt, ast.Assign) or len(stmt.targets) != 1:
-                continue
-            target = stmt.targets[0]
-            if not isinstance(target, ast.Name) or target.id.startswith("_"):
-                continue
-            if _is_auto(stmt.value):
-                values.append(target.id.lower() if is_str_enum else len(values) + 1)
-            else:
-                values.append(self._literal(stmt.value, module))
+        try:
+            values = list(enum_values(node, module, self.index).values())
+        except NotLiteral as exc:
+            raise self.problem("TG205", exc.why or "not a literal", exc.node, module) from None
         if not values:
             raise self.problem("TG202", f"enum {node.name} has no members", node, module)
         out: Schema = {}
@@ -634,11 +782,10 @@ class SchemaBuilder:
         node, module = symbol.node, symbol.module
         assert isinstance(node, ast.ClassDef) and module is not None
         fields: dict[str, ClassField] = {}
-        for base in node.bases:
-            found = self._resolve(base, module, strict=False)
-            if found.kind == "class" and found.module is not None and found.path != symbol.path:
-                for f in self.class_fields(found):
-                    fields[f.name] = f
+        for base in self._project_bases(symbol):
+            for f in self.class_fields(base):
+                fields[f.name] = f
+        total = self._class_keyword(node, module, "total", True)
         for stmt in node.body:
             if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
                 name = stmt.target.id
@@ -648,8 +795,49 @@ class SchemaBuilder:
                     or self._is_classvar(stmt.annotation, module)
                 ):
                     continue
-                fields[name] = ClassField(name, stmt.annotation, stmt.value, module)
+                fields[name] = ClassField(name, stmt.annotation, stmt.value, module, total)
         return list(fields.values())
+
+    def _project_bases(self, symbol: Symbol) -> list[Symbol]:
+        node, module = symbol.node, symbol.module
+        assert isinstance(node, ast.ClassDef) and module is not None
+        bases = []
+        for base in node.bases:
+            found = self._resolve(base, module, strict=False)
+            if found.kind == "class" and found.module is not None and found.path != symbol.path:
+                bases.append(found)
+        return bases
+
+    def _class_keyword(self, node: ast.ClassDef, module: Module, name: str, default: Any) -> Any:
+        for kw in node.keywords:
+            if kw.arg == name:
+                return self._literal(kw.value, module)
+        return default
+
+    def model_config(self, symbol: Symbol) -> dict[str, Any]:
+        """`model_config = ConfigDict(...)` (or a dict) of a model and its bases, as literals."""
+        node, module = symbol.node, symbol.module
+        assert isinstance(node, ast.ClassDef) and module is not None
+        config: dict[str, Any] = {}
+        for base in self._project_bases(symbol):
+            config.update(self.model_config(base))
+        for stmt in node.body:
+            target = (
+                stmt.targets[0] if isinstance(stmt, ast.Assign) else getattr(stmt, "target", None)
+            )
+            value = getattr(stmt, "value", None)
+            if not (isinstance(target, ast.Name) and target.id == "model_config") or value is None:
+                continue
+            if isinstance(value, ast.Call):
+                for kw in value.keywords:
+                    if kw.arg in ("extra", "json_schema_extra"):
+                        config[kw.arg] = self._literal(kw.value, module)
+            elif isinstance(value, ast.Dict):
+                literal = self._literal(value, module)
+                config.update(
+                    {k: literal[k] for k in ("extra", "json_schema_extra") if k in literal}
+                )
+        return config
 
     def _is_classvar(self, annotation: ast.expr, module: Module) -> bool:
         target = annotation.value if isinstance(annotation, ast.Subscript) else annotation
@@ -659,10 +847,6 @@ class SchemaBuilder:
     def _object_body(self, symbol: Symbol, kind: str) -> Schema:
         node, module = symbol.node, symbol.module
         assert isinstance(node, ast.ClassDef) and module is not None
-        total = True
-        for kw in node.keywords:
-            if kw.arg == "total":
-                total = bool(self._literal(kw.value, module))
         properties: Schema = {}
         required: list[str] = []
         for f in self.class_fields(symbol):
@@ -671,7 +855,7 @@ class SchemaBuilder:
             name = merged.alias or f.name
             properties[name] = schema
             if kind == "typeddict":
-                if self._typeddict_required(f.annotation, f.module, total):
+                if self._typeddict_required(f.annotation, f.module, bool(f.total)):
                     required.append(name)
             elif merged.default is MISSING and not merged.has_factory:
                 required.append(name)
@@ -683,6 +867,12 @@ class SchemaBuilder:
         out["properties"] = properties
         if required:
             out["required"] = required
+        if kind == "model":
+            config = self.model_config(symbol)
+            if config.get("extra") in ("forbid", "allow"):
+                out["additionalProperties"] = config["extra"] == "allow"
+            if isinstance(config.get("json_schema_extra"), dict):
+                out.update(_drop_titles(config["json_schema_extra"]))
         return out
 
     def _value_spec(self, value: ast.expr | None, module: Module, kind: str) -> FieldSpec:
@@ -725,6 +915,8 @@ class SchemaBuilder:
     def _union(self, members: list[ast.expr], module: Module) -> Schema:
         branches: list[Schema] = []
         for member in members:
+            if self._is_skipped(member, module):
+                continue  # `X | SkipJsonSchema[None]`: accepted, but not shown in the schema
             schema = self.schema(member, module)
             for branch in schema["anyOf"] if set(schema) == {"anyOf"} else [schema]:
                 if branch not in branches:
@@ -732,6 +924,13 @@ class SchemaBuilder:
         nulls = [b for b in branches if b == {"type": "null"}]
         branches = [b for b in branches if b != {"type": "null"}] + nulls
         return branches[0] if len(branches) == 1 else {"anyOf": branches}
+
+    def _is_skipped(self, node: ast.expr, module: Module) -> bool:
+        if _is_str(node):
+            node = self._forward_ref(node, module)
+        if not isinstance(node, ast.Subscript) or dotted_name(node.value) is None:
+            return False
+        return self._resolve(node.value, module, strict=False).path == ("pydantic.SkipJsonSchema")
 
     def _literal(self, node: ast.expr, module: Module) -> Any:
         try:
@@ -764,9 +963,21 @@ class SchemaBuilder:
     def problem(self, code: str, message: str, node: ast.AST, module: Module) -> TypeProblem:
         return TypeProblem(Diagnostic(code, message, module.location(node)))
 
-    def member_value(self, symbol: Symbol) -> Any:
-        assert symbol.module is not None
-        return enum_member_value(symbol.node, symbol.module, self.index)
+
+def _applies(key: str, kind: Any) -> bool:
+    if key in NUMERIC_CONSTRAINTS:
+        return kind in ("integer", "number")
+    if key in ("min_length", "max_length"):
+        return kind in LENGTH_KEYS
+    return key == "pattern" and kind == "string"
+
+
+def _drop_titles(schema: Any) -> Any:
+    if isinstance(schema, dict):
+        return {k: _drop_titles(v) for k, v in schema.items() if k != "title"}
+    if isinstance(schema, list):
+        return [_drop_titles(v) for v in schema]
+    return schema
 
 
 def _flatten_or(node: ast.expr) -> list[ast.expr]:
@@ -782,14 +993,6 @@ def _subscript_args(node: ast.Subscript) -> list[ast.expr]:
 
 def _is_str(node: ast.expr) -> bool:
     return isinstance(node, ast.Constant) and isinstance(node.value, str)
-
-
-def _is_auto(node: ast.expr) -> bool:
-    return (
-        isinstance(node, ast.Call)
-        and not node.args
-        and (dotted_name(node.func) or "").split(".")[-1] == "auto"
-    )
 
 
 def _json_type(value: Any) -> str | None:

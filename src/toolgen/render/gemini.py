@@ -133,7 +133,7 @@ def _any_of(
     branches: list[dict[str, Any]], defs: dict[str, Any], stack: tuple[str, ...], pointer: str
 ) -> dict[str, Any]:
     real = [b for b in branches if b != {"type": "null"}]
-    converted = [_convert(b, defs, stack, f"{pointer}/anyOf") for b in real]
+    converted = [_convert(b, defs, stack, f"{pointer}/anyOf/{i}") for i, b in enumerate(real)]
     out: dict[str, Any] = converted[0] if len(converted) == 1 else {"anyOf": converted}
     if len(real) < len(branches):
         out = {**out, "nullable": True}
