@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from toolgen._version import __version__
-from toolgen.diagnostics import Diagnostic, Level, UserError
+from toolgen.diagnostics import Diagnostic, Level, UserError, has_errors, sort_diagnostics
 
 if TYPE_CHECKING:
     from toolgen.config import Config
@@ -64,6 +64,12 @@ def _parser() -> argparse.ArgumentParser:
     common(check)
     check.add_argument("--out", metavar="DIR", help="output folder (default: config `out`)")
     check.add_argument("--diff", action="store_true", help="show a unified diff of changed files")
+    check.add_argument(
+        "--verify-runtime",
+        action="store_true",
+        help="also import the handlers (in a child process) and compare each parameters schema "
+        "with pydantic's at run time; the only option that runs user code",
+    )
     check.add_argument(
         "--fail-on",
         choices=("error", "warning", "info"),
@@ -171,6 +177,11 @@ def cmd_check(args: argparse.Namespace, stream: TextIO) -> int:
 
     config = _load(args)
     result = generate(config)
+    if args.verify_runtime and not has_errors(result.diagnostics):
+        from toolgen.runtime import verify_runtime
+
+        found = verify_runtime(config, result.descriptors, result.locations, result.search_roots)
+        result.diagnostics = sort_diagnostics([*result.diagnostics, *found])
     status = _exit_for(result.diagnostics, Level(args.fail_on))
     blocked = status == 2 or any(d.severity is Level.ERROR for d in result.diagnostics)
     drift = Drift() if blocked else compare(config.out, result.files)

@@ -39,13 +39,14 @@ class Compilation:
     descriptors: list[ToolDescriptor] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
     locations: dict[str, Location] = field(default_factory=dict)  # tool name -> its def
+    search_roots: list[str] = field(default_factory=list)  # where the modules import from
 
 
 def compile_project(config: Config) -> Compilation:
     files = discover(config.sources)
     roots = [f.search_root for f in files] + [config.root, config.root / "src"]
     index = ModuleIndex(roots, lambda p: config.display(p))
-    result = Compilation()
+    result = Compilation(search_roots=[str(r) for r in index.search_roots])
     seen: dict[str, Location] = {}
     for file in files:
         module = index.add_file(file.module, file.path)

@@ -79,6 +79,9 @@ RULES: dict[str, Rule] = _rules(
     # TG6xx: platform rendering
     ("TG601", W, "schema cannot be OpenAI-strict; rendered with strict: false"),
     ("TG602", W, "construct not representable in Gemini's schema subset; tool left out of Gemini"),
+    # TG7xx: --verify-runtime (the handlers imported in a child process, on request only)
+    ("TG701", E, "static parameters schema differs from pydantic's schema at run time"),
+    ("TG702", W, "handler could not be verified at run time"),
 )
 
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from toolgen.compiler import compile_project
 from toolgen.config import Config
 from toolgen.descriptor import ToolDescriptor
-from toolgen.diagnostics import Diagnostic, sort_diagnostics
+from toolgen.diagnostics import Diagnostic, Location, sort_diagnostics
 from toolgen.render import render_project
 
 
@@ -16,6 +16,8 @@ class Generated:
     files: dict[str, bytes]
     descriptors: list[ToolDescriptor]
     diagnostics: list[Diagnostic]
+    locations: dict[str, Location]
+    search_roots: list[str]
 
 
 def generate(config: Config) -> Generated:
@@ -25,4 +27,6 @@ def generate(config: Config) -> Generated:
         rendered.files,
         compiled.descriptors,
         sort_diagnostics([*compiled.diagnostics, *rendered.diagnostics]),
+        compiled.locations,
+        compiled.search_roots,
     )
