@@ -51,7 +51,7 @@ def runtime_schema(fn: Any, is_method: bool, skip: list[str]) -> dict[str, Any]:
         if annotation is inspect.Parameter.empty:
             annotation = Any
         elif isinstance(annotation, str):  # `from __future__ import annotations`: evaluate it
-            annotation = eval(annotation, fn.__globals__)  # noqa: S307 - the user's own code
+            annotation = eval(annotation, fn.__globals__)
         fields[p.name] = (annotation, default)
     schema: dict[str, Any] = create_model(fn.__name__, **fields).model_json_schema()
     return schema
