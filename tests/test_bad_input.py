@@ -123,14 +123,14 @@ def test_unknown_config_key_and_bad_values(built: Project, run) -> None:
     built.write(
         "pyproject.toml",
         '[tool.toolgen]\nsources = ["src"]\nplatform = ["openai"]\nplatforms = ["myspace"]\n'
-        'docstring_style = "epydoc"\nmarkers = ["fastmcp"]\n',
+        'docstring_style = "epydoc"\nmarkers = ["bogus"]\n',
     )
     out = _fails(
         built, run, 2, "pyproject.toml:3:1: TG002 [error] [tool.toolgen] platform: unknown"
     )
     assert "platforms: unknown value 'myspace'" in out
     assert "docstring_style: must be one of auto, google, numpy, sphinx" in out
-    assert "markers: preset 'fastmcp' is not supported yet" in out
+    assert "markers: unknown value 'bogus' (allowed: toolgen, fastmcp, mcp" in out
 
 
 def test_non_literal_decorator_argument(built: Project, run) -> None:

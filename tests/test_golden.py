@@ -44,3 +44,9 @@ def test_examples_match_checked_in_generated_folder() -> None:
     if UPDATE:
         pytest.skip("examples are regenerated with `toolgen build`")
     _compare(_files(REPO / "examples"), REPO / "generated")
+
+
+@pytest.mark.parametrize("preset", ["fastmcp", "mcp", "openai-agents", "langchain", "pydantic-ai"])
+def test_framework_fixtures_match_golden_files(preset: str) -> None:
+    config = load_config(REPO / "tests" / "fixtures" / "frameworks" / f"{preset}.toml", cwd=REPO)
+    _compare(generate(config).files, GOLDEN / "frameworks" / preset)

@@ -201,3 +201,47 @@ def test_mcp_annotations_come_from_the_idempotency_block() -> None:
     }
     assert "outputSchema" not in by_name["delete_user"]  # returns None
     assert by_name["ticket_search"]["outputSchema"]["type"] == "object"
+
+
+def test_inline_refs_keeps_recursive_entries_and_what_they_use() -> None:
+    from toolgen.schema_ops import inline_refs
+
+    schema = {
+        "type": "object",
+        "properties": {
+            "a": {"$ref": "#/$defs/A", "description": "An A."},
+            "n": {"$ref": "#/$defs/Node"},
+        },
+        "$defs": {
+            "A": {"type": "object", "properties": {"b": {"$ref": "#/$defs/B"}}},
+            "B": {"enum": ["x"], "type": "string"},
+            "Node": {
+                "type": "object",
+                "properties": {"next": {"$ref": "#/$defs/Node"}, "b": {"$ref": "#/$defs/B"}},
+            },
+        },
+    }
+    assert inline_refs(schema) == {
+        "type": "object",
+        "properties": {
+            "a": {
+                "type": "object",
+                "properties": {"b": {"enum": ["x"], "type": "string"}},
+                "description": "An A.",
+            },
+            "n": {"$ref": "#/$defs/Node"},
+        },
+        "$defs": {
+            "Node": {
+                "type": "object",
+                "properties": {
+                    "next": {"$ref": "#/$defs/Node"},
+                    "b": {"enum": ["x"], "type": "string"},
+                },
+            }
+        },
+    }
+    siblings_only = inline_refs(schema, only_with_siblings=True)
+    assert siblings_only["properties"]["a"]["properties"] == {"b": {"$ref": "#/$defs/B"}}
+    assert siblings_only["properties"]["n"] == {"$ref": "#/$defs/Node"}
+    assert set(siblings_only["$defs"]) == {"A", "B", "Node"}

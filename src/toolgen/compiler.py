@@ -16,14 +16,16 @@ from pydantic import ValidationError
 from toolgen.analyze.decorators import decorator_options
 from toolgen.analyze.docstrings import DocLine, Docstring, parse_docstring
 from toolgen.analyze.handlers import Handler, find_handlers
+from toolgen.analyze.markers import presets
 from toolgen.analyze.sections import SectionReader
-from toolgen.analyze.signature import parameters
+from toolgen.analyze.signature import Param, parameters
 from toolgen.analyze.types import FIELD_CALLS, MISSING, FieldSpec, SchemaBuilder, TypeProblem
 from toolgen.config import Config
 from toolgen.descriptor import DEFAULT_RISK, NAME_PATTERN, RISK_DEFAULTS, ToolDescriptor
 from toolgen.diagnostics import Diagnostic, Level, Location, sort_diagnostics
 from toolgen.discover import discover
 from toolgen.index import ModuleIndex, dotted_name
+from toolgen.schema_ops import inline_refs
 from toolgen.validate import schema_errors
 
 #: Decorator keywords stored under another descriptor field name.
@@ -52,7 +54,7 @@ def compile_project(config: Config) -> Compilation:
         module = index.add_file(file.module, file.path)
         if module is None:
             continue
-        for handler in find_handlers(module, index):
+        for handler in find_handlers(module, index, presets(config.markers)):
             descriptor, problems = compile_handler(handler, index, config)
             result.diagnostics.extend(problems)
             if descriptor is None:
@@ -108,6 +110,9 @@ class _HandlerCompiler:
         self.config = config
         self.problems: list[Diagnostic] = []
         self.doc = parse_docstring(self.node, config.docstring_style) or Docstring()
+        self.preset = handler.preset
+        self.decorator = decorator_options(handler)
+        self.problems.extend(self.decorator.problems)
 
     def report(self, code: str, message: str, node: ast.AST | None) -> None:
         self.problems.append(Diagnostic(code, message, self.module.location(node)))
@@ -116,8 +121,8 @@ class _HandlerCompiler:
         return any(p.severity is Level.ERROR for p in self.problems)
 
     def run(self) -> tuple[ToolDescriptor | None, list[Diagnostic]]:
-        options, option_nodes, found = decorator_options(self.handler)
-        self.problems.extend(found)
+        options, option_nodes = dict(self.decorator.options), self.decorator.nodes
+        description = options.pop("description", None) or self.doc.description
         name = options.get("name", self.node.name)
         if not isinstance(name, str) or not re.fullmatch(NAME_PATTERN, name):
             self.report(
@@ -128,7 +133,7 @@ class _HandlerCompiler:
             name = self.node.name
         parameters_schema = self.parameters_schema()
         returns_schema = self.returns_schema()
-        if not self.doc.description:
+        if not description:
             self.report(
                 "TG303",
                 f"`{self.node.name}` needs a docstring whose summary describes the tool",
@@ -138,6 +143,7 @@ class _HandlerCompiler:
         sections = self.doc.sections
         errors = reader.errors(sections["errors"]) if "errors" in sections else []
         hints = reader.idempotency(sections["idempotency"]) if "idempotency" in sections else {}
+        hints.update(self.decorator.hints)  # a framework's annotations are what it publishes
         examples = (
             reader.examples(sections["examples"], {self.node.name, name})
             if "examples" in sections
@@ -155,7 +161,7 @@ class _HandlerCompiler:
         autonomous, confirmation = RISK_DEFAULTS.get(risk, RISK_DEFAULTS[DEFAULT_RISK])
         data: dict[str, Any] = {
             "name": name,
-            "description": self.doc.description,
+            "description": description,
             "parameters": parameters_schema,
             "returns": {"description": self.doc.returns, "schema": returns_schema},
             "errors": errors,
@@ -166,6 +172,8 @@ class _HandlerCompiler:
             "confirmation": confirmation,
             "source": {"module": self.module.name, "qualname": self.handler.qualname},
         }
+        if not self.preset.native:
+            data["source"]["marker"] = self.preset.name
         for key, value in options.items():
             data[DESCRIPTOR_KEYS.get(key, key)] = value
         try:
@@ -180,10 +188,27 @@ class _HandlerCompiler:
             return None, self.problems
         return (None if self.failed() else descriptor), self.problems
 
-    def parameters_schema(self) -> dict[str, Any]:
+    def exposed(self, builder: SchemaBuilder) -> list[Param]:
+        """The parameters a model passes: no self/cls, skipped names or framework context."""
         params, found = parameters(self.handler, self.config.skip_params)
         self.problems.extend(found)
+        if self.handler.method in self.preset.context_first_methods and params:
+            params = params[1:]  # e.g. pydantic-ai `@agent.tool`: the RunContext comes first
+        if self.preset.context_types:
+            params = [
+                p
+                for p in params
+                if p.annotation is None
+                or not builder.refers_to(p.annotation, self.module, self.preset.context_types)
+            ]
+        return params
+
+    def parameters_schema(self) -> dict[str, Any]:
         builder = SchemaBuilder(self.index)
+        if self.decorator.args_schema is not None:
+            return self.args_schema(builder, self.decorator.args_schema)
+        params = self.exposed(builder)
+        docstring_wins = self.preset.docstring_wins or self.decorator.parse_docstring
         properties: dict[str, Any] = {}
         required: list[str] = []
         for param in params:
@@ -198,17 +223,24 @@ class _HandlerCompiler:
             except TypeProblem as exc:
                 self.problems.append(exc.diagnostic)
                 continue
-            if "description" not in schema:  # Field(description=...) wins over the docstring
-                entry = self.doc.params.get(param.name)
-                if entry is None or not entry.text:
-                    self.report(
+            entry = self.doc.params.get(param.name)
+            if entry is not None and entry.text and (docstring_wins or "description" not in schema):
+                # Field(description=...) wins over the docstring, unless the framework says not
+                schema = {
+                    "description": entry.text,
+                    **{k: v for k, v in schema.items() if k != "description"},
+                }
+            elif "description" not in schema:
+                self.problems.append(
+                    Diagnostic(
                         "TG301",
                         f"parameter `{param.name}` is not described: add it to the docstring's "
                         "Args section (or give it Field(description=...))",
-                        param.node,
+                        self.module.location(param.node),
+                        # a framework's handlers are read as they are: a warning, not a block
+                        None if self.preset.native else Level.WARNING,
                     )
-                else:
-                    schema = {"description": entry.text, **schema}
+                )
             properties[param.name] = schema
             if merged.default is MISSING and not merged.has_factory:
                 required.append(param.name)
@@ -225,6 +257,25 @@ class _HandlerCompiler:
         schema = {"type": "object", "properties": properties}
         if required:
             schema["required"] = required
+        schema["additionalProperties"] = False
+        schema = _with_defs(schema, builder)
+        if self.preset.inline_defs is None:
+            return schema
+        return inline_refs(schema, only_with_siblings=self.preset.inline_defs == "with-siblings")
+
+    def args_schema(self, builder: SchemaBuilder, model: ast.expr) -> dict[str, Any]:
+        """LangChain `@tool(args_schema=Model)`: the model's fields are the parameters."""
+        try:
+            ref = builder.schema(model, self.module)
+        except TypeProblem as exc:
+            self.problems.append(exc.diagnostic)
+            return {"type": "object", "properties": {}, "additionalProperties": False}
+        name = str(ref.get("$ref", "")).removeprefix("#/$defs/")
+        body = builder.defs.pop(name, {})
+        if body.get("type") != "object":
+            self.report("TG202", "args_schema must be a pydantic model class", model)
+            return {"type": "object", "properties": {}, "additionalProperties": False}
+        schema = {k: v for k, v in body.items() if k != "description"}
         schema["additionalProperties"] = False
         return _with_defs(schema, builder)
 

@@ -17,9 +17,7 @@ from typing import Any
 from toolgen.diagnostics import Diagnostic, Location, UserError
 
 PLATFORMS = ("openai", "anthropic", "gemini", "mcp")
-MARKER_PRESETS = ("toolgen",)
-#: Presets named in the design that a later version will read; today they are a clear error.
-PLANNED_MARKER_PRESETS = ("fastmcp", "mcp", "openai-agents", "langchain", "pydantic-ai")
+MARKER_PRESETS = ("toolgen", "fastmcp", "mcp", "openai-agents", "langchain", "pydantic-ai")
 DOCSTRING_STYLES = ("auto", "google", "numpy", "sphinx")
 
 DEFAULTS: dict[str, Any] = {
@@ -176,12 +174,7 @@ def _check(
         return [i for i in items if i in allowed]
 
     platforms = choices("platforms", PLATFORMS)
-    markers = str_list("markers")
-    for marker in markers:
-        if marker in PLANNED_MARKER_PRESETS:
-            bad("markers", f"preset {marker!r} is not supported yet (supported: toolgen)")
-        elif marker not in MARKER_PRESETS:
-            bad("markers", f"unknown preset {marker!r} (supported: toolgen)")
+    markers = choices("markers", MARKER_PRESETS)
     skip_params = str_list("skip_params")
     style = values["docstring_style"]
     if style not in DOCSTRING_STYLES:

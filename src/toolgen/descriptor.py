@@ -69,6 +69,7 @@ class RateLimits(_Block):
 class Source(_Block):
     module: str
     qualname: str
+    marker: str | None = Field(None, description="The framework preset that marked the handler.")
 
 
 class ToolDescriptor(_Block):

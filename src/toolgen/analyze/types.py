@@ -925,6 +925,36 @@ class SchemaBuilder:
         branches = [b for b in branches if b != {"type": "null"}] + nulls
         return branches[0] if len(branches) == 1 else {"anyOf": branches}
 
+    def refers_to(
+        self, node: ast.expr, module: Module, paths: frozenset[str], depth: int = 0
+    ) -> bool:
+        """Does the annotation name one of `paths` (a framework's context type), also as
+        `Ctx[...]`, `Optional[Ctx]`, `Annotated[Ctx, ...]` or through an alias?"""
+        if depth > 20:
+            return False
+        if _is_str(node):
+            try:
+                node = self._forward_ref(node, module)
+            except TypeProblem:
+                return False
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+            return any(self.refers_to(n, module, paths, depth + 1) for n in _flatten_or(node))
+        if isinstance(node, ast.Subscript):
+            origin = self._resolve(node.value, module, strict=False)
+            if origin.path in ("typing.Optional", "typing.Union", "typing.Annotated"):
+                args = _subscript_args(node)
+                args = args[:1] if origin.path == "typing.Annotated" else args
+                return any(self.refers_to(a, module, paths, depth + 1) for a in args)
+            node = node.value
+        if dotted_name(node) is None:
+            return False
+        symbol = self._resolve(node, module, strict=False)
+        if symbol.path in paths:
+            return True
+        if symbol.kind == "assign" and isinstance(symbol.node, ast.expr) and symbol.module:
+            return self.refers_to(symbol.node, symbol.module, paths, depth + 1)
+        return False
+
     def _is_skipped(self, node: ast.expr, module: Module) -> bool:
         if _is_str(node):
             node = self._forward_ref(node, module)

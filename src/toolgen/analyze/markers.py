@@ -1,0 +1,141 @@
+"""Marker presets: how each framework marks a tool handler, and what its decorator means.
+
+`markers` in the configuration names the presets to look for. A preset recognises either a
+decorator function (`@function_tool`, `@tool`) or a method of a server/agent object
+(`@mcp.tool`, `@agent.tool_plain`), says which parameter types the framework injects (never
+exposed), how its keyword arguments map onto the descriptor, and how the framework publishes its
+own parameters schema, so that toolgen's descriptor matches what that server actually sends.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+
+@dataclass(frozen=True)
+class Preset:
+    name: str
+    #: decorator functions, used bare or called: `@function_tool`, `@tool("name")`
+    functions: frozenset[str] = frozenset()
+    #: decorator methods (`@x.tool`) and the classes whose instances have them
+    methods: frozenset[str] = frozenset()
+    factories: frozenset[str] = frozenset()
+    #: methods whose handlers take the framework's context as their first parameter
+    context_first_methods: frozenset[str] = frozenset()
+    #: parameter types the framework injects; never exposed (also through aliases)
+    context_types: frozenset[str] = frozenset()
+    #: decorator keyword → descriptor option (others are the framework's run-time business)
+    options: dict[str, str] = field(default_factory=dict)
+    #: the decorator's first positional argument, when a string, is the tool name
+    positional_name: bool = False
+    #: the framework lets the docstring's Args text win over Field(description=...)
+    docstring_wins: bool = False
+    #: the framework publishes its schema with `$ref`s inlined: "all", or only "with-siblings"
+    #: (`{"$ref": ..., "description": ...}`, as the OpenAI Agents SDK's strict form does)
+    inline_defs: Literal["all", "with-siblings"] | None = None
+    #: toolgen's own marker: every toolgen rule applies in full
+    native: bool = False
+
+
+_MCP_CONTEXT = frozenset(
+    {
+        "fastmcp.Context",
+        "fastmcp.server.context.Context",
+        "fastmcp.server.Context",
+        "mcp.server.fastmcp.Context",
+        "mcp.server.fastmcp.server.Context",
+        "mcp.server.mcpserver.Context",
+        "mcp.server.mcpserver.context.Context",
+    }
+)
+_MCP_OPTIONS = {
+    "name": "name",
+    "title": "title",
+    "description": "description",
+    "annotations": "annotations",
+    "tags": "keywords",
+}
+
+PRESETS: dict[str, Preset] = {
+    "toolgen": Preset(
+        "toolgen", functions=frozenset({"toolgen.tool", "toolgen._marker.tool"}), native=True
+    ),
+    "fastmcp": Preset(
+        "fastmcp",
+        methods=frozenset({"tool"}),
+        factories=frozenset(
+            {"fastmcp.FastMCP", "fastmcp.server.FastMCP", "fastmcp.server.server.FastMCP"}
+        ),
+        context_types=_MCP_CONTEXT,
+        options=_MCP_OPTIONS,
+        positional_name=True,
+        inline_defs="all",
+    ),
+    "mcp": Preset(
+        "mcp",
+        methods=frozenset({"tool"}),
+        factories=frozenset(
+            {
+                "mcp.server.fastmcp.FastMCP",
+                "mcp.server.fastmcp.server.FastMCP",
+                "mcp.server.mcpserver.MCPServer",
+                "mcp.server.mcpserver.server.MCPServer",
+            }
+        ),
+        context_types=_MCP_CONTEXT,
+        options=_MCP_OPTIONS,
+    ),
+    "openai-agents": Preset(
+        "openai-agents",
+        functions=frozenset({"agents.function_tool", "agents.tool.function_tool"}),
+        context_types=frozenset(
+            {
+                "agents.RunContextWrapper",
+                "agents.run_context.RunContextWrapper",
+                "agents.ToolContext",
+                "agents.tool_context.ToolContext",
+            }
+        ),
+        options={"name_override": "name", "description_override": "description"},
+        docstring_wins=True,
+        inline_defs="with-siblings",
+    ),
+    "langchain": Preset(
+        "langchain",
+        functions=frozenset(
+            {
+                "langchain_core.tools.tool",
+                "langchain_core.tools.convert.tool",
+                "langchain.tools.tool",
+                "langchain.agents.tool",
+            }
+        ),
+        options={
+            "description": "description",
+            "args_schema": "args_schema",
+            "parse_docstring": "parse_docstring",
+        },
+        positional_name=True,
+        inline_defs="all",  # what convert_to_openai_tool sends when tools are bound to a model
+    ),
+    "pydantic-ai": Preset(
+        "pydantic-ai",
+        methods=frozenset({"tool", "tool_plain"}),
+        factories=frozenset({"pydantic_ai.Agent", "pydantic_ai.agent.Agent"}),
+        context_first_methods=frozenset({"tool"}),
+        context_types=frozenset(
+            {
+                "pydantic_ai.RunContext",
+                "pydantic_ai.tools.RunContext",
+                "pydantic_ai._run_context.RunContext",
+            }
+        ),
+        options={"name": "name", "description": "description"},
+    ),
+}
+
+
+def presets(names: tuple[str, ...]) -> list[Preset]:
+    """The presets configured by name (the config has already checked the names)."""
+    return [PRESETS[name] for name in names]

@@ -1,0 +1,67 @@
+"""Operations on JSON Schemas shared by the stages that need them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def inline_refs(schema: dict[str, Any], *, only_with_siblings: bool = False) -> dict[str, Any]:
+    """`schema` with every `$ref` to a non-recursive `$defs` entry replaced by the entry.
+
+    Sibling keys of a `$ref` (a description, a default) are kept over the entry's own. Entries
+    that refer to themselves, directly or through others, stay in `$defs`. With
+    `only_with_siblings` (the OpenAI Agents SDK's strict form) only `$ref`s with sibling keys are
+    inlined and every entry stays, as that SDK publishes it.
+    """
+    defs: dict[str, Any] = schema.get("$defs", {})
+    recursive = {name for name in defs if _reaches(defs, name, name, set())}
+
+    def walk(value: Any) -> Any:
+        if isinstance(value, dict):
+            ref = value.get("$ref")
+            if isinstance(ref, str) and ref.startswith("#/$defs/"):
+                name = ref.removeprefix("#/$defs/")
+                inline = not only_with_siblings or len(value) > 1
+                if name in defs and name not in recursive and inline:
+                    siblings = {k: walk(v) for k, v in value.items() if k != "$ref"}
+                    return {**walk(defs[name]), **siblings}
+            return {k: walk(v) for k, v in value.items() if k != "$defs"}
+        if isinstance(value, list):
+            return [walk(v) for v in value]
+        return value
+
+    out: dict[str, Any] = walk(schema)
+    kept_defs = {name: walk(defs[name]) for name in defs}
+    used = _refs(out)
+    pending = list(used)
+    while pending:  # what the kept entries refer to must be kept as well
+        for name in _refs(kept_defs.get(pending.pop(), {})) - used:
+            used.add(name)
+            pending.append(name)
+    kept = {n: body for n, body in kept_defs.items() if n in used or only_with_siblings}
+    if kept:
+        out["$defs"] = kept
+    return out
+
+
+def _reaches(defs: dict[str, Any], start: str, target: str, seen: set[str]) -> bool:
+    for name in _refs(defs.get(start, {})):
+        if name == target:
+            return True
+        if name not in seen:
+            seen.add(name)
+            if _reaches(defs, name, target, seen):
+                return True
+    return False
+
+
+def _refs(value: Any) -> set[str]:
+    if isinstance(value, dict):
+        found = set().union(*(_refs(v) for v in value.values())) if value else set()
+        ref = value.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/$defs/"):
+            found.add(ref.removeprefix("#/$defs/"))
+        return found
+    if isinstance(value, list):
+        return set().union(*(_refs(v) for v in value)) if value else set()
+    return set()

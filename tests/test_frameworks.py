@@ -1,0 +1,200 @@
+"""Foreign markers: toolgen reads FastMCP, MCP SDK, OpenAI Agents, LangChain and pydantic-ai
+tools unchanged, and its parameters schema equals what each framework publishes at run time.
+
+The fixtures (tests/fixtures/frameworks/) are written in each framework's own style, with
+context parameters, aliases, name/description overrides, MCP annotations, a registration
+function and a wrapper decorator that injects a parameter. Each framework is imported here
+(only here) to ask it what it publishes; toolgen itself never imports the fixtures.
+
+Compared after dropping titles everywhere (toolgen never emits them) and, per framework, the
+differences listed in NORMALISE with their reasons.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from toolgen.config import load_config
+from toolgen.descriptor import ToolDescriptor
+from toolgen.pipeline import generate
+
+REPO = Path(__file__).resolve().parent.parent
+FIXTURES = REPO / "tests" / "fixtures"
+FRAMEWORKS = FIXTURES / "frameworks"
+
+
+def _static(preset: str) -> dict[str, ToolDescriptor]:
+    config = load_config(FRAMEWORKS / f"{preset}.toml", cwd=REPO)
+    result = generate(config)
+    assert [d.format_text() for d in result.diagnostics if d.severity.value == "error"] == []
+    return {d.name: d for d in result.descriptors}
+
+
+def _module(name: str) -> Any:
+    if str(FIXTURES) not in sys.path:
+        sys.path.insert(0, str(FIXTURES))
+    return importlib.import_module(f"frameworks.{name}")
+
+
+# -- what each framework publishes ---------------------------------------------------------
+def _fastmcp() -> dict[str, dict[str, Any]]:
+    server = _module("fastmcp_server").mcp
+    tools = asyncio.run(server.list_tools())
+    return {t.name: t.parameters for t in tools}
+
+
+def _mcp() -> dict[str, dict[str, Any]]:
+    server = _module("mcp_server").server
+    tools = asyncio.run(server.list_tools())
+    # MCP SDK v2 names the field `input_schema` (v1: `inputSchema`)
+    return {t.name: getattr(t, "input_schema", None) or t.inputSchema for t in tools}
+
+
+def _openai_agents() -> dict[str, dict[str, Any]]:
+    from agents import FunctionTool
+
+    module = _module("agents_tools")
+    tools = [v for v in vars(module).values() if isinstance(v, FunctionTool)]
+    return {t.name: t.params_json_schema for t in tools}
+
+
+def _langchain() -> dict[str, dict[str, Any]]:
+    from langchain_core.tools import BaseTool
+    from langchain_core.utils.function_calling import convert_to_openai_tool
+
+    module = _module("langchain_tools")
+    tools = [v for v in vars(module).values() if isinstance(v, BaseTool)]
+    return {t.name: convert_to_openai_tool(t)["function"]["parameters"] for t in tools}
+
+
+def _pydantic_ai() -> dict[str, dict[str, Any]]:
+    agent = _module("pydanticai_tools").agent
+    tools = agent._function_toolset.tools  # no public listing without running the agent
+    return {name: t.tool_def.parameters_json_schema for name, t in tools.items()}
+
+
+PUBLISHED: dict[str, tuple[str, Callable[[], dict[str, dict[str, Any]]]]] = {
+    "fastmcp": ("fastmcp", _fastmcp),
+    "mcp": ("mcp", _mcp),
+    "openai-agents": ("agents", _openai_agents),
+    "langchain": ("langchain_core", _langchain),
+    "pydantic-ai": ("pydantic_ai", _pydantic_ai),
+}
+
+
+# -- normalisation ---------------------------------------------------------------------------
+def drop(value: Any, keys: set[str], *, in_properties: bool = False) -> Any:
+    """`value` without `keys` anywhere (property names themselves are never dropped)."""
+    if isinstance(value, dict):
+        return {
+            k: drop(v, keys, in_properties=k in ("properties", "$defs") and not in_properties)
+            for k, v in value.items()
+            if in_properties or k not in keys
+        }
+    if isinstance(value, list):
+        return [drop(v, keys) for v in value]
+    return value
+
+
+def _descriptions_only_where(published: dict[str, Any], ours: dict[str, Any]) -> dict[str, Any]:
+    """Frameworks that read no docstring: keep toolgen's description only where they have one."""
+    props = {}
+    for name, schema in ours.get("properties", {}).items():
+        if "description" not in published.get("properties", {}).get(name, {}):
+            schema = {k: v for k, v in schema.items() if k != "description"}
+        props[name] = schema
+    return {**ours, "properties": props}
+
+
+#: Per framework: keys dropped on both sides, and why.
+NORMALISE: dict[str, tuple[set[str], str]] = {
+    "fastmcp": (set(), "none: FastMCP publishes pydantic's schema with refs inlined, as we do"),
+    "mcp": (
+        {"additionalProperties"},
+        "the MCP SDK leaves the root open; toolgen closes it (a model must not invent arguments)",
+    ),
+    "openai-agents": (
+        {"required", "additionalProperties", "default"},
+        "the Agents SDK publishes its strict form (everything required, defaults dropped where "
+        "None); toolgen's descriptor keeps the canonical form and renders strict per platform",
+    ),
+    "langchain": (
+        {"additionalProperties"},
+        "LangChain leaves the root open; toolgen closes it",
+    ),
+    "pydantic-ai": (set(), "none"),
+}
+
+
+@pytest.mark.parametrize("preset", list(PUBLISHED))
+def test_static_schema_equals_what_the_framework_publishes(preset: str) -> None:
+    package, published_by = PUBLISHED[preset]
+    pytest.importorskip(package)
+    ours = _static(preset)
+    published = published_by()
+    assert sorted(ours) == sorted(published), "the same tools, under the same names"
+    keys, _reason = NORMALISE[preset]
+    for name, theirs in published.items():
+        mine = ours[name].parameters
+        if preset in ("mcp", "langchain"):
+            mine = _descriptions_only_where(theirs, mine)
+        assert drop(mine, keys | {"title"}) == drop(theirs, keys | {"title"}), name
+
+
+def test_framework_metadata_maps_onto_the_descriptor() -> None:
+    fastmcp = _static("fastmcp")
+    ticket = fastmcp["create_ticket"]
+    assert ticket.title == "Create a ticket"
+    assert ticket.description == "Open a new support ticket."
+    assert sorted(ticket.tool_search_keywords or []) == ["tickets", "write"]
+    assert ticket.idempotency.model_dump(exclude_none=True) == {
+        "idempotent": True,
+        "safe": False,
+        "destructive": False,
+    }
+    assert ticket.source.qualname == "open_ticket" and ticket.source.marker == "fastmcp"
+    assert fastmcp["ship_to"].idempotency.model_dump(exclude_none=True) == {
+        "safe": True,
+        "open_world": False,
+    }
+    assert fastmcp["add_note"].source.qualname == "register.<locals>.add_note"
+    assert list(fastmcp["my_tickets"].parameters["properties"]) == ["status"]  # skip_params
+    assert list(fastmcp["notify"].parameters["properties"]) == ["recipients", "message"]
+
+    restock = _static("mcp")["restock"]
+    assert restock.title == "Restock an item"
+    assert restock.idempotency.model_dump(exclude_none=True) == {
+        "safe": False,
+        "destructive": False,
+        "idempotent": False,
+    }
+    assert _static("mcp")["retire"].description == "Remove an item from sale."
+
+    agents = _static("openai-agents")
+    assert agents["find_customers"].description == "Find customers by name."
+    assert agents["find_customers"].source.qualname == "search_customers"
+
+    langchain = _static("langchain")
+    assert langchain["close_issue"].description == "Close an issue for good."
+    assert "web_search" in langchain
+
+    pydantic_ai = _static("pydantic-ai")
+    assert pydantic_ai["book_delivery"].description == "Book a delivery slot."
+    assert list(pydantic_ai["account_balance"].parameters["properties"]) == [
+        "account_id",
+        "currency",
+    ]
+
+
+def test_frameworks_are_not_recognised_unless_their_preset_is_configured() -> None:
+    config = load_config(
+        REPO / "pyproject.toml", cwd=REPO, sources_override=[str(FRAMEWORKS / "agents_tools.py")]
+    )
+    assert generate(config).descriptors == []
