@@ -31,6 +31,25 @@ class TypeProblem(Exception):
         self.diagnostic = diagnostic
 
 
+BOUND_KEYWORDS = {
+    "ge": "minimum",
+    "gt": "exclusiveMinimum",
+    "le": "maximum",
+    "lt": "exclusiveMaximum",
+}
+
+#: pydantic's bounded numbers (`Annotated[int, Gt(0)]` and so on): the type and its bound at 0.
+CONSTRAINED_TYPES: dict[str, tuple[str, str]] = {
+    "pydantic.PositiveInt": ("integer", "gt"),
+    "pydantic.NegativeInt": ("integer", "lt"),
+    "pydantic.NonNegativeInt": ("integer", "ge"),
+    "pydantic.NonPositiveInt": ("integer", "le"),
+    "pydantic.PositiveFloat": ("number", "gt"),
+    "pydantic.NegativeFloat": ("number", "lt"),
+    "pydantic.NonNegativeFloat": ("number", "ge"),
+    "pydantic.NonPositiveFloat": ("number", "le"),
+}
+
 #: pydantic's ready-made types: the schema of each, as pydantic renders it.
 FIXED_SCHEMAS: dict[str, Schema] = {
     **{f"pydantic.{n}": {"type": "integer"} for n in ("StrictInt",)},
@@ -38,14 +57,10 @@ FIXED_SCHEMAS: dict[str, Schema] = {
     "pydantic.StrictBool": {"type": "boolean"},
     "pydantic.StrictFloat": {"type": "number"},
     "pydantic.StrictBytes": {"type": "string", "format": "binary"},
-    "pydantic.PositiveInt": {"type": "integer", "exclusiveMinimum": 0},
-    "pydantic.NegativeInt": {"type": "integer", "exclusiveMaximum": 0},
-    "pydantic.NonNegativeInt": {"type": "integer", "minimum": 0},
-    "pydantic.NonPositiveInt": {"type": "integer", "maximum": 0},
-    "pydantic.PositiveFloat": {"type": "number", "exclusiveMinimum": 0},
-    "pydantic.NegativeFloat": {"type": "number", "exclusiveMaximum": 0},
-    "pydantic.NonNegativeFloat": {"type": "number", "minimum": 0},
-    "pydantic.NonPositiveFloat": {"type": "number", "maximum": 0},
+    **{
+        path: {"type": kind, BOUND_KEYWORDS[bound]: 0}
+        for path, (kind, bound) in CONSTRAINED_TYPES.items()
+    },
     "pydantic.SecretStr": {"type": "string", "format": "password", "writeOnly": True},
     "pydantic.SecretBytes": {"type": "string", "format": "password", "writeOnly": True},
     "pydantic.HttpUrl": {"type": "string", "format": "uri", "minLength": 1, "maxLength": 2083},
@@ -198,13 +213,7 @@ ANNOTATED_TYPES = {
     "annotated_types.MaxLen": "max_length",
 }
 
-NUMERIC_CONSTRAINTS = {
-    "ge": "minimum",
-    "gt": "exclusiveMinimum",
-    "le": "maximum",
-    "lt": "exclusiveMaximum",
-    "multiple_of": "multipleOf",
-}
+NUMERIC_CONSTRAINTS = {**BOUND_KEYWORDS, "multiple_of": "multipleOf"}
 LENGTH_KEYS = {
     "string": ("minLength", "maxLength"),
     "array": ("minItems", "maxItems"),
@@ -241,31 +250,49 @@ FIELD_KEYWORDS = frozenset(
 )
 
 
+#: One step of what metadata does to a type's schema, in pydantic's order of application:
+#: ("constraint", key, value), ("validator", None, None) or ("replace", None, schema).
+Step = tuple[str, str | None, Any]
+
+
 @dataclass
 class FieldSpec:
-    """What `Field(...)` (or annotated_types markers) say about one field."""
+    """What `Field(...)`, annotated_types markers and validators say about one field."""
 
     default: Any = MISSING
     has_factory: bool = False
-    constraints: dict[str, Any] = field(default_factory=dict)
+    steps: list[Step] = field(default_factory=list)
     description: str | None = None
     examples: list[Any] | None = None
     alias: str | None = None
     deprecated: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
-    replace: Schema | None = None  # WithJsonSchema / PlainValidator: the schema to show instead
+    override: Schema | None = None  # WithJsonSchema: the schema to show, whatever else applies
 
-    def merge(self, other: FieldSpec) -> None:
+    def merge(self, other: FieldSpec, *, nested: bool = False) -> None:
+        if nested and any(kind == "replace" for kind, _, _ in other.steps):
+            # inside a type (not at a field), a PlainValidator's schema replaces what the
+            # metadata before it described; a field keeps its description and examples
+            self.description, self.examples, self.extra = None, None, {}
         if other.default is not MISSING:
             self.default = other.default
         self.has_factory = self.has_factory or other.has_factory
-        self.constraints.update(other.constraints)
+        self.steps.extend(other.steps)
         self.description = other.description or self.description
         self.examples = other.examples if other.examples is not None else self.examples
         self.alias = other.alias or self.alias
         self.deprecated = self.deprecated or other.deprecated
         self.extra.update(other.extra)
-        self.replace = other.replace if other.replace is not None else self.replace
+        self.override = other.override if other.override is not None else self.override
+
+    def constrain(self, key: str, value: Any) -> FieldSpec:
+        self.steps.append(("constraint", key, value))
+        return self
+
+    @property
+    def replaces(self) -> bool:
+        """Does some step replace the type's schema (so building it would be wasted)?"""
+        return self.override is not None or any(kind == "replace" for kind, _, _ in self.steps)
 
 
 @dataclass
@@ -275,6 +302,7 @@ class ClassField:
     value: ast.expr | None
     module: Module
     total: bool = True  # TypedDict: the `total=` of the class that declares the field
+    owner: Symbol | None = None  # the class that declares the field
 
 
 class SchemaBuilder:
@@ -285,6 +313,9 @@ class SchemaBuilder:
         self.defs: dict[str, Schema] = {}
         self._def_names: dict[str, str] = {}
         self._expanding: set[str] = set()
+        #: `extra` of the models being built: pydantic applies a model's config to the stdlib
+        #: dataclasses and TypedDicts it contains
+        self._extra: list[Any] = [None]
 
     # -- entry points ----------------------------------------------------------------------
     def schema(self, node: ast.expr, module: Module) -> Schema:
@@ -307,6 +338,11 @@ class SchemaBuilder:
 
     def call_schema(self, call: ast.Call, module: Module) -> Schema:
         """`conint(gt=0)`, `constr(pattern=...)`, `conlist(int, min_length=1)`, ..."""
+        base, steps = self._con_parts(call, module)
+        return self.decorate(base, FieldSpec(steps=steps), call, module)
+
+    def _con_parts(self, call: ast.Call, module: Module) -> tuple[Schema, list[Step]]:
+        """A `con*()` call as its base schema and its constraints, in pydantic's order."""
         called = self._resolve(call.func, module)
         base = CON_FUNCTIONS.get(called.path)
         if base is None:
@@ -324,37 +360,100 @@ class SchemaBuilder:
             if key in CON_CONSTRAINTS
             and not (isinstance(value, ast.Constant) and value.value is None)
         }
+        if schema.get("type") == "array" and constraints.get("min_length") == 0:
+            del constraints["min_length"]  # conlist/conset: pydantic shows no minItems of 0
         if "pattern" in constraints and not isinstance(constraints["pattern"], str):
             raise self.problem("TG205", "constr(pattern=...) must be a string", call, module)
-        return self._constrain(schema, constraints, call, module) if constraints else schema
+        return schema, [("constraint", key, value) for key, value in constraints.items()]
 
     def field_schema(
-        self, annotation: ast.expr, module: Module, spec: FieldSpec | None = None
+        self,
+        annotation: ast.expr,
+        module: Module,
+        spec: FieldSpec | None = None,
+        *,
+        nested: bool = False,
     ) -> tuple[Schema, FieldSpec]:
-        """Schema of a parameter or field: the type, its constraints, description, default."""
-        levels: list[list[ast.expr]] = []
-        inner = annotation
-        while True:  # peel Annotated[...] and TypedDict qualifiers, collecting metadata
-            inner = self._forward_ref(inner, module) if _is_str(inner) else inner
-            if not isinstance(inner, ast.Subscript):
-                break
-            kind = self._kind_of(self._resolve(inner.value, module))
-            args = _subscript_args(inner)
-            if kind == "annotated" and args:
-                levels.append(args[1:])
-                inner = args[0]
-            elif kind == "qualifier" and args:
-                inner = args[0]
-            else:
-                break
+        """Schema of a parameter or field: the type, its constraints, description, default.
+
+        Metadata is applied in pydantic's order: the default's `Field(...)` constraints first,
+        then the type's own (`PositiveInt`, `conint(...)`), then each `Annotated` level from
+        the innermost out, following aliases on the way; the last word wins.
+        """
+        levels: list[tuple[list[ast.expr], Module]] = []
+        type_steps: list[Step] = []
+        base: Schema | None = None
+        inner, home = annotation, module
+        seen: set[str] = set()
+        while True:  # peel Annotated[...], qualifiers and aliases, collecting metadata
+            if _is_str(inner):
+                inner = self._forward_ref(inner, home)
+            if isinstance(inner, ast.Subscript):
+                kind = self._kind_of(self._resolve(inner.value, home))
+                args = _subscript_args(inner)
+                if kind == "annotated" and args:
+                    levels.append((args[1:], home))
+                    inner = args[0]
+                    continue
+                if kind == "qualifier" and args:
+                    inner = args[0]
+                    continue
+            elif isinstance(inner, ast.Name | ast.Attribute):
+                symbol = self._resolve(inner, home)
+                value = symbol.node
+                if symbol.kind == "assign" and isinstance(value, ast.expr) and symbol.module:
+                    if symbol.path not in seen and self._peelable(value, symbol.module):
+                        seen.add(symbol.path)
+                        inner, home = value, symbol.module
+                        continue
+                elif symbol.path in CONSTRAINED_TYPES:
+                    kind_name, bound = CONSTRAINED_TYPES[symbol.path]
+                    base, type_steps = {"type": kind_name}, [("constraint", bound, 0)]
+            elif isinstance(inner, ast.Call):
+                called = self._resolve(inner.func, home, strict=False)
+                if called.path == "typing.NewType" and len(inner.args) == 2:
+                    inner = inner.args[1]
+                    continue
+                base, type_steps = self._con_parts(inner, home)
+            break
         merged = FieldSpec()
-        for level in reversed(levels):  # innermost first: outer metadata wins, like pydantic
-            for meta in level:
-                merged.merge(self.metadata(meta, module))
+        for metas, where in reversed(levels):  # innermost first: outer metadata wins
+            for meta in metas:
+                merged.merge(self.metadata(meta, where), nested=nested)
+        steps = [*(spec.steps if spec else []), *type_steps, *merged.steps]
         if spec is not None:
-            merged.merge(spec)
-        schema = self.schema(inner, module)
-        return self.decorate(schema, merged, inner, module), merged
+            merged.merge(spec)  # `= Field(...)` wins for everything but constraints (above)
+        merged.steps = steps
+        if base is None:
+            base = {} if merged.replaces else self.schema(inner, home)
+        members = self._union_members(inner, home)
+        return self.decorate(base, merged, inner, home, members=members), merged
+
+    def _peelable(self, value: ast.expr, module: Module) -> bool:
+        """An alias whose value the field reader follows (a type expression or con*/NewType
+        call); TypeVar and other calls are left to `alias_schema` to refuse."""
+        if not isinstance(value, ast.Call):
+            return True
+        called = self._resolve(value.func, module, strict=False).path
+        return called == "typing.NewType" or called in CON_FUNCTIONS
+
+    def _union_members(self, node: ast.expr, module: Module) -> int:
+        """How many types other than None a union annotation names (0: not a union)."""
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+            members = _flatten_or(node)
+        elif isinstance(node, ast.Subscript) and dotted_name(node.value):
+            path = self._resolve(node.value, module, strict=False).path
+            if path not in ("typing.Union", "typing.Optional"):
+                return 0
+            members = _subscript_args(node)
+        else:
+            return 0
+        return sum(
+            1
+            for m in members
+            if not (isinstance(m, ast.Constant) and m.value is None)
+            and not self._is_skipped(m, module)
+        )
 
     # -- metadata -------------------------------------------------------------------------
     def metadata(self, node: ast.expr, module: Module) -> FieldSpec:
@@ -367,7 +466,7 @@ class SchemaBuilder:
             return self.field_call(node, module)
         if path in ANNOTATED_TYPES and len(node.args) == 1:
             value = self._literal(node.args[0], module)
-            return FieldSpec(constraints={ANNOTATED_TYPES[path]: value})
+            return FieldSpec().constrain(ANNOTATED_TYPES[path], value)
         if path in ("annotated_types.Len", "annotated_types.Interval"):
             names = (
                 ("min_length", "max_length") if path.endswith("Len") else ("gt", "ge", "lt", "le")
@@ -381,19 +480,23 @@ class SchemaBuilder:
             }
             if path.endswith("Len") and constraints.get("min_length") == 0:
                 del constraints["min_length"]
-            return FieldSpec(constraints=constraints)
+            spec = FieldSpec()
+            for key, value in constraints.items():
+                spec.constrain(key, value)
+            return spec
         if path == "pydantic.WithJsonSchema" and node.args:
             value = self._literal(node.args[0], module)
             if isinstance(value, dict):
-                return FieldSpec(replace=_drop_titles(value))
+                return FieldSpec(override=_drop_titles(value))
         if path in VALIDATORS:
             input_type = next(
                 (kw.value for kw in node.keywords if kw.arg == "json_schema_input_type"), None
             )
             if input_type is not None:
-                return FieldSpec(replace=self.schema(input_type, module))
+                return FieldSpec(steps=[("replace", None, self.schema(input_type, module))])
             if path == "pydantic.PlainValidator":
-                return FieldSpec(replace={})
+                return FieldSpec(steps=[("replace", None, {})])
+            return FieldSpec(steps=[("validator", path.removeprefix("pydantic."), None)])
         return FieldSpec()
 
     def field_call(self, call: ast.Call, module: Module) -> FieldSpec:
@@ -442,19 +545,59 @@ class SchemaBuilder:
                     raise self.problem("TG205", "json_schema_extra must be a dict", kw, module)
                 spec.extra.update(value)
             else:
-                spec.constraints[kw.arg] = value
+                spec.constrain(kw.arg, value)
         return spec
 
-    def decorate(self, schema: Schema, spec: FieldSpec, where: ast.AST, module: Module) -> Schema:
-        """Apply constraints to the type, then add description, examples and default."""
-        if spec.replace is not None:
-            schema = spec.replace
-        elif spec.constraints:
-            schema = self._constrain(schema, spec.constraints, where, module)
+    def decorate(
+        self,
+        schema: Schema,
+        spec: FieldSpec,
+        where: ast.AST,
+        module: Module,
+        *,
+        members: int = 0,
+    ) -> Schema:
+        """Apply the metadata steps to the type, then add description, examples and default.
+
+        Like pydantic: a validator that replaces the schema (PlainValidator) discards the
+        constraints before it. A constraint after a validator cannot reach the validated type:
+        a numeric bound stays as its raw keyword (`"ge": 1`), a pattern is not shown, and a
+        length bound still reaches the type through a BeforeValidator but otherwise becomes
+        `minLength`/`maxLength` beside it. A bound on a union of several types, or on an open
+        schema, stays raw as well.
+        """
+        steps = spec.steps
+        replaced = [i for i, (kind, _, _) in enumerate(steps) if kind == "replace"]
+        validator = "PlainValidator" if replaced else None
+        if replaced:
+            schema, steps = steps[replaced[-1]][2], steps[replaced[-1] + 1 :]
+        raw: Schema = {}
+        for kind, key, value in steps:
+            if kind == "validator":
+                validator = key
+            elif key is None or (validator and key == "pattern"):
+                continue
+            elif (
+                validator
+                and key in ("min_length", "max_length")
+                and (validator != "BeforeValidator" or not schema)
+            ):
+                raw[LENGTH_KEYS["string"][key == "max_length"]] = value
+            elif (validator and key in NUMERIC_CONSTRAINTS) or not schema:
+                raw[key] = value
+            else:
+                constrained = self._constrain(schema, key, value, where, module, members=members)
+                if constrained is None:
+                    raw[key] = value
+                else:
+                    schema = constrained
+        if spec.override is not None:
+            schema, raw = spec.override, {}
         out: Schema = {}
         if spec.description is not None:
             out["description"] = spec.description
         out.update(schema)
+        out.update(raw)
         if spec.deprecated:
             out["deprecated"] = True
         if spec.examples is not None:
@@ -465,31 +608,41 @@ class SchemaBuilder:
         return out
 
     def _constrain(
-        self, schema: Schema, constraints: dict[str, Any], where: ast.AST, module: Module
-    ) -> Schema:
-        if "anyOf" in schema:  # constrain the branches each constraint applies to (Decimal:
-            # numbers, not strings; Optional: never the null branch)
+        self,
+        schema: Schema,
+        key: str,
+        value: Any,
+        where: ast.AST,
+        module: Module,
+        *,
+        members: int = 0,
+    ) -> Schema | None:
+        """`schema` with one constraint applied; None where pydantic keeps it raw (a union of
+        several types). `members`: how many non-None types the annotation's union names."""
+        if members > 1:
+            return None
+        if "anyOf" in schema:
             branches = list(schema["anyOf"])
-            for key, value in constraints.items():
-                applied = False
-                for i, branch in enumerate(branches):
-                    if _applies(key, branch.get("type")):
-                        branches[i] = self._constrain(branch, {key: value}, where, module)
-                        applied = True
-                if not applied:
+            real = [i for i, b in enumerate(branches) if b != {"type": "null"}]
+            if len(real) == 1:  # Optional[X]: the one real member takes it
+                targets = real
+            else:  # one type rendered as several (Decimal): the branches it applies to
+                targets = [i for i in real if _applies(key, branches[i].get("type"))]
+                if not targets:
                     raise self._no_constraint(key, "a union", where, module)
+            for i in targets:
+                branches[i] = self._constrain(branches[i], key, value, where, module) or branches[i]
             return {**schema, "anyOf": branches}
-        out = dict(schema)
         kind = schema.get("type")
-        for key, value in constraints.items():
-            if not _applies(key, kind):
-                raise self._no_constraint(key, f"type {kind or 'unknown'}", where, module)
-            if key in NUMERIC_CONSTRAINTS:
-                out[NUMERIC_CONSTRAINTS[key]] = value
-            elif key in ("min_length", "max_length"):
-                out[LENGTH_KEYS[str(kind)][key == "max_length"]] = value
-            else:
-                out["pattern"] = value
+        if not _applies(key, kind):
+            raise self._no_constraint(key, f"type {kind or 'unknown'}", where, module)
+        out = dict(schema)
+        if key in NUMERIC_CONSTRAINTS:
+            out[NUMERIC_CONSTRAINTS[key]] = value
+        elif key in ("min_length", "max_length"):
+            out[LENGTH_KEYS[str(kind)][key == "max_length"]] = value
+        else:
+            out["pattern"] = value
         return out
 
     def _no_constraint(self, key: str, what: str, where: ast.AST, module: Module) -> TypeProblem:
@@ -663,14 +816,14 @@ class SchemaBuilder:
     ) -> Schema:
         if not args or len(args) != 1:
             raise self.problem("TG202", "Optional takes exactly one type", node, module)
-        return self._union([args[0], ast.Constant(None)], module)
+        return self._union([node], module)
 
     def union_schema(
         self, symbol: Symbol, node: ast.expr, module: Module, args: list[ast.expr] | None
     ) -> Schema:
         if not args:
             raise self.problem("TG202", "Union needs at least one type", node, module)
-        return self._union(args, module)
+        return self._union([node], module)
 
     def literal_schema(
         self, symbol: Symbol, node: ast.expr, module: Module, args: list[ast.expr] | None
@@ -684,15 +837,15 @@ class SchemaBuilder:
             values = list({(type(v), v): v for v in values}.values())
         types = {_json_type(v) for v in values}
         out: Schema = {"const": values[0]} if len(values) == 1 else {"enum": values}
-        if len(types) == 1 and None not in types:
-            out["type"] = types.pop()
+        if len(types) == 1:
+            out["type"] = types.pop() or "null"  # Literal[None]: pydantic says "null"
         return out
 
     def annotated_schema(
         self, symbol: Symbol, node: ast.expr, module: Module, args: list[ast.expr] | None
     ) -> Schema:
         assert isinstance(node, ast.Subscript)
-        schema, _ = self.field_schema(node, module)
+        schema, _ = self.field_schema(node, module, nested=True)
         return schema
 
     def qualifier_schema(
@@ -729,7 +882,7 @@ class SchemaBuilder:
             )
         self._expanding.add(symbol.path)
         try:
-            schema, _ = self.field_schema(value, home)
+            schema, _ = self.field_schema(value, home, nested=True)
             return schema
         finally:
             self._expanding.discard(symbol.path)
@@ -795,7 +948,9 @@ class SchemaBuilder:
                     or self._is_classvar(stmt.annotation, module)
                 ):
                     continue
-                fields[name] = ClassField(name, stmt.annotation, stmt.value, module, total)
+                fields[name] = ClassField(
+                    name, stmt.annotation, stmt.value, module, total, owner=symbol
+                )
         return list(fields.values())
 
     def _project_bases(self, symbol: Symbol) -> list[Symbol]:
@@ -845,13 +1000,48 @@ class SchemaBuilder:
         return found is not None and found.path == "typing.ClassVar"
 
     def _object_body(self, symbol: Symbol, kind: str) -> Schema:
+        config = self.model_config(symbol) if kind == "model" else {}
+        extra = config.get("extra") if kind == "model" else self._extra[-1]
+        if kind == "dataclass" and self._is_pydantic_dataclass(symbol):
+            extra = None  # a pydantic dataclass has a config of its own
+        self._extra.append(extra)
+        try:
+            out = self._fields_body(symbol, kind)
+        finally:
+            self._extra.pop()
+        if extra in ("forbid", "allow"):
+            out["additionalProperties"] = extra == "allow"
+        if isinstance(config.get("json_schema_extra"), dict):
+            out.update(_drop_titles(config["json_schema_extra"]))
+        return out
+
+    def _is_pydantic_dataclass(self, symbol: Symbol) -> bool:
+        node, module = symbol.node, symbol.module
+        assert isinstance(node, ast.ClassDef) and module is not None
+        for dec in node.decorator_list:
+            target = dec.func if isinstance(dec, ast.Call) else dec
+            if self._resolve(target, module, strict=False).path == "pydantic.dataclasses.dataclass":
+                return True
+        return False
+
+    def _fields_body(self, symbol: Symbol, kind: str) -> Schema:
         node, module = symbol.node, symbol.module
         assert isinstance(node, ast.ClassDef) and module is not None
         properties: Schema = {}
         required: list[str] = []
         for f in self.class_fields(symbol):
             spec = self._value_spec(f.value, f.module, kind)
-            schema, merged = self.field_schema(f.annotation, f.module, spec)
+            # a model's config reaches the types of the fields it declares itself
+            owner_extra = (
+                self.model_config(f.owner).get("extra")
+                if kind == "model" and f.owner is not None
+                else self._extra[-1]
+            )
+            self._extra.append(owner_extra)
+            try:
+                schema, merged = self.field_schema(f.annotation, f.module, spec)
+            finally:
+                self._extra.pop()
             name = merged.alias or f.name
             properties[name] = schema
             if kind == "typeddict":
@@ -867,12 +1057,6 @@ class SchemaBuilder:
         out["properties"] = properties
         if required:
             out["required"] = required
-        if kind == "model":
-            config = self.model_config(symbol)
-            if config.get("extra") in ("forbid", "allow"):
-                out["additionalProperties"] = config["extra"] == "allow"
-            if isinstance(config.get("json_schema_extra"), dict):
-                out.update(_drop_titles(config["json_schema_extra"]))
         return out
 
     def _value_spec(self, value: ast.expr | None, module: Module, kind: str) -> FieldSpec:
@@ -913,17 +1097,53 @@ class SchemaBuilder:
 
     # -- helpers ---------------------------------------------------------------------------
     def _union(self, members: list[ast.expr], module: Module) -> Schema:
+        """Like typing and pydantic: nested unions are flattened and `None` goes last, while
+        a member that is a union only in its schema (an `Annotated` one) keeps its order."""
         branches: list[Schema] = []
-        for member in members:
-            if self._is_skipped(member, module):
+        has_none = False
+        for member, home in self._flat_members(members, module, 0):
+            if isinstance(member, ast.Constant) and member.value is None:
+                has_none = True
+                continue
+            if self._is_skipped(member, home):
                 continue  # `X | SkipJsonSchema[None]`: accepted, but not shown in the schema
-            schema = self.schema(member, module)
+            schema = self.schema(member, home)
             for branch in schema["anyOf"] if set(schema) == {"anyOf"} else [schema]:
                 if branch not in branches:
                     branches.append(branch)
-        nulls = [b for b in branches if b == {"type": "null"}]
-        branches = [b for b in branches if b != {"type": "null"}] + nulls
+        if has_none and {"type": "null"} not in branches:
+            branches.append({"type": "null"})
         return branches[0] if len(branches) == 1 else {"anyOf": branches}
+
+    def _flat_members(
+        self, members: list[ast.expr], module: Module, depth: int
+    ) -> list[tuple[ast.expr, Module]]:
+        """Union members with nested unions (written out, or through a plain alias) expanded,
+        as `typing` itself flattens them."""
+        flat: list[tuple[ast.expr, Module]] = []
+        for member in members:
+            node, home = member, module
+            if _is_str(node):
+                node = self._forward_ref(node, home)
+            if isinstance(node, ast.Name | ast.Attribute) and depth < 20:
+                symbol = self.index.resolve(home, dotted_name(node) or "")
+                if symbol is not None and symbol.kind == "assign" and symbol.module:
+                    value = symbol.node
+                    if isinstance(value, ast.expr) and self._union_members(value, symbol.module):
+                        node, home = value, symbol.module
+            if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+                flat += self._flat_members(_flatten_or(node), home, depth + 1)
+                continue
+            if isinstance(node, ast.Subscript) and dotted_name(node.value):
+                path = self._resolve(node.value, home, strict=False).path
+                if path in ("typing.Union", "typing.Optional"):
+                    args = _subscript_args(node)
+                    if path == "typing.Optional":
+                        args = [*args[:1], ast.Constant(None)]
+                    flat += self._flat_members(args, home, depth + 1)
+                    continue
+            flat.append((node, home))
+        return flat
 
     def refers_to(
         self, node: ast.expr, module: Module, paths: frozenset[str], depth: int = 0
