@@ -59,6 +59,7 @@ CONFIG = """
 [tool.toolgen]
 sources = ["src"]
 out = "generated"
+min_level = 0
 """
 
 
@@ -103,7 +104,7 @@ def tool_source(
         f"{imports}\n\n"
         f"{decorator}\n"
         f"def {name}({params}) -> {returns}:\n"
-        f'    """Look something up in the catalog.\n'
+        f'    """Look something up in the catalog. Use it for product questions.\n'
         f"{args_section}"
         f"{extra_doc}"
         '    """\n'

@@ -91,8 +91,8 @@ def test_check_reports_missing_and_changed_with_diff(project: Project, run) -> N
     changed = run("check", "--diff", cwd=project.root)
     assert changed.code == 1
     assert "generated/descriptors/lookup.json: changed" in changed.out
-    assert '-  "description": "Look something up in the catalog."' in changed.out
-    assert '+  "description": "Find something in the catalog."' in changed.out
+    assert '-  "description": "Look something up in the catalog. Use it for product' in changed.out
+    assert '+  "description": "Find something in the catalog. Use it for product' in changed.out
     assert changed.out.rstrip().endswith("run `toolgen build` to update the generated files")
 
 
@@ -125,7 +125,8 @@ def test_manifest_version_alone_is_not_drift(project: Project, run) -> None:
 
 def test_config_flag_works_from_any_folder(project: Project, run, tmp_path: Path) -> None:
     project.write("src/tools.py", tool_source())
-    project.write("conf/toolgen.toml", '[tool.toolgen]\nsources = ["../src"]\nout = "../gen2"\n')
+    config = '[tool.toolgen]\nsources = ["../src"]\nout = "../gen2"\nmin_level = 0\n'
+    project.write("conf/toolgen.toml", config)
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     result = run("build", "--config", str(project.root / "conf" / "toolgen.toml"), cwd=elsewhere)

@@ -28,9 +28,11 @@ FIXTURES = REPO / "tests" / "fixtures"
 KNOWN_DIFFERENCES: dict[str, str] = {}
 
 
-def _descriptors(sources: list[Path], root: Path) -> list[ToolDescriptor]:
-    config_file = root / "pyproject.toml"
-    config = load_config(config_file, cwd=root, sources_override=[str(s) for s in sources])
+ZOO_CONFIG = FIXTURES / "zoo.toml"
+
+
+def _descriptors(config_file: Path) -> list[ToolDescriptor]:
+    config = load_config(config_file, cwd=REPO)
     result = generate(config)
     assert not [d for d in result.diagnostics if d.severity.value == "error"]
     return result.descriptors
@@ -61,11 +63,11 @@ def _handler(descriptor: ToolDescriptor, search_path: Path) -> tuple[Callable[..
 
 
 def _cases() -> Iterator[Any]:
-    for sources, search in (
-        ([REPO / "examples"], REPO / "examples"),
-        ([FIXTURES / "zoo"], FIXTURES),
+    for config_file, search in (
+        (REPO / "pyproject.toml", REPO / "examples"),
+        (ZOO_CONFIG, FIXTURES),
     ):
-        for d in _descriptors(sources, REPO):
+        for d in _descriptors(config_file):
             yield pytest.param(d, search, id=d.name)
 
 
@@ -83,7 +85,7 @@ def test_static_schema_equals_pydantic_runtime_schema(
 
 
 def test_every_fixture_tool_is_covered() -> None:
-    names = {d.name for d in _descriptors([FIXTURES / "zoo"], REPO)}
+    names = {d.name for d in _descriptors(ZOO_CONFIG)}
     assert {
         "scalars",
         "containers",

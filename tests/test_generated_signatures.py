@@ -242,7 +242,9 @@ class Outcome:
 def _toolgen(root: Path, jobs: Sequence[Job]) -> tuple[list[ToolDescriptor], list[Diagnostic]]:
     sources = ", ".join(json.dumps(job.package) for job in jobs)
     config_file = root / "pyproject.toml"
-    config_file.write_text(f'[tool.toolgen]\nsources = [{sources}]\nout = "generated"\n')
+    config_file.write_text(  # the signatures are about types, not complete contracts
+        f'[tool.toolgen]\nsources = [{sources}]\nout = "generated"\nmin_level = 0\n'
+    )
     result = generate(load_config(config_file, cwd=root))
     return result.descriptors, result.diagnostics
 

@@ -18,9 +18,8 @@ GOLDEN = REPO / "tests" / "golden"
 UPDATE = os.environ.get("TOOLGEN_UPDATE_GOLDEN") == "1"
 
 
-def _files(source: Path) -> dict[str, bytes]:
-    config = load_config(REPO / "pyproject.toml", cwd=REPO, sources_override=[str(source)])
-    return generate(config).files
+def _files(config_file: Path) -> dict[str, bytes]:
+    return generate(load_config(config_file, cwd=REPO)).files
 
 
 def _compare(actual: dict[str, bytes], folder: Path) -> None:
@@ -37,16 +36,18 @@ def _compare(actual: dict[str, bytes], folder: Path) -> None:
 
 
 def test_zoo_matches_golden_files() -> None:
-    _compare(_files(REPO / "tests" / "fixtures" / "zoo"), GOLDEN / "zoo")
+    _compare(_files(REPO / "tests" / "fixtures" / "zoo.toml"), GOLDEN / "zoo")
 
 
 def test_examples_match_checked_in_generated_folder() -> None:
     if UPDATE:
         pytest.skip("examples are regenerated with `toolgen build`")
-    _compare(_files(REPO / "examples"), REPO / "generated")
+    _compare(_files(REPO / "pyproject.toml"), REPO / "generated")
 
 
 @pytest.mark.parametrize("preset", ["fastmcp", "mcp", "openai-agents", "langchain", "pydantic-ai"])
 def test_framework_fixtures_match_golden_files(preset: str) -> None:
-    config = load_config(REPO / "tests" / "fixtures" / "frameworks" / f"{preset}.toml", cwd=REPO)
-    _compare(generate(config).files, GOLDEN / "frameworks" / preset)
+    _compare(
+        _files(REPO / "tests" / "fixtures" / "frameworks" / f"{preset}.toml"),
+        GOLDEN / "frameworks" / preset,
+    )

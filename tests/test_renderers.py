@@ -192,6 +192,7 @@ def test_mcp_annotations_come_from_the_idempotency_block() -> None:
         "readOnlyHint": False,
         "destructiveHint": True,
         "idempotentHint": True,
+        "openWorldHint": False,
     }
     assert by_name["search_web"]["annotations"] == {
         "readOnlyHint": True,

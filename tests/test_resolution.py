@@ -87,7 +87,7 @@ def test_string_annotation(project: Project, run) -> None:
 
 
 def test_models_outside_the_configured_sources_are_found(project: Project, run) -> None:
-    project.write("pyproject.toml", '[tool.toolgen]\nsources = ["src/app/tools"]\n')
+    project.write("pyproject.toml", '[tool.toolgen]\nsources = ["src/app/tools"]\nmin_level = 0\n')
     project.write("src/app/tools/__init__.py", "")
     _app(project, run, "src/app/tools/search.py", "from app.models import Page", "Page")
 

@@ -61,9 +61,7 @@ def test_a_handler_that_fails_to_import_is_a_warning(project: Project, run) -> N
 
 
 def test_every_zoo_handler_verifies(run) -> None:
-    result = run(
-        "check", "tests/fixtures/zoo", "--out", "tests/golden/zoo", "--verify-runtime", cwd=REPO
-    )
+    result = run("check", "--config", "tests/fixtures/zoo.toml", "--verify-runtime", cwd=REPO)
     assert result.code == 0, result.out
     assert "TG701" not in result.out
     assert [line for line in result.out.splitlines() if "TG702" in line] == [

@@ -19,6 +19,9 @@ class AdminTools:
         permissions=["users:delete"],
         audit_event="user.deleted",
         step_up_auth=True,
+        keywords=["delete account", "remove user", "offboarding"],
+        version="1.0.0",
+        latency_p50_ms=300,
     )
     def delete_user(
         self,
@@ -48,6 +51,11 @@ class AdminTools:
             >>> delete_user(user_id="u-42")
             null
 
+            An unknown user:
+
+            >>> delete_user(user_id="u-0")
+            {"error": {"code": "NOT_FOUND", "message": "no user u-0"}}
+
         Side Effects:
             - Revokes every session of the user.
             - Sends the user a notification email.
@@ -56,5 +64,6 @@ class AdminTools:
             idempotent: true
             safe: false
             destructive: true
+            open_world: false
         """
         raise NotImplementedError

@@ -8,7 +8,13 @@ from toolgen import tool
 def register(server: Any) -> None:
     """Attach the file tools to `server` (a stand-in for an MCP server object)."""
 
-    @tool(risk="low", category="files")
+    @tool(
+        risk="low",
+        category="files",
+        keywords=["download", "share file", "signed url"],
+        version="1.0.0",
+        latency_p50_ms=40,
+    )
     def create_download_link(
         file_id: str,
         expires_in_minutes: "int" = 60,
@@ -33,16 +39,29 @@ def register(server: Any) -> None:
             >>> create_download_link(file_id="f-1", expires_in_minutes=10)
             "https://files.example.com/f-1?sig=abc"
 
+            An unknown file:
+
+            >>> create_download_link(file_id="f-404")
+            {"error": {"code": "NOT_FOUND", "message": "no file f-404"}}
+
         Idempotency:
             idempotent: true
             safe: true
             destructive: false
+            open_world: false
         """
         raise NotImplementedError
 
     server.add_tool(create_download_link)
 
-    @tool(risk="forbidden", category="files", permissions=["secrets:read"])
+    @tool(
+        risk="forbidden",
+        category="files",
+        permissions=["secrets:read"],
+        keywords=["secret", "private key", "credentials"],
+        version="1.0.0",
+        latency_p50_ms=15,
+    )
     def read_private_key(key_name: str) -> str:
         """Read a private key from the secret store.
 
@@ -54,9 +73,25 @@ def register(server: Any) -> None:
         Returns:
             The PEM-encoded key.
 
+        Errors:
+            NOT_FOUND: No key has this name.
+
+        Examples:
+            Read the signing key:
+
+            >>> read_private_key(key_name="signing")
+            "-----BEGIN PRIVATE KEY-----"
+
+            An unknown key:
+
+            >>> read_private_key(key_name="nope")
+            {"error": {"code": "NOT_FOUND", "message": "no key nope"}}
+
         Idempotency:
             idempotent: true
             safe: true
+            destructive: false
+            open_world: false
         """
         raise NotImplementedError
 

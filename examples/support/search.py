@@ -11,7 +11,14 @@ from toolgen import tool
 from .models import Forecast, Page, SearchHit, TicketFilter, TicketPage
 
 
-@tool(risk="low", category="search", keywords=["web search", "look up", "news"])
+@tool(
+    risk="low",
+    category="search",
+    keywords=["web search", "look up", "news"],
+    version="2.1.0",
+    latency_p50_ms=800,
+    cost_hint="metered",
+)
 def search_web(
     query: Annotated[str, Field(min_length=2, max_length=300)],
     num_results: Annotated[int, Field(ge=1, le=10)] = 5,
@@ -33,6 +40,7 @@ def search_web(
     Errors:
         RATE_LIMITED: Search quota exceeded. Recovery: back off for retry_after_seconds.
         UPSTREAM_TIMEOUT (504, retryable): The search engine did not answer in time.
+            Recovery: retry once with fewer results.
 
     Examples:
         Latest news about a topic:
@@ -54,7 +62,13 @@ def search_web(
     raise NotImplementedError
 
 
-@tool(risk="low", category="support")
+@tool(
+    risk="low",
+    category="support",
+    keywords=["tickets", "support cases", "customer issues"],
+    version="1.0.0",
+    latency_p50_ms=120,
+)
 def ticket_search(
     text: Annotated[str, Field(min_length=1, description="Words to look for in tickets.")],
     filter: TicketFilter | None = None,
@@ -80,6 +94,11 @@ def ticket_search(
         >>> ticket_search(text="refund", filter={"status": ["open"]}, page={"limit": 2})
         {"tickets": [{"id": "T-1042", "subject": "Refund please", "status": "open"}], "next_cursor": "c2"}
 
+        A page size over the limit is rejected:
+
+        >>> ticket_search(text="refund", page={"limit": 500})
+        {"error": {"code": "VALIDATION_ERROR", "message": "page.limit must be at most 100"}}
+
     Idempotency:
         idempotent: true
         safe: true
@@ -89,12 +108,21 @@ def ticket_search(
     raise NotImplementedError
 
 
-@tool(risk="low", category="weather", latency_p50_ms=350, cost_hint="cheap")
+@tool(
+    risk="low",
+    category="weather",
+    keywords=["weather", "forecast", "temperature"],
+    version="1.3.0",
+    latency_p50_ms=350,
+    cost_hint="cheap",
+)
 def get_weather(
     location: Annotated[str, Field(min_length=2)],
     units: Literal["metric", "imperial"] = "metric",
 ) -> Forecast:
     """Get the current weather for a city or place name.
+
+    Use it for conditions right now; it has no forecasts.
 
     Args:
         location: City and country, e.g. "Lisbon, Portugal".
@@ -105,7 +133,7 @@ def get_weather(
 
     Errors:
         NOT_FOUND: No place matches the location.
-        UNAVAILABLE: The weather service is down.
+        UNAVAILABLE: The weather service is down. Recovery: try again in a minute.
 
     Examples:
         Weather in Lisbon:
@@ -127,7 +155,14 @@ def get_weather(
     raise NotImplementedError
 
 
-@tool(risk="low", category="math")
+@tool(
+    risk="low",
+    category="math",
+    keywords=["arithmetic", "calculate", "math"],
+    version="1.0.0",
+    latency_p50_ms=1,
+    cost_hint="free",
+)
 def calculator(
     operation: Literal["add", "subtract", "multiply", "divide"],
     a: float,

@@ -16,7 +16,13 @@ if TYPE_CHECKING:  # only for the annotations below; toolgen reads it without im
     from .models import Ticket
 
 
-@toolgen.tool(risk="medium", category="support", version="1.2.0")
+@toolgen.tool(
+    risk="medium",
+    category="support",
+    keywords=["open ticket", "report problem", "support request"],
+    version="1.2.0",
+    latency_p50_ms=250,
+)
 def create_ticket(
     subject: Annotated[str, Field(min_length=3, max_length=200)],
     body: str,
@@ -50,25 +56,41 @@ def create_ticket(
         >>> create_ticket(subject="Cannot log in", body="The login page spins forever.", idempotency_key="6f1c1d7a-8f0e-4a43-9d1e-2c8f4b5a9e10", priority="high")
         {"id": "T-1043", "subject": "Cannot log in", "status": "open", "priority": "high"}
 
+        Reusing a key for a different ticket:
+
+        >>> create_ticket(subject="Other problem", body="Something else.", idempotency_key="6f1c1d7a-8f0e-4a43-9d1e-2c8f4b5a9e10")
+        {"error": {"code": "CONFLICT", "message": "idempotency_key was used for another ticket"}}
+
     Idempotency:
         idempotent: true
         safe: false
         destructive: false
+        open_world: false
     """
     raise NotImplementedError
 
 
-@toolgen.tool(risk="low", category="tasks")
+@toolgen.tool(
+    risk="low",
+    category="tasks",
+    keywords=["follow up", "todo", "reminder"],
+    version="1.0.0",
+    latency_p50_ms=90,
+)
 def create_task(
     title: str,
+    idempotency_key: uuid.UUID,
     priority: Priority = Priority.NORMAL,
     due: dt.date | None = None,
     estimate_hours: Annotated[float, Field(gt=0, le=80)] | None = None,
 ) -> str:
     """Create a follow-up task for the support team.
 
+    Calls with the same idempotency_key create the task once.
+
     Args:
         title: What needs doing.
+        idempotency_key: Client-chosen key that makes retries safe.
         priority: How urgent the task is.
         due: Day the task is due, if any.
         estimate_hours: Expected effort in hours.
@@ -76,15 +98,24 @@ def create_task(
     Returns:
         The new task's identifier.
 
+    Errors:
+        VALIDATION_ERROR: A field is invalid, e.g. a due date in the past.
+
     Examples:
         A task due on a date:
 
-        >>> create_task(title="Call the customer back", priority="urgent", due="2026-12-01")
+        >>> create_task(title="Call the customer back", idempotency_key="0b6f7e52-3c2d-4f7a-9a51-7d0f1c2e3b4a", priority="urgent", due="2026-12-01")
         "TASK-77"
 
+        An estimate of zero hours is rejected:
+
+        >>> create_task(title="Nothing", idempotency_key="0b6f7e52-3c2d-4f7a-9a51-7d0f1c2e3b4b", estimate_hours=0)
+        {"error": {"code": "VALIDATION_ERROR", "message": "estimate_hours must be greater than 0"}}
+
     Idempotency:
-        idempotent: false
+        idempotent: true
         safe: false
         destructive: false
+        open_world: false
     """
     raise NotImplementedError

@@ -21,10 +21,13 @@ from toolgen.analyze.sections import SectionReader
 from toolgen.analyze.signature import Param, parameters
 from toolgen.analyze.types import FIELD_CALLS, MISSING, FieldSpec, SchemaBuilder, TypeProblem
 from toolgen.config import Config
+from toolgen.conformance import conformance_level, missing_by_level
 from toolgen.descriptor import DEFAULT_RISK, NAME_PATTERN, RISK_DEFAULTS, ToolDescriptor
 from toolgen.diagnostics import Diagnostic, Level, Location, sort_diagnostics
 from toolgen.discover import discover
 from toolgen.index import ModuleIndex, dotted_name
+from toolgen.lint import LintContext, lint
+from toolgen.policy import FileSuppressions, Policy
 from toolgen.schema_ops import inline_refs
 from toolgen.validate import schema_errors
 
@@ -42,6 +45,7 @@ class Compilation:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     locations: dict[str, Location] = field(default_factory=dict)  # tool name -> its def
     search_roots: list[str] = field(default_factory=list)  # where the modules import from
+    suppressions: dict[str, FileSuppressions] = field(default_factory=dict)  # by shown path
 
 
 def compile_project(config: Config) -> Compilation:
@@ -50,12 +54,18 @@ def compile_project(config: Config) -> Compilation:
     index = ModuleIndex(roots, lambda p: config.display(p))
     result = Compilation(search_roots=[str(r) for r in index.search_roots])
     seen: dict[str, Location] = {}
+    policy = config.policy()
     for file in files:
         module = index.add_file(file.module, file.path)
         if module is None:
             continue
+        ignores = FileSuppressions.parse(module.source)
+        result.suppressions[module.shown] = ignores
         for handler in find_handlers(module, index, presets(config.markers)):
-            descriptor, problems = compile_handler(handler, index, config)
+            node = handler.node
+            first = min([d.lineno for d in node.decorator_list] + [node.lineno])
+            ignores.add_handler(first, node.lineno, node.end_lineno or node.lineno)
+            descriptor, problems = compile_handler(handler, index, config, policy, ignores)
             result.diagnostics.extend(problems)
             if descriptor is None:
                 continue
@@ -83,16 +93,22 @@ def compile_project(config: Config) -> Compilation:
             )
         )
     result.descriptors.sort(key=lambda d: d.name)
-    result.diagnostics = sort_diagnostics(result.diagnostics)
+    result.diagnostics = sort_diagnostics(policy.apply(result.diagnostics, result.suppressions))
     return result
 
 
 def compile_handler(
-    handler: Handler, index: ModuleIndex, config: Config
+    handler: Handler,
+    index: ModuleIndex,
+    config: Config,
+    policy: Policy | None = None,
+    ignores: FileSuppressions | None = None,
 ) -> tuple[ToolDescriptor | None, list[Diagnostic]]:
-    """The descriptor of one handler, or None when it has an error; and every diagnostic."""
+    """The descriptor of one handler, or None when it has an error; and every diagnostic
+    (configured levels and `# toolgen: ignore[...]` comments applied)."""
     try:
-        return _HandlerCompiler(handler, index, config).run()
+        ignored = {handler.module.shown: ignores} if ignores else {}
+        return _HandlerCompiler(handler, index, config, policy or Policy(), ignored).run()
     except RecursionError:
         where = handler.module.location(handler.node)
         message = f"`{handler.node.name}` nests types or values too deeply to analyse"
@@ -102,7 +118,17 @@ def compile_handler(
 class _HandlerCompiler:
     """One handler's analysis: each block of the descriptor from its own method."""
 
-    def __init__(self, handler: Handler, index: ModuleIndex, config: Config) -> None:
+    def __init__(
+        self,
+        handler: Handler,
+        index: ModuleIndex,
+        config: Config,
+        policy: Policy,
+        ignores: dict[str, FileSuppressions],
+    ) -> None:
+        self.policy = policy
+        self.ignores = ignores
+        self.params: list[Param] = []
         self.handler = handler
         self.module = handler.module
         self.node = handler.node
@@ -118,6 +144,7 @@ class _HandlerCompiler:
         self.problems.append(Diagnostic(code, message, self.module.location(node)))
 
     def failed(self) -> bool:
+        self.problems = self.policy.apply(self.problems, self.ignores)
         return any(p.severity is Level.ERROR for p in self.problems)
 
     def run(self) -> tuple[ToolDescriptor | None, list[Diagnostic]]:
@@ -150,8 +177,18 @@ class _HandlerCompiler:
             else []
         )
         for key, title in (("side_effects", "side effects"), ("permissions", "permissions")):
-            if title in sections and key not in options:
-                options[key] = reader.bullets(sections[title])
+            if title not in sections:
+                continue
+            listed = reader.bullets(sections[title])
+            if key not in options:
+                options[key] = listed
+            elif options[key] != listed:
+                self.report(
+                    "TG405",
+                    f"`{key}` differs between the decorator and the docstring's {title.title()} "
+                    "section; the decorator's is used",
+                    option_nodes.get(key, self.handler.decorator),
+                )
         self.problems.extend(reader.diagnostics)
         if self.failed():
             return None, self.problems
@@ -159,6 +196,12 @@ class _HandlerCompiler:
 
         risk = options.get("risk", DEFAULT_RISK)
         autonomous, confirmation = RISK_DEFAULTS.get(risk, RISK_DEFAULTS[DEFAULT_RISK])
+        if risk in ("critical", "forbidden") and options.get("autonomous") is True:
+            self.report(
+                "TG404",
+                f"a {risk} tool cannot be autonomous",
+                option_nodes.get("autonomous", self.handler.decorator),
+            )
         data: dict[str, Any] = {
             "name": name,
             "description": description,
@@ -186,7 +229,36 @@ class _HandlerCompiler:
                 path = ".".join(str(p) for p in error["loc"])
                 self.report("TG403", f"`{path}`: {error['msg']}", where)
             return None, self.problems
+        self.contract_checks(descriptor)
         return (None if self.failed() else descriptor), self.problems
+
+    def contract_checks(self, descriptor: ToolDescriptor) -> None:
+        """Lint rules, the description budget and the conformance level."""
+        context = LintContext(
+            params={p.name: p.node for p in self.params},
+            has_default={p.name: p.default is not None for p in self.params},
+        )
+        for code, message, node in lint(descriptor, context):
+            self.report(code, f"tool {descriptor.name}: {message}", node or self.node)
+        budget = self.config.budget_description_chars
+        if budget is not None and len(descriptor.description) > budget:
+            self.report(
+                "TG930",
+                f"tool {descriptor.name}: description has {len(descriptor.description)} "
+                f"characters, over the budget of {budget}",
+                self.node,
+            )
+        level = conformance_level(descriptor)
+        descriptor.conformance_level = level
+        if level < self.config.min_level:
+            missing = missing_by_level(descriptor)
+            needs = [m for lvl in range(1, self.config.min_level + 1) for m in missing[lvl]]
+            self.report(
+                "TG920",
+                f"tool {descriptor.name} reaches level {level}, below min_level "
+                f"{self.config.min_level}: add {'; '.join(needs)}",
+                self.node,
+            )
 
     def exposed(self, builder: SchemaBuilder) -> list[Param]:
         """The parameters a model passes: no self/cls, skipped names or framework context."""
@@ -207,7 +279,7 @@ class _HandlerCompiler:
         builder = SchemaBuilder(self.index)
         if self.decorator.args_schema is not None:
             return self.args_schema(builder, self.decorator.args_schema)
-        params = self.exposed(builder)
+        params = self.params = self.exposed(builder)
         docstring_wins = self.preset.docstring_wins or self.decorator.parse_docstring
         properties: dict[str, Any] = {}
         required: list[str] = []

@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from toolgen.diagnostics import Diagnostic, Location, UserError
+from toolgen.diagnostics import RULES, Diagnostic, Level, Location, UserError
+from toolgen.policy import Policy
 
 PLATFORMS = ("openai", "anthropic", "gemini", "mcp")
 MARKER_PRESETS = ("toolgen", "fastmcp", "mcp", "openai-agents", "langchain", "pydantic-ai")
@@ -27,7 +28,12 @@ DEFAULTS: dict[str, Any] = {
     "markers": ["toolgen"],
     "skip_params": [],
     "docstring_style": "auto",
+    "min_level": 1,
+    "rules": {},
+    "budget_description_chars": None,
+    "budget_catalog_tokens": None,
 }
+RULE_LEVELS = ("error", "warning", "info", "off")
 
 
 @dataclass(frozen=True)
@@ -43,7 +49,15 @@ class Config:
     markers: tuple[str, ...] = ("toolgen",)
     skip_params: tuple[str, ...] = ()
     docstring_style: str = "auto"
-    extra: dict[str, Any] = field(default_factory=dict)
+    min_level: int = 1
+    rule_levels: dict[str, str] = field(default_factory=dict)
+    budget_description_chars: int | None = None
+    budget_catalog_tokens: int | None = None
+
+    def policy(self) -> Policy:
+        return Policy(
+            {code: None if lvl == "off" else Level(lvl) for code, lvl in self.rule_levels.items()}
+        )
 
     def display(self, path: Path) -> str:
         """How to show `path` to the user: relative to the working folder when inside it (as
@@ -176,6 +190,30 @@ def _check(
     platforms = choices("platforms", PLATFORMS)
     markers = choices("markers", MARKER_PRESETS)
     skip_params = str_list("skip_params")
+    min_level = values["min_level"]
+    if not isinstance(min_level, int) or isinstance(min_level, bool) or not 0 <= min_level <= 3:
+        bad("min_level", "must be a whole number from 0 to 3")
+        min_level = 1
+    rule_levels: dict[str, str] = {}
+    if not isinstance(values["rules"], dict):
+        bad("rules", "must be a table of rule code = level")
+    else:
+        for code, level in values["rules"].items():
+            if code not in RULES:
+                bad("rules", f"unknown rule {code!r} (see `toolgen rules`)")
+            elif level not in RULE_LEVELS:
+                bad("rules", f"{code}: level must be one of {', '.join(RULE_LEVELS)}")
+            else:
+                rule_levels[code] = level
+    budgets: dict[str, int | None] = {}
+    for key in ("budget_description_chars", "budget_catalog_tokens"):
+        value = values[key]
+        if value is not None and (
+            not isinstance(value, int) or isinstance(value, bool) or value < 1
+        ):
+            bad(key, "must be a positive whole number")
+            value = None
+        budgets[key] = value
     style = values["docstring_style"]
     if style not in DOCSTRING_STYLES:
         bad("docstring_style", f"must be one of {', '.join(DOCSTRING_STYLES)}")
@@ -215,4 +253,8 @@ def _check(
         markers=tuple(markers),
         skip_params=tuple(skip_params),
         docstring_style=style,
+        min_level=min_level,
+        rule_levels=rule_levels,
+        budget_description_chars=budgets["budget_description_chars"],
+        budget_catalog_tokens=budgets["budget_catalog_tokens"],
     )

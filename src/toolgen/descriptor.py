@@ -101,6 +101,9 @@ class ToolDescriptor(_Block):
     side_effects: list[str] | None = None
     audit_event: str | None = None
     dry_run: Literal["supported", "required"] | None = None
+    conformance_level: int = Field(
+        0, ge=0, le=3, description="The highest conformance level the contract meets (0-3)."
+    )
     source: Source
 
     @property

@@ -30,59 +30,143 @@ class Rule:
     code: str
     level: Level
     summary: str
+    help: str = ""  # why it matters and how to fix it: the rule's docs entry
 
 
-def _rules(*rows: tuple[str, Level, str]) -> dict[str, Rule]:
-    return {code: Rule(code, level, summary) for code, level, summary in rows}
+def _rules(*rows: tuple[str, Level, str, str]) -> dict[str, Rule]:
+    return {code: Rule(code, level, summary, help) for code, level, summary, help in rows}
 
 
 E, W, I = Level.ERROR, Level.WARNING, Level.INFO  # noqa: E741
 
-#: Every rule toolgen can report, by stable code. Codes are never reused.
+#: Every rule toolgen can report, by stable code. Codes are never reused. `toolgen rules`
+#: lists them; docs/rules.md is generated from this table.
 RULES: dict[str, Rule] = _rules(
     # TG0xx: configuration, command line and files
-    ("TG001", E, "configuration file missing, unreadable or without a [tool.toolgen] table"),
-    ("TG002", E, "invalid configuration value"),
-    ("TG003", E, "a configured source path does not exist"),
-    ("TG004", E, "output folder resolves outside the project"),
-    ("TG005", E, "source file cannot be read or decoded"),
+    ("TG001", E, "configuration file missing, unreadable or without a [tool.toolgen] table",
+     "Add a [tool.toolgen] table to pyproject.toml, or pass --config FILE."),
+    ("TG002", E, "invalid configuration value",
+     "The message names the key and the values it accepts; see the README's Configuration."),
+    ("TG003", E, "a configured source path does not exist",
+     "Fix the path in `sources`; relative paths resolve against the config file's folder."),
+    ("TG004", E, "output folder resolves outside the project",
+     "`out` must be a folder inside the project, so that a build never writes elsewhere."),
+    ("TG005", E, "source file cannot be read or decoded",
+     "Source files must be readable UTF-8."),
     # TG1xx: discovery
-    ("TG101", E, "syntax error in a source file"),
-    ("TG102", E, "two tools have the same name"),
-    ("TG103", E, "tool name is not valid on every platform"),
-    ("TG104", W, "no tool handlers found in the configured sources"),
+    ("TG101", E, "syntax error in a source file",
+     "toolgen parses every source file; fix the syntax error at the location shown."),
+    ("TG102", E, "two tools have the same name",
+     "Tool names are unique per catalog: rename one handler or pass `name=` to its marker."),
+    ("TG103", E, "tool name is not valid on every platform",
+     "Names must match ^[A-Za-z_][A-Za-z0-9_]{0,63}$ to be accepted by every platform."),
+    ("TG104", W, "no tool handlers found in the configured sources",
+     "Check `sources` and `markers`: handlers need a marker the configuration names."),
     # TG2xx: signatures and types
-    ("TG201", E, "annotation names something that cannot be resolved statically"),
-    ("TG202", E, "type construct not supported"),
-    ("TG203", E, "parameter has no type annotation"),
-    ("TG204", E, "parameter kind cannot be exposed to a model (*args, **kwargs, positional-only)"),
-    ("TG205", E, "Field(...) or constraint argument is not a literal"),
-    ("TG206", E, "default value is not a literal that can be put into a schema"),
-    ("TG207", W, "return type not annotated; returns schema left open"),
+    ("TG201", E, "annotation names something that cannot be resolved statically",
+     "Import the name in the handler's module (an `if TYPE_CHECKING:` import is enough), or use "
+     "a type from the project or a well-known package."),
+    ("TG202", E, "type construct not supported",
+     "Use a type pydantic can describe as JSON Schema: scalars, containers, Literal, Enum, "
+     "TypedDict, dataclass or BaseModel."),
+    ("TG203", E, "parameter has no type annotation",
+     "Annotate every parameter a model passes; the annotation is the schema."),
+    ("TG204", E, "parameter kind cannot be exposed to a model (*args, **kwargs, positional-only)",
+     "Name each parameter; list parameters that a wrapper injects in `skip_params`."),
+    ("TG205", E, "Field(...) or constraint argument is not a literal",
+     "Metadata must be readable without running code: use literal values."),
+    ("TG206", E, "default value is not a literal that can be put into a schema",
+     "Use a literal default (or None) and compute the real default inside the handler."),
+    ("TG207", W, "return type not annotated; returns schema left open",
+     "Annotate the return type so the contract says what a caller gets back."),
     # TG3xx: docstrings
-    ("TG301", E, "parameter has no entry in the docstring's Args section"),
-    ("TG302", W, "docstring documents a parameter the signature does not have"),
-    ("TG303", E, "tool has no docstring summary to use as its description"),
-    ("TG304", E, "malformed Errors entry"),
-    ("TG305", E, "error code outside the standard taxonomy without http status and retryable"),
-    ("TG306", E, "malformed Idempotency line"),
-    ("TG307", E, "malformed example"),
-    # TG4xx: decorator arguments
-    ("TG401", E, "decorator argument is not a literal"),
-    ("TG402", E, "unknown decorator argument"),
-    ("TG403", E, "invalid decorator argument value"),
+    ("TG301", E, "parameter has no entry in the docstring's Args section",
+     "Describe every parameter in `Args:` (or Field(description=...)); `toolgen fix` adds the "
+     "missing entries. A warning for handlers of other frameworks."),
+    ("TG302", W, "docstring documents a parameter the signature does not have",
+     "Remove the stale entry (`toolgen fix` does)."),
+    ("TG303", E, "tool has no docstring summary to use as its description",
+     "Start the docstring with a sentence that says what the tool does."),
+    ("TG304", E, "malformed Errors entry",
+     "Write `CODE: description` or `CODE (http_status, retryable): description`."),
+    ("TG305", E, "error code outside the standard taxonomy without http status and retryable",
+     "State both for custom codes: `MY_CODE (409, not retryable): ...`."),
+    ("TG306", E, "malformed Idempotency line",
+     "Write `idempotent|safe|destructive|open_world: true|false`, one per line."),
+    ("TG307", E, "malformed example",
+     "`>>> tool(k=v, ...)` with keyword literal arguments, then the result as JSON or a Python "
+     "literal."),
+    # TG4xx: decorator arguments and the contract
+    ("TG401", E, "decorator argument is not a literal",
+     "Decorator arguments are read statically; use literal values."),
+    ("TG402", E, "unknown decorator argument",
+     "The message lists the arguments @tool accepts."),
+    ("TG403", E, "invalid decorator argument value",
+     "The message says which value is expected."),
+    ("TG404", E, "contradictory safety settings",
+     "A critical or forbidden tool cannot be autonomous; a tool that needs confirmation is not "
+     "autonomous without it. Remove the contradiction or lower the risk."),
+    ("TG405", W, "side effects or permissions given both in the decorator and the docstring",
+     "Keep one place: the decorator's value is used."),
     # TG5xx: examples against the contract
-    ("TG501", E, "example arguments do not validate against the parameters schema"),
-    ("TG502", E, "example result does not validate against the returns schema"),
-    ("TG503", E, "example error code is not declared in Errors"),
-    ("TG504", W, "example omits required arguments (kept in the descriptor, not sent as input)"),
+    ("TG501", E, "example arguments do not validate against the parameters schema",
+     "Fix the example or the schema: examples are sent to models as input examples."),
+    ("TG502", E, "example result does not validate against the returns schema",
+     "Fix the example result or the return annotation."),
+    ("TG503", E, "example error code is not declared in Errors",
+     "Declare the code in the `Errors:` section (VALIDATION_ERROR is always allowed)."),
+    ("TG504", W, "example omits required arguments (kept in the descriptor, not sent as input)",
+     "Give every required argument so the example can be sent as an input example."),
     # TG6xx: platform rendering
-    ("TG601", W, "schema cannot be OpenAI-strict; rendered with strict: false"),
-    ("TG602", W, "construct not representable in Gemini's schema subset; tool left out of Gemini"),
+    ("TG601", W, "schema cannot be OpenAI-strict; rendered with strict: false",
+     "Free-form objects and open values cannot be strict; describe them with a model."),
+    ("TG602", W, "construct not representable in Gemini's schema subset; tool left out of Gemini",
+     "Recursive models cannot be inlined for Gemini; flatten the type for that platform."),
     # TG7xx: --verify-runtime (the handlers imported in a child process, on request only)
-    ("TG701", E, "static parameters schema differs from pydantic's schema at run time"),
-    ("TG702", W, "handler could not be verified at run time"),
-)
+    ("TG701", E, "static parameters schema differs from pydantic's schema at run time",
+     "Something only visible at run time shapes the schema (a custom __get_pydantic_json_schema__, "
+     "a validator); make it visible statically or accept the difference knowingly."),
+    ("TG702", W, "handler could not be verified at run time",
+     "The module could not be imported or the handler reached (nested in a function)."),
+    # TG8xx: toolgen fix
+    ("TG801", I, "fix: docstring entry added", "Added from Field(description=...)."),
+    ("TG802", W, "fix: parameter needs a description; placeholder inserted",
+     "Replace the placeholder with a real description."),
+    ("TG803", I, "fix: docstring entry removed or reordered", "The entries follow the signature."),
+    ("TG804", E, "fix: file not changed: syntax error", "Fix the syntax error first."),
+    # TG9xx: lint: conformance and good practice
+    ("TG901", W, "tool name is not snake_case",
+     "Canonical names are snake_case (lower case, digits, underscores)."),
+    ("TG902", W, "description is not 2-5 sentences",
+     "Say what the tool does, when to use it and what it does not do, in two to five "
+     "sentences."),
+    ("TG903", W, "description longer than 600 characters",
+     "Tool definitions are re-sent on every model turn; keep descriptions short."),
+    ("TG904", W, "description does not start with a verb",
+     "Start with what the tool does: `Search the catalog ...`, not `This tool ...`."),
+    ("TG905", W, "parameter accepts null but has no default",
+     "An optional parameter should default to None, so callers may leave it out."),
+    ("TG906", W, "parameters nest objects more than 2 levels deep",
+     "Deeply nested arguments are hard for models to fill; flatten the structure."),
+    ("TG907", W, "parameter is a union of several types",
+     "Unions of unlike types confuse models; split the tool or use one type."),
+    ("TG908", W, "string parameter lists its allowed values in prose",
+     "Use Literal[...] or an Enum so the values are in the schema, not only in the text."),
+    ("TG909", W, "write tool without an idempotency key parameter",
+     "A tool that changes data and is not idempotent should take an idempotency key (e.g. "
+     "`idempotency_key: UUID`) so that retries are safe."),
+    ("TG910", W, "destructive tool without confirmation",
+     "Set confirmation=True (or a risk of high or critical) on tools that destroy data."),
+    ("TG911", E, "description says read-only but the tool is not safe",
+     "Either the description or the Idempotency section is wrong."),
+    ("TG920", E, "tool is below the configured conformance level",
+     "The message lists what is missing for the level; raise the tool or lower `min_level`."),
+    ("TG930", W, "description longer than the configured budget",
+     "Shorten the description or raise `budget_description_chars`."),
+    ("TG931", W, "catalog larger than the configured token budget",
+     "Tool definitions are re-sent every turn; trim the catalog or raise "
+     "`budget_catalog_tokens`."),
+)  # fmt: skip
 
 
 @dataclass(frozen=True, order=True)

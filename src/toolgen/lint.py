@@ -1,0 +1,183 @@
+"""Good-practice rules on a finished descriptor (TG9xx), each one a small function.
+
+`lint(tool, context)` runs every rule in `RULES_BY_CODE`. A rule returns the message and the node
+to point at, or nothing; the caller turns that into a located diagnostic, so suppressions and
+configured levels apply like everywhere else.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from toolgen.descriptor import ToolDescriptor
+
+Finding = tuple[str, str, ast.AST | None]  # code, message, where (None: the handler)
+
+
+@dataclass(frozen=True)
+class LintContext:
+    params: dict[str, ast.AST]  # exposed parameter name -> its node
+    has_default: dict[str, bool]
+
+
+_SNAKE = re.compile(r"^[a-z][a-z0-9]*(_[a-z0-9]+)*$")
+_SENTENCE_END = re.compile(r"[.!?](?:\s|$)")
+_NOT_VERBS = frozenset(
+    {"a", "an", "the", "this", "that", "these", "those", "it", "its", "my", "our", "your",
+     "tool", "function", "method", "handler", "endpoint", "api", "wrapper", "helper",
+     "utility", "used", "internal"}
+)  # fmt: skip
+_ENUM_PROSE = re.compile(r"\bone of\b|\beither\b.+\bor\b|\b\w+ = \w+|\b\w+\s*\|\s*\w+\b", re.I)
+_ENUM_NAMES = frozenset(
+    {"mode", "status", "state", "type", "kind", "order", "sort", "format", "unit", "units",
+     "level", "priority", "category", "direction", "method", "channel"}
+)  # fmt: skip
+_KEY_NAMES = re.compile(r"idempotency|request_id|client_token|dedup|operation_id", re.I)
+_READ_ONLY = re.compile(r"\bread[- ]only\b|\bdoes not (modify|change)\b", re.I)
+
+
+def _sentences(text: str) -> int:
+    first_paragraph_free = text.replace("\n", " ").strip()
+    return len(_SENTENCE_END.findall(first_paragraph_free + " "))
+
+
+def name_snake_case(tool: ToolDescriptor, ctx: LintContext) -> Iterator[Finding]:
+    if not _SNAKE.match(tool.name):
+        yield "TG901", f"tool name `{tool.name}` is not snake_case", None
+
+
+def description_sentences(tool: ToolDescriptor, ctx: LintContext) -> Iterator[Finding]:
+    count = _sentences(tool.description)
+    if not 2 <= count <= 5:
+        yield "TG902", f"description has {count} sentence(s); 2-5 tell a model enough", None
+
+
+def description_length(tool: ToolDescriptor, ctx: LintContext) -> Iterator[Finding]:
+    if len(tool.description) > 600:
+        yield "TG903", f"description has {len(tool.description)} characters (over 600)", None
+
+
+def description_verb(tool: ToolDescriptor, ctx: LintContext) -> Iterator[Finding]:
+    words = tool.description.split()
+    if words and words[0].lower().strip(".,:;") in _NOT_VERBS:
+        yield "TG904", f"description starts with `{words[0]}`; start with a verb", None
+
+
+def _accepts_null(schema: dict[str, Any]) -> bool:
+    kind = schema.get("type")
+    return (
+        kind == "null"
+        or (isinstance(kind, list) and "null" in kind)
+        or {"type": "null"} in schema.get("anyOf", [])
+        or None in schema.get("enum", [])
+    )
+
+
+def optional_has_default(tool: ToolDescriptor, ctx: LintContext) -> Iterator[Finding]:
+    for name, schema in tool.parameters.get("properties", {}).items():
+        if _accepts_null(schema) and not ctx.has_default.get(name, True):
+            yield (
+                "TG905",
+                f"parameter `{name}` accepts null but has no default",
+                ctx.params.get(name),
+            )
+
+
+def nesting_depth(tool: ToolDescriptor, ctx: LintContext) -> Iterator[Finding]:
+    defs = tool.parameters.get("$defs", {})
+    for name, schema in tool.parameters.get("properties", {}).items():
+        depth = _object_depth(schema, defs, set())
+        if depth > 2:
+            yield (
+                "TG906",
+                f"parameter `{name}` nests objects {depth} levels deep (more than 2)",
+                ctx.params.get(name),
+            )
+
+
+def _object_depth(schema: Any, defs: dict[str, Any], seen: set[str]) -> int:
+    if isinstance(schema, list):
+        return max((_object_depth(s, defs, seen) for s in schema), default=0)
+    if not isinstance(schema, dict):
+        return 0
+    ref = schema.get("$ref")
+    if isinstance(ref, str):
+        name = ref.removeprefix("#/$defs/")
+        if name in seen:
+            return 0
+        return _object_depth(defs.get(name, {}), defs, seen | {name})
+    own = 1 if schema.get("type") == "object" and schema.get("properties") else 0
+    children = [
+        *schema.get("properties", {}).values(),
+        schema.get("items"),
+        *schema.get("anyOf", []),
+    ]
+    return own + max((_object_depth(c, defs, seen) for c in children if c), default=0)
+
+
+def union_parameter(tool: ToolDescriptor, ctx: LintContext) -> Iterator[Finding]:
+    for name, schema in tool.parameters.get("properties", {}).items():
+        branches = [b for b in schema.get("anyOf", []) if b != {"type": "null"}]
+        if len(branches) > 1:
+            yield (
+                "TG907",
+                f"parameter `{name}` is a union of {len(branches)} types",
+                ctx.params.get(name),
+            )
+
+
+def enum_in_prose(tool: ToolDescriptor, ctx: LintContext) -> Iterator[Finding]:
+    for name, schema in tool.parameters.get("properties", {}).items():
+        plain = schema.get("type") == "string" and not (
+            {"enum", "const", "pattern", "format"} & set(schema)
+        )
+        if not plain:
+            continue
+        text = schema.get("description", "")
+        if _ENUM_PROSE.search(text) or name.lower() in _ENUM_NAMES:
+            yield (
+                "TG908",
+                f"parameter `{name}` looks like a choice among values; use Literal[...] or an Enum",
+                ctx.params.get(name),
+            )
+
+
+def write_without_key(tool: ToolDescriptor, ctx: LintContext) -> Iterator[Finding]:
+    hints = tool.idempotency
+    names = tool.parameters.get("properties", {})
+    keyed = any(_KEY_NAMES.search(name) for name in names)
+    if hints.safe is False and hints.idempotent is not True and not keyed:
+        yield "TG909", "tool changes data and is not idempotent, but takes no idempotency key", None
+
+
+def destructive_without_confirmation(tool: ToolDescriptor, ctx: LintContext) -> Iterator[Finding]:
+    if tool.idempotency.destructive and not tool.confirmation:
+        yield "TG910", "destructive tool does not require confirmation", None
+
+
+def read_only_contradiction(tool: ToolDescriptor, ctx: LintContext) -> Iterator[Finding]:
+    if tool.idempotency.safe is False and _READ_ONLY.search(tool.description):
+        yield "TG911", "description says the tool is read-only, but `safe` is false", None
+
+
+RULES_BY_CODE: dict[str, Callable[[ToolDescriptor, LintContext], Iterator[Finding]]] = {
+    "TG901": name_snake_case,
+    "TG902": description_sentences,
+    "TG903": description_length,
+    "TG904": description_verb,
+    "TG905": optional_has_default,
+    "TG906": nesting_depth,
+    "TG907": union_parameter,
+    "TG908": enum_in_prose,
+    "TG909": write_without_key,
+    "TG910": destructive_without_confirmation,
+    "TG911": read_only_contradiction,
+}
+
+
+def lint(tool: ToolDescriptor, ctx: LintContext) -> list[Finding]:
+    return [finding for rule in RULES_BY_CODE.values() for finding in rule(tool, ctx)]

@@ -1,0 +1,108 @@
+"""What the user turned down or off: rule levels from config and `# toolgen: ignore[...]`.
+
+- `[tool.toolgen.rules]` sets a rule's level (`error`, `warning`, `info`) or turns it `off`.
+- `# toolgen: ignore[TG301]` (or `# toolgen: ignore` for every rule) on a line suppresses what
+  is reported on that line; on a handler's decorator or `def` line it suppresses it for the
+  whole handler.
+
+Configuration, parse and I/O problems (TG0xx, TG101) cannot be suppressed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from toolgen.diagnostics import Diagnostic, Level
+
+UNSUPPRESSIBLE = frozenset({"TG001", "TG002", "TG003", "TG004", "TG005", "TG101"})
+_IGNORE = re.compile(r"#\s*toolgen:\s*ignore(?:\[([A-Za-z0-9_,\s]*)\])?")
+
+#: `None` in a code set: every rule.
+Codes = frozenset[str] | None
+
+
+def _merge(a: Codes | bool, b: Codes) -> Codes | bool:
+    """Union of two suppressions (False: nothing suppressed yet)."""
+    if a is False:
+        return b
+    if a is None or b is None:
+        return None
+    assert isinstance(a, frozenset)
+    return a | b
+
+
+@dataclass
+class FileSuppressions:
+    """The ignore comments of one file, and the handlers' line spans."""
+
+    lines: dict[int, Codes] = field(default_factory=dict)
+    spans: list[tuple[int, int, Codes]] = field(default_factory=list)  # first, last, codes
+
+    @classmethod
+    def parse(cls, source: str) -> FileSuppressions:
+        found = cls()
+        if "toolgen:" not in source:  # the common case costs one substring search
+            return found
+        for number, line in enumerate(source.splitlines(), 1):
+            match = _IGNORE.search(line)
+            if match:
+                codes = match.group(1)
+                found.lines[number] = (
+                    None
+                    if codes is None or not codes.strip()
+                    else frozenset(c.strip().upper() for c in codes.split(",") if c.strip())
+                )
+        return found
+
+    def add_handler(self, first: int, def_line: int, last: int) -> None:
+        codes: Codes | bool = False
+        for number in range(first, def_line + 1):
+            if number in self.lines:
+                codes = _merge(codes, self.lines[number])
+        if codes is not False:
+            self.spans.append((first, last, codes if not isinstance(codes, bool) else None))
+
+    def suppresses(self, diagnostic: Diagnostic) -> bool:
+        if diagnostic.code in UNSUPPRESSIBLE or diagnostic.location is None:
+            return False
+        line = diagnostic.location.line
+        if line in self.lines and _covers(self.lines[line], diagnostic.code):
+            return True
+        return any(
+            first <= line <= last and _covers(codes, diagnostic.code)
+            for first, last, codes in self.spans
+        )
+
+
+def _covers(codes: Codes, code: str) -> bool:
+    return codes is None or code in codes
+
+
+@dataclass(frozen=True)
+class Policy:
+    """Rule levels from the configuration; `None` for a rule turned off."""
+
+    levels: dict[str, Level | None] = field(default_factory=dict)
+
+    def apply(
+        self,
+        diagnostics: Iterable[Diagnostic],
+        files: dict[str, FileSuppressions] | None = None,
+    ) -> list[Diagnostic]:
+        kept: list[Diagnostic] = []
+        for d in diagnostics:
+            if d.code in UNSUPPRESSIBLE:
+                kept.append(d)
+                continue
+            where = d.location.path if d.location else None
+            if files and where in files and files[where].suppresses(d):
+                continue
+            if d.code in self.levels:
+                level = self.levels[d.code]
+                if level is None:
+                    continue
+                d = Diagnostic(d.code, d.message, d.location, level)
+            kept.append(d)
+        return kept
