@@ -3,9 +3,11 @@ user's controls over rules (configured levels, `# toolgen: ignore[...]`)."""
 
 from __future__ import annotations
 
-import pytest
-from conftest import Project, tool_source
+import json
 
+import pytest
+
+from conftest import REPO, Project, tool_source
 from toolgen.diagnostics import RULES
 from toolgen.lint import RULES_BY_CODE
 
@@ -119,14 +121,10 @@ def test_lint_rule_fires_with_its_location(
     assert others == {code}, result.out  # the minimal case trips nothing else
 
 
-def test_examples_are_lint_clean_and_reach_level_3(run, tmp_path) -> None:  # type: ignore[no-untyped-def]
-    from conftest import REPO
-
+def test_examples_are_lint_clean_and_reach_level_3(run) -> None:  # type: ignore[no-untyped-def]
     result = run("check", "--fail-on", "info", cwd=REPO)
     assert result.code == 0, result.out
     assert " TG" not in result.out
-    import json
-
     for path in (REPO / "generated" / "descriptors").glob("*.json"):
         assert json.loads(path.read_text())["conformance_level"] == 3, path.name
 
