@@ -20,12 +20,14 @@ def test_build_writes_every_output_file(project: Project, run) -> None:
         "anthropic/tools.json",
         "gemini/function_declarations.json",
         "mcp/tools.json",
+        "docs/tools.md",
+        "python/tools.py",
         "manifest.json",
     }
     assert set(project.snapshot()) == expected
     manifest = project.generated("manifest.json")
     assert set(manifest["files"]) == expected - {"manifest.json"}
-    assert "1 tools; 7 files written" in result.out
+    assert "1 tools; 9 files written" in result.out
 
 
 def test_output_is_byte_stable_and_formatted(project: Project, run) -> None:
@@ -33,6 +35,8 @@ def test_output_is_byte_stable_and_formatted(project: Project, run) -> None:
     run("build", cwd=project.root)
     first = project.snapshot()
     for relpath, data in first.items():
+        if not relpath.endswith(".json"):
+            continue
         text = data.decode("utf-8")
         assert text.endswith(("}\n", "]\n")), relpath
         assert json.dumps(json.loads(text), indent=2, ensure_ascii=False) + "\n" == text

@@ -24,12 +24,14 @@ def _files(config_file: Path) -> dict[str, bytes]:
 
 def _compare(actual: dict[str, bytes], folder: Path) -> None:
     if UPDATE:
-        for old in folder.rglob("*.json"):
+        for old in (p for p in folder.rglob("*") if p.is_file()):
             old.unlink()
         for relpath, data in actual.items():
             (folder / relpath).parent.mkdir(parents=True, exist_ok=True)
             (folder / relpath).write_bytes(data)
-    expected = {p.relative_to(folder).as_posix(): p.read_bytes() for p in folder.rglob("*.json")}
+    expected = {
+        p.relative_to(folder).as_posix(): p.read_bytes() for p in folder.rglob("*") if p.is_file()
+    }
     assert sorted(actual) == sorted(expected)
     for relpath, data in actual.items():
         assert data.decode() == expected[relpath].decode(), relpath

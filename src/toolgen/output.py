@@ -19,7 +19,7 @@ from toolgen.render import MANIFEST
 
 #: Folders under `out` whose JSON files only toolgen writes; anything else there is left alone
 #: unless the previous manifest lists it.
-MANAGED_FOLDERS = ("descriptors", "openai", "anthropic", "gemini", "mcp")
+MANAGED_FOLDERS = ("descriptors", "openai", "anthropic", "gemini", "mcp", "docs", "python")
 
 
 @dataclass
@@ -54,7 +54,11 @@ def managed_files(out: Path) -> set[str]:
     for folder in MANAGED_FOLDERS:
         base = out / folder
         if base.is_dir():
-            found.update(p.relative_to(out).as_posix() for p in base.rglob("*.json"))
+            found.update(
+                p.relative_to(out).as_posix()
+                for pattern in ("*.json", "*.md", "*.py")
+                for p in base.rglob(pattern)
+            )
     return found
 
 

@@ -16,7 +16,7 @@ from typing import Any
 from toolgen._version import __version__
 from toolgen.descriptor import ToolDescriptor
 from toolgen.diagnostics import Diagnostic, Location
-from toolgen.render import anthropic, gemini, mcp, openai
+from toolgen.render import anthropic, catalog, gemini, mcp, openai, python
 from toolgen.render.jsonout import dump_json
 
 Report = Callable[[str, ToolDescriptor, str], None]
@@ -29,6 +29,9 @@ RENDERERS: dict[str, Renderer] = {
     "gemini": gemini.render,
     "mcp": mcp.render,
 }
+
+#: Outputs for people and typed callers, written whatever the platforms.
+DOCUMENTS: dict[str, Renderer] = {"docs": catalog.render, "python": python.render}
 
 MANIFEST = "manifest.json"
 
@@ -60,7 +63,12 @@ def render_project(
         if renderer is None:
             raise KeyError(f"no renderer for platform {platform!r}; known: {', '.join(RENDERERS)}")
         documents.update(renderer(visible, report))
-    files = {path: dump_json(value) for path, value in sorted(documents.items())}
+    for renderer in DOCUMENTS.values():
+        documents.update(renderer(visible, report))
+    files = {
+        path: value.encode() if isinstance(value, str) else dump_json(value)
+        for path, value in sorted(documents.items())
+    }
     files[MANIFEST] = dump_json(manifest(files))
     rendered.files = files
     return rendered
