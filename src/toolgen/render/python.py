@@ -147,8 +147,7 @@ def python_module(tools: list[ToolDescriptor]) -> str:
         + "}\n",
     ]
     code = "\n\n".join(source)
-    import black  # imported here: only this renderer needs it
+    from black import format_str  # imported here: only this renderer needs black
+    from black.mode import Mode, TargetVersion
 
-    return black.format_str(
-        code, mode=black.Mode(line_length=100, target_versions={black.TargetVersion.PY311})
-    )
+    return format_str(code, mode=Mode(line_length=100, target_versions={TargetVersion.PY311}))
