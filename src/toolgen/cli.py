@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import traceback
 from collections.abc import Callable, Sequence
@@ -80,6 +81,20 @@ def _parser() -> argparse.ArgumentParser:
         "schema", help="print the JSON Schema of the descriptor format (descriptors/*.json)"
     )
     schema.set_defaults(format="text")
+
+    rules = commands.add_parser("rules", help="list every rule: code, default level, summary")
+    rules.add_argument(
+        "--format",
+        choices=("text", "json", "markdown"),
+        default="text",
+        help="text table (default), JSON, or the Markdown of docs/rules.md",
+    )
+
+    stats = commands.add_parser(
+        "stats", help="payload size per tool and platform, largest first, and catalog totals"
+    )
+    common(stats)
+    stats.add_argument("--top", type=int, default=20, metavar="N", help="rows to show (20)")
     return parser
 
 
@@ -101,6 +116,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # `toolgen rules | head`: the reader left; not an error of ours
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
     except Exception:  # our bug, not the user's input: say so, exit 2
         print("toolgen: internal error (please report it):", file=sys.stderr)
         traceback.print_exc()
@@ -114,7 +133,7 @@ def _load(args: argparse.Namespace) -> Config:
         args.config,
         cwd=Path.cwd(),
         sources_override=args.paths or None,
-        out_override=args.out,
+        out_override=getattr(args, "out", None),
     )
 
 
@@ -224,6 +243,59 @@ def cmd_check(args: argparse.Namespace, stream: TextIO) -> int:
     return status
 
 
+def cmd_rules(args: argparse.Namespace, stream: TextIO) -> int:
+    from toolgen.diagnostics import RULES
+    from toolgen.render.catalog import rules_markdown
+
+    if args.format == "markdown":
+        stream.write(rules_markdown())
+    elif args.format == "json":
+        rows = [
+            {"code": r.code, "level": r.level.value, "summary": r.summary, "help": r.help}
+            for r in RULES.values()
+        ]
+        _print_json({"rules": rows}, stream)
+    else:
+        for rule in RULES.values():
+            print(f"{rule.code}  {rule.level.value:<7}  {rule.summary}", file=stream)
+    return 0
+
+
+def cmd_stats(args: argparse.Namespace, stream: TextIO) -> int:
+    from toolgen.pipeline import generate
+    from toolgen.stats import catalog_totals, tool_sizes
+
+    config = _load(args)
+    result = generate(config)
+    sizes = tool_sizes(result.files)
+    totals = catalog_totals(sizes)
+    budgets = [d for d in result.diagnostics if d.code in ("TG930", "TG931")]
+    if args.format == "json":
+        _print_json(
+            {
+                "tools": [
+                    {"platform": s.platform, "tool": s.tool, "chars": s.chars, "tokens": s.tokens}
+                    for s in sizes
+                ],
+                "catalogs": {p: {"chars": c, "tokens": t} for p, (c, t) in totals.items()},
+                "diagnostics": [d.to_dict() for d in budgets],
+            },
+            stream,
+        )
+        return 0
+    _print_diagnostics(budgets, args.format, stream)
+    print(f"{'tool':<32} {'platform':<17} {'chars':>7} {'~tokens':>8}", file=stream)
+    for size in sizes[: max(args.top, 0)]:
+        print(f"{size.tool:<32} {size.platform:<17} {size.chars:>7} {size.tokens:>8}", file=stream)
+    if len(sizes) > args.top:
+        print(f"... {len(sizes) - args.top} more rows (--top N)", file=stream)
+    print(file=stream)
+    print(f"{'catalog':<50} {'chars':>7} {'~tokens':>8}", file=stream)
+    for platform, (chars, tokens) in totals.items():
+        print(f"{platform:<50} {chars:>7} {tokens:>8}", file=stream)
+    return 0
+
+
 def cmd_schema(args: argparse.Namespace, stream: TextIO) -> int:
     from toolgen.descriptor import descriptor_json_schema
     from toolgen.render.jsonout import dump_json
@@ -236,6 +308,8 @@ COMMANDS: dict[str, Callable[[argparse.Namespace, TextIO], int]] = {
     "build": cmd_build,
     "check": cmd_check,
     "schema": cmd_schema,
+    "rules": cmd_rules,
+    "stats": cmd_stats,
 }
 
 

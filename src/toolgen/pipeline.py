@@ -9,6 +9,7 @@ from toolgen.config import Config
 from toolgen.descriptor import ToolDescriptor
 from toolgen.diagnostics import Diagnostic, Location, sort_diagnostics
 from toolgen.render import render_project
+from toolgen.stats import catalog_totals, tool_sizes
 
 
 @dataclass
@@ -23,10 +24,29 @@ class Generated:
 def generate(config: Config) -> Generated:
     compiled = compile_project(config)
     rendered = render_project(compiled.descriptors, config.platforms, compiled.locations)
+    found = [
+        *compiled.diagnostics,
+        *config.policy().apply(rendered.diagnostics, compiled.suppressions),
+    ]
+    if config.budget_catalog_tokens is not None:
+        found += catalog_budget(rendered.files, config.budget_catalog_tokens)
     return Generated(
         rendered.files,
         compiled.descriptors,
-        sort_diagnostics([*compiled.diagnostics, *rendered.diagnostics]),
+        sort_diagnostics(found),
         compiled.locations,
         compiled.search_roots,
     )
+
+
+def catalog_budget(files: dict[str, bytes], budget: int) -> list[Diagnostic]:
+    totals = catalog_totals(tool_sizes(files))
+    return [
+        Diagnostic(
+            "TG931",
+            f"{platform} catalog is about {tokens} tokens ({chars} characters), over the budget "
+            f"of {budget} tokens",
+        )
+        for platform, (chars, tokens) in totals.items()
+        if tokens > budget
+    ]

@@ -1,0 +1,61 @@
+"""Payload sizes: tool definitions are re-sent on every model turn, so their size is a cost.
+
+Sizes are of the compact JSON each platform receives per tool; tokens are estimated at four
+characters a token (a common rule of thumb for English text and JSON; exact counts depend on
+the model's tokenizer).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from typing import Any
+
+CHARS_PER_TOKEN = 4
+
+#: Platform label -> (generated file, how to list the tool entries, how to name one).
+PAYLOADS: dict[str, tuple[str, str]] = {
+    "openai-chat": ("openai/chat_completions.json", "list"),
+    "openai-responses": ("openai/responses.json", "list"),
+    "anthropic": ("anthropic/tools.json", "list"),
+    "gemini": ("gemini/function_declarations.json", "function_declarations"),
+    "mcp": ("mcp/tools.json", "tools"),
+}
+
+
+@dataclass(frozen=True)
+class ToolSize:
+    platform: str
+    tool: str
+    chars: int
+
+    @property
+    def tokens(self) -> int:
+        return math.ceil(self.chars / CHARS_PER_TOKEN)
+
+
+def _name(entry: dict[str, Any]) -> str:
+    return str(entry.get("name") or entry.get("function", {}).get("name", "?"))
+
+
+def tool_sizes(files: dict[str, bytes]) -> list[ToolSize]:
+    """Every tool's size on every platform that was rendered, largest first."""
+    sizes = []
+    for platform, (path, key) in PAYLOADS.items():
+        if path not in files:
+            continue
+        document = json.loads(files[path])
+        entries = document if key == "list" else document.get(key, [])
+        for entry in entries:
+            compact = json.dumps(entry, ensure_ascii=False, separators=(",", ":"))
+            sizes.append(ToolSize(platform, _name(entry), len(compact)))
+    return sorted(sizes, key=lambda s: (-s.chars, s.platform, s.tool))
+
+
+def catalog_totals(sizes: list[ToolSize]) -> dict[str, tuple[int, int]]:
+    """Per platform: (characters, estimated tokens) of the whole catalog."""
+    totals: dict[str, int] = {}
+    for size in sizes:
+        totals[size.platform] = totals.get(size.platform, 0) + size.chars
+    return {p: (c, math.ceil(c / CHARS_PER_TOKEN)) for p, c in sorted(totals.items())}

@@ -1,0 +1,58 @@
+"""`toolgen rules` and `toolgen stats`."""
+
+from __future__ import annotations
+
+import json
+
+from conftest import REPO, Project, tool_source
+from toolgen.diagnostics import RULES
+
+
+def test_rules_lists_every_rule(run) -> None:  # type: ignore[no-untyped-def]
+    text = run("rules", cwd=REPO)
+    assert text.code == 0
+    assert [line.split()[0] for line in text.out.splitlines()] == list(RULES)
+    assert "TG301  error    parameter has no entry in the docstring's Args section" in text.out
+    data = run("rules", "--format", "json", cwd=REPO).json()
+    assert [r["code"] for r in data["rules"]] == list(RULES)
+    assert all(r["help"] for r in data["rules"])
+
+
+def test_rules_reference_is_current(run) -> None:  # type: ignore[no-untyped-def]
+    result = run("rules", "--format", "markdown", cwd=REPO)
+    assert result.out == (REPO / "docs" / "rules.md").read_text(), (
+        "run `toolgen rules --format markdown > docs/rules.md`"
+    )
+
+
+def test_stats_sizes_are_the_compact_payload_of_each_tool(project: Project, run) -> None:
+    project.write("src/a.py", tool_source(name="small"))
+    project.write("src/b.py", tool_source(name="bigger", params="query: str, limit: int = 5"))
+    run("build", cwd=project.root)
+    result = run("stats", "--format", "json", cwd=project.root)
+    assert result.code == 0
+    data = result.json()
+    anthropic = json.loads((project.out / "anthropic" / "tools.json").read_text())
+    expected = {
+        t["name"]: len(json.dumps(t, ensure_ascii=False, separators=(",", ":"))) for t in anthropic
+    }
+    rows = {r["tool"]: r for r in data["tools"] if r["platform"] == "anthropic"}
+    assert {name: r["chars"] for name, r in rows.items()} == expected
+    assert rows["bigger"]["tokens"] == -(-expected["bigger"] // 4)
+    assert data["tools"][0]["chars"] == max(r["chars"] for r in data["tools"])  # largest first
+    assert data["catalogs"]["anthropic"]["chars"] == sum(expected.values())
+    text = run("stats", "--top", "1", cwd=project.root).out
+    assert text.splitlines()[1].split()[0] == "bigger"
+    assert "... 9 more rows (--top N)" in text
+
+
+def test_catalog_budget_is_a_warning(project: Project, run) -> None:
+    project.write(
+        "pyproject.toml",
+        '[tool.toolgen]\nsources = ["src"]\nmin_level = 0\nbudget_catalog_tokens = 10\n',
+    )
+    project.write("src/a.py", tool_source())
+    build = run("build", cwd=project.root)
+    assert build.code == 0
+    assert "TG931 [warning] anthropic catalog is about" in build.out
+    assert "over the budget of 10 tokens" in run("stats", cwd=project.root).out
