@@ -87,9 +87,6 @@ class CreateTaskArgs(TypedDict):
     estimate_hours: NotRequired[float | None]
 
 
-Priority2 = Literal["low", "normal", "high", "urgent"]
-
-
 Severity = Literal[1, 2, 3]
 
 
@@ -101,7 +98,7 @@ class CreateTicketArgs(TypedDict):
     #: Client-chosen key that makes retries safe.
     idempotency_key: str
     #: How urgent the ticket is.
-    priority: NotRequired[Priority2]
+    priority: NotRequired[Priority]
     #: Incident severity, for outages only.
     severity: NotRequired[Severity | None]
     #: Labels to attach.
@@ -133,13 +130,6 @@ class SearchWebArgs(TypedDict):
     date_restrict: NotRequired[Literal["d1", "w1", "m1", "m3", "m6", "y1"] | None]
 
 
-class Recipient2(TypedDict):
-    """Who receives a message."""
-
-    email: str
-    name: NotRequired[str]
-
-
 class Attachment(TypedDict):
     """A file attached to an outgoing message."""
 
@@ -150,7 +140,7 @@ class Attachment(TypedDict):
 
 class SendEmailArgs(TypedDict):
     #: The main recipient.
-    to: Recipient2
+    to: Recipient
     #: Subject line.
     subject: str
     #: Plain-text body.
@@ -158,7 +148,7 @@ class SendEmailArgs(TypedDict):
     #: Client-chosen key that makes retries safe.
     idempotency_key: str
     #: Further recipients who get a copy.
-    cc: NotRequired[list[Recipient2]]
+    cc: NotRequired[list[Recipient]]
     #: Files to attach, by URL.
     attachments: NotRequired[list[Attachment] | None]
 

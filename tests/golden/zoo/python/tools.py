@@ -260,9 +260,6 @@ class Point(TypedDict):
     z: NotRequired[int]
 
 
-Color2 = Literal["red", "green"]
-
-
 class Extended(TypedDict):
     """An address with a floor."""
 
@@ -272,7 +269,7 @@ class Extended(TypedDict):
     zip_code: NotRequired[str | None]
     country: NotRequired[str]
     floor: NotRequired[int]
-    color: NotRequired[Color2]
+    color: NotRequired[Color]
 
 
 class PartialTD(TypedDict):
@@ -295,12 +292,9 @@ class NamedArgs(TypedDict):
     addrs: NotRequired[list[Address]]
 
 
-Color3 = Literal["red", "green"]
-
-
 class NestedToolArgs(TypedDict):
     #: A value.
-    value: NotRequired[Color3]
+    value: NotRequired[Color]
 
 
 class NumpyToolArgs(TypedDict):
