@@ -19,6 +19,7 @@ from typing import Any
 from toolgen.config import Config
 from toolgen.descriptor import ToolDescriptor
 from toolgen.diagnostics import Diagnostic, Location
+from toolgen.schema_ops import drop_titles
 
 #: How long the child process may take to import every handler module.
 TIMEOUT_SECONDS = 300
@@ -79,18 +80,6 @@ def verify_runtime(
                 )
             )
     return found
-
-
-def drop_titles(value: Any, *, in_properties: bool = False) -> Any:
-    if isinstance(value, dict):
-        return {
-            k: drop_titles(v, in_properties=k in ("properties", "$defs") and not in_properties)
-            for k, v in value.items()
-            if in_properties or k != "title"
-        }
-    if isinstance(value, list):
-        return [drop_titles(v) for v in value]
-    return value
 
 
 def static_view(static: dict[str, Any], runtime: dict[str, Any]) -> dict[str, Any]:

@@ -65,3 +65,17 @@ def _refs(value: Any) -> set[str]:
     if isinstance(value, list):
         return set().union(*(_refs(v) for v in value)) if value else set()
     return set()
+
+
+def drop_titles(value: Any, *, in_properties: bool = False) -> Any:
+    """`value` without `title` keywords (pydantic's, which toolgen never emits); a property that
+    is itself named `title` stays."""
+    if isinstance(value, dict):
+        return {
+            k: drop_titles(v, in_properties=k in ("properties", "$defs") and not in_properties)
+            for k, v in value.items()
+            if in_properties or k != "title"
+        }
+    if isinstance(value, list):
+        return [drop_titles(v) for v in value]
+    return value

@@ -19,6 +19,7 @@ from typing import Any
 from toolgen.analyze.literals import NotLiteral, enum_values, literal_value
 from toolgen.diagnostics import Diagnostic
 from toolgen.index import Module, ModuleIndex, Symbol, dotted_name
+from toolgen.schema_ops import drop_titles
 
 Schema = dict[str, Any]
 
@@ -487,7 +488,7 @@ class SchemaBuilder:
         if path == "pydantic.WithJsonSchema" and node.args:
             value = self._literal(node.args[0], module)
             if isinstance(value, dict):
-                return FieldSpec(override=_drop_titles(value))
+                return FieldSpec(override=drop_titles(value))
         if path in VALIDATORS:
             input_type = next(
                 (kw.value for kw in node.keywords if kw.arg == "json_schema_input_type"), None
@@ -1012,7 +1013,7 @@ class SchemaBuilder:
         if extra in ("forbid", "allow"):
             out["additionalProperties"] = extra == "allow"
         if isinstance(config.get("json_schema_extra"), dict):
-            out.update(_drop_titles(config["json_schema_extra"]))
+            out.update(drop_titles(config["json_schema_extra"]))
         return out
 
     def _is_pydantic_dataclass(self, symbol: Symbol) -> bool:
@@ -1220,14 +1221,6 @@ def _applies(key: str, kind: Any) -> bool:
     if key in ("min_length", "max_length"):
         return kind in LENGTH_KEYS
     return key == "pattern" and kind == "string"
-
-
-def _drop_titles(schema: Any) -> Any:
-    if isinstance(schema, dict):
-        return {k: _drop_titles(v) for k, v in schema.items() if k != "title"}
-    if isinstance(schema, list):
-        return [_drop_titles(v) for v in schema]
-    return schema
 
 
 def _flatten_or(node: ast.expr) -> list[ast.expr]:
