@@ -168,6 +168,7 @@ class ModuleIndex:
         self.search_roots = list(dict.fromkeys(r.resolve() for r in search_roots))
         self._display = display
         self._modules: dict[str, Module | None] = {}
+        self._resolved: dict[tuple[str, str], Symbol | None] = {}
         self.diagnostics: list[Diagnostic] = []
 
     # -- loading -------------------------------------------------------------------------
@@ -223,7 +224,10 @@ class ModuleIndex:
     # -- resolution ----------------------------------------------------------------------
     def resolve(self, module: Module, dotted: str) -> Symbol | None:
         """What `dotted` (as written in `module`) refers to; None if it cannot be found."""
-        return self._resolve_in(module, dotted, set())
+        key = (module.name, dotted)
+        if key not in self._resolved:
+            self._resolved[key] = self._resolve_in(module, dotted, set())
+        return self._resolved[key]
 
     def resolve_expr(self, module: Module, node: ast.expr) -> Symbol | None:
         dotted = dotted_name(node)
