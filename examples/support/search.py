@@ -79,6 +79,7 @@ def ticket_search(
     Returns one page of tickets; pass `page.cursor` from the previous result to continue.
 
     Args:
+        text: Words to look for in tickets.
         filter: Conditions the tickets must meet.
         page: Which page to return.
 

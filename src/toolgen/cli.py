@@ -82,6 +82,18 @@ def _parser() -> argparse.ArgumentParser:
     )
     schema.set_defaults(format="text")
 
+    fix = commands.add_parser(
+        "fix", help="add, remove and order docstring parameter entries to match the signatures"
+    )
+    common(fix)
+    fix_mode = fix.add_mutually_exclusive_group()
+    fix_mode.add_argument(
+        "--diff", action="store_true", help="print what would change; write nothing"
+    )
+    fix_mode.add_argument(
+        "--check", action="store_true", help="exit 1 if a file would change; write nothing"
+    )
+
     rules = commands.add_parser("rules", help="list every rule: code, default level, summary")
     rules.add_argument(
         "--format",
@@ -243,6 +255,33 @@ def cmd_check(args: argparse.Namespace, stream: TextIO) -> int:
     return status
 
 
+def cmd_fix(args: argparse.Namespace, stream: TextIO) -> int:
+    from toolgen.fix import FixMode, fix_files
+
+    config = _load(args)
+    mode: FixMode = "diff" if args.diff else "check" if args.check else "write"
+    report = fix_files(config, mode)
+    if args.format == "json":
+        _print_json(
+            {
+                "diagnostics": [d.to_dict() for d in report.diagnostics],
+                "changed": report.changed,
+                "diff": report.diff,
+            },
+            stream,
+        )
+    else:
+        _print_diagnostics(report.diagnostics, args.format, stream)
+        if mode == "diff":
+            stream.write(report.diff)
+        if args.format == "text":
+            verb = {"write": "fixed", "diff": "would fix", "check": "would fix"}[mode]
+            print(f"toolgen: {len(report.changed)} of {report.files} files {verb}", file=stream)
+    if any(d.code == "TG804" for d in report.diagnostics):
+        return 2
+    return 1 if mode == "check" and report.changed else 0
+
+
 def cmd_rules(args: argparse.Namespace, stream: TextIO) -> int:
     from toolgen.diagnostics import RULES
     from toolgen.render.catalog import rules_markdown
@@ -309,6 +348,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace, TextIO], int]] = {
     "check": cmd_check,
     "schema": cmd_schema,
     "rules": cmd_rules,
+    "fix": cmd_fix,
     "stats": cmd_stats,
 }
 
