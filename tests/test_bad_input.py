@@ -303,3 +303,51 @@ def test_unsupported_construct_is_a_located_diagnostic(
     built.write("src/bad.py", tool_source(params=params, imports=extra))
     out = _fails(built, run, 1, message)
     assert f"src/bad.py:{where}: TG20" in out
+
+
+def test_non_literal_field_argument(built: Project, run) -> None:
+    source = tool_source(
+        params="n: Annotated[int, Field(ge=LIMIT)]",
+        imports="from typing import Annotated\nfrom pydantic import Field\nimport os\nLIMIT = os.cpu_count()",
+    )
+    built.write("src/bad.py", source)
+    _fails(built, run, 1, "src/bad.py:5:9: TG205 [error] `os.cpu_count()` is not a literal")
+
+
+def test_missing_return_annotation_is_a_warning(built: Project, run) -> None:
+    built.write("src/extra.py", tool_source(name="extra").replace(" -> str:", ":"))
+    result = run("build", cwd=built.root)
+    assert result.code == 0
+    assert "src/extra.py:5:1: TG207 [warning] `extra` has no return annotation" in result.out
+
+
+def test_docstring_entry_for_a_missing_parameter_is_a_warning(built: Project, run) -> None:
+    doc = "        query: Words.\n        limit: Not a parameter any more."
+    built.write("src/extra.py", tool_source(name="extra", args_doc=doc))
+    result = run("build", cwd=built.root)
+    assert result.code == 0
+    assert "src/extra.py:10:9: TG302 [warning] docstring describes `limit`" in result.out
+
+
+def test_recursive_model_is_left_out_of_gemini_with_a_warning(built: Project, run) -> None:
+    models = (
+        "from __future__ import annotations\nfrom pydantic import BaseModel\n"
+        "class Node(BaseModel):\n    children: list[Node] = []"
+    )
+    built.write("src/tree.py", tool_source(name="tree", params="root: Node", imports=models))
+    result = run("build", cwd=built.root)
+    assert result.code == 0
+    assert "src/tree.py:8:1: TG602 [warning] tool tree: Gemini: " in result.out
+    assert "recursive model Node cannot be inlined" in result.out
+    gemini = built.generated("gemini/function_declarations.json")["function_declarations"]
+    assert [d["name"] for d in gemini] == ["good_tool"]
+    assert "tree" in [t["name"] for t in built.generated("mcp/tools.json")["tools"]]
+
+
+def test_every_rule_is_exercised_by_a_test() -> None:
+    from pathlib import Path
+
+    from toolgen.diagnostics import RULES
+
+    tests = "".join(p.read_text() for p in Path(__file__).parent.glob("test_*.py"))
+    assert [code for code in RULES if code not in tests] == []
