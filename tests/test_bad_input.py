@@ -308,7 +308,8 @@ def test_unsupported_construct_is_a_located_diagnostic(
 def test_non_literal_field_argument(built: Project, run) -> None:
     source = tool_source(
         params="n: Annotated[int, Field(ge=LIMIT)]",
-        imports="from typing import Annotated\nfrom pydantic import Field\nimport os\nLIMIT = os.cpu_count()",
+        imports="from typing import Annotated\nfrom pydantic import Field\nimport os\n"
+        "LIMIT = os.cpu_count()",
     )
     built.write("src/bad.py", source)
     _fails(built, run, 1, "src/bad.py:5:9: TG205 [error] `os.cpu_count()` is not a literal")
