@@ -50,6 +50,16 @@ def test_importing_the_marker_pulls_in_no_heavy_dependency() -> None:
 
 
 def test_public_api_is_declared_once() -> None:
-    assert sorted(toolgen.__all__) == ["__version__", "tool"]
+    assert sorted(toolgen.__all__) == ["ToolError", "__version__", "tool"]
     for name in toolgen.__all__:
         assert hasattr(toolgen, name)
+
+
+def test_tool_error_carries_code_message_and_details() -> None:
+    error = toolgen.ToolError("NOT_FOUND", "no such ticket", ticket_id="T-1")
+    assert (error.code, error.message, error.details) == (
+        "NOT_FOUND",
+        "no such ticket",
+        {"ticket_id": "T-1"},
+    )
+    assert str(error) == "no such ticket"

@@ -15,10 +15,11 @@ command line (`toolgen.cli`) are imported only when used.
 Public API:
 
 - `tool`: the handler marker.
+- `ToolError`: raise it from a handler to fail with a declared error code (`toolgen serve`).
 - `__version__`: the toolgen version, recorded in `generated/manifest.json`.
 """
 
-from toolgen._marker import tool
+from toolgen._marker import ToolError, tool
 from toolgen._version import __version__
 
-__all__ = ["__version__", "tool"]
+__all__ = ["ToolError", "__version__", "tool"]

@@ -15,6 +15,21 @@ F = TypeVar("F", bound=Callable[..., Any])
 TOOL_ATTRIBUTE = "__toolgen_tool__"
 
 
+class ToolError(Exception):
+    """Raise from a handler to fail with one of its declared error codes.
+
+    `toolgen serve` turns it into `isError: true` with the envelope
+    `{"error": {"code", "message", "retryable", "http_status", "recovery", ...details}}`, the
+    taxonomy fields taken from the tool's descriptor.
+    """
+
+    def __init__(self, code: str, message: str = "", **details: Any) -> None:
+        super().__init__(message or code)
+        self.code = code
+        self.message = message or code
+        self.details = details
+
+
 @overload
 def tool(fn: F, /) -> F: ...
 
