@@ -107,6 +107,8 @@ def _convert(
             notes.append(f"Must be a multiple of {value}.")
         elif key == "uniqueItems" and value:
             notes.append("Items must be unique.")
+        elif key == "default" and value is None:
+            continue  # Gemini's Schema has no null default (the SDK drops it): nullable says it
         elif key in ALLOWED_KEYS:
             out[key] = value
     if "enum" in out and "type" not in out:

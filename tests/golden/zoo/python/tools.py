@@ -18,6 +18,7 @@ ToolName = Literal[
     "nested_tool",
     "numpy_tool",
     "optionals",
+    "ping",
     "recursive",
     "scalars",
     "shaped",
@@ -41,6 +42,7 @@ DESCRIPTORS: dict[ToolName, str] = {
     "nested_tool": "descriptors/nested_tool.json",
     "numpy_tool": "descriptors/numpy_tool.json",
     "optionals": "descriptors/optionals.json",
+    "ping": "descriptors/ping.json",
     "recursive": "descriptors/recursive.json",
     "scalars": "descriptors/scalars.json",
     "shaped": "descriptors/shaped.json",
@@ -317,6 +319,10 @@ class OptionalsArgs(TypedDict):
     e: NotRequired[int | str | None]
 
 
+class PingArgs(TypedDict):
+    pass
+
+
 class Node(TypedDict):
     """A tree node (recursive)."""
 
@@ -386,6 +392,7 @@ ARGUMENTS: dict[ToolName, Any] = {
     "nested_tool": NestedToolArgs,
     "numpy_tool": NumpyToolArgs,
     "optionals": OptionalsArgs,
+    "ping": PingArgs,
     "recursive": RecursiveArgs,
     "scalars": ScalarsArgs,
     "shaped": ShapedArgs,
