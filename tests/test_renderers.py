@@ -35,11 +35,19 @@ def test_openai_strict_requires_everything_and_makes_optionals_nullable() -> Non
         "type": "object",
         "properties": {
             "q": {"description": "Query.", "type": "string", "minLength": 2},
-            "n": {"type": ["integer", "null"]},
-            "mode": {"enum": ["a", "b", None], "type": ["string", "null"]},
-            "one": {"type": ["string", "null"], "enum": ["x", None]},
+            "n": {"description": "Null means not given.", "type": ["integer", "null"]},
+            "mode": {
+                "description": "Null means not given.",
+                "enum": ["a", "b", None],
+                "type": ["string", "null"],
+            },
+            "one": {
+                "description": "Null means not given.",
+                "type": ["string", "null"],
+                "enum": ["x", None],
+            },
             "page": {
-                "description": "Paging.",
+                "description": "Paging. Null means not given.",
                 "anyOf": [{"$ref": "#/$defs/Page"}, {"type": "null"}],
             },
             "when": {"type": "string"},
@@ -49,7 +57,9 @@ def test_openai_strict_requires_everything_and_makes_optionals_nullable() -> Non
         "$defs": {
             "Page": {
                 "type": "object",
-                "properties": {"size": {"type": ["integer", "null"]}},
+                "properties": {
+                    "size": {"description": "Null means not given.", "type": ["integer", "null"]}
+                },
                 "required": ["size"],
                 "additionalProperties": False,
             }

@@ -16,6 +16,7 @@ from typing import Any
 
 from toolgen.diagnostics import RULES, Diagnostic, Level, Location, UserError
 from toolgen.policy import Policy
+from toolgen.render.options import GEMINI_SCHEMAS, MCP_REVISIONS, RenderOptions
 
 PLATFORMS = ("openai", "anthropic", "gemini", "mcp")
 MARKER_PRESETS = ("toolgen", "fastmcp", "mcp", "openai-agents", "langchain", "pydantic-ai")
@@ -32,6 +33,11 @@ DEFAULTS: dict[str, Any] = {
     "rules": {},
     "budget_description_chars": None,
     "budget_catalog_tokens": None,
+    "openai_strict": True,
+    "anthropic_strict": False,
+    "gemini_schema": "openapi",
+    "mcp_revision": "2025-11-25",
+    "inline_defs": False,
 }
 RULE_LEVELS = ("error", "warning", "info", "off")
 
@@ -53,6 +59,7 @@ class Config:
     rule_levels: dict[str, str] = field(default_factory=dict)
     budget_description_chars: int | None = None
     budget_catalog_tokens: int | None = None
+    render: RenderOptions = field(default_factory=RenderOptions)
 
     def policy(self) -> Policy:
         return Policy(
@@ -214,6 +221,12 @@ def _check(
             bad(key, "must be a positive whole number")
             value = None
         budgets[key] = value
+    for key in ("openai_strict", "anthropic_strict", "inline_defs"):
+        if not isinstance(values[key], bool):
+            bad(key, "must be true or false")
+    for key, allowed in (("gemini_schema", GEMINI_SCHEMAS), ("mcp_revision", MCP_REVISIONS)):
+        if values[key] not in allowed:
+            bad(key, f"must be one of {', '.join(allowed)}")
     style = values["docstring_style"]
     if style not in DOCSTRING_STYLES:
         bad("docstring_style", f"must be one of {', '.join(DOCSTRING_STYLES)}")
@@ -257,4 +270,11 @@ def _check(
         rule_levels=rule_levels,
         budget_description_chars=budgets["budget_description_chars"],
         budget_catalog_tokens=budgets["budget_catalog_tokens"],
+        render=RenderOptions(
+            openai_strict=values["openai_strict"],
+            anthropic_strict=values["anthropic_strict"],
+            gemini_schema=values["gemini_schema"],
+            mcp_revision=values["mcp_revision"],
+            inline_defs=values["inline_defs"],
+        ),
     )

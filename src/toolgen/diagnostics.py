@@ -122,6 +122,14 @@ RULES: dict[str, Rule] = _rules(
      "Free-form objects and open values cannot be strict; describe them with a model."),
     ("TG602", W, "construct not representable in Gemini's schema subset; tool left out of Gemini",
      "Recursive models cannot be inlined for Gemini; flatten the type for that platform."),
+    ("TG603", W, "recursive schema cannot be Anthropic-strict; sent without strict",
+     "Anthropic's strict subset has no recursion; flatten the type or leave strict off."),
+    ("TG604", W, "more strict tools, optional or union parameters than one Anthropic request takes",
+     "At most 20 strict tools, 24 optional and 16 union parameters per request: send fewer "
+     "tools or turn anthropic_strict off."),
+    ("TG605", W, "schema exceeds an OpenAI limit (properties, nesting, enum values)",
+     "At most 5000 properties, 5 levels of nesting, 1000 enum values and 120,000 characters "
+     "of names and values; split or flatten the tool."),
     # TG7xx: --verify-runtime (the handlers imported in a child process, on request only)
     ("TG701", E, "static parameters schema differs from pydantic's schema at run time",
      "Something only visible at run time shapes the schema (a custom __get_pydantic_json_schema__, "

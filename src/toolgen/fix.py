@@ -32,6 +32,7 @@ LangChain handlers with `args_schema=` (the model describes the parameters).
 from __future__ import annotations
 
 import ast
+import copy
 import difflib
 import inspect
 import itertools
@@ -338,7 +339,7 @@ class _DocFixer:
         self.tags: dict[int, _Added] = {}  # entries that still have the placeholder
 
     # -- reading ---------------------------------------------------------------------------
-    def run(self) -> _Edit | None:
+    def run(self, verify: bool = True) -> _Edit | None:
         match = _LITERAL.match(self.literal)
         if match is None:
             return None
@@ -376,7 +377,26 @@ class _DocFixer:
             regions = self._sphinx_regions(lines)
         else:
             regions = self._google_regions(lines)
-        return None if regions is None else self._fix(regions, newline, prefix)
+        edit = None if regions is None else self._fix(regions, newline, prefix)
+        changed = edit is not None and edit.literal != self.literal
+        if verify and changed and edit is not None and not self._stable(edit.literal):
+            return None
+        return edit
+
+    def _stable(self, literal: str) -> bool:
+        """Does the fix leave its own result alone? Not when the compiler reads the section
+        differently once entries moved: text at the title's indentation inside an Args
+        section (`Note: ...`, `.. versionadded::`) makes the entries continuation lines, and
+        then no fix is safe; the compiler's TG301/TG302 point at the docstring instead."""
+        first = self.func.body[0]
+        assert isinstance(first, ast.Expr)
+        value = ast.literal_eval(literal)
+        constant = ast.Constant(value)
+        constant.lineno, constant.col_offset = self.start, first.value.col_offset
+        func = copy.copy(self.func)
+        func.body = [ast.Expr(constant), *self.func.body[1:]]
+        again = _DocFixer(func, literal, self.params, self.style, self.stmt_ws).run(verify=False)
+        return again is None or again.literal == literal
 
     def idx(self, line: DocLine) -> int:
         return line.line - self.start

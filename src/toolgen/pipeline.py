@@ -23,7 +23,9 @@ class Generated:
 
 def generate(config: Config) -> Generated:
     compiled = compile_project(config)
-    rendered = render_project(compiled.descriptors, config.platforms, compiled.locations)
+    rendered = render_project(
+        compiled.descriptors, config.platforms, compiled.locations, config.render
+    )
     found = [
         *compiled.diagnostics,
         *config.policy().apply(rendered.diagnostics, compiled.suppressions),

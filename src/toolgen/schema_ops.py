@@ -79,3 +79,9 @@ def drop_titles(value: Any, *, in_properties: bool = False) -> Any:
     if isinstance(value, list):
         return [drop_titles(v) for v in value]
     return value
+
+
+def is_recursive(schema: dict[str, Any]) -> bool:
+    """Does some `$defs` entry refer to itself, directly or through others?"""
+    defs: dict[str, Any] = schema.get("$defs", {})
+    return any(_reaches(defs, name, name, set()) for name in defs)

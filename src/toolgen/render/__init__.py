@@ -18,9 +18,11 @@ from toolgen.descriptor import ToolDescriptor
 from toolgen.diagnostics import Diagnostic, Location
 from toolgen.render import anthropic, catalog, gemini, mcp, openai, python
 from toolgen.render.jsonout import dump_json
+from toolgen.render.options import RenderOptions
+from toolgen.schema_ops import inline_refs
 
 Report = Callable[[str, ToolDescriptor, str], None]
-Renderer = Callable[[list[ToolDescriptor], Report], dict[str, Any]]
+Renderer = Callable[[list[ToolDescriptor], Report, RenderOptions], dict[str, Any]]
 
 #: Platform name (as in config `platforms`) to its renderer.
 RENDERERS: dict[str, Renderer] = {
@@ -46,8 +48,10 @@ def render_project(
     descriptors: list[ToolDescriptor],
     platforms: tuple[str, ...],
     locations: dict[str, Location] | None = None,
+    options: RenderOptions | None = None,
 ) -> Rendered:
     rendered = Rendered()
+    options = options or RenderOptions()
     locations = locations or {}
 
     def report(code: str, tool: ToolDescriptor, message: str) -> None:
@@ -58,13 +62,15 @@ def render_project(
         f"descriptors/{d.name}.json": d.to_json_dict() for d in descriptors
     }
     visible = [d for d in descriptors if d.visible]
+    if options.inline_defs:  # for clients that cannot resolve `$ref`
+        visible = [d.model_copy(update={"parameters": inline_refs(d.parameters)}) for d in visible]
     for platform in platforms:
         renderer = RENDERERS.get(platform)
         if renderer is None:
             raise KeyError(f"no renderer for platform {platform!r}; known: {', '.join(RENDERERS)}")
-        documents.update(renderer(visible, report))
+        documents.update(renderer(visible, report, options))
     for renderer in DOCUMENTS.values():
-        documents.update(renderer(visible, report))
+        documents.update(renderer(visible, report, options))
     files = {
         path: value.encode() if isinstance(value, str) else dump_json(value)
         for path, value in sorted(documents.items())

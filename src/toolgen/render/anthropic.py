@@ -1,9 +1,16 @@
-"""Anthropic Messages API tools: name, description, input_schema, input_examples.
+"""Anthropic Messages API tools: name, description, input_schema, input_examples, strict.
 
 `input_examples` are the arguments of the descriptor's success examples that pass every
 required parameter; the compiler has already validated their values against the parameters
 schema (the API rejects a request whose example does not validate). Partial examples (warning
 TG504) stay in the descriptor as documentation only.
+
+With `anthropic_strict = true` each tool is sent with `strict: true` and its schema cut to the
+strict subset (reference/platforms.md): numeric bounds, string lengths and array bounds other
+than `minItems` 0 or 1 are not supported there, so they move into the property's description
+text instead of being lost. A recursive schema cannot be strict: that tool goes without it
+(TG603). Past the per-request limits (20 strict tools, 24 optional or 16 union parameters in
+all) the build warns (TG604).
 """
 
 from __future__ import annotations
@@ -11,10 +18,32 @@ from __future__ import annotations
 from typing import Any
 
 from toolgen.descriptor import ToolDescriptor
+from toolgen.render.options import RenderOptions
+from toolgen.schema_ops import is_recursive
+
+MAX_STRICT_TOOLS = 20
+MAX_OPTIONAL_PARAMS = 24
+MAX_UNION_PARAMS = 16
+
+#: Keywords the strict subset does not support, and how to say them in words.
+IN_WORDS = {
+    "minimum": "Must be at least {}.",
+    "exclusiveMinimum": "Must be greater than {}.",
+    "maximum": "Must be at most {}.",
+    "exclusiveMaximum": "Must be less than {}.",
+    "multipleOf": "Must be a multiple of {}.",
+    "minLength": "At least {} characters.",
+    "maxLength": "At most {} characters.",
+    "maxItems": "At most {} items.",
+    "uniqueItems": "Items must be unique.",
+    "minProperties": "At least {} entries.",
+    "maxProperties": "At most {} entries.",
+}
 
 
-def render(tools: list[ToolDescriptor], report: Any) -> dict[str, Any]:
+def render(tools: list[ToolDescriptor], report: Any, options: RenderOptions) -> dict[str, Any]:
     payload: list[dict[str, Any]] = []
+    strict_tools = optional = unions = 0
     for tool in tools:
         entry: dict[str, Any] = {
             "name": tool.name,
@@ -29,5 +58,51 @@ def render(tools: list[ToolDescriptor], report: Any) -> dict[str, Any]:
         ]
         if examples:
             entry["input_examples"] = examples
+        if options.anthropic_strict:
+            if is_recursive(tool.parameters):
+                report(
+                    "TG603", tool, "Anthropic: a recursive schema cannot be strict; sent without"
+                )
+            else:
+                entry["input_schema"] = strict_subset(tool.parameters)
+                entry["strict"] = True
+                strict_tools += 1
+                properties = tool.parameters.get("properties", {})
+                optional += sum(1 for name in properties if name not in required)
+                unions += sum(1 for p in properties.values() if len(p.get("anyOf", [])) > 1)
         payload.append(entry)
+    for count, limit, what in (
+        (strict_tools, MAX_STRICT_TOOLS, "strict tools"),
+        (optional, MAX_OPTIONAL_PARAMS, "optional parameters in strict tools"),
+        (unions, MAX_UNION_PARAMS, "union parameters in strict tools"),
+    ):
+        if count > limit and tools:
+            report("TG604", tools[0], f"Anthropic: {count} {what} in one request (limit {limit})")
     return {"anthropic/tools.json": payload}
+
+
+def strict_subset(schema: Any) -> Any:
+    """`schema` without what the strict subset rejects; those constraints become words."""
+    if isinstance(schema, list):
+        return [strict_subset(s) for s in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out: dict[str, Any] = {}
+    words: list[str] = []
+    for key, value in schema.items():
+        if key in IN_WORDS and not (key == "uniqueItems" and value is False):
+            words.append(IN_WORDS[key].format(value))
+        elif key == "minItems" and value not in (0, 1):
+            words.append(f"At least {value} items.")
+        elif key in ("properties", "$defs"):
+            out[key] = {name: strict_subset(sub) for name, sub in value.items()}
+        elif key in ("items", "anyOf", "allOf", "prefixItems", "additionalProperties"):
+            out[key] = strict_subset(value)
+        else:
+            out[key] = value
+    if out.get("type") == "object" and "properties" in out:
+        out["additionalProperties"] = False
+    if words:
+        text = " ".join(words)
+        out["description"] = f"{out['description']} {text}" if out.get("description") else text
+    return out

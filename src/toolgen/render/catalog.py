@@ -9,7 +9,7 @@ from toolgen.descriptor import ToolDescriptor
 from toolgen.diagnostics import RULES
 
 
-def render(tools: list[ToolDescriptor], report: Any) -> dict[str, Any]:
+def render(tools: list[ToolDescriptor], report: Any, options: Any = None) -> dict[str, Any]:
     return {"docs/tools.md": tools_markdown(tools)}
 
 

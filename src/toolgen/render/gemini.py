@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from toolgen.descriptor import ToolDescriptor
+from toolgen.render.options import RenderOptions
 
 ALLOWED_KEYS = frozenset(
     {
@@ -41,9 +42,18 @@ class NotRepresentable(Exception):
     pass
 
 
-def render(tools: list[ToolDescriptor], report: Any) -> dict[str, Any]:
+def render(tools: list[ToolDescriptor], report: Any, options: RenderOptions) -> dict[str, Any]:
     declarations: list[dict[str, Any]] = []
     for tool in tools:
+        if options.gemini_schema == "json_schema":  # the schema as it is; Gemini converts it
+            declarations.append(
+                {
+                    "name": tool.name,
+                    "description": tool.description,
+                    "parameters_json_schema": tool.parameters,
+                }
+            )
+            continue
         try:
             parameters = to_openapi(tool.parameters)
         except NotRepresentable as why:

@@ -10,18 +10,25 @@ from __future__ import annotations
 from typing import Any
 
 from toolgen.descriptor import ToolDescriptor
+from toolgen.render.options import RenderOptions
+
+#: Before 2025-11-25 the specification named no default JSON Schema dialect: say it.
+DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
 
-def render(tools: list[ToolDescriptor], report: Any) -> dict[str, Any]:
-    return {"mcp/tools.json": {"tools": [tool_object(t) for t in tools]}}
+def render(tools: list[ToolDescriptor], report: Any, options: RenderOptions) -> dict[str, Any]:
+    tools_list = [tool_object(t, options.mcp_revision) for t in tools]
+    return {"mcp/tools.json": {"tools": tools_list}}
 
 
-def tool_object(tool: ToolDescriptor) -> dict[str, Any]:
+def tool_object(tool: ToolDescriptor, revision: str = "2025-11-25") -> dict[str, Any]:
     entry: dict[str, Any] = {"name": tool.name}
     if tool.title:
         entry["title"] = tool.title
     entry["description"] = tool.description
     entry["inputSchema"] = tool.parameters
+    if revision == "2025-06-18":
+        entry["inputSchema"] = {"$schema": DIALECT, **tool.parameters}
     output = output_schema(tool.returns.schema_)
     if output is not None:
         entry["outputSchema"] = output

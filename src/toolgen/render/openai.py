@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from toolgen.descriptor import ToolDescriptor
+from toolgen.render.options import RenderOptions
 
 STRICT_FORMATS = frozenset(
     {"date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"}
@@ -37,15 +38,28 @@ class NotStrict(Exception):
     pass
 
 
-def render(tools: list[ToolDescriptor], report: Any) -> dict[str, Any]:
+#: OpenAI's documented limits on one schema (older documentation: nesting 5; we keep to 5).
+MAX_PROPERTIES = 5000
+MAX_NESTING = 5
+MAX_ENUM_VALUES = 1000
+MAX_ENUM_CHARS = 120_000
+NOT_GIVEN = "Null means not given."
+
+
+def render(tools: list[ToolDescriptor], report: Any, options: RenderOptions) -> dict[str, Any]:
     chat: list[dict[str, Any]] = []
     responses: list[dict[str, Any]] = []
     for tool in tools:
-        try:
-            parameters, strict = strict_schema(tool.parameters), True
-        except NotStrict as why:
+        for problem in limit_problems(tool.parameters):
+            report("TG605", tool, f"OpenAI: {problem}")
+        if not options.openai_strict:
             parameters, strict = tool.parameters, False
-            report("TG601", tool, f"OpenAI: {why}")
+        else:
+            try:
+                parameters, strict = strict_schema(tool.parameters), True
+            except NotStrict as why:
+                parameters, strict = tool.parameters, False
+                report("TG601", tool, f"OpenAI: {why}")
         chat.append(
             {
                 "type": "function",
@@ -99,7 +113,14 @@ def _strict(schema: dict[str, Any], pointer: str) -> dict[str, Any]:
             props = {}
             for name, prop in value.items():
                 strict_prop = _strict(prop, f"{pointer}/properties/{name}")
-                props[name] = strict_prop if name in required else nullable(strict_prop)
+                if name not in required:
+                    # optional: strict mode requires every property, so it may be null; where
+                    # the type itself has no null, say what a null means (the dispatcher drops it)
+                    was_nullable = nullable(strict_prop) == strict_prop
+                    strict_prop = nullable(strict_prop)
+                    if not was_nullable:
+                        strict_prop = _say(strict_prop, NOT_GIVEN)
+                props[name] = strict_prop
             out["properties"] = props
             out["required"] = list(value)
         elif key == "required":
@@ -118,6 +139,53 @@ def _strict(schema: dict[str, Any], pointer: str) -> dict[str, Any]:
         out.setdefault("required", [])
         out["additionalProperties"] = False
     return out
+
+
+def _say(schema: dict[str, Any], sentence: str) -> dict[str, Any]:
+    text = schema.get("description")
+    described = f"{text} {sentence}" if text else sentence
+    return {"description": described, **{k: v for k, v in schema.items() if k != "description"}}
+
+
+def limit_problems(schema: dict[str, Any]) -> list[str]:
+    """Where a parameters schema exceeds OpenAI's limits on properties, nesting and enums."""
+    properties = enum_values = enum_chars = 0
+    deepest = 0
+
+    def walk(node: Any, depth: int) -> None:
+        nonlocal properties, enum_values, enum_chars, deepest
+        if isinstance(node, list):
+            for item in node:
+                walk(item, depth)
+            return
+        if not isinstance(node, dict):
+            return
+        if "properties" in node:
+            properties += len(node["properties"])
+            deepest = max(deepest, depth)
+            for name, sub in node["properties"].items():
+                enum_chars += len(name)
+                walk(sub, depth + 1)
+        if "enum" in node:
+            enum_values += len(node["enum"])
+            enum_chars += sum(len(str(v)) for v in node["enum"])
+        for key in ("items", "anyOf", "prefixItems", "additionalProperties"):
+            if key in node:
+                walk(node[key], depth)
+        for sub in node.get("$defs", {}).values():
+            walk(sub, 1)
+
+    walk(schema, 1)
+    found = []
+    if properties > MAX_PROPERTIES:
+        found.append(f"{properties} properties (limit {MAX_PROPERTIES})")
+    if deepest > MAX_NESTING:
+        found.append(f"objects nested {deepest} levels deep (limit {MAX_NESTING})")
+    if enum_values > MAX_ENUM_VALUES:
+        found.append(f"{enum_values} enum values (limit {MAX_ENUM_VALUES})")
+    if enum_chars > MAX_ENUM_CHARS:
+        found.append(f"{enum_chars} characters of names and enum values (limit {MAX_ENUM_CHARS})")
+    return found
 
 
 def nullable(schema: dict[str, Any]) -> dict[str, Any]:

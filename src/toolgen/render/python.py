@@ -17,7 +17,7 @@ from typing import Any
 from toolgen.descriptor import ToolDescriptor
 
 
-def render(tools: list[ToolDescriptor], report: Any) -> dict[str, Any]:
+def render(tools: list[ToolDescriptor], report: Any, options: Any = None) -> dict[str, Any]:
     return {"python/tools.py": python_module(tools)}
 
 

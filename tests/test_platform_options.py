@@ -1,0 +1,140 @@
+"""The per-platform switches in [tool.toolgen], and the platform limits they watch."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from jsonschema import Draft202012Validator
+
+from conftest import Project, tool_source
+
+SHARED = Path(__file__).resolve().parent.parent.parent / "shared" / "reference" / "mcp-schema"
+
+MODELS = """
+from __future__ import annotations
+from typing import Annotated
+from pydantic import BaseModel, Field
+
+class Page(BaseModel):
+    \"\"\"A page.\"\"\"
+    size: Annotated[int, Field(ge=1, le=50)] = 10
+"""
+
+NODE = """
+from __future__ import annotations
+from pydantic import BaseModel
+
+class Node(BaseModel):
+    children: list[Node] = []
+"""
+
+
+def _build(project: Project, run, options: str, source: str) -> str:  # type: ignore[no-untyped-def]
+    project.write("pyproject.toml", f'[tool.toolgen]\nsources = ["src"]\nmin_level = 0\n{options}')
+    project.write("src/tools.py", source)
+    result = run("build", cwd=project.root)
+    assert result.code == 0, result.out
+    return str(result.out)
+
+
+PAGED = tool_source(
+    params="query: Annotated[str, Field(min_length=2)], page: Page | None = None",
+    args_doc="        query: The query.\n        page: The page.",
+    imports="from typing import Annotated\nfrom pydantic import Field\n" + MODELS,
+)
+
+
+def test_openai_strict_can_be_turned_off(project: Project, run) -> None:
+    _build(project, run, "openai_strict = false\n", PAGED)
+    (chat,) = project.generated("openai/chat_completions.json")
+    assert chat["function"]["strict"] is False
+    assert chat["function"]["parameters"] == project.descriptor("lookup")["parameters"]
+
+
+def test_anthropic_strict_moves_unsupported_constraints_into_words(project: Project, run) -> None:
+    _build(project, run, "anthropic_strict = true\n", PAGED)
+    (tool,) = project.generated("anthropic/tools.json")
+    assert tool["strict"] is True
+    schema = tool["input_schema"]
+    assert schema["properties"]["query"] == {
+        "description": "The query. At least 2 characters.",
+        "type": "string",
+    }
+    assert schema["$defs"]["Page"]["properties"]["size"] == {
+        "type": "integer",
+        "default": 10,
+        "description": "Must be at least 1. Must be at most 50.",
+    }
+    assert schema["$defs"]["Page"]["additionalProperties"] is False
+
+
+def test_anthropic_strict_refuses_recursion(project: Project, run) -> None:
+    source = tool_source(params="root: Node", imports=NODE)
+    out = _build(project, run, "anthropic_strict = true\n", source)
+    assert "TG603 [warning] tool lookup: Anthropic: a recursive schema cannot be strict" in out
+    (tool,) = project.generated("anthropic/tools.json")
+    assert "strict" not in tool
+
+
+def test_anthropic_strict_request_limits(project: Project, run) -> None:
+    for i in range(21):
+        project.write(f"src/t{i}.py", tool_source(name=f"tool_{i}"))
+    project.write(
+        "pyproject.toml",
+        '[tool.toolgen]\nsources = ["src"]\nmin_level = 0\nanthropic_strict = true\n',
+    )
+    result = run("build", cwd=project.root)
+    assert "TG604 [warning] tool tool_0: Anthropic: 21 strict tools in one request (limit 20)" in (
+        result.out
+    )
+
+
+def test_gemini_can_take_the_json_schema_as_it_is(project: Project, run) -> None:
+    _build(project, run, 'gemini_schema = "json_schema"\n', PAGED)
+    (declaration,) = project.generated("gemini/function_declarations.json")["function_declarations"]
+    assert declaration["parameters_json_schema"] == project.descriptor("lookup")["parameters"]
+    assert "parameters" not in declaration
+    genai_types = pytest.importorskip("google.genai.types")
+    genai_types.FunctionDeclaration.model_validate(declaration)
+
+
+@pytest.mark.parametrize("revision", ["2025-06-18", "2025-11-25"])
+def test_mcp_revision(project: Project, run, revision: str) -> None:
+    _build(project, run, f'mcp_revision = "{revision}"\n', PAGED)
+    (tool,) = project.generated("mcp/tools.json")["tools"]
+    if revision == "2025-06-18":  # no default dialect then: the schema says which it is
+        assert tool["inputSchema"]["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+    else:
+        assert "$schema" not in tool["inputSchema"]
+    spec = json.loads((SHARED / f"{revision}.json").read_text())
+    defs_key = "$defs" if "$defs" in spec else "definitions"
+    validator = Draft202012Validator({"$ref": f"#/{defs_key}/Tool", defs_key: spec[defs_key]})
+    assert list(validator.iter_errors(tool)) == []
+
+
+def test_inline_defs_for_clients_without_refs(project: Project, run) -> None:
+    _build(project, run, "inline_defs = true\n", PAGED)
+    for relpath in ("anthropic/tools.json", "openai/chat_completions.json", "mcp/tools.json"):
+        assert "$ref" not in (project.out / relpath).read_text(), relpath
+    assert "$ref" in json.dumps(project.descriptor("lookup"))  # the descriptor keeps its refs
+
+
+def test_platform_options_are_checked(project: Project, run) -> None:
+    project.write(
+        "pyproject.toml",
+        '[tool.toolgen]\nsources = ["src"]\nopenai_strict = "yes"\nmcp_revision = "2024-11-05"\n',
+    )
+    project.write("src/tools.py", tool_source())
+    result = run("build", cwd=project.root)
+    assert result.code == 2
+    assert "openai_strict: must be true or false" in result.out
+    assert "mcp_revision: must be one of 2025-11-25, 2025-06-18" in result.out
+
+
+def test_openai_limits_are_warnings(project: Project, run) -> None:
+    values = ", ".join(f'"v{i}"' for i in range(1001))
+    source = tool_source(params=f"choice: Literal[{values}]", imports="from typing import Literal")
+    out = _build(project, run, "", source)
+    assert "TG605 [warning] tool lookup: OpenAI: 1001 enum values (limit 1000)" in out
