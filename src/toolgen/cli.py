@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from toolgen.config import Config
 
 #: Codes that mean the run could not look at the project properly: exit 2, not 1.
-FATAL_CODES = frozenset({"TG001", "TG002", "TG003", "TG004", "TG005", "TG101"})
+FATAL_CODES = frozenset({"TG001", "TG002", "TG003", "TG004", "TG005", "TG010", "TG101"})
 FIX_HINT = "run `toolgen build` to update the generated files"
 
 
@@ -66,6 +66,11 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--out", metavar="DIR", help="output folder (default: config `out`)")
     check.add_argument("--diff", action="store_true", help="show a unified diff of changed files")
     check.add_argument(
+        "--against",
+        metavar="REF",
+        help="also classify each tool's contract changes since the descriptors at git REF",
+    )
+    check.add_argument(
         "--verify-runtime",
         action="store_true",
         help="also import the handlers (in a child process) and compare each parameters schema "
@@ -93,6 +98,17 @@ def _parser() -> argparse.ArgumentParser:
     fix_mode.add_argument(
         "--check", action="store_true", help="exit 1 if a file would change; write nothing"
     )
+
+    serve = commands.add_parser(
+        "serve",
+        help="serve the generated tools over MCP (stdio); imports and runs the handlers",
+    )
+    serve.add_argument("--config", metavar="FILE", type=Path, help="TOML file with [tool.toolgen]")
+    serve.add_argument("--out", metavar="DIR", help="generated folder (default: config `out`)")
+    serve.add_argument(
+        "--page-size", type=int, default=100, metavar="N", help="tools per tools/list page"
+    )
+    serve.set_defaults(format="text", paths=[])
 
     rules = commands.add_parser("rules", help="list every rule: code, default level, summary")
     rules.add_argument(
@@ -208,13 +224,25 @@ def cmd_check(args: argparse.Namespace, stream: TextIO) -> int:
 
     config = _load(args)
     result = generate(config)
-    if args.verify_runtime and not has_errors(result.diagnostics):
+    blocked = has_errors(result.diagnostics)  # the handlers themselves have errors
+    if args.against and not blocked:
+        from toolgen.breaking import Ignore, baseline, findings_to_diagnostics
+        from toolgen.breaking import compare as compare_contracts
+
+        old = baseline(config.out, args.against)
+        new = {d.name: d.to_json_dict() for d in result.descriptors}
+        ignores = [Ignore(*entry) for entry in config.breaking_ignore]
+        found = findings_to_diagnostics(
+            compare_contracts(old, new), old, new, ignores, result.locations
+        )
+        result.diagnostics = sort_diagnostics([*result.diagnostics, *found])
+    if args.verify_runtime and not blocked:
         from toolgen.runtime import verify_runtime
 
         found = verify_runtime(config, result.descriptors, result.locations, result.search_roots)
         result.diagnostics = sort_diagnostics([*result.diagnostics, *found])
     status = _exit_for(result.diagnostics, Level(args.fail_on))
-    blocked = status == 2 or any(d.severity is Level.ERROR for d in result.diagnostics)
+    blocked = blocked or status == 2
     drift = Drift() if blocked else compare(config.out, result.files)
     if not drift.clean:
         status = max(status, 1)
@@ -246,6 +274,8 @@ def cmd_check(args: argparse.Namespace, stream: TextIO) -> int:
             print(
                 "toolgen: the handlers have errors; fix them, then run `toolgen build`", file=stream
             )
+        elif has_errors(result.diagnostics):
+            print("toolgen: contract problems found (see above)", file=stream)
         elif drift.clean:
             print(
                 f"toolgen: {len(result.descriptors)} tools; {out_shown} is up to date", file=stream
@@ -280,6 +310,14 @@ def cmd_fix(args: argparse.Namespace, stream: TextIO) -> int:
     if any(d.code == "TG804" for d in report.diagnostics):
         return 2
     return 1 if mode == "check" and report.changed else 0
+
+
+def cmd_serve(args: argparse.Namespace, stream: TextIO) -> int:
+    from toolgen.serve import serve
+
+    if args.page_size < 1:
+        raise UserError(Diagnostic("TG002", "--page-size must be at least 1"))
+    return serve(_load(args), page_size=args.page_size)
 
 
 def cmd_rules(args: argparse.Namespace, stream: TextIO) -> int:
@@ -349,6 +387,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace, TextIO], int]] = {
     "schema": cmd_schema,
     "rules": cmd_rules,
     "fix": cmd_fix,
+    "serve": cmd_serve,
     "stats": cmd_stats,
 }
 

@@ -38,6 +38,7 @@ DEFAULTS: dict[str, Any] = {
     "gemini_schema": "openapi",
     "mcp_revision": "2025-11-25",
     "inline_defs": False,
+    "breaking_ignore": [],
 }
 RULE_LEVELS = ("error", "warning", "info", "off")
 
@@ -60,6 +61,8 @@ class Config:
     budget_description_chars: int | None = None
     budget_catalog_tokens: int | None = None
     render: RenderOptions = field(default_factory=RenderOptions)
+    #: `[[tool.toolgen.breaking_ignore]]` entries: (rule, tool, pointer, reason)
+    breaking_ignore: tuple[tuple[str, str, str, str], ...] = ()
 
     def policy(self) -> Policy:
         return Policy(
@@ -227,6 +230,25 @@ def _check(
     for key, allowed in (("gemini_schema", GEMINI_SCHEMAS), ("mcp_revision", MCP_REVISIONS)):
         if values[key] not in allowed:
             bad(key, f"must be one of {', '.join(allowed)}")
+    ignores: list[tuple[str, str, str, str]] = []
+    entries = values["breaking_ignore"]
+    if not isinstance(entries, list):
+        bad("breaking_ignore", "must be an array of tables with rule, tool, pointer and reason")
+        entries = []
+    for entry in entries:
+        keys = ("rule", "tool", "pointer", "reason")
+        if (
+            not isinstance(entry, dict)
+            or set(entry) != set(keys)
+            or not all(isinstance(entry[k], str) for k in keys)
+        ):
+            bad(
+                "breaking_ignore", "each entry needs exactly rule, tool, pointer and reason strings"
+            )
+        elif not entry["reason"].strip():
+            bad("breaking_ignore", f"entry for {entry['rule']} on {entry['tool']} needs a reason")
+        else:
+            ignores.append((entry["rule"], entry["tool"], entry["pointer"], entry["reason"]))
     style = values["docstring_style"]
     if style not in DOCSTRING_STYLES:
         bad("docstring_style", f"must be one of {', '.join(DOCSTRING_STYLES)}")
@@ -270,6 +292,7 @@ def _check(
         rule_levels=rule_levels,
         budget_description_chars=budgets["budget_description_chars"],
         budget_catalog_tokens=budgets["budget_catalog_tokens"],
+        breaking_ignore=tuple(ignores),
         render=RenderOptions(
             openai_strict=values["openai_strict"],
             anthropic_strict=values["anthropic_strict"],

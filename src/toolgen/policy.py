@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from toolgen.diagnostics import Diagnostic, Level
 
-UNSUPPRESSIBLE = frozenset({"TG001", "TG002", "TG003", "TG004", "TG005", "TG101"})
+UNSUPPRESSIBLE = frozenset({"TG001", "TG002", "TG003", "TG004", "TG005", "TG010", "TG101"})
 _IGNORE = re.compile(r"#\s*toolgen:\s*ignore(?:\[([A-Za-z0-9_,\s]*)\])?")
 
 #: `None` in a code set: every rule.

@@ -183,6 +183,35 @@ def _schema_problems(error: SchemaValidationError) -> list[dict[str, str]]:
     return [{"path": _pointer(where), "message": error.message}]
 
 
+def drop_not_given(arguments: dict[str, Any], schema: Mapping[str, Any]) -> dict[str, Any]:
+    """Strict-mode clients (OpenAI) must send every parameter, so an optional one arrives as
+    null; where the parameter's own type has no null, null means "not given" (its strict
+    description says so) and the argument is dropped, leaving the handler's default."""
+    required = set(schema.get("required", []))
+    properties = schema.get("properties", {})
+    return {
+        key: value
+        for key, value in arguments.items()
+        if not (
+            value is None
+            and key in properties
+            and key not in required
+            and not _accepts_null(properties[key])
+        )
+    }
+
+
+def _accepts_null(schema: Any) -> bool:
+    if not isinstance(schema, dict) or not schema:
+        return True
+    kind = schema.get("type")
+    if kind == "null" or (isinstance(kind, list) and "null" in kind):
+        return True
+    if None in schema.get("enum", []):
+        return True
+    return any(isinstance(b, dict) and _accepts_null(b) for b in schema.get("anyOf", []))
+
+
 def argument_problems(validator: Draft202012Validator, arguments: Any) -> list[dict[str, str]]:
     """Every way `arguments` break the input schema, as `{"path", "message"}`, sorted."""
     found = [p for error in validator.iter_errors(arguments) for p in _schema_problems(error)]
@@ -421,6 +450,13 @@ def search_paths(config: Config) -> list[Path]:
 # -- calling ----------------------------------------------------------------------------------
 
 
+_NAMED = (
+    inspect.Parameter.POSITIONAL_ONLY,
+    inspect.Parameter.POSITIONAL_OR_KEYWORD,
+    inspect.Parameter.KEYWORD_ONLY,
+)
+
+
 @dataclass(frozen=True)
 class Prepared:
     """A reached handler with its pydantic argument validator and return serializer."""
@@ -431,9 +467,23 @@ class Prepared:
 
 
 def prepare(fn: Callable[..., Any], parameters: Mapping[str, Any]) -> Prepared:
-    """Build the argument validator (parameters that are not in the input schema, such as a
-    framework's injected context, are left to their defaults) and the return serializer."""
+    """Build the argument validator and the return serializer.
+
+    The arguments go through pydantic's arguments schema of the signature (what
+    `pydantic.validate_call` validates with), kept apart from the call so that a pydantic error
+    raised inside the handler is not mistaken for bad arguments.
+    Parameters that are not in the input schema (a framework's injected context, a wrapper's
+    `skip_params`) are left to their defaults; one without a default makes the handler
+    `NotCallable`, as nothing here can supply it.
+    """
     exposed = set(parameters.get("properties", {}))
+    try:
+        signature = inspect.signature(fn)
+    except (TypeError, ValueError) as exc:
+        raise NotCallable(f"its signature cannot be read ({exc})") from exc
+    for p in signature.parameters.values():
+        if p.name not in exposed and p.default is p.empty and p.kind in _NAMED:
+            raise NotCallable(f"parameter {p.name!r} is not in the input schema and has no default")
     try:
         schema = generate_arguments_schema(
             fn, parameters_callback=lambda _i, name, _a: None if name in exposed else "skip"
@@ -496,7 +546,7 @@ class Dispatcher:
     async def call_tool(self, name: str, arguments: dict[str, Any] | None) -> types.CallToolResult:
         """Run one `tools/call`; only an unknown tool raises (MCPError -32602)."""
         entry, descriptor = self.catalog.find(name)
-        arguments = {} if arguments is None else arguments
+        arguments = drop_not_given({} if arguments is None else arguments, entry["inputSchema"])
         problems = argument_problems(self._inputs[name], arguments)
         if problems:
             return validation_error_result(problems)
@@ -537,7 +587,7 @@ class Dispatcher:
             if output is not None:
                 output.validate(result.structured_content)
         except Exception as exc:
-            log_failure(trace_id, f"tool {name} returned a value that breaks its outputSchema", exc)
+            log_failure(trace_id, f"tool {name} returned a value its outputSchema rejects", exc)
             return internal_error_result(trace_id)
         return result
 

@@ -1,0 +1,414 @@
+"""Breaking changes of a tool contract between a git ref and the working tree.
+
+`toolgen check --against REF` reads the descriptors checked in at REF (`git show REF:path`, no
+clone) and compares each tool with the one just compiled, by the rules of
+reference/breaking.md: the input schema like a request body (the new schema must accept every
+call the old one accepted), the output schema like a response (the old schema must accept
+every result the new one can return). One differ, `schema_changes`, classifies a change as
+narrowing or widening; it runs in the request direction for inputs and in the response
+direction for outputs.
+
+Ways through: a major version bump (findings become info), a removed tool that was deprecated,
+or an entry in `[[tool.toolgen.breaking_ignore]]` (rule + tool + JSON pointer + reason).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from toolgen.diagnostics import Diagnostic, Level, Location, UserError
+
+#: rule id -> (level, TG code). The rule id is what users write in `breaking_ignore`.
+BREAKING_RULES: dict[str, tuple[Level, str]] = {
+    "tool-removed": (Level.ERROR, "TG950"),
+    "tool-removed-deprecated": (Level.INFO, "TG951"),
+    "input-required-added": (Level.ERROR, "TG952"),
+    "input-became-required": (Level.ERROR, "TG953"),
+    "input-param-removed": (Level.ERROR, "TG954"),
+    "input-optional-added": (Level.INFO, "TG955"),
+    "input-type-narrowed": (Level.ERROR, "TG956"),
+    "input-type-widened": (Level.INFO, "TG957"),
+    "input-enum-narrowed": (Level.ERROR, "TG958"),
+    "input-enum-widened": (Level.INFO, "TG959"),
+    "input-constraint-tightened": (Level.ERROR, "TG960"),
+    "input-default-changed": (Level.WARNING, "TG961"),
+    "output-required-removed": (Level.ERROR, "TG962"),
+    "output-optional-removed": (Level.WARNING, "TG963"),
+    "output-became-optional": (Level.ERROR, "TG964"),
+    "output-type-changed": (Level.ERROR, "TG965"),
+    "output-enum-widened": (Level.WARNING, "TG966"),
+    "output-property-added": (Level.INFO, "TG967"),
+    "error-added": (Level.WARNING, "TG968"),
+    "error-removed": (Level.INFO, "TG969"),
+    "idempotent-weakened": (Level.ERROR, "TG970"),
+    "readonly-weakened": (Level.ERROR, "TG971"),
+    "destructive-added": (Level.ERROR, "TG972"),
+    "risk-raised": (Level.ERROR, "TG973"),
+    "openworld-added": (Level.WARNING, "TG974"),
+    "breaking-without-major-bump": (Level.ERROR, "TG975"),
+    "version-decreased": (Level.ERROR, "TG976"),
+    "docs-changed": (Level.INFO, "TG977"),
+}
+
+RISK_ORDER = ["low", "medium", "high", "critical", "forbidden"]
+BOUNDS_UPPER = ("maximum", "exclusiveMaximum", "maxLength", "maxItems", "maxProperties")
+BOUNDS_LOWER = ("minimum", "exclusiveMinimum", "minLength", "minItems", "minProperties")
+
+
+@dataclass(frozen=True)
+class Finding:
+    rule: str
+    tool: str
+    pointer: str
+    message: str
+
+
+@dataclass(frozen=True)
+class Ignore:
+    rule: str
+    tool: str
+    pointer: str
+    reason: str
+
+
+# -- reading the baseline ---------------------------------------------------------------------
+def _git(args: list[str], cwd: Path) -> str:
+    try:
+        done = subprocess.run(
+            ["git", *args], cwd=cwd, capture_output=True, text=True, check=False, timeout=60
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise UserError(Diagnostic("TG010", f"cannot run git: {exc}")) from None
+    if done.returncode != 0:
+        raise UserError(Diagnostic("TG010", f"git {' '.join(args)}: {done.stderr.strip()}"))
+    return done.stdout
+
+
+def baseline(out: Path, ref: str) -> dict[str, dict[str, Any]]:
+    """The descriptors checked in at `ref`, by tool name."""
+    top = Path(
+        _git(["rev-parse", "--show-toplevel"], out.parent if not out.exists() else out).strip()
+    )
+    if not _git(["rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"], top).strip():
+        raise UserError(Diagnostic("TG010", f"no commit {ref!r} (in a shallow clone, fetch it)"))
+    folder = (out / "descriptors").resolve().relative_to(top.resolve()).as_posix()
+    names = (
+        _git(["ls-tree", "--name-only", f"{ref}:{folder}"], top).split()
+        if _exists(top, ref, folder)
+        else []
+    )
+    found: dict[str, dict[str, Any]] = {}
+    for name in names:
+        if name.endswith(".json"):
+            data = json.loads(_git(["show", f"{ref}:{folder}/{name}"], top))
+            found[data.get("name", name[:-5])] = data
+    return found
+
+
+def _exists(top: Path, ref: str, folder: str) -> bool:
+    try:
+        _git(["cat-file", "-e", f"{ref}:{folder}"], top)
+    except UserError:
+        return False
+    return True
+
+
+# -- comparing ----------------------------------------------------------------------------------
+def compare(old: dict[str, dict[str, Any]], new: dict[str, dict[str, Any]]) -> list[Finding]:
+    findings: list[Finding] = []
+    for name, before in sorted(old.items()):
+        after = new.get(name)
+        if after is None:
+            rule = "tool-removed-deprecated" if before.get("deprecated") else "tool-removed"
+            findings.append(Finding(rule, name, "", "the tool is gone"))
+            continue
+        findings += tool_changes(name, before, after)
+    return findings
+
+
+def tool_changes(name: str, old: dict[str, Any], new: dict[str, Any]) -> list[Finding]:
+    found: list[Finding] = []
+
+    def add(rule: str, pointer: str, message: str) -> None:
+        found.append(Finding(rule, name, pointer, message))
+
+    for rule, pointer, message in schema_changes(
+        old.get("parameters", {}), new.get("parameters", {}), "input"
+    ):
+        add(rule, pointer, message)
+    old_out = old.get("returns", {}).get("schema", {})
+    new_out = new.get("returns", {}).get("schema", {})
+    for rule, pointer, message in schema_changes(old_out, new_out, "output"):
+        add(rule, f"/returns{pointer}", message)
+    old_errors = {e["code"] for e in old.get("errors", [])}
+    new_errors = {e["code"] for e in new.get("errors", [])}
+    for code in sorted(new_errors - old_errors):
+        add("error-added", "/errors", f"new error code {code}")
+    for code in sorted(old_errors - new_errors):
+        add("error-removed", "/errors", f"error code {code} no longer declared")
+    hints_old, hints_new = old.get("idempotency", {}), new.get("idempotency", {})
+    if hints_old.get("idempotent") is True and hints_new.get("idempotent") is not True:
+        add("idempotent-weakened", "/idempotency/idempotent", "no longer idempotent")
+    if hints_old.get("safe") is True and hints_new.get("safe") is not True:
+        add("readonly-weakened", "/idempotency/safe", "no longer read-only")
+    if hints_old.get("destructive") is not True and hints_new.get("destructive") is True:
+        add("destructive-added", "/idempotency/destructive", "now destructive")
+    if not _open_world(old) and _open_world(new):
+        add("openworld-added", "/idempotency/open_world", "now reaches the open world")
+    risk_old, risk_new = old.get("risk", "medium"), new.get("risk", "medium")
+    if RISK_ORDER.index(risk_new) > RISK_ORDER.index(risk_old):
+        add("risk-raised", "/risk", f"risk raised from {risk_old} to {risk_new}")
+    for key in ("description", "title", "examples"):
+        if old.get(key) != new.get(key):
+            add("docs-changed", f"/{key}", f"{key} changed")
+    v_old, v_new = _version(old.get("version")), _version(new.get("version"))
+    if v_old and v_new and v_new < v_old:
+        add(
+            "version-decreased",
+            "/version",
+            f"version went back from {old['version']} to {new['version']}",
+        )
+    return found
+
+
+def _open_world(descriptor: dict[str, Any]) -> bool:
+    hint = descriptor.get("idempotency", {}).get("open_world")
+    return bool(hint if hint is not None else descriptor.get("open_world"))
+
+
+def _version(text: Any) -> tuple[int, int, int] | None:
+    try:
+        major, minor, patch = str(text).split("-")[0].split("+")[0].split(".")
+        return int(major), int(minor), int(patch)
+    except ValueError:
+        return None
+
+
+def schema_changes(old: Any, new: Any, side: str) -> list[tuple[str, str, str]]:
+    """(rule, pointer, message) for each change; `side` is "input" (request) or "output"."""
+    found: list[tuple[str, str, str]] = []
+    _walk(_deref(old, old), _deref(new, new), old, new, side, "", found, 0)
+    return found
+
+
+def _deref(schema: Any, root: Any) -> Any:
+    if isinstance(schema, dict) and isinstance(schema.get("$ref"), str):
+        name = schema["$ref"].removeprefix("#/$defs/")
+        target = root.get("$defs", {}).get(name, {}) if isinstance(root, dict) else {}
+        return {**target, **{k: v for k, v in schema.items() if k != "$ref"}}
+    return schema
+
+
+def _types(schema: dict[str, Any]) -> set[str]:
+    if "anyOf" in schema:
+        return set().union(*(_types(b) for b in schema["anyOf"] if isinstance(b, dict)))
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        return set(kind)
+    if kind:
+        return {kind}
+    if "const" in schema or "enum" in schema:
+        values = schema.get("enum", [schema.get("const")])
+        return {_json_type(v) for v in values}
+    return {"any"}
+
+
+def _json_type(value: Any) -> str:
+    return {
+        bool: "boolean",
+        int: "integer",
+        float: "number",
+        str: "string",
+        type(None): "null",
+        list: "array",
+        dict: "object",
+    }.get(type(value), "any")
+
+
+def _walk(
+    old: Any,
+    new: Any,
+    old_root: Any,
+    new_root: Any,
+    side: str,
+    pointer: str,
+    found: list[tuple[str, str, str]],
+    depth: int,
+) -> None:
+    if depth > 30 or not isinstance(old, dict) or not isinstance(new, dict):
+        return
+    request = side == "input"
+    t_old, t_new = _types(old), _types(new)
+    if t_old != t_new and "any" not in t_old | t_new:
+        widened = t_old < t_new or (t_old == {"integer"} and t_new == {"number"})
+        if request:
+            found.append(
+                (
+                    "input-type-widened" if widened else "input-type-narrowed",
+                    pointer or "/",
+                    f"type {sorted(t_old)} -> {sorted(t_new)}",
+                )
+            )
+        elif "null" in t_new - t_old:
+            found.append(("output-became-optional", pointer or "/", "result may now be null"))
+        else:
+            found.append(
+                ("output-type-changed", pointer or "/", f"type {sorted(t_old)} -> {sorted(t_new)}")
+            )
+    values_old = _enum(old)
+    values_new = _enum(new)
+    if values_old is not None or values_new is not None:
+        before = values_old if values_old is not None else None
+        after = values_new if values_new is not None else None
+        if request:
+            if after is not None and (
+                before is None or not set(map(json.dumps, before)) <= set(map(json.dumps, after))
+            ):
+                found.append(("input-enum-narrowed", pointer or "/", "allowed values removed"))
+            elif before is not None and (
+                after is None or set(map(json.dumps, after)) > set(map(json.dumps, before))
+            ):
+                found.append(("input-enum-widened", pointer or "/", "allowed values added"))
+        elif before is not None and (
+            after is None or not set(map(json.dumps, after)) <= set(map(json.dumps, before))
+        ):
+            found.append(
+                ("output-enum-widened", pointer or "/", "new values a caller may not handle")
+            )
+    if request:
+        _constraints(old, new, pointer, found)
+        if "default" in old and "default" in new and old["default"] != new["default"]:
+            found.append(
+                (
+                    "input-default-changed",
+                    pointer or "/",
+                    f"default {json.dumps(old['default'])} -> {json.dumps(new['default'])}",
+                )
+            )
+    props_old = old.get("properties", {})
+    props_new = new.get("properties", {})
+    if props_old or props_new:
+        req_old, req_new = set(old.get("required", [])), set(new.get("required", []))
+        for name in props_new.keys() - props_old.keys():
+            where = f"{pointer}/properties/{name}"
+            if request:
+                rule = "input-required-added" if name in req_new else "input-optional-added"
+                found.append(
+                    (
+                        rule,
+                        where,
+                        f"new {'required' if name in req_new else 'optional'} parameter `{name}`",
+                    )
+                )
+            else:
+                found.append(("output-property-added", where, f"new result property `{name}`"))
+        for name in props_old.keys() - props_new.keys():
+            where = f"{pointer}/properties/{name}"
+            if request:
+                found.append(("input-param-removed", where, f"parameter `{name}` removed"))
+            else:
+                rule = "output-required-removed" if name in req_old else "output-optional-removed"
+                found.append((rule, where, f"result property `{name}` removed"))
+        for name in props_old.keys() & props_new.keys():
+            where = f"{pointer}/properties/{name}"
+            if request and name in req_new and name not in req_old:
+                found.append(("input-became-required", where, f"`{name}` is now required"))
+            if not request and name in req_old and name not in req_new:
+                found.append(("output-became-optional", where, f"`{name}` is no longer guaranteed"))
+            _walk(
+                _deref(props_old[name], old_root),
+                _deref(props_new[name], new_root),
+                old_root,
+                new_root,
+                side,
+                where,
+                found,
+                depth + 1,
+            )
+    if isinstance(old.get("items"), dict) and isinstance(new.get("items"), dict):
+        _walk(
+            _deref(old["items"], old_root),
+            _deref(new["items"], new_root),
+            old_root,
+            new_root,
+            side,
+            f"{pointer}/items",
+            found,
+            depth + 1,
+        )
+
+
+def _enum(schema: dict[str, Any]) -> list[Any] | None:
+    if "enum" in schema:
+        return list(schema["enum"])
+    if "const" in schema:
+        return [schema["const"]]
+    return None
+
+
+def _constraints(
+    old: dict[str, Any], new: dict[str, Any], pointer: str, found: list[tuple[str, str, str]]
+) -> None:
+    for key in BOUNDS_UPPER:
+        if key in new and (key not in old or new[key] < old[key]):
+            found.append(
+                (
+                    "input-constraint-tightened",
+                    f"{pointer}/{key}" if pointer else f"/{key}",
+                    f"{key} {old.get(key, 'unset')} -> {new[key]}",
+                )
+            )
+    for key in BOUNDS_LOWER:
+        if key in new and (key not in old or new[key] > old[key]):
+            found.append(
+                (
+                    "input-constraint-tightened",
+                    f"{pointer}/{key}" if pointer else f"/{key}",
+                    f"{key} {old.get(key, 'unset')} -> {new[key]}",
+                )
+            )
+    if "pattern" in new and new.get("pattern") != old.get("pattern"):
+        found.append(
+            ("input-constraint-tightened", f"{pointer}/pattern", "pattern added or changed")
+        )
+
+
+# -- policy -------------------------------------------------------------------------------------
+def findings_to_diagnostics(
+    findings: list[Finding],
+    old: dict[str, dict[str, Any]],
+    new: dict[str, dict[str, Any]],
+    ignores: list[Ignore],
+    locations: dict[str, Location],
+) -> list[Diagnostic]:
+    """Levels from the rule table, softened by a major version bump; ignores applied;
+    `breaking-without-major-bump` added where errors remain with the same major version."""
+    diagnostics: list[Diagnostic] = []
+    errors_by_tool: dict[str, int] = {}
+    for f in findings:
+        if any(i.rule == f.rule and i.tool == f.tool and i.pointer == f.pointer for i in ignores):
+            continue
+        level, code = BREAKING_RULES[f.rule]
+        before, after = (
+            _version(old.get(f.tool, {}).get("version")),
+            _version(new.get(f.tool, {}).get("version")),
+        )
+        if level is Level.ERROR and before and after and after[0] > before[0]:
+            level = Level.INFO  # a major version bump is the way through
+        if level is Level.ERROR:
+            errors_by_tool[f.tool] = errors_by_tool.get(f.tool, 0) + 1
+        message = f"{f.rule} tool={f.tool} {f.pointer or '/'}: {f.message}"
+        diagnostics.append(Diagnostic(code, message, locations.get(f.tool), level))
+    for tool, count in sorted(errors_by_tool.items()):
+        if tool in new:
+            _, code = BREAKING_RULES["breaking-without-major-bump"]
+            message = (
+                f"breaking-without-major-bump tool={tool} /version: {count} breaking change(s) "
+                "without a major version bump"
+            )
+            diagnostics.append(Diagnostic(code, message, locations.get(tool)))
+    return diagnostics
