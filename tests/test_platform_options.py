@@ -138,3 +138,61 @@ def test_openai_limits_are_warnings(project: Project, run) -> None:
     source = tool_source(params=f"choice: Literal[{values}]", imports="from typing import Literal")
     out = _build(project, run, "", source)
     assert "TG605 [warning] tool lookup: OpenAI: 1001 enum values (limit 1000)" in out
+
+
+UNSUPPORTED_IN_ANTHROPIC_STRICT = {
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "minLength",
+    "maxLength",
+    "maxItems",
+    "uniqueItems",
+    "minProperties",
+    "maxProperties",
+}
+
+
+def _keys(schema: object, in_properties: bool = False) -> set[str]:
+    if isinstance(schema, dict):
+        found = set() if in_properties else set(schema)
+        for key, value in schema.items():
+            found |= _keys(
+                value, in_properties=key in ("properties", "$defs") and not in_properties
+            )
+        return found
+    if isinstance(schema, list):
+        return set().union(*(_keys(v) for v in schema)) if schema else set()
+    return set()
+
+
+def test_anthropic_strict_subset_holds_for_the_whole_zoo(tmp_path: Path, run) -> None:  # type: ignore[no-untyped-def]
+    zoo = Path(__file__).resolve().parent / "fixtures" / "zoo"
+    config = tmp_path / "toolgen.toml"
+    config.write_text(
+        f'[tool.toolgen]\nsources = ["{zoo}"]\nout = "out"\nmin_level = 0\n'
+        "anthropic_strict = true\n"
+    )
+    result = run("build", "--config", str(config), cwd=tmp_path)
+    assert result.code == 0, result.out
+    tools = json.loads((tmp_path / "out" / "anthropic" / "tools.json").read_text())
+    strict = [t for t in tools if t.get("strict")]
+    assert {t["name"] for t in tools} - {t["name"] for t in strict} == {
+        "recursive",
+        "models_and_dicts",
+    }
+    for tool in strict:
+        assert not _keys(tool["input_schema"]) & UNSUPPORTED_IN_ANTHROPIC_STRICT, tool["name"]
+        for node_min in _min_items(tool["input_schema"]):
+            assert node_min in (0, 1), tool["name"]
+
+
+def _min_items(schema: object) -> list[int]:
+    if isinstance(schema, dict):
+        own = [schema["minItems"]] if isinstance(schema.get("minItems"), int) else []
+        return own + [m for v in schema.values() for m in _min_items(v)]
+    if isinstance(schema, list):
+        return [m for v in schema for m in _min_items(v)]
+    return []

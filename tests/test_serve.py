@@ -620,8 +620,10 @@ def test_examples_over_stdio(tmp_path: Path) -> None:
                 await client.call_tool(name, {"key_name": "signing"})
             seen[name] = (caught.value.code, caught.value.message)
 
-        broken = await client.call_tool("calculator", {"operation": "add", "a": 2, "b": 3.5})
+        broken = await client.call_tool("get_weather", {"location": "Lisbon"})
         seen["broken"] = broken
+        seen["sum"] = await client.call_tool("calculator", {"operation": "add", "a": 2, "b": 3.5})
+        seen["zero"] = await client.call_tool("calculator", {"operation": "divide", "a": 1, "b": 0})
 
     log = over_stdio(server_parameters(REPO / "pyproject.toml"), tmp_path / "err.log", session)
     assert seen["bad"] == {
@@ -644,8 +646,18 @@ def test_examples_over_stdio(tmp_path: Path) -> None:
     assert HEX16.match(error["trace_id"])
     [text] = seen["broken"].content
     assert "Traceback" not in text.text and "NotImplementedError" not in text.text
-    assert f"[trace {error['trace_id']}] tool calculator raised\nTraceback" in log
+    assert f"[trace {error['trace_id']}] tool get_weather raised\nTraceback" in log
     assert "\nNotImplementedError\n" in log
+    # a real handler of the examples: success, and a declared error from the descriptor
+    assert seen["sum"].structured_content == {"result": 5.5}
+    assert not seen["sum"].is_error
+    assert envelope(seen["zero"]) == {
+        "code": "DIVISION_BY_ZERO",
+        "message": "cannot divide by zero",
+        "retryable": False,
+        "http_status": 400,
+        "recovery": None,
+    }
 
 
 def test_fixture_over_stdio(project: Config, tmp_path: Path) -> None:

@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from toolgen import tool
+from toolgen import ToolError, tool
 
 from .models import Forecast, Page, SearchHit, TicketFilter, TicketPage
 
@@ -201,4 +201,12 @@ def calculator(
         destructive: false
         open_world: false
     """
-    raise NotImplementedError
+    if operation == "add":
+        return a + b
+    if operation == "subtract":
+        return a - b
+    if operation == "multiply":
+        return a * b
+    if b == 0:
+        raise ToolError("DIVISION_BY_ZERO", "cannot divide by zero")
+    return a / b
