@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from toolgen.descriptor import ToolDescriptor
+from toolgen.schema_ops import accepts_null
 
 Finding = tuple[str, str, ast.AST | None]  # code, message, where (None: the handler)
 
@@ -67,19 +68,9 @@ def description_verb(tool: ToolDescriptor, ctx: LintContext) -> Iterator[Finding
         yield "TG904", f"description starts with `{words[0]}`; start with a verb", None
 
 
-def _accepts_null(schema: dict[str, Any]) -> bool:
-    kind = schema.get("type")
-    return (
-        kind == "null"
-        or (isinstance(kind, list) and "null" in kind)
-        or {"type": "null"} in schema.get("anyOf", [])
-        or None in schema.get("enum", [])
-    )
-
-
 def optional_has_default(tool: ToolDescriptor, ctx: LintContext) -> Iterator[Finding]:
     for name, schema in tool.parameters.get("properties", {}).items():
-        if _accepts_null(schema) and not ctx.has_default.get(name, True):
+        if schema and accepts_null(schema) and not ctx.has_default.get(name, True):
             yield (
                 "TG905",
                 f"parameter `{name}` accepts null but has no default",

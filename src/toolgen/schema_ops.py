@@ -85,3 +85,15 @@ def is_recursive(schema: dict[str, Any]) -> bool:
     """Does some `$defs` entry refer to itself, directly or through others?"""
     defs: dict[str, Any] = schema.get("$defs", {})
     return any(_reaches(defs, name, name, set()) for name in defs)
+
+
+def accepts_null(schema: Any) -> bool:
+    """Does `schema` accept null? An open schema (`{}`) does."""
+    if not isinstance(schema, dict) or not schema:
+        return True
+    kind = schema.get("type")
+    if kind == "null" or (isinstance(kind, list) and "null" in kind):
+        return True
+    if None in schema.get("enum", []):
+        return True
+    return any(isinstance(b, dict) and accepts_null(b) for b in schema.get("anyOf", []))

@@ -57,6 +57,7 @@ from toolgen._marker import ToolError
 from toolgen._version import __version__
 from toolgen.config import Config
 from toolgen.descriptor import ToolDescriptor
+from toolgen.schema_ops import accepts_null
 
 #: Tools per `tools/list` page; a longer list continues through `nextCursor`.
 PAGE_SIZE = 100
@@ -196,20 +197,9 @@ def drop_not_given(arguments: dict[str, Any], schema: Mapping[str, Any]) -> dict
             value is None
             and key in properties
             and key not in required
-            and not _accepts_null(properties[key])
+            and not accepts_null(properties[key])
         )
     }
-
-
-def _accepts_null(schema: Any) -> bool:
-    if not isinstance(schema, dict) or not schema:
-        return True
-    kind = schema.get("type")
-    if kind == "null" or (isinstance(kind, list) and "null" in kind):
-        return True
-    if None in schema.get("enum", []):
-        return True
-    return any(isinstance(b, dict) and _accepts_null(b) for b in schema.get("anyOf", []))
 
 
 def argument_problems(validator: Draft202012Validator, arguments: Any) -> list[dict[str, str]]:
