@@ -35,14 +35,14 @@ def test_openai_strict_requires_everything_and_makes_optionals_nullable() -> Non
         "type": "object",
         "properties": {
             "q": {"description": "Query.", "type": "string", "minLength": 2},
-            "n": {"description": "Null means not given.", "type": ["integer", "null"]},
+            "n": {"description": "Default: 5. Null means not given.", "type": ["integer", "null"]},
             "mode": {
-                "description": "Null means not given.",
+                "description": 'Default: "a". Null means not given.',
                 "enum": ["a", "b", None],
                 "type": ["string", "null"],
             },
             "one": {
-                "description": "Null means not given.",
+                "description": 'Default: "x". Null means not given.',
                 "type": ["string", "null"],
                 "enum": ["x", None],
             },
@@ -50,7 +50,7 @@ def test_openai_strict_requires_everything_and_makes_optionals_nullable() -> Non
                 "description": "Paging. Null means not given.",
                 "anyOf": [{"$ref": "#/$defs/Page"}, {"type": "null"}],
             },
-            "when": {"type": "string"},
+            "when": {"description": "Format: path.", "type": "string"},
         },
         "required": ["q", "n", "mode", "one", "page", "when"],
         "additionalProperties": False,
@@ -58,7 +58,10 @@ def test_openai_strict_requires_everything_and_makes_optionals_nullable() -> Non
             "Page": {
                 "type": "object",
                 "properties": {
-                    "size": {"description": "Null means not given.", "type": ["integer", "null"]}
+                    "size": {
+                        "description": "Default: 1. Null means not given.",
+                        "type": ["integer", "null"],
+                    }
                 },
                 "required": ["size"],
                 "additionalProperties": False,

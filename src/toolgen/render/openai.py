@@ -2,12 +2,15 @@
 
 Strict mode (reference/platforms.md): every object closed and fully required, optional
 parameters as a union with null, no `default`, `$ref` without siblings, supported keywords and
-formats only. A schema that cannot be made strict (free-form objects or values, tuples,
-unsupported combinators) is sent as given with `strict: false`, and the build says why.
+formats only; what strict mode drops (a default, an unsupported format, uniqueness) is said in
+the property's description instead, and an optional parameter's null is described as "not
+given". A schema that cannot be made strict (free-form objects or values, tuples, unsupported
+combinators) is sent as given with `strict: false`, and the build says why.
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from toolgen.descriptor import ToolDescriptor
@@ -103,10 +106,16 @@ def _strict(schema: dict[str, Any], pointer: str) -> dict[str, Any]:
         ref = {"$ref": schema["$ref"]}
         return {**rest, "anyOf": [ref]} if rest else ref
     out: dict[str, Any] = {}
+    words: list[str] = []  # what strict mode cannot carry, kept as words for the model
     for key, value in schema.items():
+        if key == "default" and value is not None:
+            words.append(f"Default: {json.dumps(value, ensure_ascii=False)}.")
+        if key == "uniqueItems" and value is True:
+            words.append("Items must be unique.")
         if key in DROPPED_KEYS or key == "$defs":
             continue
         if key == "format" and value not in STRICT_FORMATS:
+            words.append(f"Format: {value}.")
             continue
         if key == "properties":
             required = set(schema.get("required", []))
@@ -138,6 +147,8 @@ def _strict(schema: dict[str, Any], pointer: str) -> dict[str, Any]:
         out.setdefault("properties", {})
         out.setdefault("required", [])
         out["additionalProperties"] = False
+    for sentence in words:
+        out = _say(out, sentence)
     return out
 
 
