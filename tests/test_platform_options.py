@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -169,10 +170,10 @@ def _keys(schema: object, in_properties: bool = False) -> set[str]:
 
 
 def test_anthropic_strict_subset_holds_for_the_whole_zoo(tmp_path: Path, run) -> None:  # type: ignore[no-untyped-def]
-    zoo = Path(__file__).resolve().parent / "fixtures" / "zoo"
+    shutil.copytree(Path(__file__).resolve().parent / "fixtures" / "zoo", tmp_path / "zoo")
     config = tmp_path / "toolgen.toml"
     config.write_text(
-        f'[tool.toolgen]\nsources = ["{zoo}"]\nout = "out"\nmin_level = 0\n'
+        '[tool.toolgen]\nsources = ["zoo"]\nout = "out"\nmin_level = 0\n'
         "anthropic_strict = true\n"
     )
     result = run("build", "--config", str(config), cwd=tmp_path)

@@ -118,6 +118,17 @@ def _parser() -> argparse.ArgumentParser:
         help="text table (default), JSON, or the Markdown of docs/rules.md",
     )
 
+    show = commands.add_parser("show", help="print one tool's descriptor or platform payload")
+    show.add_argument("name", help="the tool's name")
+    show.add_argument("--config", metavar="FILE", type=Path, help="TOML file with [tool.toolgen]")
+    show.add_argument(
+        "--platform",
+        choices=("descriptor", "openai", "anthropic", "gemini", "mcp"),
+        default="descriptor",
+        help="what to show (default: the canonical descriptor)",
+    )
+    show.set_defaults(format="text", paths=[])
+
     stats = commands.add_parser(
         "stats", help="payload size per tool and platform, largest first, and catalog totals"
     )
@@ -320,6 +331,39 @@ def cmd_serve(args: argparse.Namespace, stream: TextIO) -> int:
     return serve(_load(args), page_size=args.page_size)
 
 
+def cmd_show(args: argparse.Namespace, stream: TextIO) -> int:
+    from toolgen.pipeline import generate
+
+    result = generate(_load(args))
+    names = sorted(d.name for d in result.descriptors)
+    if args.name not in names:
+        print(f"toolgen: no tool named {args.name!r}; tools: {', '.join(names)}", file=stream)
+        return 2
+    where = {
+        "descriptor": (f"descriptors/{args.name}.json", None),
+        "openai": ("openai/chat_completions.json", None),
+        "anthropic": ("anthropic/tools.json", None),
+        "gemini": ("gemini/function_declarations.json", "function_declarations"),
+        "mcp": ("mcp/tools.json", "tools"),
+    }[args.platform]
+    relpath, key = where
+    if relpath not in result.files:
+        print(f"toolgen: platform {args.platform} is not configured", file=stream)
+        return 2
+    document = json.loads(result.files[relpath])
+    if args.platform != "descriptor":
+        entries = document[key] if key else document
+        found = [
+            e for e in entries if (e.get("name") or e.get("function", {}).get("name")) == args.name
+        ]
+        if not found:
+            print(f"toolgen: {args.name} is not in the {args.platform} payload", file=stream)
+            return 1
+        document = found[0]
+    _print_json(document, stream)
+    return 0
+
+
 def cmd_rules(args: argparse.Namespace, stream: TextIO) -> int:
     from toolgen.diagnostics import RULES
     from toolgen.render.catalog import rules_markdown
@@ -388,6 +432,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace, TextIO], int]] = {
     "rules": cmd_rules,
     "fix": cmd_fix,
     "serve": cmd_serve,
+    "show": cmd_show,
     "stats": cmd_stats,
 }
 

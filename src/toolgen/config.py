@@ -264,12 +264,19 @@ def _check(
         if not source_paths and not problems:
             bad("sources", "must name at least one file or folder")
     for path in source_paths:
+        if not path.is_relative_to(root.resolve()) and not sources_override:
+            problems.append(
+                Diagnostic(
+                    "TG003", f"source path {path} is outside the project {root}", where("sources")
+                )
+            )
         if not path.exists():
             problems.append(
                 Diagnostic("TG003", f"source path {path} does not exist", where("sources"))
             )
 
-    out = (cwd / out_override).resolve() if out_override else (base / out_value).resolve()
+    out_given = (cwd / out_override) if out_override else (base / out_value)
+    out = out_given.resolve()  # a symlink is followed here, so one pointing outside is refused
     if not out.is_relative_to(root.resolve()) or out == root.resolve():
         problems.append(
             Diagnostic(

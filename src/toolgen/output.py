@@ -9,9 +9,12 @@ the manifest is written last.
 from __future__ import annotations
 
 import difflib
+import fcntl
 import json
 import os
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -103,7 +106,25 @@ def unified_diff(out: Path, relpath: str, new: bytes) -> str:
     return "".join(lines)
 
 
+@contextmanager
+def build_lock(out: Path) -> Iterator[None]:
+    """One writer at a time: a second build waits for the first (an exclusive `flock` on
+    `.<out>.lock` beside the output folder, released when the process ends, even if killed)."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with out.with_name(f".{out.name}.lock").open("a") as handle:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+
+
 def write(out: Path, files: dict[str, bytes]) -> WriteReport:
+    with build_lock(out):
+        return _write(out, files)
+
+
+def _write(out: Path, files: dict[str, bytes]) -> WriteReport:
     report = WriteReport()
     stale = managed_files(out) - set(files)
     ordered = sorted(p for p in files if p != MANIFEST) + ([MANIFEST] if MANIFEST in files else [])

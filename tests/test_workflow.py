@@ -1,0 +1,67 @@
+"""Workflow pieces: `toolgen show`, concurrent builds, paths that leave the project."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from conftest import REPO, Project, tool_source
+
+
+def test_show_prints_a_descriptor_or_a_platform_entry(run) -> None:  # type: ignore[no-untyped-def]
+    descriptor = run("show", "calculator", cwd=REPO)
+    assert descriptor.code == 0
+    assert descriptor.json() == json.loads(
+        (REPO / "generated" / "descriptors" / "calculator.json").read_text()
+    )
+    gemini = run("show", "calculator", "--platform", "gemini", cwd=REPO).json()
+    assert gemini["parameters"]["type"] == "OBJECT"
+    missing = run("show", "nope", cwd=REPO)
+    assert missing.code == 2
+    assert "no tool named 'nope'; tools: bulk_send_emails, calculator" in missing.out
+    forbidden = run("show", "read_private_key", "--platform", "mcp", cwd=REPO)
+    assert forbidden.code == 1
+    assert "read_private_key is not in the mcp payload" in forbidden.out
+
+
+def test_two_builds_at_once_leave_consistent_output(project: Project) -> None:
+    for i in range(40):
+        project.write(f"src/t{i}.py", tool_source(name=f"tool_{i}"))
+    command = [sys.executable, "-m", "toolgen", "build", "-q"]
+    first = subprocess.Popen(command, cwd=project.root)
+    second = subprocess.Popen(command, cwd=project.root)
+    assert (first.wait(timeout=120), second.wait(timeout=120)) == (0, 0)
+    check = subprocess.run(
+        [sys.executable, "-m", "toolgen", "check"],
+        cwd=project.root,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert check.returncode == 0, check.stdout
+    assert not list(project.out.rglob("*.tmp"))  # no temporary file left behind
+
+
+def test_out_through_a_symlink_leaving_the_project_is_refused(
+    project: Project, run, tmp_path
+) -> None:  # type: ignore[no-untyped-def]
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (project.root / "generated").symlink_to(outside, target_is_directory=True)
+    project.write("src/tools.py", tool_source())
+    result = run("build", cwd=project.root)
+    assert result.code == 2
+    assert "TG004 [error] out" in result.out and "must be a folder inside the project" in result.out
+    assert list(outside.iterdir()) == []
+
+
+def test_sources_outside_the_project_are_refused(project: Project, run, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "tools.py").write_text(tool_source())
+    project.write("pyproject.toml", f'[tool.toolgen]\nsources = ["{elsewhere}"]\nmin_level = 0\n')
+    result = run("build", cwd=project.root)
+    assert result.code == 2
+    assert "pyproject.toml:2:1: TG003 [error] source path" in result.out
+    assert "is outside the project" in result.out
