@@ -173,8 +173,7 @@ def test_anthropic_strict_subset_holds_for_the_whole_zoo(tmp_path: Path, run) ->
     shutil.copytree(Path(__file__).resolve().parent / "fixtures" / "zoo", tmp_path / "zoo")
     config = tmp_path / "toolgen.toml"
     config.write_text(
-        '[tool.toolgen]\nsources = ["zoo"]\nout = "out"\nmin_level = 0\n'
-        "anthropic_strict = true\n"
+        '[tool.toolgen]\nsources = ["zoo"]\nout = "out"\nmin_level = 0\nanthropic_strict = true\n'
     )
     result = run("build", "--config", str(config), cwd=tmp_path)
     assert result.code == 0, result.out
