@@ -65,3 +65,13 @@ def test_sources_outside_the_project_are_refused(project: Project, run, tmp_path
     assert result.code == 2
     assert "pyproject.toml:2:1: TG003 [error] source path" in result.out
     assert "is outside the project" in result.out
+
+
+def test_pre_commit_hooks_run_toolgen_once_per_commit() -> None:
+    yaml = __import__("yaml")
+    hooks = {h["id"]: h for h in yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text())}
+    assert set(hooks) == {"toolgen-build", "toolgen-check"}
+    for hook in hooks.values():
+        assert hook["pass_filenames"] is False and hook["require_serial"] is True
+        assert hook["entry"].split()[0] == "toolgen"
+        assert hook["entry"].split()[1] in ("build", "check")
