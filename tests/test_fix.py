@@ -355,6 +355,17 @@ def test_docstrings_the_fix_cannot_map_are_left_alone() -> None:
         assert (result.source, result.changed, result.diagnostics) == (source, False, [])
 
 
+def test_a_section_the_compiler_reads_as_text_is_left_alone() -> None:
+    """`Note:` at the title's indentation makes the compiler read the entries above it as
+    continuation lines: any fix would read differently the next time, so none is made."""
+    source = (
+        'def f(a, b):\n    """Sum.\n\n    Args:\n        a: A.\n        b: B.\n\n'
+        '    Note: b is new.\n    """\n'
+    )
+    result = fix_source(source, "m.py", {1: [FixParam("a"), FixParam("b")]})
+    assert (result.source, result.changed, result.diagnostics) == (source, False, [])
+
+
 def test_only_the_listed_functions_change() -> None:
     source = (
         'def f(a):\n    """F.\n\n    Args:\n        zz: Gone.\n    """\n\n\n'

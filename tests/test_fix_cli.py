@@ -52,3 +52,11 @@ def test_repository_examples_need_no_fix(run) -> None:  # type: ignore[no-untype
     result = run("fix", "--check", cwd=REPO)
     assert result.code == 0, result.out
     assert "toolgen: 0 of" in result.out
+
+
+def test_a_placeholder_is_not_a_description(project: Project, run) -> None:
+    project.write("src/tools.py", STALE)
+    run("fix", cwd=project.root)
+    build = run("build", cwd=project.root)
+    assert build.code == 1  # `limit` still has only the placeholder
+    assert "TG301 [error] parameter `limit` is not described" in build.out

@@ -14,7 +14,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from toolgen.analyze.decorators import decorator_options
-from toolgen.analyze.docstrings import DocLine, Docstring, parse_docstring
+from toolgen.analyze.docstrings import PLACEHOLDER, DocLine, Docstring, parse_docstring
 from toolgen.analyze.handlers import Handler, find_handlers
 from toolgen.analyze.markers import presets
 from toolgen.analyze.sections import SectionReader
@@ -296,6 +296,8 @@ class _HandlerCompiler:
                 self.problems.append(exc.diagnostic)
                 continue
             entry = self.doc.params.get(param.name)
+            if entry is not None and entry.text == PLACEHOLDER:
+                entry = None  # `toolgen fix` left it for the author: not a description yet
             if entry is not None and entry.text and (docstring_wins or "description" not in schema):
                 # Field(description=...) wins over the docstring, unless the framework says not
                 schema = {

@@ -15,6 +15,9 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+#: What `toolgen fix` writes for a parameter nobody has described yet; never a description.
+PLACEHOLDER = "TODO: describe this parameter."
+
 PARAM_TITLES = {
     "args",
     "arguments",
