@@ -53,6 +53,7 @@ from toolgen.analyze.docstrings import (
     KNOWN_TITLES,
     PARAM_TITLES,
     PARSERS,
+    PLACEHOLDER,
     DocLine,
     _google_split,
     _numpy_entries,
@@ -61,7 +62,6 @@ from toolgen.analyze.docstrings import (
     docstring_lines,
     parse_entries,
 )
-from toolgen.analyze.docstrings import PLACEHOLDER as _PLACEHOLDER
 from toolgen.analyze.handlers import Handler, find_handlers
 from toolgen.analyze.markers import presets
 from toolgen.analyze.signature import Param, parameters
@@ -73,7 +73,6 @@ from toolgen.index import Module, ModuleIndex, dotted_name
 from toolgen.output import atomic_write
 
 #: The text of an entry whose parameter has no description anywhere; the author replaces it.
-PLACEHOLDER = _PLACEHOLDER
 
 FixMode = Literal["write", "diff", "check"]
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
