@@ -39,6 +39,17 @@ def _recorder() -> tuple[dict[str, Any], Callable[[Any], Any]]:
     return seen, handler
 
 
+def _openai_client() -> tuple[dict[str, Any], Any]:
+    seen, handler = _recorder()
+    client = openai.OpenAI(
+        api_key="test",
+        base_url="http://mock.invalid/v1",
+        http_client=httpx2.Client(transport=httpx2.MockTransport(handler)),
+        max_retries=0,
+    )
+    return seen, client
+
+
 @pytest.fixture(params=FOLDERS, ids=lambda f: f.name)
 def folder(request: pytest.FixtureRequest) -> Path:
     return Path(request.param)
@@ -52,13 +63,7 @@ def test_openai_chat_completions_sends_our_tools_unchanged(folder: Path) -> None
     adapter = TypeAdapter(ChatCompletionFunctionToolParam)
     for tool in tools:
         adapter.validate_python(tool)
-    seen, handler = _recorder()
-    client = openai.OpenAI(
-        api_key="test",
-        base_url="http://mock.invalid/v1",
-        http_client=httpx2.Client(transport=httpx2.MockTransport(handler)),
-        max_retries=0,
-    )
+    seen, client = _openai_client()
     with pytest.raises(openai.BadRequestError):
         client.chat.completions.create(
             model="gpt-test", messages=[{"role": "user", "content": "hi"}], tools=tools
@@ -76,13 +81,7 @@ def test_openai_responses_sends_our_tools_unchanged(folder: Path) -> None:
     for tool in tools:
         adapter.validate_python(tool)
         assert set(tool) >= {"type", "name", "parameters", "strict"}  # required by the SDK
-    seen, handler = _recorder()
-    client = openai.OpenAI(
-        api_key="test",
-        base_url="http://mock.invalid/v1",
-        http_client=httpx2.Client(transport=httpx2.MockTransport(handler)),
-        max_retries=0,
-    )
+    seen, client = _openai_client()
     with pytest.raises(openai.BadRequestError):
         client.responses.create(model="gpt-test", input="hi", tools=tools)
     assert seen["url"].endswith("/responses")
