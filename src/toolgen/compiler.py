@@ -24,7 +24,7 @@ from toolgen.config import Config
 from toolgen.conformance import conformance_level, missing_by_level
 from toolgen.descriptor import DEFAULT_RISK, NAME_PATTERN, RISK_DEFAULTS, ToolDescriptor
 from toolgen.diagnostics import Diagnostic, Level, Location, sort_diagnostics
-from toolgen.discover import discover
+from toolgen.discover import discover, search_roots
 from toolgen.index import ModuleIndex, dotted_name
 from toolgen.lint import LintContext, lint
 from toolgen.policy import FileSuppressions, Policy
@@ -50,8 +50,7 @@ class Compilation:
 
 def compile_project(config: Config) -> Compilation:
     files = discover(config.sources)
-    roots = [f.search_root for f in files] + [config.root, config.root / "src"]
-    index = ModuleIndex(roots, lambda p: config.display(p))
+    index = ModuleIndex(search_roots(files, config.root), lambda p: config.display(p))
     result = Compilation(search_roots=[str(r) for r in index.search_roots])
     seen: dict[str, Location] = {}
     policy = config.policy()

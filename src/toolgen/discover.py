@@ -47,6 +47,13 @@ def _walk(folder: Path) -> list[Path]:
     return found
 
 
+def search_roots(files: list[SourceFile], project_root: Path) -> list[Path]:
+    """Where modules import from: each source's package root, the project root and `src/`.
+    The compiler resolves names from these; `fix` and `serve` use the same."""
+    roots = [f.search_root for f in files] + [project_root, project_root / "src"]
+    return list(dict.fromkeys(r.resolve() for r in roots))
+
+
 def discover(sources: tuple[Path, ...]) -> list[SourceFile]:
     """Every Python file under `sources`, once each, in a stable order."""
     seen: dict[Path, SourceFile] = {}

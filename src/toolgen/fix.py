@@ -68,7 +68,7 @@ from toolgen.analyze.signature import Param, parameters
 from toolgen.analyze.types import FIELD_CALLS, FieldSpec, SchemaBuilder, TypeProblem
 from toolgen.config import Config
 from toolgen.diagnostics import Diagnostic, Location, sort_diagnostics
-from toolgen.discover import SourceFile, discover
+from toolgen.discover import SourceFile, discover, search_roots
 from toolgen.index import Module, ModuleIndex, dotted_name
 from toolgen.output import atomic_write
 
@@ -796,8 +796,7 @@ def fix_files(config: Config, mode: FixMode) -> FixReport:
     """Fix every configured source file: "write" writes the changed files (atomically),
     "diff" collects unified diffs, "check" only says which files would change."""
     files = discover(config.sources)
-    roots = [f.search_root for f in files] + [config.root, config.root / "src"]
-    index = ModuleIndex(roots, config.display)
+    index = ModuleIndex(search_roots(files, config.root), config.display)
     report = FixReport(mode, files=len(files))
     for file in files:
         shown = config.display(file.path)

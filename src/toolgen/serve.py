@@ -431,10 +431,9 @@ def resolve_handler(module_name: str, qualname: str) -> Callable[..., Any]:
 
 def search_paths(config: Config) -> list[Path]:
     """Where the handler modules import from: the roots the compiler resolves names from."""
-    from toolgen.discover import discover
+    from toolgen.discover import discover, search_roots
 
-    roots = [f.search_root for f in discover(config.sources)] + [config.root, config.root / "src"]
-    return list(dict.fromkeys(r.resolve() for r in roots))
+    return search_roots(discover(config.sources), config.root)
 
 
 # -- calling ----------------------------------------------------------------------------------
