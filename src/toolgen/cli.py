@@ -333,29 +333,22 @@ def cmd_serve(args: argparse.Namespace, stream: TextIO) -> int:
 
 def cmd_show(args: argparse.Namespace, stream: TextIO) -> int:
     from toolgen.pipeline import generate
+    from toolgen.stats import entry_name, payload_entries
 
     result = generate(_load(args))
     names = sorted(d.name for d in result.descriptors)
     if args.name not in names:
         print(f"toolgen: no tool named {args.name!r}; tools: {', '.join(names)}", file=stream)
         return 2
-    where = {
-        "descriptor": (f"descriptors/{args.name}.json", None),
-        "openai": ("openai/chat_completions.json", None),
-        "anthropic": ("anthropic/tools.json", None),
-        "gemini": ("gemini/function_declarations.json", "function_declarations"),
-        "mcp": ("mcp/tools.json", "tools"),
-    }[args.platform]
-    relpath, key = where
-    if relpath not in result.files:
-        print(f"toolgen: platform {args.platform} is not configured", file=stream)
-        return 2
-    document = json.loads(result.files[relpath])
-    if args.platform != "descriptor":
-        entries = document[key] if key else document
-        found = [
-            e for e in entries if (e.get("name") or e.get("function", {}).get("name")) == args.name
-        ]
+    if args.platform == "descriptor":
+        document = json.loads(result.files[f"descriptors/{args.name}.json"])
+    else:
+        label = "openai-chat" if args.platform == "openai" else args.platform
+        entries = payload_entries(result.files, label)
+        if entries is None:
+            print(f"toolgen: platform {args.platform} is not configured", file=stream)
+            return 2
+        found = [e for e in entries if entry_name(e) == args.name]
         if not found:
             print(f"toolgen: {args.name} is not in the {args.platform} payload", file=stream)
             return 1

@@ -35,21 +35,28 @@ class ToolSize:
         return math.ceil(self.chars / CHARS_PER_TOKEN)
 
 
-def _name(entry: dict[str, Any]) -> str:
+def entry_name(entry: dict[str, Any]) -> str:
+    """A tool entry's name, in the flat or the Chat Completions (`function`) shape."""
     return str(entry.get("name") or entry.get("function", {}).get("name", "?"))
+
+
+def payload_entries(files: dict[str, bytes], platform: str) -> list[dict[str, Any]] | None:
+    """The tool entries of one platform's payload; None when it was not rendered."""
+    path, key = PAYLOADS[platform]
+    if path not in files:
+        return None
+    document = json.loads(files[path])
+    entries: list[dict[str, Any]] = document if key == "list" else document.get(key, [])
+    return entries
 
 
 def tool_sizes(files: dict[str, bytes]) -> list[ToolSize]:
     """Every tool's size on every platform that was rendered, largest first."""
     sizes = []
-    for platform, (path, key) in PAYLOADS.items():
-        if path not in files:
-            continue
-        document = json.loads(files[path])
-        entries = document if key == "list" else document.get(key, [])
-        for entry in entries:
+    for platform in PAYLOADS:
+        for entry in payload_entries(files, platform) or []:
             compact = json.dumps(entry, ensure_ascii=False, separators=(",", ":"))
-            sizes.append(ToolSize(platform, _name(entry), len(compact)))
+            sizes.append(ToolSize(platform, entry_name(entry), len(compact)))
     return sorted(sizes, key=lambda s: (-s.chars, s.platform, s.tool))
 
 
