@@ -1,195 +1,547 @@
 """`toolgen check --against REF`: contract changes classified by reference/breaking.md, on a
-temporary git repository."""
+temporary git repository.
+
+Every rule of `toolgen.breaking.BREAKING_RULES` is produced end to end: a handler source
+change on top of a committed v1, `toolgen build`, then `toolgen check --against HEAD`, with
+every breaking-rule line of the report (code, level, rule id, tool, pointer, message and
+location) and the exit code asserted. The unit tests further down drive the differ directly.
+"""
 
 from __future__ import annotations
 
+import re
 import subprocess
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 
-from conftest import Project
+from conftest import Project, Run
+from toolgen.breaking import BREAKING_RULES
 
 HANDLER = '''
-from typing import Literal
-from typing_extensions import TypedDict
+from typing import Annotated, Literal
+
+from pydantic import Field
+from typing_extensions import NotRequired, TypedDict
 from toolgen import tool
 
 
-class Hit(TypedDict):
-    title: str
-    url: str
+class Hit(TypedDict):{hit}
 
 
 @tool({decorator})
 def search(query: str{params}) -> {returns}:
-    """Search the catalog. Use it for product questions.
+    """{summary}
 
     Args:
         query: Words.{docs}
 
-    Errors:
-        NOT_FOUND: Nothing matches.{errors}
+    Errors:{errors}
 
-    Idempotency:
-        idempotent: {idempotent}
-        safe: true
-        destructive: false
+    Idempotency:{hints}
     """
     raise NotImplementedError
 '''
 
 BASE = {
     "decorator": 'version="1.0.0"',
+    "summary": "Search the catalog. Use it for product questions.",
     "params": ', mode: Literal["fast", "deep"] = "fast", limit: int = 10',
     "docs": "\n        mode: How hard to look.\n        limit: Most results.",
     "returns": "list[Hit]",
-    "errors": "",
-    "idempotent": "true",
+    "hit": (
+        "\n    title: str"
+        "\n    url: str"
+        '\n    kind: Literal["page", "product"]'
+        "\n    snippet: NotRequired[str]"
+    ),
+    "errors": "\n        NOT_FOUND: Nothing matches.",
+    "hints": (
+        "\n        idempotent: true"
+        "\n        safe: true"
+        "\n        destructive: false"
+        "\n        open_world: false"
+    ),
 }
+
+RunCLI = Callable[..., Run]
+BREAKING_CODES = {code for _, code in BREAKING_RULES.values()}
+CODE = re.compile(r"(?:^|: )(TG\d{3}) \[")
+#: An expected line: code, level, rule id (a leading `@` stands for the location).
+LINE = re.compile(r"^@?(TG\d{3}) \[(\w+)\] ([a-z-]+) tool=search /")
 
 
 def _git(root: Path, *args: str) -> str:
-    done = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=True)
+    done = subprocess.run(
+        ["git", "-c", "user.email=t@t", "-c", "user.name=t", *args],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return done.stdout
 
 
 @pytest.fixture
-def repo(project: Project, run) -> Project:  # type: ignore[no-untyped-def]
+def repo(project: Project, run: RunCLI) -> Project:
     project.write("src/tools.py", HANDLER.format(**BASE))
     assert run("build", cwd=project.root).code == 0
     _git(project.root, "init", "-q")
-    _git(project.root, "-c", "user.email=t@t", "-c", "user.name=t", "add", "-A")
-    _git(project.root, "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "v1")
+    _git(project.root, "add", "-A")
+    _git(project.root, "commit", "-qm", "v1")
     return project
 
 
-def _change(repo: Project, run, **changes: str):  # type: ignore[no-untyped-def]
+def _change(repo: Project, run: RunCLI, **changes: str) -> Run:
     repo.write("src/tools.py", HANDLER.format(**{**BASE, **changes}))
     assert run("build", cwd=repo.root).code == 0
     return run("check", "--against", "HEAD", cwd=repo.root)
 
 
+def _remove_search(repo: Project, run: RunCLI) -> Run:
+    """src/tools.py deleted, another tool `find` added elsewhere: `search` is gone."""
+    (repo.root / "src" / "tools.py").unlink()
+    repo.write("src/other.py", HANDLER.format(**BASE).replace("def search", "def find"))
+    assert run("build", cwd=repo.root).code == 0
+    return run("check", "--against", "HEAD", cwd=repo.root)
+
+
+def _edit(slot: str, old: str, new: str) -> dict[str, str]:
+    """One slot of BASE with `old` replaced by `new`: the source change a case makes."""
+    assert old in BASE[slot], (slot, old)
+    return {slot: BASE[slot].replace(old, new)}
+
+
+def _def_line(repo: Project) -> int:
+    lines = (repo.root / "src" / "tools.py").read_text().splitlines()
+    return next(n for n, line in enumerate(lines, 1) if line.startswith("def search"))
+
+
+def _unbumped(count: int = 1) -> str:
+    return (
+        "@TG975 [error] breaking-without-major-bump tool=search /version: "
+        f"{count} breaking change(s) without a major version bump"
+    )
+
+
+@dataclass(frozen=True)
+class Case:
+    id: str
+    #: Slots of BASE the working tree changes (on top of BASE, not of `before`).
+    changes: dict[str, str]
+    #: Every TG950-TG977 line `check` prints, in any order; a leading `@` stands for the
+    #: handler's `src/tools.py:LINE:1: `. The exit code is 1 exactly when one is an error.
+    expected: tuple[str, ...]
+    #: Committed on top of v1 before `changes` (e.g. deprecating the tool first).
+    before: dict[str, str] = field(default_factory=dict)
+    #: `_remove_search` instead of `changes`.
+    removed: bool = False
+
+
 CASES = [
-    (
+    # -- the tool itself ---------------------------------------------------------------------
+    Case(
+        "tool-removed",
+        {},
+        ("TG950 [error] tool-removed tool=search /: the tool is gone",),
+        removed=True,
+    ),
+    Case(
+        "tool-removed-deprecated",
+        {},
+        ("TG951 [info] tool-removed-deprecated tool=search /: the tool is gone",),
+        before={"decorator": 'version="1.1.0", deprecated=True, replacement="find"'},
+        removed=True,
+    ),
+    # -- input: the parameters (request direction) -----------------------------------------
+    Case(
+        "input-required-added",
         {"params": ", region: str" + BASE["params"], "docs": "\n        region: R." + BASE["docs"]},
-        "TG952 [error] input-required-added tool=search /properties/region: new required parameter",
+        (
+            "@TG952 [error] input-required-added tool=search /properties/region: "
+            "new required parameter `region`",
+            _unbumped(),
+        ),
     ),
-    (
-        {
-            "params": BASE["params"] + ", region: str = 'eu'",
-            "docs": BASE["docs"] + "\n        region: R.",
-        },
-        "TG955 [info] input-optional-added tool=search /properties/region",
+    Case(
+        "input-became-required",
+        _edit("params", '= "fast", ', ", "),
+        (
+            "@TG953 [error] input-became-required tool=search /properties/mode: "
+            "`mode` is now required",
+            _unbumped(),
+        ),
     ),
-    (
+    Case(
+        "input-param-removed",
         {
             "params": ', mode: Literal["fast", "deep"] = "fast"',
             "docs": "\n        mode: How hard to look.",
         },
-        "TG954 [error] input-param-removed tool=search /properties/limit: parameter `limit` removed",
+        (
+            "@TG954 [error] input-param-removed tool=search /properties/limit: "
+            "parameter `limit` removed",
+            _unbumped(),
+        ),
     ),
-    (
-        {"params": ', mode: Literal["fast"] = "fast", limit: int = 10'},
-        "TG958 [error] input-enum-narrowed tool=search /properties/mode: allowed values removed",
-    ),
-    (
-        {"params": ', mode: Literal["fast", "deep", "exact"] = "fast", limit: int = 10'},
-        "TG959 [info] input-enum-widened tool=search /properties/mode",
-    ),
-    (
+    Case(
+        "input-param-removed-with-major-bump",
         {
-            "params": ', mode: Literal["fast", "deep"] = "fast", limit: Annotated[int, Field(le=50)] = 10'
+            "decorator": 'version="2.0.0"',
+            "params": ', mode: Literal["fast", "deep"] = "fast"',
+            "docs": "\n        mode: How hard to look.",
         },
-        "TG960 [error] input-constraint-tightened tool=search /properties/limit/maximum: maximum unset -> 50",
+        (
+            "@TG954 [info] input-param-removed tool=search /properties/limit: "
+            "parameter `limit` removed",
+        ),
     ),
-    (
-        {"params": ', mode: Literal["fast", "deep"] = "deep", limit: int = 10'},
-        'TG961 [warning] input-default-changed tool=search /properties/mode: default "fast" -> "deep"',
+    Case(
+        "input-optional-added",
+        {
+            "params": BASE["params"] + ", region: str = 'eu'",
+            "docs": BASE["docs"] + "\n        region: R.",
+        },
+        (
+            "@TG955 [info] input-optional-added tool=search /properties/region: "
+            "new optional parameter `region`",
+        ),
     ),
-    (
-        {"params": ', mode: Literal["fast", "deep"] = "fast", limit: str = "10"'},
-        "TG956 [error] input-type-narrowed tool=search /properties/limit: type ['integer'] -> ['string']",
+    Case(
+        "input-type-narrowed",
+        _edit("params", "limit: int = 10", 'limit: str = "10"'),
+        (
+            "@TG956 [error] input-type-narrowed tool=search /properties/limit: "
+            "type ['integer'] -> ['string']",
+            '@TG961 [warning] input-default-changed tool=search /properties/limit: default 10 -> "10"',
+            _unbumped(),
+        ),
     ),
-    (
-        {"params": ', mode: Literal["fast", "deep"] = "fast", limit: float = 10'},
-        "TG957 [info] input-type-widened tool=search /properties/limit",
+    Case(
+        "input-type-widened",
+        _edit("params", "limit: int = 10", "limit: float = 10"),
+        (
+            "@TG957 [info] input-type-widened tool=search /properties/limit: "
+            "type ['integer'] -> ['number']",
+        ),
     ),
-    (
+    Case(
+        "input-enum-narrowed",
+        _edit("params", 'Literal["fast", "deep"]', 'Literal["fast"]'),
+        (
+            "@TG958 [error] input-enum-narrowed tool=search /properties/mode: "
+            "allowed values removed",
+            _unbumped(),
+        ),
+    ),
+    Case(
+        "input-enum-narrowed-in-an-optional",
+        {"params": ', mode: Literal["fast"] | None = "fast", limit: int = 10'},
+        (
+            "@TG958 [error] input-enum-narrowed tool=search /properties/mode: "
+            "allowed values removed",
+            _unbumped(),
+        ),
+        before={"params": ', mode: Literal["fast", "deep"] | None = "fast", limit: int = 10'},
+    ),
+    Case(
+        "input-enum-widened",
+        _edit("params", 'Literal["fast", "deep"]', 'Literal["fast", "deep", "exact"]'),
+        ("@TG959 [info] input-enum-widened tool=search /properties/mode: allowed values added",),
+    ),
+    Case(
+        "input-constraint-tightened",
+        _edit("params", "limit: int = 10", "limit: Annotated[int, Field(le=50)] = 10"),
+        (
+            "@TG960 [error] input-constraint-tightened tool=search /properties/limit/maximum: "
+            "maximum unset -> 50",
+            _unbumped(),
+        ),
+    ),
+    Case(
+        "input-default-changed",
+        _edit("params", '= "fast"', '= "deep"'),
+        (
+            "@TG961 [warning] input-default-changed tool=search /properties/mode: "
+            'default "fast" -> "deep"',
+        ),
+    ),
+    # -- output: the result (response direction) -------------------------------------------
+    Case(
+        "output-required-removed",
+        _edit("hit", "\n    title: str", ""),
+        (
+            "@TG962 [error] output-required-removed tool=search "
+            "/returns/items/properties/title: result property `title` removed",
+            _unbumped(),
+        ),
+    ),
+    Case(
+        "output-replaced-by-a-scalar",
         {"returns": "list[str]"},
-        "TG962 [error] output-required-removed tool=search /returns/items/properties/title",
+        (
+            "@TG965 [error] output-type-changed tool=search /returns/items: "
+            "type ['object'] -> ['string']",
+            "@TG962 [error] output-required-removed tool=search "
+            "/returns/items/properties/title: result property `title` removed",
+            "@TG962 [error] output-required-removed tool=search "
+            "/returns/items/properties/url: result property `url` removed",
+            "@TG962 [error] output-required-removed tool=search "
+            "/returns/items/properties/kind: result property `kind` removed",
+            "@TG963 [warning] output-optional-removed tool=search "
+            "/returns/items/properties/snippet: result property `snippet` removed",
+            _unbumped(4),
+        ),
     ),
-    (
-        {"errors": "\n        RATE_LIMITED: Too many calls. Recovery: wait."},
-        "TG968 [warning] error-added tool=search /errors: new error code RATE_LIMITED",
+    Case(
+        "output-optional-removed",
+        _edit("hit", "\n    snippet: NotRequired[str]", ""),
+        (
+            "@TG963 [warning] output-optional-removed tool=search "
+            "/returns/items/properties/snippet: result property `snippet` removed",
+        ),
     ),
-    (
-        {"idempotent": "false"},
-        "TG970 [error] idempotent-weakened tool=search /idempotency/idempotent",
+    Case(
+        "output-became-optional",
+        _edit("hit", "url: str", "url: NotRequired[str]"),
+        (
+            "@TG964 [error] output-became-optional tool=search /returns/items/properties/url: "
+            "`url` is no longer guaranteed",
+            _unbumped(),
+        ),
     ),
-    ({"decorator": 'version="0.9.0"'}, "TG976 [error] version-decreased tool=search /version"),
+    Case(
+        "output-became-nullable",
+        _edit("hit", "url: str", "url: str | None"),
+        (
+            "@TG964 [error] output-became-optional tool=search /returns/items/properties/url: "
+            "result may now be null",
+            _unbumped(),
+        ),
+    ),
+    Case(
+        "output-became-nullable-at-the-root",
+        {"returns": "list[Hit] | None"},
+        (
+            "@TG964 [error] output-became-optional tool=search /returns: result may now be null",
+            _unbumped(),
+        ),
+    ),
+    Case(
+        # a model result became nullable: its properties are all still there
+        "output-model-became-nullable",
+        {"returns": "Hit | None"},
+        (
+            "@TG964 [error] output-became-optional tool=search /returns: result may now be null",
+            _unbumped(),
+        ),
+        before={"returns": "Hit"},
+    ),
+    Case(
+        # a narrower result (no more null) is one every caller already handles
+        "output-no-longer-nullable",
+        {"returns": "list[Hit]"},
+        (),
+        before={"returns": "list[Hit] | None"},
+    ),
+    Case(
+        "output-became-optional-in-a-nullable-model",
+        _edit("hit", "url: str", "url: NotRequired[str]") | {"returns": "Hit | None"},
+        (
+            "@TG964 [error] output-became-optional tool=search /returns/properties/url: "
+            "`url` is no longer guaranteed",
+            _unbumped(),
+        ),
+        before={"returns": "Hit | None"},
+    ),
+    Case(
+        "output-type-changed",
+        _edit("hit", "url: str", "url: int"),
+        (
+            "@TG965 [error] output-type-changed tool=search /returns/items/properties/url: "
+            "type ['string'] -> ['integer']",
+            _unbumped(),
+        ),
+    ),
+    Case(
+        "output-type-widened",
+        _edit("hit", "url: str", "url: str | int"),
+        (
+            "@TG965 [error] output-type-changed tool=search /returns/items/properties/url: "
+            "type ['string'] -> ['integer', 'string']",
+            _unbumped(),
+        ),
+    ),
+    Case(
+        "output-enum-widened",
+        _edit("hit", '"page", "product"', '"page", "product", "video"'),
+        (
+            "@TG966 [warning] output-enum-widened tool=search /returns/items/properties/kind: "
+            "new values a caller may not handle",
+        ),
+    ),
+    Case(
+        "output-property-added",
+        {"hit": BASE["hit"] + "\n    score: float"},
+        (
+            "@TG967 [info] output-property-added tool=search /returns/items/properties/score: "
+            "new result property `score`",
+        ),
+    ),
+    # -- errors, hints, risk, version, docs ---------------------------------------------------
+    Case(
+        "error-added",
+        {"errors": BASE["errors"] + "\n        RATE_LIMITED: Too many calls. Recovery: wait."},
+        ("@TG968 [warning] error-added tool=search /errors: new error code RATE_LIMITED",),
+    ),
+    Case(
+        "error-removed",
+        _edit("errors", "NOT_FOUND: Nothing matches.", "RATE_LIMITED: Too many calls."),
+        (
+            "@TG968 [warning] error-added tool=search /errors: new error code RATE_LIMITED",
+            "@TG969 [info] error-removed tool=search /errors: error code NOT_FOUND no longer declared",
+        ),
+    ),
+    Case(
+        "idempotent-weakened",
+        _edit("hints", "idempotent: true", "idempotent: false"),
+        (
+            "@TG970 [error] idempotent-weakened tool=search /idempotency/idempotent: "
+            "no longer idempotent",
+            _unbumped(),
+        ),
+    ),
+    Case(
+        "readonly-weakened",
+        _edit("hints", "safe: true", "safe: false"),
+        (
+            "@TG971 [error] readonly-weakened tool=search /idempotency/safe: no longer read-only",
+            _unbumped(),
+        ),
+    ),
+    Case(
+        "destructive-added",
+        _edit("hints", "destructive: false", "destructive: true"),
+        (
+            "@TG972 [error] destructive-added tool=search /idempotency/destructive: "
+            "now destructive",
+            _unbumped(),
+        ),
+    ),
+    Case(
+        "destructive-added-to-a-read-only-tool",
+        {
+            "hints": BASE["hints"]
+            .replace("safe: true", "safe: false")
+            .replace("destructive: false", "destructive: true")
+        },
+        (
+            "@TG971 [error] readonly-weakened tool=search /idempotency/safe: no longer read-only",
+            "@TG972 [error] destructive-added tool=search /idempotency/destructive: "
+            "now destructive",
+            _unbumped(2),
+        ),
+    ),
+    Case(
+        # MCP's destructiveHint defaults to true: stating it changes nothing a client sees
+        "destructive-stated-where-mcp-assumed-it",
+        _edit("hints", "destructive: false", "destructive: true"),
+        (),
+        before=_edit("hints", "\n        destructive: false", ""),
+    ),
+    Case(
+        "risk-raised",
+        {"decorator": BASE["decorator"] + ', risk="high"'},
+        (
+            "@TG973 [error] risk-raised tool=search /risk: risk raised from medium to high",
+            _unbumped(),
+        ),
+    ),
+    Case(
+        "openworld-added",
+        _edit("hints", "open_world: false", "open_world: true"),
+        (
+            "@TG974 [warning] openworld-added tool=search /idempotency/open_world: "
+            "now reaches the open world",
+        ),
+    ),
+    Case(
+        # MCP's openWorldHint defaults to true: stating it changes nothing a client sees
+        "openworld-stated-where-mcp-assumed-it",
+        _edit("hints", "open_world: false", "open_world: true"),
+        (),
+        before=_edit("hints", "\n        open_world: false", ""),
+    ),
+    Case(
+        "version-decreased",
+        {"decorator": 'version="0.9.0"'},
+        (
+            "@TG976 [error] version-decreased tool=search /version: "
+            "version went back from 1.0.0 to 0.9.0",
+            _unbumped(),
+        ),
+    ),
+    Case(
+        "docs-changed-description",
+        _edit("summary", "the catalog", "the product catalog"),
+        ("@TG977 [info] docs-changed tool=search /description: description changed",),
+    ),
+    Case(
+        "docs-changed-title",
+        {"decorator": BASE["decorator"] + ', title="Catalog search"'},
+        ("@TG977 [info] docs-changed tool=search /title: title changed",),
+    ),
 ]
 
 
-@pytest.mark.parametrize(("changes", "expected"), CASES, ids=lambda c: str(c)[:40])
-def test_rule(repo: Project, run, changes: dict[str, str], expected: str) -> None:
-    if "Annotated" in changes.get("params", ""):
-        changes = {**changes, "params": changes["params"]}
-        HANDLER_IMPORTS = "from typing import Annotated\nfrom pydantic import Field\n"
-        repo.write("src/tools.py", HANDLER_IMPORTS + HANDLER.format(**{**BASE, **changes}))
-        assert run("build", cwd=repo.root).code == 0
-        result = run("check", "--against", "HEAD", cwd=repo.root)
-    else:
-        result = _change(repo, run, **changes)
-    assert expected in result.out, result.out
-    def_line = (repo.root / "src" / "tools.py").read_text().splitlines().index(
-        next(
-            line
-            for line in (repo.root / "src" / "tools.py").read_text().splitlines()
-            if line.startswith("def search")
-        )
-    ) + 1
-    assert f"src/tools.py:{def_line}:1: " in result.out  # located at the handler's def
-    breaking = " [error] " in expected
-    assert result.code == (1 if breaking else 0), result.out
-    assert ("TG975 [error] breaking-without-major-bump tool=search" in result.out) == breaking
-
-
-def test_major_version_bump_turns_errors_into_info(repo: Project, run) -> None:
-    result = _change(
-        repo,
-        run,
-        decorator='version="2.0.0"',
-        params=', mode: Literal["fast", "deep"] = "fast"',
-        docs="\n        mode: How hard to look.",
+def _breaking_lines(out: str) -> list[str]:
+    return sorted(
+        line
+        for line in out.splitlines()
+        if (m := CODE.search(line)) and m.group(1) in BREAKING_CODES
     )
-    assert result.code == 0, result.out
-    assert "TG954 [info] input-param-removed tool=search" in result.out
-    assert "TG975" not in result.out
 
 
-def test_removed_tool(repo: Project, run) -> None:
-    repo.write("src/tools.py", "")
-    (repo.root / "src" / "tools.py").unlink()
-    repo.write("src/other.py", HANDLER.format(**BASE).replace("def search", "def find"))
-    assert run("build", cwd=repo.root).code == 0
-    result = run("check", "--against", "HEAD", cwd=repo.root)
-    assert result.code == 1
-    assert "TG950 [error] tool-removed tool=search /: the tool is gone" in result.out
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
+def test_rule(repo: Project, run: RunCLI, case: Case) -> None:
+    if case.before:
+        _change(repo, run, **case.before)
+        _git(repo.root, "commit", "-qam", "before")
+    if case.removed:
+        result = _remove_search(repo, run)
+        at = ""  # the handler is gone: nothing in the working tree to point at
+    else:
+        result = _change(repo, run, **case.changes)
+        at = f"src/tools.py:{_def_line(repo)}:1: "  # located at the handler's def
+    expected = sorted(
+        line.replace("@", at, 1) if line[0] == "@" else line for line in case.expected
+    )
+    assert _breaking_lines(result.out) == expected, result.out
+    breaking = any(" [error] " in line for line in expected)
+    assert result.code == (1 if breaking else 0), result.out
 
 
-def test_removing_a_deprecated_tool_is_info(repo: Project, run) -> None:
-    _change(repo, run, decorator='version="1.1.0", deprecated=True, replacement="find"')
-    _git(repo.root, "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qam", "deprecate")
-    (repo.root / "src" / "tools.py").unlink()
-    repo.write("src/other.py", HANDLER.format(**BASE).replace("def search", "def find"))
-    assert run("build", cwd=repo.root).code == 0
-    result = run("check", "--against", "HEAD", cwd=repo.root)
-    assert result.code == 0, result.out
-    assert "TG951 [info] tool-removed-deprecated tool=search" in result.out
+def test_every_breaking_rule_has_an_end_to_end_case() -> None:
+    """Each rule is produced, at its table level, by some real source change above."""
+    assert len({case.id for case in CASES}) == len(CASES)
+    produced: set[tuple[str, str, str]] = set()
+    for case in CASES:
+        for line in case.expected:
+            m = LINE.match(line)
+            assert m, line
+            assert m.group(1) == BREAKING_RULES[m.group(3)][1], line  # code matches rule id
+            produced.add((m.group(1), m.group(2), m.group(3)))
+    missing = [
+        rule
+        for rule, (level, code) in BREAKING_RULES.items()
+        if (code, level.value, rule) not in produced
+    ]
+    assert missing == []
 
 
-def test_ignore_entry_lets_one_change_through(repo: Project, run) -> None:
+def test_ignore_entry_lets_one_change_through(repo: Project, run: RunCLI) -> None:
     repo.write(
         "pyproject.toml",
         '[tool.toolgen]\nsources = ["src"]\nout = "generated"\nmin_level = 0\n\n'
@@ -205,19 +557,37 @@ def test_ignore_entry_lets_one_change_through(repo: Project, run) -> None:
     )
     assert result.code == 0, result.out
     assert "input-param-removed" not in result.out
+    assert _breaking_lines(result.out) == []
 
 
-def test_missing_ref_is_a_clear_error(repo: Project, run) -> None:
+def test_ignore_entry_for_a_removed_tool_uses_the_printed_pointer(
+    repo: Project, run: RunCLI
+) -> None:
+    repo.write(
+        "pyproject.toml",
+        '[tool.toolgen]\nsources = ["src"]\nout = "generated"\nmin_level = 0\n\n'
+        "[[tool.toolgen.breaking_ignore]]\n"
+        'rule = "tool-removed"\ntool = "search"\npointer = "/"\nreason = "never shipped"\n',
+    )
+    result = _remove_search(repo, run)
+    assert result.code == 0, result.out
+    assert _breaking_lines(result.out) == []
+
+
+def test_missing_ref_is_a_clear_error(repo: Project, run: RunCLI) -> None:
     result = run("check", "--against", "no-such-ref", cwd=repo.root)
     assert result.code == 2
     assert "TG010 [error]" in result.out
 
 
-def test_unchanged_contract_is_clean_and_github_format(repo: Project, run) -> None:
+def test_unchanged_contract_is_clean_and_github_format(repo: Project, run: RunCLI) -> None:
     assert run("check", "--against", "HEAD", cwd=repo.root).code == 0
-    _change(repo, run, idempotent="false")
+    _change(repo, run, **_edit("hints", "idempotent: true", "idempotent: false"))
     github = run("check", "--against", "HEAD", "--format", "github", cwd=repo.root)
-    assert "::error file=src/tools.py,line=12,col=1,title=TG970::idempotent-weakened" in github.out
+    line = _def_line(repo)
+    assert f"::error file=src/tools.py,line={line},col=1,title=TG970::idempotent-weakened" in (
+        github.out
+    )
     data = run("check", "--against", "HEAD", "--format", "json", cwd=repo.root).json()
     assert {d["code"] for d in data["diagnostics"]} >= {"TG970", "TG975"}
 
@@ -359,7 +729,7 @@ UNIT_CASES = [
 
 @pytest.mark.parametrize(("rule", "changes"), UNIT_CASES, ids=lambda c: str(c)[:30])
 def test_rule_table(rule: str, changes: dict[str, object]) -> None:
-    from toolgen.breaking import BREAKING_RULES, compare, findings_to_diagnostics
+    from toolgen.breaking import compare, findings_to_diagnostics
 
     old, new = {"t": _descriptor()}, {"t": _descriptor(**changes)}
     findings = compare(old, new)
@@ -368,12 +738,3 @@ def test_rule_table(rule: str, changes: dict[str, object]) -> None:
     level, code = BREAKING_RULES[rule]
     assert any(d.code == code and d.severity is level for d in diagnostics)
     assert compare(old, {"t": _descriptor()}) == []  # and an unchanged tool has none
-
-
-def test_every_breaking_rule_is_tested() -> None:
-    from toolgen.breaking import BREAKING_RULES
-
-    text = Path(__file__).read_text()
-    assert [
-        rule for rule in BREAKING_RULES if f'"{rule}' not in text and f" {rule} " not in text
-    ] == []

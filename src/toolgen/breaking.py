@@ -143,7 +143,7 @@ def tool_changes(name: str, old: dict[str, Any], new: dict[str, Any]) -> list[Fi
     old_out = old.get("returns", {}).get("schema", {})
     new_out = new.get("returns", {}).get("schema", {})
     for rule, pointer, message in schema_changes(old_out, new_out, "output"):
-        add(rule, f"/returns{pointer}", message)
+        add(rule, "/returns" + pointer.rstrip("/"), message)
     old_errors = {e["code"] for e in old.get("errors", [])}
     new_errors = {e["code"] for e in new.get("errors", [])}
     for code in sorted(new_errors - old_errors):
@@ -155,7 +155,7 @@ def tool_changes(name: str, old: dict[str, Any], new: dict[str, Any]) -> list[Fi
         add("idempotent-weakened", "/idempotency/idempotent", "no longer idempotent")
     if hints_old.get("safe") is True and hints_new.get("safe") is not True:
         add("readonly-weakened", "/idempotency/safe", "no longer read-only")
-    if hints_old.get("destructive") is not True and hints_new.get("destructive") is True:
+    if not _destructive(old) and _destructive(new):
         add("destructive-added", "/idempotency/destructive", "now destructive")
     if not _open_world(old) and _open_world(new):
         add("openworld-added", "/idempotency/open_world", "now reaches the open world")
@@ -175,9 +175,17 @@ def tool_changes(name: str, old: dict[str, Any], new: dict[str, Any]) -> list[Fi
     return found
 
 
+def _destructive(descriptor: dict[str, Any]) -> bool:
+    """The effective destructiveHint (MCP's default is true)."""
+    return descriptor.get("idempotency", {}).get("destructive") is not False
+
+
 def _open_world(descriptor: dict[str, Any]) -> bool:
+    """The effective openWorldHint (MCP's default is true)."""
     hint = descriptor.get("idempotency", {}).get("open_world")
-    return bool(hint if hint is not None else descriptor.get("open_world"))
+    if hint is None:
+        hint = descriptor.get("open_world")
+    return hint is not False
 
 
 def _version(text: Any) -> tuple[int, int, int] | None:
@@ -203,9 +211,11 @@ def _deref(schema: Any, root: Any) -> Any:
     return schema
 
 
-def _types(schema: dict[str, Any]) -> set[str]:
+def _types(schema: dict[str, Any], root: Any) -> set[str]:
     if "anyOf" in schema:
-        return set().union(*(_types(b) for b in schema["anyOf"] if isinstance(b, dict)))
+        return set().union(
+            *(_types(_deref(b, root), root) for b in schema["anyOf"] if isinstance(b, dict))
+        )
     kind = schema.get("type")
     if isinstance(kind, list):
         return set(kind)
@@ -215,6 +225,23 @@ def _types(schema: dict[str, Any]) -> set[str]:
         values = schema.get("enum", [schema.get("const")])
         return {_json_type(v) for v in values}
     return {"any"}
+
+
+def _covers(wide: set[str], narrow: set[str]) -> bool:
+    """Every value of a type in `narrow` is one of a type in `wide` (an integer is a number)."""
+    return all(t in wide or (t == "integer" and "number" in wide) for t in narrow)
+
+
+def _non_null(schema: dict[str, Any], root: Any) -> dict[str, Any]:
+    """`X | None` compared by X (its enum, bounds, properties, items); other schemas as is."""
+    branches = schema.get("anyOf")
+    if not isinstance(branches, list):
+        return schema
+    rest = [b for b in branches if not (isinstance(b, dict) and b.get("type") == "null")]
+    if len(rest) != 1 or len(rest) == len(branches) or not isinstance(rest[0], dict):
+        return schema
+    branch = _deref(rest[0], root)
+    return {**branch, **{k: v for k, v in schema.items() if k != "anyOf"}}
 
 
 def _json_type(value: Any) -> str:
@@ -242,23 +269,28 @@ def _walk(
     if depth > 30 or not isinstance(old, dict) or not isinstance(new, dict):
         return
     request = side == "input"
-    t_old, t_new = _types(old), _types(new)
+    t_old, t_new = _types(old, old_root), _types(new, new_root)
     if t_old != t_new and "any" not in t_old | t_new:
-        widened = t_old < t_new or (t_old == {"integer"} and t_new == {"number"})
         if request:
             found.append(
                 (
-                    "input-type-widened" if widened else "input-type-narrowed",
+                    "input-type-widened" if _covers(t_new, t_old) else "input-type-narrowed",
                     pointer or "/",
                     f"type {sorted(t_old)} -> {sorted(t_new)}",
                 )
             )
-        elif "null" in t_new - t_old:
-            found.append(("output-became-optional", pointer or "/", "result may now be null"))
-        else:
-            found.append(
-                ("output-type-changed", pointer or "/", f"type {sorted(t_old)} -> {sorted(t_new)}")
-            )
+        else:  # a narrower result type is one every caller already handles
+            if "null" in t_new - t_old:
+                found.append(("output-became-optional", pointer or "/", "result may now be null"))
+            if not _covers(t_old, t_new - {"null"}):
+                found.append(
+                    (
+                        "output-type-changed",
+                        pointer or "/",
+                        f"type {sorted(t_old)} -> {sorted(t_new)}",
+                    )
+                )
+    old, new = _non_null(old, old_root), _non_null(new, new_root)
     values_old = _enum(old)
     values_new = _enum(new)
     if values_old is not None or values_new is not None:
@@ -390,7 +422,10 @@ def findings_to_diagnostics(
     diagnostics: list[Diagnostic] = []
     errors_by_tool: dict[str, int] = {}
     for f in findings:
-        if any(i.rule == f.rule and i.tool == f.tool and i.pointer == f.pointer for i in ignores):
+        if any(
+            i.rule == f.rule and i.tool == f.tool and (i.pointer or "/") == (f.pointer or "/")
+            for i in ignores
+        ):  # the pointer as printed: "/" for the whole tool
             continue
         level, code = BREAKING_RULES[f.rule]
         before, after = (

@@ -9,13 +9,14 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from pydantic import ValidationError
 
 from toolgen.analyze.decorators import decorator_options
 from toolgen.analyze.docstrings import PLACEHOLDER, DocLine, Docstring, parse_docstring
 from toolgen.analyze.handlers import Handler, find_handlers
+from toolgen.analyze.literals import surrogate_node, unencodable
 from toolgen.analyze.markers import presets
 from toolgen.analyze.sections import SectionReader
 from toolgen.analyze.signature import Param, parameters
@@ -24,11 +25,12 @@ from toolgen.config import Config
 from toolgen.conformance import conformance_level, missing_by_level
 from toolgen.descriptor import DEFAULT_RISK, NAME_PATTERN, RISK_DEFAULTS, ToolDescriptor
 from toolgen.diagnostics import Diagnostic, Level, Location, sort_diagnostics
-from toolgen.discover import discover, search_roots
-from toolgen.index import ModuleIndex, dotted_name
+from toolgen.discover import SourceFile, discover, search_roots
+from toolgen.index import Dependencies, ModuleIndex, dotted_name
 from toolgen.lint import LintContext, lint
 from toolgen.policy import FileSuppressions, Policy
 from toolgen.schema_ops import inline_refs
+from toolgen.stamp import Inputs
 from toolgen.validate import schema_errors
 
 #: Decorator keywords stored under another descriptor field name.
@@ -46,29 +48,48 @@ class Compilation:
     locations: dict[str, Location] = field(default_factory=dict)  # tool name -> its def
     search_roots: list[str] = field(default_factory=list)  # where the modules import from
     suppressions: dict[str, FileSuppressions] = field(default_factory=dict)  # by shown path
+    inputs: Inputs = field(default_factory=Inputs)  # every file read, for the cache
 
 
-def compile_project(config: Config) -> Compilation:
+@dataclass
+class FileUnit:
+    """One source file's share of a compilation: what the unit cache stores and restores."""
+
+    shown: str  # the file as shown to the user
+    suppressions: FileSuppressions
+    tools: list[tuple[ToolDescriptor, Location]] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    dependencies: Dependencies = field(default_factory=Dependencies)
+
+
+class UnitStore(Protocol):
+    """Where compiled files are kept between runs (`toolgen.unit_cache.UnitCache`)."""
+
+    def get(self, file: SourceFile) -> FileUnit | None: ...
+
+    def put(self, file: SourceFile, unit: FileUnit) -> None: ...
+
+
+def compile_project(config: Config, store: UnitStore | None = None) -> Compilation:
+    """Every handler under the configured sources. With a `store`, files whose bytes and
+    dependencies did not change are taken from it instead of being analysed again."""
     files = discover(config.sources)
     index = ModuleIndex(search_roots(files, config.root), lambda p: config.display(p))
     result = Compilation(search_roots=[str(r) for r in index.search_roots])
+    result.inputs.sources = [(str(f.path), f.module) for f in files]
     seen: dict[str, Location] = {}
     policy = config.policy()
     for file in files:
-        module = index.add_file(file.module, file.path)
-        if module is None:
-            continue
-        ignores = FileSuppressions.parse(module.source)
-        result.suppressions[module.shown] = ignores
-        for handler in find_handlers(module, index, presets(config.markers)):
-            node = handler.node
-            first = min([d.lineno for d in node.decorator_list] + [node.lineno])
-            ignores.add_handler(first, node.lineno, node.end_lineno or node.lineno)
-            descriptor, problems = compile_handler(handler, index, config, policy, ignores)
-            result.diagnostics.extend(problems)
-            if descriptor is None:
-                continue
-            where = module.location(handler.node)
+        unit = store.get(file) if store else None
+        if unit is None:
+            unit = compile_file(file, index, config, policy)
+            if store:
+                store.put(file, unit)
+        result.suppressions[unit.shown] = unit.suppressions
+        result.diagnostics.extend(unit.diagnostics)
+        result.inputs.read.update(unit.dependencies.read)
+        result.inputs.missing.update(unit.dependencies.missing)
+        for descriptor, where in unit.tools:
             if descriptor.name in seen:
                 result.diagnostics.append(
                     Diagnostic(
@@ -82,7 +103,6 @@ def compile_project(config: Config) -> Compilation:
             seen[descriptor.name] = where
             result.locations[descriptor.name] = where
             result.descriptors.append(descriptor)
-    result.diagnostics.extend(index.diagnostics)
     if not files or (not result.descriptors and not result.diagnostics):
         result.diagnostics.append(
             Diagnostic(
@@ -94,6 +114,26 @@ def compile_project(config: Config) -> Compilation:
     result.descriptors.sort(key=lambda d: d.name)
     result.diagnostics = sort_diagnostics(policy.apply(result.diagnostics, result.suppressions))
     return result
+
+
+def compile_file(file: SourceFile, index: ModuleIndex, config: Config, policy: Policy) -> FileUnit:
+    """The handlers of one file, and everything their analysis read (for the unit cache)."""
+    index.touched = set()
+    module = index.add_file(file.module, file.path)
+    unit = FileUnit(config.display(file.path), FileSuppressions())
+    if module is not None:
+        unit.suppressions = ignores = FileSuppressions.parse(module.source)
+        for handler in find_handlers(module, index, presets(config.markers)):
+            node = handler.node
+            first = min([d.lineno for d in node.decorator_list] + [node.lineno])
+            ignores.add_handler(first, node.lineno, node.end_lineno or node.lineno)
+            descriptor, problems = compile_handler(handler, index, config, policy, ignores)
+            unit.diagnostics.extend(problems)
+            if descriptor is not None:
+                unit.tools.append((descriptor, module.location(node)))
+    unit.dependencies = index.dependencies(index.touched)
+    unit.diagnostics.extend(unit.dependencies.problems)
+    return unit
 
 
 def compile_handler(
@@ -218,6 +258,11 @@ class _HandlerCompiler:
             data["source"]["marker"] = self.preset.name
         for key, value in options.items():
             data[DESCRIPTOR_KEYS.get(key, key)] = value
+        pointer = unencodable(data)
+        if pointer is not None:  # e.g. "\\ud83d\\ude00" in a docstring: no JSON file can hold it
+            message = f"text at {pointer} has a lone surrogate, which UTF-8 cannot encode"
+            self.report("TG007", message, surrogate_node(self.node) or self.node)
+            return None, self.problems
         try:
             descriptor = ToolDescriptor.model_validate(data)
         except ValidationError as exc:

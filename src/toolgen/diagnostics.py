@@ -53,6 +53,12 @@ RULES: dict[str, Rule] = _rules(
      "`out` must be a folder inside the project, so that a build never writes elsewhere."),
     ("TG005", E, "source file cannot be read or decoded",
      "Source files must be readable UTF-8."),
+    ("TG006", E, "`toolgen init` cannot set up the project",
+     "The message says why (no such folder, pyproject.toml unreadable or not valid TOML, "
+     "--sources outside the project); nothing was changed."),
+    ("TG007", E, "text with a lone surrogate, which no UTF-8 file can hold",
+     "A string escape such as \\ud83d is half of a UTF-16 pair, and Python does not join "
+     "\\ud83d\\ude00: write the character itself or \\U0001f600."),
     ("TG010", E, "the git baseline for --against cannot be read",
      "Run inside a git work tree and name a commit that exists here (fetch it in a shallow "
      "clone)."),
@@ -261,6 +267,9 @@ class Diagnostic:
             raise KeyError(f"unknown diagnostic code {self.code!r}; add it to RULES")
         if self.level is None:
             object.__setattr__(self, "level", RULES[self.code].level)
+        if not self.message.isascii():  # quoted user text may hold lone surrogates: escape them
+            text = self.message.encode("utf-8", "backslashreplace").decode("utf-8")
+            object.__setattr__(self, "message", text)
 
     @property
     def severity(self) -> Level:
@@ -295,6 +304,12 @@ class Diagnostic:
             "line": loc.line if loc else None,
             "col": loc.col if loc else None,
         }
+
+
+def diagnostic_from_dict(row: dict[str, Any]) -> Diagnostic:
+    """The inverse of `Diagnostic.to_dict` (for the cache); KeyError for an unknown code."""
+    where = None if row["path"] is None else Location(row["path"], row["line"], row["col"])
+    return Diagnostic(row["code"], row["message"], where, Level(row["level"]))
 
 
 def has_errors(diagnostics: Iterable[Diagnostic]) -> bool:

@@ -8,16 +8,16 @@ the manifest is written last.
 
 from __future__ import annotations
 
-import difflib
 import fcntl
 import json
 import os
-import tempfile
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from toolgen.cache import is_file
 from toolgen.render import MANIFEST
 
 #: Folders under `out` whose JSON files only toolgen writes; anything else there is left alone
@@ -44,24 +44,38 @@ class WriteReport:
 
 
 def managed_files(out: Path) -> set[str]:
-    """Generated files present on disk: those the last manifest lists, and our folders' JSON."""
-    found: set[str] = set()
-    manifest = out / MANIFEST
-    if manifest.is_file():
-        found.add(MANIFEST)
+    """Generated files present on disk: those the last manifest lists, and `owned_files`."""
+    found = owned_files(out)
+    if MANIFEST in found:
         try:
-            listed = json.loads(manifest.read_text(encoding="utf-8")).get("files", {})
+            listed = json.loads((out / MANIFEST).read_text(encoding="utf-8")).get("files", {})
             found.update(p for p in listed if _safe(p) and (out / p).is_file())
         except (OSError, ValueError, AttributeError):
             pass
+    return found
+
+
+def owned_files(out: Path) -> set[str]:
+    """The manifest, and the JSON, Markdown and Python files in our folders (relative paths)."""
+    base = str(out)
+    found = {MANIFEST} if is_file(f"{base}/{MANIFEST}") else set()
     for folder in MANAGED_FOLDERS:
-        base = out / folder
-        if base.is_dir():
-            found.update(
-                p.relative_to(out).as_posix()
-                for pattern in ("*.json", "*.md", "*.py")
-                for p in base.rglob(pattern)
-            )
+        found.update(_walk(base, folder))
+    return found
+
+
+def _walk(base: str, relfolder: str) -> list[str]:
+    try:
+        entries = list(os.scandir(f"{base}/{relfolder}"))
+    except OSError:
+        return []
+    found = []
+    for entry in entries:
+        rel = f"{relfolder}/{entry.name}"
+        if entry.is_dir(follow_symlinks=False):
+            found.extend(_walk(base, rel))
+        elif entry.name.endswith((".json", ".md", ".py")):
+            found.append(rel)
     return found
 
 
@@ -99,6 +113,8 @@ def compare(out: Path, files: dict[str, bytes]) -> Drift:
 
 
 def unified_diff(out: Path, relpath: str, new: bytes) -> str:
+    import difflib
+
     old = (_read(out / relpath) or b"").decode("utf-8", "replace").splitlines(keepends=True)
     lines = difflib.unified_diff(
         old, new.decode().splitlines(keepends=True), f"a/{relpath}", f"b/{relpath}"
@@ -126,6 +142,16 @@ def write(out: Path, files: dict[str, bytes]) -> WriteReport:
 
 def _write(out: Path, files: dict[str, bytes]) -> WriteReport:
     report = WriteReport()
+    # What a killed build left: `atomic_write`'s temporary files, beside their targets. Under
+    # the build lock no other build is writing, so every one of them is an orphan.
+    for place in {out, *(out / f for f in MANAGED_FOLDERS), *((out / p).parent for p in files)}:
+        try:
+            entries = list(os.scandir(place))
+        except OSError:
+            continue
+        for entry in entries:
+            if TEMPORARY.fullmatch(entry.name) and entry.is_file(follow_symlinks=False):
+                Path(entry.path).unlink(missing_ok=True)
     stale = managed_files(out) - set(files)
     ordered = sorted(p for p in files if p != MANIFEST) + ([MANIFEST] if MANIFEST in files else [])
     for relpath in ordered:
@@ -148,7 +174,13 @@ def _write(out: Path, files: dict[str, bytes]) -> WriteReport:
     return report
 
 
+#: `atomic_write`'s temporary files: `.<target name>.<8 random characters>.tmp` (mkstemp's).
+TEMPORARY = re.compile(r"\..+\.[a-z0-9_]{8}\.tmp")
+
+
 def atomic_write(target: Path, data: bytes) -> None:
+    import tempfile
+
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:

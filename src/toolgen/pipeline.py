@@ -8,8 +8,10 @@ from toolgen.compiler import compile_project
 from toolgen.config import Config
 from toolgen.descriptor import ToolDescriptor
 from toolgen.diagnostics import Diagnostic, Location, sort_diagnostics
-from toolgen.render import render_project
+from toolgen.render.project import render_project
+from toolgen.stamp import Inputs
 from toolgen.stats import catalog_totals, tool_sizes
+from toolgen.unit_cache import UnitCache
 
 
 @dataclass
@@ -19,13 +21,19 @@ class Generated:
     diagnostics: list[Diagnostic]
     locations: dict[str, Location]
     search_roots: list[str]
+    inputs: Inputs
 
 
-def generate(config: Config) -> Generated:
-    compiled = compile_project(config)
+def generate(config: Config, cache: UnitCache | None = None) -> Generated:
+    """Everything a build writes, and what it found. With a unit cache, unchanged files are
+    neither analysed nor rendered again, and this run's work is stored for the next."""
+    compiled = compile_project(config, cache)
+    known = cache.known if cache else None
     rendered = render_project(
-        compiled.descriptors, config.platforms, compiled.locations, config.render
+        compiled.descriptors, config.platforms, compiled.locations, config.render, known
     )
+    if cache:
+        cache.save(rendered.tools)
     found = [
         *compiled.diagnostics,
         *config.policy().apply(rendered.diagnostics, compiled.suppressions),
@@ -38,6 +46,7 @@ def generate(config: Config) -> Generated:
         sort_diagnostics(found),
         compiled.locations,
         compiled.search_roots,
+        compiled.inputs,
     )
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from toolgen.diagnostics import Diagnostic, Level
 
@@ -55,6 +56,25 @@ class FileSuppressions:
                     else frozenset(c.strip().upper() for c in codes.split(",") if c.strip())
                 )
         return found
+
+    def to_json(self) -> dict[str, Any]:
+        def codes(c: Codes) -> list[str] | None:
+            return None if c is None else sorted(c)
+
+        return {
+            "lines": [[n, codes(c)] for n, c in self.lines.items()],
+            "spans": [[first, last, codes(c)] for first, last, c in self.spans],
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> FileSuppressions:
+        def codes(c: list[str] | None) -> Codes:
+            return None if c is None else frozenset(c)
+
+        return cls(
+            {int(n): codes(c) for n, c in data["lines"]},
+            [(int(first), int(last), codes(c)) for first, last, c in data["spans"]],
+        )
 
     def add_handler(self, first: int, def_line: int, last: int) -> None:
         codes: Codes | bool = False

@@ -111,6 +111,44 @@ def jsonable(value: Any) -> Any:
     return value
 
 
+def unencodable(value: Any, pointer: str = "") -> str | None:
+    """The JSON pointer of the first string (or key) in `value` that has no UTF-8 form: a lone
+    surrogate such as the escape `"\\ud83d"` (Python does not pair `"\\ud83d\\ude00"`)."""
+    if isinstance(value, str):
+        return None if value.isascii() or _encodes(value) else pointer or "/"
+    if isinstance(value, dict):
+        for key, item in value.items():
+            where = f"{pointer}/{str(key).replace('~', '~0').replace('/', '~1')}"
+            if isinstance(key, str) and not _encodes(key):
+                return where
+            found = unencodable(item, where)
+            if found is not None:
+                return found
+    if isinstance(value, list | tuple):
+        for i, item in enumerate(value):
+            found = unencodable(item, f"{pointer}/{i}")
+            if found is not None:
+                return found
+    return None
+
+
+def surrogate_node(node: ast.AST) -> ast.AST | None:
+    """The first string literal under `node` that has a lone surrogate, to point at."""
+    for child in ast.walk(node):
+        text = child.value if isinstance(child, ast.Constant) else None
+        if isinstance(text, str) and not text.isascii() and not _encodes(text):
+            return child
+    return None
+
+
+def _encodes(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def _source(node: ast.AST) -> str:
     try:
         return ast.unparse(node)

@@ -198,7 +198,7 @@ class SectionReader:
         source = " ".join(block["call"])
         try:
             call = ast.parse(source, mode="eval").body
-        except SyntaxError:
+        except (SyntaxError, ValueError, RecursionError, MemoryError):  # also NUL, surrogates
             self._report("TG307", f"example call `{source}` is not valid Python", at)
             return None
         if not isinstance(call, ast.Call) or not isinstance(call.func, ast.Name):
@@ -218,7 +218,7 @@ class SectionReader:
         for kw in call.keywords:
             try:
                 arguments[str(kw.arg)] = jsonable(ast.literal_eval(kw.value))
-            except (ValueError, TypeError, SyntaxError, RecursionError):
+            except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
                 self._report("TG307", f"example argument `{kw.arg}` is not a literal value", at)
                 return None
         example: dict[str, Any] = {}
@@ -230,10 +230,10 @@ class SectionReader:
             text = "\n".join(block["result"])
             try:
                 result = json.loads(text)
-            except ValueError:
+            except (ValueError, RecursionError):
                 try:
                     result = jsonable(ast.literal_eval(text))
-                except (ValueError, TypeError, SyntaxError, RecursionError):
+                except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
                     self._report("TG307", "example result is neither JSON nor a Python literal", at)
                     return None
             if isinstance(result, dict) and set(result) == {"error"}:

@@ -1202,7 +1202,7 @@ class SchemaBuilder:
         assert isinstance(node, ast.Constant) and isinstance(node.value, str)
         try:
             parsed = ast.parse(node.value.strip(), mode="eval").body
-        except SyntaxError:
+        except (SyntaxError, ValueError, RecursionError, MemoryError):  # also NUL, lone surrogate
             raise self.problem(
                 "TG202", f"string annotation {node.value!r} is not valid Python", node, module
             ) from None

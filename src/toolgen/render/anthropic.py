@@ -42,8 +42,8 @@ IN_WORDS = {
 
 
 def render(tools: list[ToolDescriptor], report: Any, options: RenderOptions) -> dict[str, Any]:
+    """One entry per tool; the limits on a whole request are `request_limits`' job."""
     payload: list[dict[str, Any]] = []
-    strict_tools = optional = unions = 0
     for tool in tools:
         entry: dict[str, Any] = {
             "name": tool.name,
@@ -66,19 +66,28 @@ def render(tools: list[ToolDescriptor], report: Any, options: RenderOptions) -> 
             else:
                 entry["input_schema"] = strict_subset(tool.parameters)
                 entry["strict"] = True
-                strict_tools += 1
-                properties = tool.parameters.get("properties", {})
-                optional += sum(1 for name in properties if name not in required)
-                unions += sum(1 for p in properties.values() if len(p.get("anyOf", [])) > 1)
         payload.append(entry)
+    return {"anthropic/tools.json": payload}
+
+
+def request_limits(tools: list[ToolDescriptor], report: Any, options: RenderOptions) -> None:
+    """Anthropic's limits on strict tools in one request, counted over the whole catalog."""
+    if not options.anthropic_strict:
+        return
+    strict = [t for t in tools if not is_recursive(t.parameters)]
+    optional = unions = 0
+    for tool in strict:
+        required = tool.parameters.get("required", [])
+        properties = tool.parameters.get("properties", {})
+        optional += sum(1 for name in properties if name not in required)
+        unions += sum(1 for p in properties.values() if len(p.get("anyOf", [])) > 1)
     for count, limit, what in (
-        (strict_tools, MAX_STRICT_TOOLS, "strict tools"),
+        (len(strict), MAX_STRICT_TOOLS, "strict tools"),
         (optional, MAX_OPTIONAL_PARAMS, "optional parameters in strict tools"),
         (unions, MAX_UNION_PARAMS, "union parameters in strict tools"),
     ):
         if count > limit and tools:
             report("TG604", tools[0], f"Anthropic: {count} {what} in one request (limit {limit})")
-    return {"anthropic/tools.json": payload}
 
 
 def strict_subset(schema: Any) -> Any:

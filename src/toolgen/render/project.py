@@ -1,0 +1,201 @@
+"""All platforms at once: descriptors to `{relative path: bytes}`, plus the manifest."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic_core import to_json
+
+from toolgen._version import __version__
+from toolgen.descriptor import ToolDescriptor
+from toolgen.diagnostics import Diagnostic, Location
+from toolgen.render import MANIFEST, anthropic, catalog, gemini, mcp, openai, python
+from toolgen.render.jsonout import dump_json
+from toolgen.render.options import RenderOptions
+from toolgen.schema_ops import inline_refs
+
+Report = Callable[[str, ToolDescriptor, str], None]
+Renderer = Callable[[list[ToolDescriptor], Report, RenderOptions], dict[str, Any]]
+Assembler = Callable[[list[ToolDescriptor], list[str]], str]
+
+#: Platform name (as in config `platforms`) to its renderer.
+RENDERERS: dict[str, Renderer] = {
+    "openai": openai.render,
+    "anthropic": anthropic.render,
+    "gemini": gemini.render,
+    "mcp": mcp.render,
+}
+
+#: Outputs for people and typed callers, written whatever the platforms: those made of one
+#: section per tool (each kept with the tool's render), then those made all at once.
+SECTIONED: dict[str, tuple[Callable[[ToolDescriptor], str], Assembler]] = {
+    "docs/tools.md": (catalog.tool_section, catalog.tools_markdown),
+}
+DOCUMENTS: dict[str, Renderer] = {"python": python.render}
+
+
+#: Checks over a whole catalog (one request's limits), after the per-tool rendering.
+CATALOG_CHECKS: dict[str, Callable[[list[ToolDescriptor], Report, RenderOptions], None]] = {
+    "anthropic": anthropic.request_limits,
+}
+
+
+#: Stands for the entries while a payload's form is laid out (see `_assemble`).
+ENTRIES_MARK = "@toolgen:entries@"
+
+
+@dataclass
+class ToolRender:
+    """One tool's share of the output: its descriptor file, its entry in each platform payload,
+    and what rendering it reported. Catalogs are these put together in name order, so a tool
+    whose descriptor did not change need not be rendered again (the unit cache keeps them)."""
+
+    descriptor: str  # the text of descriptors/<name>.json
+    entries: dict[str, list[str]] = field(default_factory=dict)  # payload path -> JSON texts
+    sections: dict[str, str] = field(default_factory=dict)  # document path -> its section
+    problems: list[tuple[str, str]] = field(default_factory=list)  # (code, message)
+
+    def to_json(self) -> dict[str, Any]:
+        """What to store besides the descriptor text (stored once, beside it)."""
+        return {"entries": self.entries, "sections": self.sections, "problems": self.problems}
+
+    @classmethod
+    def from_json(cls, descriptor: str, data: dict[str, Any]) -> ToolRender:
+        problems = [(code, message) for code, message in data["problems"]]
+        return cls(descriptor, data["entries"], data["sections"], problems)
+
+
+@dataclass
+class Rendered:
+    files: dict[str, bytes] = field(default_factory=dict)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    tools: dict[int, ToolRender] = field(default_factory=dict)  # by id() of the descriptor
+
+
+def render_project(
+    descriptors: list[ToolDescriptor],
+    platforms: tuple[str, ...],
+    locations: dict[str, Location] | None = None,
+    options: RenderOptions | None = None,
+    known: dict[int, ToolRender] | None = None,
+) -> Rendered:
+    """Every generated file. `known` holds tools rendered before with the same descriptor and
+    options (from the unit cache), by `id()` of the descriptor object: a name could belong to
+    two handlers, one of them reported as a duplicate. The others are rendered here."""
+    rendered = Rendered()
+    options = options or RenderOptions()
+    locations = locations or {}
+    known = known or {}
+    for platform in platforms:
+        if platform not in RENDERERS:
+            raise KeyError(f"no renderer for platform {platform!r}; known: {', '.join(RENDERERS)}")
+
+    def report(code: str, tool: ToolDescriptor, message: str) -> None:
+        where = locations.get(tool.name)
+        rendered.diagnostics.append(Diagnostic(code, f"tool {tool.name}: {message}", where))
+
+    documents: dict[str, Any] = {}
+    shapes: dict[str, Any] = {}  # each payload's form around its entries
+    for platform in platforms:
+        shapes.update(RENDERERS[platform]([], report, options))
+    entries: dict[str, list[str]] = {path: [] for path in shapes}
+    visible = []
+    sections: dict[str, list[str]] = {path: [] for path in SECTIONED}
+    for descriptor in descriptors:
+        tool = known.get(id(descriptor)) or render_tool(descriptor, platforms, options)
+        rendered.tools[id(descriptor)] = tool
+        documents[f"descriptors/{descriptor.name}.json"] = tool.descriptor
+        for path, items in tool.entries.items():
+            entries[path].extend(items)
+        for code, message in tool.problems:
+            report(code, descriptor, message)
+        if descriptor.visible:
+            visible.append(_for_platforms(descriptor, options))
+            for path in SECTIONED:
+                sections[path].append(tool.sections[path])
+    for path, items in entries.items():
+        documents[path] = _assemble(shapes[path], items)
+    for platform in platforms:
+        if platform in CATALOG_CHECKS:
+            CATALOG_CHECKS[platform](visible, report, options)
+    for path, (_, assemble) in SECTIONED.items():
+        documents[path] = assemble(visible, sections[path])
+    for renderer in DOCUMENTS.values():
+        documents.update(renderer(visible, report, options))
+    files = {
+        path: value.encode() if isinstance(value, str) else dump_json(value)
+        for path, value in sorted(documents.items())
+    }
+    files[MANIFEST] = dump_json(manifest(files))
+    rendered.files = files
+    return rendered
+
+
+def render_tool(
+    descriptor: ToolDescriptor, platforms: tuple[str, ...], options: RenderOptions
+) -> ToolRender:
+    tool = ToolRender(dump_json(descriptor.to_json_dict()).decode())
+
+    def report(code: str, _: ToolDescriptor, message: str) -> None:
+        tool.problems.append((code, message))
+
+    if descriptor.visible:  # forbidden tools keep their descriptor and reach no payload
+        shown = _for_platforms(descriptor, options)
+        for platform in platforms:
+            for path, value in RENDERERS[platform]([shown], report, options).items():
+                tool.entries[path] = [_json_text(item) for item in _items(value)]
+        for path, (section, _) in SECTIONED.items():
+            tool.sections[path] = section(shown)
+    return tool
+
+
+def _for_platforms(descriptor: ToolDescriptor, options: RenderOptions) -> ToolDescriptor:
+    if options.inline_defs:  # for clients that cannot resolve `$ref`
+        return descriptor.model_copy(update={"parameters": inline_refs(descriptor.parameters)})
+    return descriptor
+
+
+def _items(payload: Any) -> list[Any]:
+    """The list of per-tool entries in a payload: the payload itself, or its one list value
+    (`{"tools": [...]}`, `{"function_declarations": [...]}`)."""
+    if isinstance(payload, list):
+        return payload
+    if isinstance(payload, dict):
+        lists = [v for v in payload.values() if isinstance(v, list)]
+        if len(lists) == 1:
+            return lists[0]
+    raise TypeError(f"a payload must be a list of entries or hold exactly one: {payload!r}")
+
+
+def _json_text(value: Any) -> str:
+    return to_json(value, indent=2).decode()
+
+
+def _assemble(shape: Any, entries: list[str]) -> str:
+    """The text `dump_json` gives for `shape` with its entry list holding `entries`, built
+    from each entry's own text: JSON's layout puts an entry at depth d as its text with every
+    line indented 2*d spaces, and strings never hold a raw newline."""
+    if not entries:
+        return dump_json(shape).decode()
+    text = dump_json(_filled(shape, [ENTRIES_MARK])).decode()
+    mark = text.index(f'"{ENTRIES_MARK}"')
+    start = text.rindex("\n", 0, mark) + 1
+    indent = text[start:mark]
+    body = ",\n".join(indent + entry.replace("\n", "\n" + indent) for entry in entries)
+    return text[:start] + body + text[mark + len(ENTRIES_MARK) + 2 :]
+
+
+def _filled(shape: Any, items: list[Any]) -> Any:
+    if isinstance(shape, list):
+        return items
+    return {k: items if isinstance(v, list) else v for k, v in shape.items()}
+
+
+def manifest(files: dict[str, bytes]) -> dict[str, Any]:
+    return {
+        "toolgen_version": __version__,
+        "files": {path: hashlib.sha256(data).hexdigest() for path, data in sorted(files.items())},
+    }

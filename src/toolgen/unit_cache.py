@@ -1,0 +1,135 @@
+"""The unit cache: one compiled source file per entry, reused while nothing it read changed.
+
+An entry is found by the hash of the configuration, toolgen's version and the file's path,
+module name and bytes. It holds the file's descriptors, diagnostics and ignore comments, and
+its dependencies: the sha256 of every other file the analysis read (models, re-exports) and
+every module path it looked for and did not find. The entry is used only if all of those still
+hold, so editing a model re-analyses exactly the handlers that use it. Files with error-level
+diagnostics are not stored: they are the ones being edited, and cheap to analyse again.
+
+Each tool's render (its descriptor file and its entries in each platform payload) is stored
+with it, so an unchanged tool is neither analysed nor rendered again; units are therefore
+written by `save`, after rendering.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Any
+
+from pydantic_core import from_json
+
+from toolgen.cache import file_sha, is_file, load_entry, store_entry
+from toolgen.compiler import FileUnit
+from toolgen.descriptor import ToolDescriptor
+from toolgen.diagnostics import Location, diagnostic_from_dict, has_errors
+from toolgen.discover import SourceFile
+from toolgen.index import Dependencies
+from toolgen.policy import FileSuppressions
+from toolgen.render.jsonout import dump_json
+from toolgen.render.project import ToolRender
+
+KIND = "units"
+
+
+class UnitCache:
+    """`get`/`put` compiled files (a `toolgen.compiler.UnitStore`) in the cache folder."""
+
+    def __init__(self, folder: Path, config_key: str) -> None:
+        self.folder = folder
+        self.config_key = config_key
+        self._shas: dict[str, str | None] = {}
+        self._exists: dict[str, bool] = {}
+        self.hits = 0
+        #: Renders of the tools of units found in the cache, by id() of their descriptor.
+        self.known: dict[int, ToolRender] = {}
+        self._pending: list[tuple[str, FileUnit]] = []  # compiled units, stored by `save`
+
+    def sha(self, path: str) -> str | None:
+        if path not in self._shas:
+            self._shas[path] = file_sha(path)
+        return self._shas[path]
+
+    def exists(self, path: str) -> bool:
+        if path not in self._exists:
+            self._exists[path] = is_file(path)
+        return self._exists[path]
+
+    def _key(self, file: SourceFile) -> str | None:
+        sha = self.sha(str(file.path))
+        if sha is None:
+            return None
+        text = f"{self.config_key}\0{file.path}\0{file.module}\0{sha}"
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    def get(self, file: SourceFile) -> FileUnit | None:
+        key = self._key(file)
+        entry = load_entry(self.folder, KIND, key, from_json) if key else None
+        if entry is None:
+            return None
+        try:
+            if any(self.sha(path) != sha for path, sha in entry["read"].items()):
+                return None
+            if any(self.exists(path) for path in entry["missing"]):
+                return None
+            unit, renders = _restore(entry)
+        except (KeyError, TypeError, ValueError):  # a damaged or foreign entry: a miss
+            return None
+        self.hits += 1
+        self.known.update(renders)
+        return unit
+
+    def put(self, file: SourceFile, unit: FileUnit) -> None:
+        """Keep a compiled unit, to be stored with its tools' renders by `save`."""
+        key = self._key(file)
+        if key is None or has_errors(unit.diagnostics):
+            return
+        if unit.dependencies.read.get(str(file.path)) != self.sha(str(file.path)):
+            return  # the file changed while it was being read: store nothing
+        self._pending.append((key, unit))
+
+    def save(self, renders: dict[int, ToolRender]) -> None:
+        """Store the units compiled in this run, with the renders of their tools."""
+        for key, unit in self._pending:
+            store_entry(self.folder, KIND, key, _entry(unit, renders))
+        self._pending.clear()
+
+
+def _entry(unit: FileUnit, renders: dict[int, ToolRender]) -> dict[str, Any]:
+    tools = []
+    for descriptor, where in unit.tools:
+        render = renders.get(id(descriptor))  # None: not rendered (a duplicate name)
+        text = render.descriptor if render else dump_json(descriptor.to_json_dict()).decode()
+        tools.append(
+            {
+                "descriptor": text,
+                "where": [where.path, where.line, where.col],
+                "render": render.to_json() if render else None,
+            }
+        )
+    return {
+        "shown": unit.shown,
+        "suppressions": unit.suppressions.to_json(),
+        "tools": tools,
+        "diagnostics": [d.to_dict() for d in unit.diagnostics],
+        "read": unit.dependencies.read,
+        "missing": sorted(unit.dependencies.missing),
+    }
+
+
+def _restore(entry: dict[str, Any]) -> tuple[FileUnit, dict[int, ToolRender]]:
+    tools, renders = [], {}
+    for tool in entry["tools"]:
+        descriptor = ToolDescriptor.model_validate_json(tool["descriptor"])
+        tools.append((descriptor, Location(*tool["where"])))
+        if tool["render"] is not None:
+            renders[id(descriptor)] = ToolRender.from_json(tool["descriptor"], tool["render"])
+    unit = FileUnit(
+        entry["shown"],
+        FileSuppressions.from_json(entry["suppressions"]),
+        tools,
+        [diagnostic_from_dict(d) for d in entry["diagnostics"]],
+        Dependencies(entry["read"], set(entry["missing"])),
+    )
+    return unit, renders

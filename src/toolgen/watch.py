@@ -1,0 +1,171 @@
+"""`toolgen build --watch`: build, then rebuild on every change to a source or the config.
+
+It watches the configured sources (or the `PATH ...` given) and the config file with
+watchfiles. Changes are grouped by watchfiles' own debounce: a batch is handled once no new
+change has come for `STEP_MS`, or after `DEBOUNCE_MS` at most. Only changes that could change
+the output count: Python files that discovery would read (not hidden, not in `SKIP_DIRS`), and
+the config file; anything under `out` (the build's own writes) is ignored.
+
+Every build is a normal `toolgen build` (`cli.cmd_build`) with its usual output. A build that
+fails (a syntax error mid-edit, a broken config) prints its diagnostics and the watch goes on;
+Ctrl-C ends it with exit 0. Names that a handler imports from outside the watched sources (a
+models module elsewhere) are read at each build but not watched: edit a source to rebuild.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import sys
+import time
+import traceback
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any, Protocol, TextIO
+
+from toolgen.config import Config, load_config
+from toolgen.diagnostics import UserError
+from toolgen.discover import SKIP_DIRS
+
+DEBOUNCE_MS = 1600  # the longest a batch of changes is held before a build
+STEP_MS = 100  # a batch is complete after this long without a new change
+WAIT_S = 0.25  # how often to look again for a config or source that is briefly gone
+
+Changes = set[tuple[Any, str]]  # watchfiles' (Change, path) pairs
+WatchFn = Callable[..., Iterable[Changes]]
+
+
+class StopEvent(Protocol):
+    def is_set(self) -> bool: ...
+
+
+class ChangeFilter:
+    """Which changed paths can change the build's output (watchfiles' `watch_filter`)."""
+
+    def __init__(self, config: Config) -> None:
+        self.config_file = config.config_file
+        self.out = config.out
+        self.sources = config.sources
+
+    def __call__(self, change: object, path: str) -> bool:
+        return self.counts(Path(path))
+
+    def counts(self, path: Path) -> bool:
+        if path == self.config_file:
+            return True
+        if path.is_relative_to(self.out) or path.suffix != ".py":
+            return False
+        for source in self.sources:
+            if path == source:
+                return True
+            if path.is_relative_to(source):  # what discovery skips, relative to the source
+                parts = path.relative_to(source).parts
+                return not any(p.startswith(".") or p in SKIP_DIRS for p in parts)
+        return False
+
+    def roots(self) -> list[Path]:
+        """What to watch: each source (folder or file) and the config file."""
+        found = [*self.sources, *([self.config_file] if self.config_file else [])]
+        return list(dict.fromkeys(found))
+
+
+def _config(args: argparse.Namespace) -> Config:
+    return load_config(
+        args.config,
+        cwd=Path.cwd(),
+        sources_override=args.paths or None,
+        out_override=getattr(args, "out", None),
+    )
+
+
+def _shown(path: Path) -> str:
+    try:
+        return path.relative_to(Path.cwd().resolve()).as_posix() or "."
+    except ValueError:
+        return path.as_posix()
+
+
+def _build(args: argparse.Namespace, stream: TextIO) -> None:
+    """One normal build; its problems are printed, never raised (the watch goes on)."""
+    from toolgen.cli import _print_diagnostics, _print_json, cmd_build
+
+    try:
+        cmd_build(args, stream)
+    except UserError as exc:  # e.g. the config file broken mid-edit
+        if args.format == "json":
+            _print_json({"diagnostics": [d.to_dict() for d in exc.diagnostics]}, stream)
+        else:
+            _print_diagnostics(exc.diagnostics, args.format, stream)
+    except Exception:  # our bug: say so as `main` does, and keep watching
+        stream.flush()
+        print("toolgen: internal error (please report it):", file=sys.stderr)
+        traceback.print_exc()
+    stream.flush()
+
+
+def _wait_for(paths: list[Path], stop_event: StopEvent | None) -> bool:
+    """Until every path exists again (an editor replacing a file deletes it first); False if
+    stopped meanwhile."""
+    while not all(p.exists() for p in paths):
+        if stop_event is not None and stop_event.is_set():
+            return False
+        time.sleep(WAIT_S)
+    return True
+
+
+def watch_build(
+    args: argparse.Namespace,
+    stream: TextIO,
+    *,
+    stop_event: StopEvent | None = None,
+    watch_fn: WatchFn | None = None,
+) -> int:
+    """Build, then rebuild on each relevant change until Ctrl-C (exit 0) or `stop_event`.
+
+    `watch_fn` stands in for `watchfiles.watch` (tests); it is called with the paths to watch
+    and watchfiles' keyword arguments, and yields sets of `(change, path)`.
+    """
+    if watch_fn is None:
+        import watchfiles
+
+        watch_fn = watchfiles.watch
+    build_args = argparse.Namespace(**{**vars(args), "watch": False})
+    talk = args.format == "text" and not args.quiet
+    announced: list[Path] = []
+    try:
+        config = _config(build_args)  # a config unusable from the start: exit 2, as build
+        while True:
+            _build(build_args, stream)
+            changes = ChangeFilter(config)
+            roots = changes.roots()
+            if not _wait_for(roots, stop_event):
+                return 0
+            if talk and roots != announced:
+                shown = ", ".join(_shown(p) for p in roots)
+                print(f"toolgen: watching {shown} (Ctrl-C to stop)", file=stream, flush=True)
+                announced = roots
+            for batch in watch_fn(
+                *roots,
+                watch_filter=changes,
+                debounce=DEBOUNCE_MS,
+                step=STEP_MS,
+                stop_event=stop_event,
+                raise_interrupt=True,
+            ):
+                paths = sorted({Path(path) for _, path in batch})
+                if talk:
+                    shown = ", ".join(_shown(p) for p in paths)
+                    print(f"toolgen: changed: {shown}; building", file=stream, flush=True)
+                if any(p in roots and not p.is_dir() for p in paths):
+                    break  # the config (or a source file) changed: see below
+                _build(build_args, stream)
+            else:
+                return 0  # stop_event was set
+            # The config may name other sources now, and an editor that saves by replacing a
+            # file has ended its watch: wait until it is back, reload, build, watch afresh.
+            if not _wait_for(roots, stop_event):
+                return 0
+            with contextlib.suppress(UserError):  # a broken config: the build will say so
+                config = _config(build_args)
+    except KeyboardInterrupt:
+        return 0

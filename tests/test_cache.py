@@ -1,0 +1,245 @@
+"""The cache folder: the no-op stamp and the unit cache give the same answers as a cold run,
+and notice every change that matters (sources, models they use, new modules, generated files)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import REPO, Project
+from toolgen.config import load_config
+from toolgen.descriptor import ToolDescriptor
+from toolgen.pipeline import generate
+from toolgen.unit_cache import UnitCache
+
+MODELS = '''
+from pydantic import BaseModel
+
+
+class Page(BaseModel):
+    """A page of results."""
+
+    size: int = 10
+'''
+
+HANDLERS = '''
+from toolgen import tool
+from .models import Page
+
+
+@tool
+def search(query: str, page: Page) -> list[str]:
+    """Search the catalog.
+
+    Args:
+        query: Words to look for.
+        page: Which page.
+    """
+    return []
+
+
+@tool
+def count(query: str) -> int:
+    """Count matches.
+
+    Args:
+        query: Words to look for.
+    """
+    return 0
+'''
+
+
+@pytest.fixture
+def shop(project: Project) -> Project:
+    project.write("src/shop/__init__.py", "")
+    project.write("src/shop/models.py", MODELS)
+    project.write("src/shop/tools.py", HANDLERS)
+    project.write("src/shop/other.py", HANDLERS.replace("search", "find").replace("count", "n"))
+    return project
+
+
+def _units(project: Project) -> tuple[list[dict[str, Any]], UnitCache]:
+    config = load_config(None, cwd=project.root)
+    cache = UnitCache(project.root / ".toolgen_cache", "test-key")
+    result = generate(config, cache)
+    return [d.to_json_dict() for d in result.descriptors], cache
+
+
+def test_unit_cache_gives_what_a_cold_compile_gives(shop: Project) -> None:
+    cold, first = _units(shop)
+    assert first.hits == 0
+    warm, second = _units(shop)
+    assert warm == cold
+    assert second.hits == 4  # __init__, models, tools, other
+
+
+def test_editing_a_model_recompiles_the_handlers_that_use_it(shop: Project) -> None:
+    _units(shop)
+    shop.write("src/shop/models.py", MODELS.replace("size: int = 10", "size: int = 25"))
+    descriptors, cache = _units(shop)
+    pages = [
+        d["parameters"]["$defs"]["Page"] for d in descriptors if d["name"] in ("search", "find")
+    ]  # type: ignore[index]
+    assert [p["properties"]["size"]["default"] for p in pages] == [25, 25]
+    assert cache.hits == 1  # only __init__.py: models changed, both handler files use it
+
+
+def test_a_new_module_that_shadows_a_name_is_noticed(shop: Project) -> None:
+    """`from pages import Page` is found in the second search root (the project root); a
+    `pages.py` created in the first one (src/) shadows it. The unit cache remembers the paths it
+    looked for and did not find, so it notices."""
+    shop.write("src/shop/tools.py", HANDLERS.replace(".models", "pages"))
+    shop.write("pages.py", MODELS)
+    first, _ = _units(shop)
+    shop.write("src/pages.py", MODELS.replace("size: int = 10", "size: int = 3"))
+    second, cache = _units(shop)
+
+    def size(descriptors: list[dict[str, Any]]) -> object:
+        search = next(d for d in descriptors if d["name"] == "search")
+        return search["parameters"]["$defs"]["Page"]["properties"]["size"]["default"]
+
+    assert (size(first), size(second)) == (10, 3)
+    assert cache.hits == 3  # __init__, models and other.py did not look for `pages`
+    cold = generate(load_config(None, cwd=shop.root)).descriptors
+    assert second == [d.to_json_dict() for d in cold]
+
+
+def test_descriptors_survive_the_json_round_trip() -> None:
+    config = load_config(None, cwd=REPO)
+    for descriptor in generate(config).descriptors:
+        dumped = descriptor.to_json_dict()
+        assert ToolDescriptor.model_validate(dumped).to_json_dict() == dumped
+
+
+def test_a_damaged_cache_is_a_miss_not_an_error(shop: Project, run) -> None:  # type: ignore[no-untyped-def]
+    assert run("build", cwd=shop.root).code == 0
+    for entry in (shop.root / ".toolgen_cache").rglob("*.json"):
+        entry.write_text('{"read": 1, "tools": [[{"name": 5}]]')
+    result = run("check", cwd=shop.root)
+    assert result.code == 0, result.out + result.err
+    assert "generated is up to date" in result.out
+
+
+def test_no_op_check_replays_the_cold_diagnostics(shop: Project, run) -> None:  # type: ignore[no-untyped-def]
+    """One-sentence descriptions are warnings (TG902): a replayed check prints them too."""
+    assert run("build", cwd=shop.root).code == 0
+    cold = run("check", "--no-cache", cwd=shop.root)
+    assert "TG902 [warning]" in cold.out
+    first = run("check", cwd=shop.root)
+    again = run("check", cwd=shop.root)  # from the stamp
+    assert cold.out == first.out == again.out
+    assert cold.code == first.code == again.code
+    as_json = run("check", "--format", "json", cwd=shop.root).json()
+    cold_json = run("check", "--format", "json", "--no-cache", cwd=shop.root).json()
+    assert as_json == cold_json
+
+
+@pytest.mark.parametrize("change", ["edit", "delete", "stale", "source", "new_source"])
+def test_the_stamp_notices_every_change(shop: Project, run, change: str) -> None:  # type: ignore[no-untyped-def]
+    assert run("build", cwd=shop.root).code == 0
+    assert run("check", cwd=shop.root).code == 0  # stamped
+    out = shop.out
+    if change == "edit":
+        path = out / "descriptors" / "search.json"
+        path.write_text(path.read_text().replace("catalog", "catalug"))
+    elif change == "delete":
+        (out / "mcp" / "tools.json").unlink()
+    elif change == "stale":
+        (out / "descriptors" / "gone.json").write_text("{}\n")
+    elif change == "source":
+        shop.write("src/shop/tools.py", HANDLERS.replace("Count", "Tally"))
+    else:
+        shop.write(
+            "src/shop/more.py",
+            HANDLERS.replace("search", "s2").replace("count", "c2"),
+        )
+    result = run("check", cwd=shop.root)
+    assert result.code == 1, result.out
+    assert "out of date" in result.out
+    assert run("build", cwd=shop.root).code == 0
+    assert run("check", cwd=shop.root).code == 0
+    assert run("check", "--no-cache", cwd=shop.root).code == 0
+
+
+def test_no_cache_and_the_cache_dir_variable(
+    shop: Project, run, monkeypatch, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    assert run("build", "--no-cache", cwd=shop.root).code == 0
+    assert not (shop.root / ".toolgen_cache").exists()
+    monkeypatch.setenv("TOOLGEN_NO_CACHE", "1")
+    assert run("check", cwd=shop.root).code == 0
+    assert not (shop.root / ".toolgen_cache").exists()
+    monkeypatch.delenv("TOOLGEN_NO_CACHE")
+    monkeypatch.setenv("TOOLGEN_CACHE_DIR", str(tmp_path / "elsewhere"))
+    assert run("check", cwd=shop.root).code == 0
+    assert not (shop.root / ".toolgen_cache").exists()
+    assert (tmp_path / "elsewhere" / "stamps").is_dir()
+    assert (tmp_path / "elsewhere" / ".gitignore").read_text().splitlines()[-1] == "*"
+
+
+def test_deleting_the_cache_is_always_safe(shop: Project, run) -> None:  # type: ignore[no-untyped-def]
+    assert run("build", cwd=shop.root).code == 0
+    before = shop.snapshot()
+    shutil.rmtree(shop.root / ".toolgen_cache")
+    assert run("check", cwd=shop.root).code == 0
+    assert run("build", cwd=shop.root).code == 0
+    assert shop.snapshot() == before
+
+
+def test_a_config_change_misses(shop: Project, run) -> None:  # type: ignore[no-untyped-def]
+    assert run("build", cwd=shop.root).code == 0
+    text = (shop.root / "pyproject.toml").read_text()
+    shop.write("pyproject.toml", text + 'platforms = ["openai"]\n')
+    result = run("check", cwd=shop.root)
+    assert result.code == 1
+    assert "stale" in result.out
+    manifest = json.loads((shop.out / "manifest.json").read_text())
+    assert "mcp/tools.json" in manifest["files"]
+
+
+def test_the_stamp_notices_a_new_module_that_shadows_an_import(shop: Project, run) -> None:  # type: ignore[no-untyped-def]
+    """A `pydantic.py` appearing in the project root (a search root, outside `sources`) changes
+    what `from pydantic import BaseModel` means in models.py: the stamp looked for it."""
+    assert run("build", cwd=shop.root).code == 0
+    assert run("check", cwd=shop.root).code == 0  # stamped
+    shop.write("pydantic.py", "from dataclasses import dataclass as BaseModel\n")
+    cold = run("check", "--no-cache", cwd=shop.root)
+    assert "up to date" not in cold.out  # the shadow does change the result
+    warm = run("check", cwd=shop.root)
+    assert (warm.code, warm.out) == (cold.code, cold.out)
+
+
+@pytest.mark.parametrize("options", ["", "anthropic_strict = true\ninline_defs = true\n"])
+def test_an_incremental_build_writes_what_a_cold_build_writes(
+    project: Project,
+    run,
+    options: str,  # type: ignore[no-untyped-def]
+) -> None:
+    """The examples, built warm after editing a model and a handler (their units are
+    compiled and rendered again, the others come from the cache), equal a cold build."""
+    shutil.copytree(
+        REPO / "examples", project.root / "examples", ignore=shutil.ignore_patterns("__pycache__")
+    )
+    project.write(
+        "pyproject.toml",
+        '[tool.toolgen]\nsources = ["examples"]\nout = "generated"\n' + options,
+    )
+    assert run("build", cwd=project.root).code == 0
+    models = project.root / "examples" / "support" / "models.py"
+    models.write_text(models.read_text().replace('"""', '"""Edited. ', 1))
+    search = project.root / "examples" / "support" / "search.py"
+    search.write_text(
+        search.read_text().replace("def ", "def  ", 1).replace("def  ", "def ", 1) + "\n# edited\n"
+    )
+    warm = run("build", cwd=project.root)
+    assert warm.code == 0, warm.out
+    incremental = project.snapshot()
+    shutil.rmtree(project.out)
+    cold = run("build", "--no-cache", cwd=project.root)
+    assert cold.code == 0
+    assert project.snapshot() == incremental
+    assert warm.out.splitlines()[:-1] == cold.out.splitlines()[:-1]  # same diagnostics

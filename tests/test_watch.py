@@ -1,0 +1,240 @@
+"""`toolgen build --watch`: rebuild on each relevant change, survive broken edits, exit 0 on
+Ctrl-C. The loop is tested with a stand-in for `watchfiles.watch`, then for real in a child
+process."""
+
+from __future__ import annotations
+
+import io
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from watchfiles import Change
+
+from conftest import CONFIG, Project, tool_source
+from toolgen.cli import _parser
+from toolgen.config import load_config
+from toolgen.watch import DEBOUNCE_MS, STEP_MS, ChangeFilter, watch_build
+
+TIMEOUT = 20.0  # seconds to wait for any one thing the watcher does (a slow 2-core CI box)
+
+
+@pytest.fixture
+def tools(project: Project) -> Project:
+    project.write("src/tools.py", tool_source(name="lookup"))
+    return project
+
+
+def test_only_python_sources_and_the_config_count(tools: Project) -> None:
+    (tools.root / "src" / "pkg").mkdir()
+    config = load_config(None, cwd=tools.root)
+    counts = ChangeFilter(config)
+    src, out = tools.root / "src", tools.root / "generated"
+    assert counts.roots() == [src, tools.root / "pyproject.toml"]
+    assert counts(Change.modified, str(src / "tools.py"))
+    assert counts(Change.added, str(src / "pkg" / "new.py"))
+    assert counts(Change.deleted, str(src / "gone.py"))
+    assert counts(Change.modified, str(tools.root / "pyproject.toml"))
+    assert not counts(Change.modified, str(src / "notes.txt"))
+    assert not counts(Change.modified, str(src / "tools.py.swp"))
+    assert not counts(Change.modified, str(src / ".tools.py"))  # discovery skips hidden files
+    assert not counts(Change.modified, str(src / "__pycache__" / "tools.py"))
+    assert not counts(Change.modified, str(src / ".venv" / "lib" / "x.py"))
+    assert not counts(Change.modified, str(src / "build" / "x.py"))
+    assert not counts(Change.modified, str(tools.root / "other.py"))  # not a source
+    assert not counts(Change.modified, str(out / "python" / "tools.py"))  # the build's own
+
+
+def test_out_inside_a_source_is_ignored(project: Project) -> None:
+    project.write("pyproject.toml", '[tool.toolgen]\nsources = ["."]\nmin_level = 0\n')
+    counts = ChangeFilter(load_config(None, cwd=project.root))
+    assert counts(Change.modified, str(project.root / "tools.py"))
+    assert not counts(Change.modified, str(project.root / "generated" / "python" / "tools.py"))
+
+
+def test_a_source_file_counts(project: Project) -> None:
+    project.write("handlers.py", tool_source())
+    project.write("pyproject.toml", '[tool.toolgen]\nsources = ["handlers.py"]\n')
+    counts = ChangeFilter(load_config(None, cwd=project.root))
+    assert counts(Change.modified, str(project.root / "handlers.py"))
+    assert not counts(Change.modified, str(project.root / "other.py"))
+
+
+def _watch_args(*extra: str) -> Any:
+    return _parser().parse_args(["build", "--watch", *extra])
+
+
+def test_the_loop_rebuilds_survives_errors_and_follows_the_config(
+    tools: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tools.root)
+    source, config = tools.root / "src" / "tools.py", tools.root / "pyproject.toml"
+    calls: list[tuple[tuple[Path, ...], dict[str, Any]]] = []
+
+    def fake_watch(*paths: Path, **options: Any) -> Iterator[set[tuple[Change, str]]]:
+        calls.append((paths, options))
+        if len(calls) == 1:
+            tools.write("src/tools.py", tool_source(name="renamed"))
+            yield {(Change.modified, str(source))}
+            assert tools.descriptor("renamed")["name"] == "renamed"
+            tools.write("src/tools.py", "def broken(:\n")
+            yield {(Change.modified, str(source))}
+            assert (tools.out / "descriptors" / "renamed.json").exists()  # nothing written
+            tools.write("src/tools.py", tool_source(name="renamed"))
+            tools.write("pyproject.toml", "[tool.toolgen\n")  # broken config: printed, kept
+            yield {(Change.modified, str(config))}
+            raise AssertionError("a config change restarts the watch")
+        if len(calls) == 2:
+            tools.write("pyproject.toml", CONFIG.replace('"src"', '"src", "more"'))
+            tools.write("more/extra.py", tool_source(name="extra"))
+            yield {(Change.modified, str(config))}
+            raise AssertionError("a config change restarts the watch")
+        # stop_event set: watchfiles' generator simply ends
+
+    stream = io.StringIO()
+    assert watch_build(_watch_args(), stream, watch_fn=fake_watch) == 0
+    text = stream.getvalue()
+    assert len(calls) == 3
+    assert calls[0][0] == (tools.root / "src", config)
+    assert calls[2][0] == (tools.root / "src", tools.root / "more", config)  # the new sources
+    options = calls[0][1]
+    assert (options["debounce"], options["step"]) == (DEBOUNCE_MS, STEP_MS)
+    assert isinstance(options["watch_filter"], ChangeFilter)
+    assert "src/tools.py:1:12: TG101 [error]" in text
+    assert "pyproject.toml:1:14: TG001 [error] invalid TOML" in text
+    assert "toolgen: changed: pyproject.toml; building" in text
+    assert tools.descriptor("extra")["name"] == "extra"
+    assert "Traceback" not in text
+
+
+def test_ctrl_c_while_watching_exits_0(tools: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tools.root)
+
+    def interrupted(*paths: Path, **options: Any) -> Iterator[set[tuple[Change, str]]]:
+        raise KeyboardInterrupt
+        yield set()  # a generator, like watchfiles.watch
+
+    stream = io.StringIO()
+    assert watch_build(_watch_args(), stream, watch_fn=interrupted) == 0
+    assert stream.getvalue().splitlines()[-1].startswith("toolgen: watching src, pyproject.toml")
+
+
+def test_a_stop_event_ends_the_real_watch(tools: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tools.root)
+    stop = threading.Event()
+    threading.Timer(1.0, stop.set).start()
+    stream = io.StringIO()
+    started = time.monotonic()
+    assert watch_build(_watch_args("--quiet"), stream, stop_event=stop) == 0
+    assert time.monotonic() - started < TIMEOUT
+    assert stream.getvalue() == ""  # --quiet: errors only
+    assert tools.descriptor("lookup")["name"] == "lookup"
+
+
+def test_an_unusable_config_at_start_exits_2(project: Project, run) -> None:  # type: ignore[no-untyped-def]
+    project.write("pyproject.toml", '[tool.toolgen]\nsources = ["nowhere"]\n')
+    result = run("build", "--watch", cwd=project.root)
+    assert result.code == 2
+    assert "TG003 [error] source path" in result.out
+
+
+class Child:
+    """`toolgen build --watch` in a child process; its output collected by a thread."""
+
+    def __init__(self, cwd: Path) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "toolgen", "build", "--watch"],
+            cwd=cwd,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            # a shell without job control starts background jobs with SIGINT ignored; Ctrl-C
+            # in a terminal is what is tested, so the child gets the default disposition
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        )
+        self.lines: list[str] = []
+        assert self.process.stdout is not None
+        self.reader = threading.Thread(target=self._read, args=(self.process.stdout,))
+        self.reader.start()
+
+    def _read(self, pipe: Any) -> None:
+        for line in pipe:
+            self.lines.append(line)
+
+    @property
+    def out(self) -> str:
+        return "".join(self.lines)
+
+    def wait_for(self, done: Callable[[], bool], what: str, redo: Callable[[], None]) -> None:
+        """Poll `done`; `redo` the edit every few seconds, in case the first one came before
+        the watch was set up."""
+        deadline = time.monotonic() + TIMEOUT
+        next_redo = time.monotonic() + 4
+        while not done():
+            assert self.process.poll() is None, f"watcher exited:\n{self.out}"
+            if time.monotonic() > deadline:
+                raise AssertionError(f"no {what} within {TIMEOUT} s; output:\n{self.out}")
+            if time.monotonic() > next_redo:
+                redo()
+                next_redo = time.monotonic() + 4
+            time.sleep(0.1)
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+        self.process.wait(timeout=TIMEOUT)
+        self.reader.join(timeout=TIMEOUT)
+
+
+def test_build_watch_in_a_child_process(tools: Project) -> None:
+    child = Child(tools.root)
+    descriptors = tools.out / "descriptors"
+    try:
+        child.wait_for(lambda: "toolgen: watching" in child.out, "first build", lambda: None)
+        assert (descriptors / "lookup.json").is_file()
+
+        def edit(text: str) -> Callable[[], None]:
+            def write() -> None:
+                tools.write("src/more.py", text)
+
+            write()
+            return write
+
+        redo = edit(tool_source(name="second"))
+        child.wait_for((descriptors / "second.json").is_file, "new descriptor", redo)
+
+        redo = edit("from toolgen import tool\n\n@tool\ndef third(:\n")
+        child.wait_for(lambda: "TG101 [error]" in child.out, "syntax error diagnostic", redo)
+        time.sleep(0.5)
+        assert child.process.poll() is None  # still watching
+        assert "src/more.py:4:11: TG101 [error]" in child.out
+        assert (descriptors / "second.json").is_file()  # nothing written by the failed build
+
+        redo = edit(tool_source(name="third"))
+
+        def rebuilt() -> bool:  # the new descriptor written and the stale one removed
+            return (descriptors / "third.json").is_file() and not (
+                descriptors / "second.json"
+            ).exists()
+
+        child.wait_for(rebuilt, "rebuild after the fix", redo)
+
+        child.process.send_signal(signal.SIGINT)
+        assert child.process.wait(timeout=TIMEOUT) == 0
+        child.reader.join(timeout=TIMEOUT)
+        assert child.process.stderr is not None
+        errors = child.process.stderr.read()
+        assert errors == ""
+        assert "Traceback" not in child.out
+    finally:
+        child.stop()
+        if child.process.stderr is not None:
+            child.process.stderr.close()
+        if child.process.stdout is not None:
+            child.process.stdout.close()
