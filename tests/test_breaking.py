@@ -422,13 +422,19 @@ CASES = [
         ),
     ),
     Case(
+        # destructiveHint means something only for a tool that is not read-only
         "destructive-added",
-        _edit("hints", "destructive: false", "destructive: true"),
+        {
+            "hints": BASE["hints"]
+            .replace("safe: true", "safe: false")
+            .replace("destructive: false", "destructive: true")
+        },
         (
             "@TG972 [error] destructive-added tool=search /idempotency/destructive: "
             "now destructive",
             _unbumped(),
         ),
+        before=_edit("hints", "safe: true", "safe: false"),
     ),
     Case(
         "destructive-added-to-a-read-only-tool",
@@ -436,6 +442,34 @@ CASES = [
             "hints": BASE["hints"]
             .replace("safe: true", "safe: false")
             .replace("destructive: false", "destructive: true")
+        },
+        (
+            "@TG971 [error] readonly-weakened tool=search /idempotency/safe: no longer read-only",
+            "@TG972 [error] destructive-added tool=search /idempotency/destructive: "
+            "now destructive",
+            _unbumped(2),
+        ),
+    ),
+    Case(
+        # MCP's destructiveHint defaults to true, but only where readOnlyHint is false: a
+        # read-only tool's is false, stated or not
+        "destructive-unset-on-a-read-only-tool",
+        _edit("hints", "\n        destructive: false", ""),
+        (),
+    ),
+    Case(
+        # ... and a read-only tool that states destructive: true is no more destructive
+        "destructive-stated-on-a-read-only-tool",
+        _edit("hints", "destructive: false", "destructive: true"),
+        (),
+    ),
+    Case(
+        # no longer read-only, destructive not stated: MCP's default (true) applies now
+        "readonly-weakened-with-destructive-unset",
+        {
+            "hints": BASE["hints"]
+            .replace("safe: true", "safe: false")
+            .replace("\n        destructive: false", "")
         },
         (
             "@TG971 [error] readonly-weakened tool=search /idempotency/safe: no longer read-only",
@@ -580,6 +614,34 @@ def test_missing_ref_is_a_clear_error(repo: Project, run: RunCLI) -> None:
     assert "TG010 [error]" in result.out
 
 
+@pytest.mark.parametrize(
+    ("baseline", "message"),
+    [
+        (
+            '<<<<<<< HEAD\n{"name": "search"}\n=======\n{"name": "search"}\n>>>>>>> other\n',
+            "is not valid JSON (line 1, column 1: Expecting value)",
+        ),
+        ('{"name": "search", "risk": "extreme"}', "has an unknown risk 'extreme' (known: low, "),
+        ('{"name": "search", "idempotency": []}', "has a `idempotency` that is not a JSON object"),
+        ('{"name": "search", "errors": [{}]}', "has an `errors` entry without a `code` string"),
+        ("[]", "is not a JSON object"),
+    ],
+)
+def test_an_unusable_baseline_descriptor_is_a_clear_error(
+    repo: Project, run: RunCLI, baseline: str, message: str
+) -> None:
+    (repo.out / "descriptors" / "search.json").write_text(baseline)
+    _git(repo.root, "commit", "-qam", "a broken baseline")
+    assert run("build", cwd=repo.root).code == 0  # the working tree is fine again
+    result = run("check", "--against", "HEAD", cwd=repo.root)
+    assert result.code == 2, result.out
+    assert result.out.startswith(
+        f"TG010 [error] baseline descriptor HEAD:generated/descriptors/search.json {message}"
+    ), result.out
+    assert "commit a fixed one, or name another ref" in result.out
+    assert "Traceback" not in result.out + result.err
+
+
 def test_unchanged_contract_is_clean_and_github_format(repo: Project, run: RunCLI) -> None:
     assert run("check", "--against", "HEAD", cwd=repo.root).code == 0
     _change(repo, run, **_edit("hints", "idempotent: true", "idempotent: false"))
@@ -705,7 +767,7 @@ UNIT_CASES = [
         {
             "idempotency": {
                 "idempotent": True,
-                "safe": True,
+                "safe": False,
                 "destructive": True,
                 "open_world": False,
             }

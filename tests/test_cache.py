@@ -138,7 +138,7 @@ def test_no_op_check_replays_the_cold_diagnostics(shop: Project, run) -> None:  
     assert as_json == cold_json
 
 
-@pytest.mark.parametrize("change", ["edit", "delete", "stale", "source", "new_source"])
+@pytest.mark.parametrize("change", ["edit", "delete", "stale", "leftover", "source", "new_source"])
 def test_the_stamp_notices_every_change(shop: Project, run, change: str) -> None:  # type: ignore[no-untyped-def]
     assert run("build", cwd=shop.root).code == 0
     assert run("check", cwd=shop.root).code == 0  # stamped
@@ -150,6 +150,8 @@ def test_the_stamp_notices_every_change(shop: Project, run, change: str) -> None
         (out / "mcp" / "tools.json").unlink()
     elif change == "stale":
         (out / "descriptors" / "gone.json").write_text("{}\n")
+    elif change == "leftover":  # what a build killed before its first rename leaves
+        (out / "mcp" / ".tools.json.k2j4h5g6.tmp").write_text('{"tools": [')
     elif change == "source":
         shop.write("src/shop/tools.py", HANDLERS.replace("Count", "Tally"))
     else:
@@ -163,6 +165,7 @@ def test_the_stamp_notices_every_change(shop: Project, run, change: str) -> None
     assert run("build", cwd=shop.root).code == 0
     assert run("check", cwd=shop.root).code == 0
     assert run("check", "--no-cache", cwd=shop.root).code == 0
+    assert not list(out.rglob("*.tmp"))
 
 
 def test_no_cache_and_the_cache_dir_variable(
@@ -243,3 +246,226 @@ def test_an_incremental_build_writes_what_a_cold_build_writes(
     assert cold.code == 0
     assert project.snapshot() == incremental
     assert warm.out.splitlines()[:-1] == cold.out.splitlines()[:-1]  # same diagnostics
+
+
+def test_an_edit_that_keeps_size_and_mtime_is_still_noticed(
+    shop: Project,
+    run,
+    monkeypatch: pytest.MonkeyPatch,  # type: ignore[no-untyped-def]
+) -> None:
+    """The stamp trusts an unchanged `stat` for files older than the stamped run; ctime, which
+    no tool can set back, gives away an edit that restores size and mtime."""
+    import os
+    import time
+
+    from toolgen import cache, stamp
+
+    monkeypatch.setattr(stamp, "RACY_NS", 0)  # trust stats at once (the default waits 2 s)
+    hashed: list[str] = []
+    real_sha = cache.file_sha
+    monkeypatch.setattr(stamp, "file_sha", lambda p: hashed.append(p) or real_sha(p))
+    assert run("build", cwd=shop.root).code == 0
+    time.sleep(0.05)
+    assert run("check", cwd=shop.root).code == 0
+    assert any(p.endswith("search.json") for p in hashed)  # written by the stamped run: read
+    hashed.clear()
+    time.sleep(0.05)
+    assert run("check", cwd=shop.root).code == 0
+    assert hashed == []  # stamped afresh: every stat unchanged and older, nothing read
+    target = shop.out / "descriptors" / "search.json"
+    before = target.stat()
+    target.write_text(target.read_text().replace("catalog", "catalug"))
+    os.utime(target, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert target.stat().st_size == before.st_size
+    result = run("check", cwd=shop.root)
+    assert result.code == 1
+    assert "generated/descriptors/search.json: changed" in result.out
+
+
+def _same_as_cold(project: Project, run, *args: str) -> None:  # type: ignore[no-untyped-def]
+    """`check` with the cache says exactly what a cold `check` says."""
+    warm = run("check", *args, cwd=project.root)
+    cold = run("check", "--no-cache", *args, cwd=project.root)
+    assert (warm.code, warm.out) == (cold.code, cold.out)
+
+
+def test_a_new_search_root_that_shadows_an_import_misses_the_units(project: Project, run) -> None:  # type: ignore[no-untyped-def]
+    """A new source folder is a new search root, ahead of the project root: its `models.py`
+    now answers `from models import Page`. The units were made with other roots."""
+    project.write("pyproject.toml", '[tool.toolgen]\nsources = ["tools", "extra"]\nmin_level = 0\n')
+    project.write("extra/README", "")
+    project.write("models.py", MODELS)
+    project.write("tools/a.py", HANDLERS.replace(".models", "models"))
+    assert run("build", cwd=project.root).code == 0
+    project.write("extra/models.py", MODELS.replace("size: int = 10", "title: str"))
+    result = run("check", cwd=project.root)
+    assert "generated/descriptors/search.json: changed" in result.out
+    _same_as_cold(project, run)
+
+
+def test_two_sources_with_one_module_name_are_each_compiled(project: Project, run) -> None:  # type: ignore[no-untyped-def]
+    """`v1/handlers.py` and `v2/handlers.py` are both module `handlers`: each is compiled from
+    its own bytes, cold or cached."""
+    project.write("pyproject.toml", '[tool.toolgen]\nsources = ["v1", "v2"]\nmin_level = 0\n')
+    project.write(
+        "v1/handlers.py",
+        HANDLERS.replace("from .models import Page\n", "")
+        .replace("page: Page", "page: int")
+        .replace("count", "one"),
+    )
+    project.write(
+        "v2/handlers.py",
+        HANDLERS.replace("from .models import Page\n", "")
+        .replace("page: Page", "page: int")
+        .replace("search", "find")
+        .replace("count", "two"),
+    )
+    assert run("build", "--no-cache", cwd=project.root).code == 0
+    assert sorted(p.stem for p in (project.out / "descriptors").iterdir()) == [
+        "find",
+        "one",
+        "search",
+        "two",
+    ]
+    assert run("build", cwd=project.root).code == 0
+    path = project.root / "v1" / "handlers.py"
+    path.write_text(path.read_text() + "\n# edited\n")
+    assert run("build", cwd=project.root).code == 0
+    _same_as_cold(project, run)
+
+
+def test_a_package_wins_over_a_module_of_the_same_name(project: Project, run) -> None:  # type: ignore[no-untyped-def]
+    """As in Python: `app/models/__init__.py` is `app.models`, not `app/models.py`; a
+    `models.py` added beside the package changes nothing, cached or cold."""
+    project.write("pyproject.toml", '[tool.toolgen]\nsources = ["src/app"]\nmin_level = 0\n')
+    project.write("src/app/__init__.py", "")
+    project.write("src/app/models/__init__.py", MODELS)
+    project.write("src/app/more.py", HANDLERS.replace(".models", "app.models"))
+    assert run("build", cwd=project.root).code == 0
+    before = project.descriptor("search")
+    project.write("src/app/models.py", MODELS.replace("size: int = 10", "title: str"))
+    _same_as_cold(project, run)
+    assert run("build", cwd=project.root).code == 0
+    assert project.descriptor("search") == before
+
+
+def test_a_file_saved_during_a_run_is_not_stamped(
+    shop: Project,
+    run,
+    monkeypatch: pytest.MonkeyPatch,  # type: ignore[no-untyped-def]
+) -> None:
+    """A unit taken from the cache was checked against models.py before it was saved; another
+    file compiled after the save read the new bytes. A run that saw two versions of one file
+    leaves no stamp, so nothing replays its mixed output."""
+    assert run("build", cwd=shop.root).code == 0
+    shutil.rmtree(shop.root / ".toolgen_cache" / "stamps")
+    shop.write(
+        "src/shop/other.py", HANDLERS.replace("search", "find").replace("count", "n") + "#\n"
+    )
+    real_get = UnitCache.get
+    models = str((shop.root / "src/shop/models.py").resolve())
+
+    def get(self: UnitCache, file, roots):  # type: ignore[no-untyped-def]
+        unit = real_get(self, file, roots)
+        if unit is not None and file.path.name == "tools.py":
+            unit.dependencies.read[models] = "0" * 64  # as read before the save
+        return unit
+
+    monkeypatch.setattr(UnitCache, "get", get)
+    assert run("build", cwd=shop.root).code == 0
+    assert not list((shop.root / ".toolgen_cache" / "stamps").glob("*.json"))
+    monkeypatch.setattr(UnitCache, "get", real_get)
+    assert run("build", cwd=shop.root).code == 0
+    assert list((shop.root / ".toolgen_cache" / "stamps").glob("*.json"))
+
+
+def project_default(project: Project, name: str) -> object:
+    return project.descriptor(name)["parameters"]["$defs"]["Page"]["properties"]["size"]["default"]
+
+
+def test_a_known_render_is_used_only_for_its_own_descriptor() -> None:
+    """Renders from the cache are found by id() of the descriptor; an id that now belongs to
+    another object (the first was freed) must not pick up the old render."""
+    from toolgen.render.options import RenderOptions
+    from toolgen.render.project import render_project, render_tool
+
+    config = load_config(None, cwd=REPO)
+    first, second = generate(config).descriptors[:2]
+    stale = render_tool(first, config.platforms, RenderOptions())
+    known = {id(second): (first, stale)}  # as if `first` had lived at `second`'s address
+    with_known = render_project([second], config.platforms, None, RenderOptions(), known)
+    plain = render_project([second], config.platforms, None, RenderOptions())
+    assert with_known.files == plain.files
+
+
+def test_other_toolgen_code_misses(shop: Project, run, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    """The cache key holds a hash of toolgen's own source, not only its version number."""
+    from toolgen import cache
+
+    assert run("build", cwd=shop.root).code == 0
+    assert "1 files written" not in run("build", cwd=shop.root).out
+    key = cache.config_key(load_config(None, cwd=shop.root))
+    monkeypatch.setattr(cache, "code_fingerprint", lambda: "other code")
+    assert cache.config_key(load_config(None, cwd=shop.root)) != key
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        '{"read": 1, "tools": [[{"name": 5}]]}',
+        '{"read": [], "missing": [], "tools": [], "shown": "x", "suppressions": {},'
+        ' "diagnostics": []}',
+        "[1, 2]",
+        "null",
+        "not json",
+    ],
+)
+def test_a_damaged_entry_of_any_shape_is_a_miss(shop: Project, run, damage: str) -> None:  # type: ignore[no-untyped-def]
+    assert run("build", cwd=shop.root).code == 0
+    for entry in (shop.root / ".toolgen_cache").rglob("*.json"):
+        entry.write_text(damage)
+    result = run("check", cwd=shop.root)
+    assert (result.code, result.err) == (0, ""), result.out + result.err
+    shop.write("src/shop/tools.py", HANDLERS.replace("Count", "Tally"))
+    assert run("build", cwd=shop.root).code == 0
+    _same_as_cold(shop, run)
+
+
+def test_a_render_without_its_sections_is_a_miss(shop: Project, run) -> None:  # type: ignore[no-untyped-def]
+    assert run("build", cwd=shop.root).code == 0
+    for entry in (shop.root / ".toolgen_cache" / "units").glob("*.json"):
+        data = json.loads(entry.read_text())
+        for tool in data["tools"]:
+            del tool["render"]["sections"]
+        entry.write_text(json.dumps(data))
+    (shop.out / "docs" / "tools.md").unlink()
+    result = run("build", cwd=shop.root)
+    assert (result.code, result.err) == (0, "")
+    _same_as_cold(shop, run)
+
+
+def test_the_cache_keeps_the_newest_entries_only(
+    shop: Project, run, monkeypatch: pytest.MonkeyPatch
+) -> None:  # type: ignore[no-untyped-def]
+    import os
+    import time
+
+    from toolgen import stamp, unit_cache
+
+    monkeypatch.setattr(unit_cache, "KEEP", 6)
+    assert run("build", cwd=shop.root).code == 0
+    stamps, units = shop.root / ".toolgen_cache" / "stamps", shop.root / ".toolgen_cache" / "units"
+    old = time.time_ns() - 3600 * 10**9
+    for n in range(stamp.KEEP + 5):
+        (stamps / f"{n:040d}.json").write_text("{}")
+        os.utime(stamps / f"{n:040d}.json", ns=(old, old))
+    (units / ".x.json.123.tmp").write_text("half")
+    os.utime(units / ".x.json.123.tmp", ns=(old, old))
+    for n in range(20):  # twenty versions of tools.py: twenty new units
+        shop.write("src/shop/tools.py", HANDLERS + f"\n# version {n}\n")
+        assert run("build", cwd=shop.root).code == 0
+    assert len(list(stamps.glob("*.json"))) == stamp.KEEP
+    assert len(list(units.glob("*.json"))) == 4 * 4  # four files in this project: 4 each
+    assert not (units / ".x.json.123.tmp").exists()
+    assert run("check", cwd=shop.root).code == 0
+    _same_as_cold(shop, run)

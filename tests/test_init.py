@@ -184,3 +184,118 @@ def test_unusable_input_is_a_diagnostic_and_changes_nothing(
     assert result.out.rstrip().endswith("nothing was changed")
     assert "Traceback" not in result.out + result.err
     assert files(tmp_path) == before
+
+
+@pytest.mark.parametrize(
+    ("sources", "message"),
+    [
+        # a file on the way: found before anything is written (it was a NotADirectoryError
+        # traceback after pyproject.toml had already been appended to)
+        ("README.md/tools", "--sources README.md/tools: README.md is not a folder"),
+        ("README.md/a/b", "--sources README.md/a/b: README.md is not a folder"),
+        ("", "--sources is empty; name the folder for the example tool"),  # not `tools`
+        (" ", "--sources is empty"),
+        ("box", "box/example_tool.py is not a file"),
+    ],
+)
+def test_sources_that_cannot_hold_the_example_change_nothing(
+    folder: Path,
+    run,  # type: ignore[no-untyped-def]
+    sources: str,
+    message: str,
+) -> None:
+    (folder / "pyproject.toml").write_text('[project]\nname = "i2"\n')
+    (folder / "README.md").write_text("hi\n")
+    (folder / "box" / "example_tool.py").mkdir(parents=True)
+    before = files(folder)
+    result = run("init", "--sources", sources, cwd=folder)
+    assert result.code == 2, result.out
+    assert f"TG006 [error] {message}" in result.out
+    assert result.out.rstrip().endswith("nothing was changed")
+    assert "Traceback" not in result.out + result.err
+    assert files(folder) == before
+    assert sorted(p.name for p in folder.iterdir()) == ["README.md", "box", "pyproject.toml"]
+
+
+def test_a_file_where_the_default_folder_goes_is_a_diagnostic(folder: Path, run) -> None:  # type: ignore[no-untyped-def]
+    (folder / "tools").write_text("not a folder\n")
+    result = run("init", cwd=folder)
+    assert result.code == 2
+    assert "TG006 [error] the sources folder tools is not a folder; nothing was changed" in (
+        result.out
+    )
+    assert not (folder / "pyproject.toml").exists()
+
+
+def test_a_folder_that_fails_after_planning_leaves_pyproject_as_it_was(folder: Path) -> None:
+    """What `plan_init` checked can change before `apply_init` writes: the failure is TG006,
+    and pyproject.toml (written last) is untouched."""
+    from toolgen.diagnostics import UserError
+    from toolgen.init import apply_init, plan_init
+
+    old = b'[project]\nname = "demo"\n'
+    (folder / "pyproject.toml").write_bytes(old)
+    plan = plan_init(Path(), "lib/tools", cwd=folder)
+    (folder / "lib").write_text("a file now\n")
+    with pytest.raises(UserError) as caught:
+        apply_init(plan, cwd=folder)
+    (diagnostic,) = caught.value.diagnostics
+    assert diagnostic.code == "TG006"
+    assert diagnostic.message == ("cannot write lib/tools: Not a directory; nothing was changed")
+    assert (folder / "pyproject.toml").read_bytes() == old
+
+
+class FullDisk:
+    """`open` for toolgen.init whose appends write part of their bytes, then fail."""
+
+    def __init__(self) -> None:
+        self.real = open
+
+    def __call__(self, path: Path, mode: str = "r", **kwargs: object) -> object:
+        handle = self.real(path, mode, **kwargs)  # type: ignore[call-overload]
+        if mode != "ab":
+            return handle
+
+        def write(data: bytes) -> int:
+            handle.raw.write(data[:10])  # straight to the file, as a partial write would
+            raise OSError(28, "No space left on device")
+
+        handle.write = write
+        return handle
+
+
+@pytest.mark.parametrize("existing", [b'[project]\nname = "demo"\n', None])
+def test_a_failing_append_says_what_was_written_and_keeps_pyproject(
+    folder: Path,
+    run,  # type: ignore[no-untyped-def]
+    monkeypatch: pytest.MonkeyPatch,
+    existing: bytes | None,
+) -> None:
+    import toolgen.init
+
+    if existing is not None:
+        (folder / "pyproject.toml").write_bytes(existing)
+    monkeypatch.setattr(toolgen.init, "open", FullDisk(), raising=False)
+    result = run("init", cwd=folder)
+    assert result.code == 2
+    verb, state = (
+        ("append a [tool.toolgen] table to", "changed") if existing else ("create", "created")
+    )
+    assert result.out == (
+        f"TG006 [error] cannot {verb} pyproject.toml: No space left on device; "
+        f"created tools/, wrote {EXAMPLE}, but pyproject.toml was not {state}; "
+        "fix the problem, then run `toolgen init` again\n"
+    )
+    assert "Traceback" not in result.err
+    if existing is None:
+        assert not (folder / "pyproject.toml").exists()
+    else:
+        assert (folder / "pyproject.toml").read_bytes() == existing  # the part written undone
+    assert (folder / EXAMPLE).read_text() == EXAMPLE_HANDLER
+
+    monkeypatch.delattr(toolgen.init, "open")  # room again: running init again finishes
+    again = run("init", cwd=folder)
+    assert again.code == 0, again.out
+    assert f"toolgen: {EXAMPLE} exists; left as it is" in again.out
+    assert tomllib.loads((folder / "pyproject.toml").read_text())["tool"]["toolgen"]
+    assert run("build", cwd=folder).code == 0

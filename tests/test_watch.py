@@ -66,6 +66,42 @@ def test_a_source_file_counts(project: Project) -> None:
     assert not counts(Change.modified, str(project.root / "other.py"))
 
 
+def test_a_folder_renamed_moved_in_or_away_counts(tools: Project, tmp_path: Path) -> None:
+    """On Linux a folder's rename or move is one change of the folder's own path, with no
+    `.py` suffix and no change for the files in it: it counts when the path is a folder now
+    or was a source folder the filter knew."""
+    src = tools.root / "src"
+    tools.write("src/pkg/sub/deep.py", tool_source(name="deep"))
+    tools.write("src/.hidden/h.py", tool_source(name="hidden"))
+    counts = ChangeFilter(load_config(None, cwd=tools.root))
+    (src / "pkg").rename(src / "renamed")  # renamed in place: one change each side
+    assert counts(Change.added, str(src / "renamed"))
+    assert counts(Change.deleted, str(src / "pkg"))
+    assert not counts(Change.deleted, str(src / "pkg"))  # forgotten once it is gone...
+    assert counts(Change.deleted, str(src / "renamed" / "sub"))  # ...the new name is known
+    outside = tmp_path / "elsewhere"
+    (outside / "moved").mkdir(parents=True)
+    (outside / "moved" / "m.py").write_text(tool_source(name="moved"))
+    (outside / "moved").rename(src / "moved")  # moved in
+    assert counts(Change.added, str(src / "moved"))
+    (src / "moved").rename(outside / "moved")  # and away again: known since it came
+    assert counts(Change.deleted, str(src / "moved"))
+    (src / "renamed").rename(outside / "renamed")
+    assert counts(Change.deleted, str(src / "renamed"))
+    # not folders discovery reads, and not folders at all
+    (src / ".hidden").rename(src / ".hidden2")
+    assert not counts(Change.added, str(src / ".hidden2"))
+    assert not counts(Change.deleted, str(src / ".hidden"))
+    (src / "build").mkdir()
+    assert not counts(Change.added, str(src / "build"))
+    assert not counts(Change.deleted, str(src / "LICENSE"))  # an unknown path, not a folder
+    (src / "notes").write_text("x")
+    assert not counts(Change.added, str(src / "notes"))
+    (tools.root / "generated" / "python").mkdir(parents=True)
+    assert not counts(Change.added, str(tools.root / "generated" / "python"))
+    assert not counts(Change.added, str(outside / "moved"))  # not under a source
+
+
 def _watch_args(*extra: str) -> Any:
     return _parser().parse_args(["build", "--watch", *extra])
 
@@ -190,6 +226,38 @@ class Child:
             self.process.kill()
         self.process.wait(timeout=TIMEOUT)
         self.reader.join(timeout=TIMEOUT)
+
+
+def test_build_watch_sees_a_folder_moved_in_and_away(tools: Project, tmp_path: Path) -> None:
+    """The real watcher: a package moved into the sources, then away, is built, then gone."""
+    outside, inside = tmp_path / "elsewhere" / "pkg", tools.root / "src" / "pkg"
+    outside.mkdir(parents=True)
+    (outside / "moved.py").write_text(tool_source(name="moved"))
+    descriptor = tools.out / "descriptors" / "moved.json"
+    child = Child(tools.root)
+
+    def move(source: Path, target: Path) -> Callable[[], None]:
+        def again() -> None:  # in case the first move came before the watch was set up
+            target.rename(source)
+            source.rename(target)
+
+        source.rename(target)
+        return again
+
+    try:
+        child.wait_for(lambda: "toolgen: watching" in child.out, "first build", lambda: None)
+        time.sleep(0.5)
+        child.wait_for(descriptor.is_file, "the moved-in tool built", move(outside, inside))
+        child.wait_for(
+            lambda: not descriptor.exists(), "the moved-away tool removed", move(inside, outside)
+        )
+        assert (tools.out / "descriptors" / "lookup.json").is_file()
+        assert "Traceback" not in child.out
+    finally:
+        child.stop()
+        for pipe in (child.process.stderr, child.process.stdout):
+            if pipe is not None:
+                pipe.close()
 
 
 def test_build_watch_in_a_child_process(tools: Project) -> None:

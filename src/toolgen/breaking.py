@@ -102,11 +102,59 @@ def baseline(out: Path, ref: str) -> dict[str, dict[str, Any]]:
         else []
     )
     found: dict[str, dict[str, Any]] = {}
+    problems: list[Diagnostic] = []
     for name in names:
         if name.endswith(".json"):
-            data = json.loads(_git(["show", f"{ref}:{folder}/{name}"], top))
+            where = f"{ref}:{folder}/{name}"
+            try:
+                data = json.loads(_git(["show", where], top))
+            except json.JSONDecodeError as exc:  # e.g. conflict markers committed
+                why = f"is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
+                problems.append(_unreadable(where, why))
+                continue
+            problem = _malformed(data)
+            if problem:
+                problems.append(_unreadable(where, problem))
+                continue
             found[data.get("name", name[:-5])] = data
+    if problems:
+        raise UserError(*problems)
     return found
+
+
+def _unreadable(where: str, why: str) -> Diagnostic:
+    """TG010 for a baseline descriptor that cannot be compared (`where` is REF:PATH)."""
+    message = f"baseline descriptor {where} {why}; commit a fixed one, or name another ref"
+    return Diagnostic("TG010", message)
+
+
+_JSON_NAMES = {str: "string", dict: "object", list: "array"}
+
+
+def _malformed(data: Any) -> str | None:
+    """Why a baseline descriptor cannot be compared (the parts `tool_changes` reads), if so."""
+    if not isinstance(data, dict):
+        return "is not a JSON object"
+    kinds = {
+        "name": str,
+        "parameters": dict,
+        "returns": dict,
+        "errors": list,
+        "idempotency": dict,
+        "risk": str,
+    }
+    for key, kind in kinds.items():
+        if key in data and not isinstance(data[key], kind):
+            return f"has a `{key}` that is not a JSON {_JSON_NAMES[kind]}"
+    if not isinstance(data.get("returns", {}).get("schema", {}), dict):
+        return "has a `returns.schema` that is not a JSON object"
+    if not all(
+        isinstance(e, dict) and isinstance(e.get("code"), str) for e in data.get("errors", [])
+    ):
+        return "has an `errors` entry without a `code` string"
+    if data.get("risk", "medium") not in RISK_ORDER:
+        return f"has an unknown risk {data['risk']!r} (known: {', '.join(RISK_ORDER)})"
+    return None
 
 
 def _exists(top: Path, ref: str, folder: str) -> bool:
@@ -176,8 +224,10 @@ def tool_changes(name: str, old: dict[str, Any], new: dict[str, Any]) -> list[Fi
 
 
 def _destructive(descriptor: dict[str, Any]) -> bool:
-    """The effective destructiveHint (MCP's default is true)."""
-    return descriptor.get("idempotency", {}).get("destructive") is not False
+    """The effective destructiveHint: MCP's default is true, but the hint means something only
+    when readOnlyHint is false, so a read-only (`safe`) tool's is false."""
+    hints = descriptor.get("idempotency", {})
+    return hints.get("safe") is not True and hints.get("destructive") is not False
 
 
 def _open_world(descriptor: dict[str, Any]) -> bool:

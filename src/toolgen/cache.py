@@ -12,11 +12,13 @@ This module is imported on the fast path of `toolgen check`: standard library on
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
 import stat
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -41,9 +43,21 @@ def cache_dir(config: Config, enabled: bool = True) -> Path | None:
 
 def config_key(config: Config, *parts: str) -> str:
     """A hash of everything a run's result depends on besides the files it reads: toolgen's
-    version, Python's (the `ast` it parses with), and every resolved setting."""
-    text = repr((LAYOUT, __version__, sys.version_info[:2], config, parts))
+    code, Python's version (the `ast` it parses with), and every resolved setting."""
+    text = repr((LAYOUT, __version__, code_fingerprint(), sys.version_info[:2], config, parts))
     return hashlib.sha256(text.encode()).hexdigest()
+
+
+@functools.cache
+def code_fingerprint() -> str:
+    """The sha256 of toolgen's own source files: an entry made by other code never matches,
+    even under the same version number (a development checkout, a rebuilt wheel)."""
+    package = Path(__file__).parent
+    digest = hashlib.sha256()
+    for path in sorted(package.rglob("*.py")):
+        digest.update(f"{path.relative_to(package).as_posix()}\0".encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
 
 
 def file_sha(path: str) -> str | None:
@@ -88,3 +102,20 @@ def store_entry(folder: Path, kind: str, key: str, value: Any) -> None:
         tmp.replace(target)
     except OSError:
         tmp.unlink(missing_ok=True)
+
+
+def prune(folder: Path, kind: str, keep: int) -> None:
+    """Keep the `keep` newest entries of `kind` (by the time they were written) and drop the
+    rest, with temporary files a killed run left: the cache must not grow without end."""
+    try:
+        entries = [e for e in os.scandir(folder / kind) if e.is_file(follow_symlinks=False)]
+        stamped = sorted(((e.stat().st_mtime_ns, e.path) for e in entries), reverse=True)
+        now = time.time_ns()
+        for mtime, path in stamped:
+            leftover = path.endswith(".tmp") and now - mtime > 600 * 10**9
+            if leftover or (not path.endswith(".tmp") and keep <= 0):
+                os.unlink(path)  # noqa: PTH108 (plain strings from scandir)
+            elif not path.endswith(".tmp"):
+                keep -= 1
+    except OSError:
+        pass

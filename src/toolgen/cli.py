@@ -11,18 +11,28 @@ import gc
 import json
 import os
 import sys
+import time
 import traceback
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from toolgen._version import __version__
-from toolgen.diagnostics import Diagnostic, Level, UserError, has_errors, sort_diagnostics
+from toolgen.diagnostics import (
+    Diagnostic,
+    Level,
+    UserError,
+    format_lines,
+    has_errors,
+    sort_diagnostics,
+)
 from toolgen.stamp import record, replay
 
 if TYPE_CHECKING:
     from toolgen.config import Config
-    from toolgen.output import WriteReport
+    from toolgen.output import Drift, WriteReport
+    from toolgen.pipeline import Generated
     from toolgen.unit_cache import UnitCache
 
 #: Codes that mean the run could not look at the project properly: exit 2, not 1.
@@ -210,15 +220,18 @@ def _load(args: argparse.Namespace) -> Config:
 
 def _print_diagnostics(diagnostics: Sequence[Diagnostic], fmt: str, stream: TextIO) -> None:
     """Text or GitHub lines; the JSON format prints one report object instead."""
-    for diagnostic in diagnostics:
-        text = diagnostic.format_github() if fmt == "github" else diagnostic.format_text()
-        print(text, file=stream)
+    stream.write(format_lines(diagnostics, fmt))
 
 
 def _exit_for(diagnostics: Sequence[Diagnostic], threshold: Level) -> int:
-    if any(d.code in FATAL_CODES for d in diagnostics):
+    return _status({(d.code, d.severity) for d in diagnostics}, threshold)
+
+
+def _status(found: set[tuple[str, Level]], threshold: Level) -> int:
+    """The exit code for diagnostics of these (code, level) pairs."""
+    if any(code in FATAL_CODES for code, _ in found):
         return 2
-    return 1 if any(d.severity.rank >= threshold.rank for d in diagnostics) else 0
+    return 1 if any(level.rank >= threshold.rank for _, level in found) else 0
 
 
 def _print_json(payload: dict[str, object], stream: TextIO) -> None:
@@ -232,12 +245,14 @@ def cmd_build(args: argparse.Namespace, stream: TextIO) -> int:
         return watch_build(args, stream)
     from toolgen.output import WriteReport, write
 
+    started = time.time_ns()  # before anything is read (see `toolgen.stamp`)
     config = _load(args)
     folder, key = _cache(args, config)
-    outcome = replay(folder, key, config) if folder else None
-    if outcome is not None:  # nothing changed since the last good build
+    outcome = replay(folder, key, config, started) if folder else None
+    if outcome is not None:  # nothing changed since the last good build (so: no errors)
         unchanged = WriteReport(unchanged=outcome.files)
-        return _build_report(args, stream, config, outcome.diagnostics, outcome.tools, unchanged)
+        rows, lines = ([], "") if args.quiet else (outcome.rows, outcome.lines[args.format])
+        return _build_report(args, stream, config, rows, lines, outcome.tools, unchanged)
 
     from toolgen.pipeline import generate
 
@@ -245,9 +260,12 @@ def cmd_build(args: argparse.Namespace, stream: TextIO) -> int:
     status = _exit_for(result.diagnostics, Level.ERROR)
     report = None if status else write(config.out, result.files)
     if folder and report is not None:
-        tools = len(result.descriptors)
-        record(folder, key, result.inputs, config.out, result.files, tools, result.diagnostics)
-    _build_report(args, stream, config, result.diagnostics, len(result.descriptors), report)
+        _stamp(folder, key, started, config, result)
+    shown = result.diagnostics
+    if args.quiet:
+        shown = [d for d in shown if d.severity is Level.ERROR]
+    rows, lines = [d.to_dict() for d in shown], format_lines(shown, args.format)
+    _build_report(args, stream, config, rows, lines, len(result.descriptors), report)
     return status
 
 
@@ -257,6 +275,17 @@ def _cache(args: argparse.Namespace, config: Config) -> tuple[Path | None, str]:
 
     folder = cache_dir(config, not args.no_cache)
     return folder, config_key(config) if folder else ""
+
+
+def _stamp(folder: Path, key: str, started: int, config: Config, result: Generated) -> None:
+    """Stamp a clean run, for the next one to replay (`toolgen.stamp`); not one that saw a
+    file change while it read (its output may mix old and new bytes)."""
+    if result.inputs.conflicts:
+        return
+    tools, found = len(result.descriptors), result.diagnostics
+    record(
+        folder, key, started, result.sources, result.inputs, config.out, result.files, tools, found
+    )
 
 
 def _units(folder: Path | None, key: str) -> UnitCache | None:
@@ -269,15 +298,16 @@ def _build_report(
     args: argparse.Namespace,
     stream: TextIO,
     config: Config,
-    diagnostics: list[Diagnostic],
+    rows: list[dict[str, Any]],
+    lines: str,
     tools: int,
     report: WriteReport | None,
 ) -> int:
-    shown = [d for d in diagnostics if d.severity is Level.ERROR] if args.quiet else diagnostics
+    """Print what a build found (`rows` for JSON, else `lines`) and did."""
     if args.format == "json":
         _print_json(
             {
-                "diagnostics": [d.to_dict() for d in shown],
+                "diagnostics": rows,
                 "tools": tools,
                 "written": report.written if report else [],
                 "removed": report.removed if report else [],
@@ -285,7 +315,7 @@ def _build_report(
             stream,
         )
         return 0
-    _print_diagnostics(shown, args.format, stream)
+    stream.write(lines)
     if args.format == "text":
         if report is None:
             print("toolgen: errors found; nothing was written", file=stream)
@@ -300,26 +330,20 @@ def _build_report(
 
 
 def cmd_check(args: argparse.Namespace, stream: TextIO) -> int:
+    from toolgen.output import Drift
+
+    started = time.time_ns()  # before anything is read (see `toolgen.stamp`)
     config = _load(args)
     plain = not (args.against or args.verify_runtime)  # only the drift check can be replayed
     folder, key = _cache(args, config)
-    outcome = replay(folder, key, config) if folder and plain else None
+    outcome = replay(folder, key, config, started) if folder and plain else None
     if outcome is not None:  # nothing changed since the last clean check or build
-        if args.format == "json":
-            replayed: dict[str, object] = {
-                "diagnostics": [d.to_dict() for d in outcome.diagnostics],
-                "tools": outcome.tools,
-                "drift": {"missing": [], "changed": [], "stale": []},
-            }
-            _print_json(replayed, stream)
-        else:
-            _print_diagnostics(outcome.diagnostics, args.format, stream)
-            if args.format == "text":
-                shown = config.display(config.out)
-                print(f"toolgen: {outcome.tools} tools; {shown} is up to date", file=stream)
-        return _exit_for(outcome.diagnostics, Level(args.fail_on))
+        lines = "" if args.format == "json" else outcome.lines[args.format]
+        clean = _Checked(outcome.rows, lines, outcome.tools, Drift(), blocked=False, errors=False)
+        _check_report(args, stream, config, clean)
+        return _status(outcome.found, Level(args.fail_on))
 
-    from toolgen.output import Drift, compare, unified_diff
+    from toolgen.output import compare, unified_diff
     from toolgen.pipeline import generate
 
     result = generate(config, _units(folder, key))
@@ -346,21 +370,51 @@ def cmd_check(args: argparse.Namespace, stream: TextIO) -> int:
     if not drift.clean:
         status = max(status, 1)
     elif folder and plain and not blocked:
-        tools = len(result.descriptors)
-        record(folder, key, result.inputs, config.out, result.files, tools, result.diagnostics)
+        _stamp(folder, key, started, config, result)
     if blocked:
         status = status or 1
+    found = result.diagnostics
+    checked = _Checked(
+        [d.to_dict() for d in found],
+        "" if args.format == "json" else format_lines(found, args.format),
+        len(result.descriptors),
+        drift,
+        blocked,
+        has_errors(found),
+        lambda path: unified_diff(config.out, path, result.files[path]),
+    )
+    _check_report(args, stream, config, checked)
+    return status
+
+
+@dataclass
+class _Checked:
+    """What a check found, compiled or replayed: diagnostics as rows and as printed lines."""
+
+    rows: list[dict[str, Any]]
+    lines: str
+    tools: int
+    drift: Drift
+    blocked: bool  # the handlers have errors: nothing was compared
+    errors: bool  # error-level diagnostics (contract problems)
+    diff: Callable[[str], str] | None = None  # a changed file's unified diff
+
+
+def _check_report(
+    args: argparse.Namespace, stream: TextIO, config: Config, checked: _Checked
+) -> None:
+    drift = checked.drift
     out_shown = config.display(config.out)
     kinds = (("missing", drift.missing), ("changed", drift.changed), ("stale", drift.stale))
     if args.format == "json":
         payload: dict[str, object] = {
-            "diagnostics": [d.to_dict() for d in result.diagnostics],
-            "tools": len(result.descriptors),
+            "diagnostics": checked.rows,
+            "tools": checked.tools,
             "drift": {kind: [f"{out_shown}/{p}" for p in paths] for kind, paths in kinds},
         }
         _print_json(payload, stream)
-        return status
-    _print_diagnostics(result.diagnostics, args.format, stream)
+        return
+    stream.write(checked.lines)
     for kind, paths in kinds:
         for path in paths:
             if args.format == "github":
@@ -369,22 +423,19 @@ def cmd_check(args: argparse.Namespace, stream: TextIO) -> int:
                 )
                 continue
             print(f"{out_shown}/{path}: {kind}", file=stream)
-            if kind == "changed" and args.diff:
-                print(unified_diff(config.out, path, result.files[path]), end="", file=stream)
+            if kind == "changed" and args.diff and checked.diff:
+                print(checked.diff(path), end="", file=stream)
     if args.format == "text":
-        if blocked:
+        if checked.blocked:
             print(
                 "toolgen: the handlers have errors; fix them, then run `toolgen build`", file=stream
             )
-        elif has_errors(result.diagnostics):
+        elif checked.errors:
             print("toolgen: contract problems found (see above)", file=stream)
         elif drift.clean:
-            print(
-                f"toolgen: {len(result.descriptors)} tools; {out_shown} is up to date", file=stream
-            )
+            print(f"toolgen: {checked.tools} tools; {out_shown} is up to date", file=stream)
         else:
             print(f"toolgen: {out_shown} is out of date; {FIX_HINT}", file=stream)
-    return status
 
 
 def cmd_fix(args: argparse.Namespace, stream: TextIO) -> int:

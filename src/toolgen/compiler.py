@@ -30,7 +30,6 @@ from toolgen.index import Dependencies, ModuleIndex, dotted_name
 from toolgen.lint import LintContext, lint
 from toolgen.policy import FileSuppressions, Policy
 from toolgen.schema_ops import inline_refs
-from toolgen.stamp import Inputs
 from toolgen.validate import schema_errors
 
 #: Decorator keywords stored under another descriptor field name.
@@ -48,7 +47,8 @@ class Compilation:
     locations: dict[str, Location] = field(default_factory=dict)  # tool name -> its def
     search_roots: list[str] = field(default_factory=list)  # where the modules import from
     suppressions: dict[str, FileSuppressions] = field(default_factory=dict)  # by shown path
-    inputs: Inputs = field(default_factory=Inputs)  # every file read, for the cache
+    sources: list[tuple[str, str]] = field(default_factory=list)  # discovered (path, module)
+    inputs: Dependencies = field(default_factory=Dependencies)  # every file read, for the cache
 
 
 @dataclass
@@ -63,11 +63,12 @@ class FileUnit:
 
 
 class UnitStore(Protocol):
-    """Where compiled files are kept between runs (`toolgen.unit_cache.UnitCache`)."""
+    """Where compiled files are kept between runs (`toolgen.unit_cache.UnitCache`). `roots`
+    are the search roots in order: a unit is valid for the same ones only."""
 
-    def get(self, file: SourceFile) -> FileUnit | None: ...
+    def get(self, file: SourceFile, roots: tuple[str, ...]) -> FileUnit | None: ...
 
-    def put(self, file: SourceFile, unit: FileUnit) -> None: ...
+    def put(self, file: SourceFile, roots: tuple[str, ...], unit: FileUnit) -> None: ...
 
 
 def compile_project(config: Config, store: UnitStore | None = None) -> Compilation:
@@ -76,19 +77,19 @@ def compile_project(config: Config, store: UnitStore | None = None) -> Compilati
     files = discover(config.sources)
     index = ModuleIndex(search_roots(files, config.root), lambda p: config.display(p))
     result = Compilation(search_roots=[str(r) for r in index.search_roots])
-    result.inputs.sources = [(str(f.path), f.module) for f in files]
+    result.sources = [(str(f.path), f.module) for f in files]
     seen: dict[str, Location] = {}
     policy = config.policy()
+    roots = tuple(result.search_roots)
     for file in files:
-        unit = store.get(file) if store else None
+        unit = store.get(file, roots) if store else None
         if unit is None:
             unit = compile_file(file, index, config, policy)
             if store:
-                store.put(file, unit)
+                store.put(file, roots, unit)
         result.suppressions[unit.shown] = unit.suppressions
         result.diagnostics.extend(unit.diagnostics)
-        result.inputs.read.update(unit.dependencies.read)
-        result.inputs.missing.update(unit.dependencies.missing)
+        result.inputs.merge(unit.dependencies)
         for descriptor, where in unit.tools:
             if descriptor.name in seen:
                 result.diagnostics.append(
@@ -118,20 +119,20 @@ def compile_project(config: Config, store: UnitStore | None = None) -> Compilati
 
 def compile_file(file: SourceFile, index: ModuleIndex, config: Config, policy: Policy) -> FileUnit:
     """The handlers of one file, and everything their analysis read (for the unit cache)."""
-    index.touched = set()
-    module = index.add_file(file.module, file.path)
     unit = FileUnit(config.display(file.path), FileSuppressions())
-    if module is not None:
-        unit.suppressions = ignores = FileSuppressions.parse(module.source)
-        for handler in find_handlers(module, index, presets(config.markers)):
-            node = handler.node
-            first = min([d.lineno for d in node.decorator_list] + [node.lineno])
-            ignores.add_handler(first, node.lineno, node.end_lineno or node.lineno)
-            descriptor, problems = compile_handler(handler, index, config, policy, ignores)
-            unit.diagnostics.extend(problems)
-            if descriptor is not None:
-                unit.tools.append((descriptor, module.location(node)))
-    unit.dependencies = index.dependencies(index.touched)
+    with index.tracking() as touched:
+        module = index.add_file(file.module, file.path)
+        if module is not None:
+            unit.suppressions = ignores = FileSuppressions.parse(module.source)
+            for handler in find_handlers(module, index, presets(config.markers)):
+                node = handler.node
+                first = min([d.lineno for d in node.decorator_list] + [node.lineno])
+                ignores.add_handler(first, node.lineno, node.end_lineno or node.lineno)
+                descriptor, problems = compile_handler(handler, index, config, policy, ignores)
+                unit.diagnostics.extend(problems)
+                if descriptor is not None:
+                    unit.tools.append((descriptor, module.location(node)))
+    unit.dependencies = index.dependencies(touched)
     unit.diagnostics.extend(unit.dependencies.problems)
     return unit
 

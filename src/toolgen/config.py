@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import tomllib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -70,9 +71,8 @@ class Config:
         )
 
     def display(self, path: Path) -> str:
-        """How to show `path` to the user: relative to the working folder when inside it (as
-        ruff and black do), else absolute, so that `path:line:col` is always clickable."""
-        return _relative(path, self.cwd)
+        """How to show `path` to the user (`relative_display` from the working folder)."""
+        return relative_display(path, self.cwd)
 
 
 def find_config(start: Path) -> Path | None:
@@ -112,7 +112,7 @@ def load_config(
                 )
             )
     config_file = (cwd / config_file).resolve()
-    shown = _relative(config_file, cwd)
+    shown = relative_display(config_file, cwd)
     if not config_file.is_file():
         raise UserError(Diagnostic("TG001", f"configuration file {shown} does not exist"))
     try:
@@ -121,23 +121,43 @@ def load_config(
     except (OSError, UnicodeDecodeError) as exc:
         raise UserError(Diagnostic("TG001", f"cannot read {shown}: {exc}")) from None
     except tomllib.TOMLDecodeError as exc:
-        message = str(exc)
-        where = re.search(r"\(at line (\d+), column (\d+)\)", message)
-        if where:
-            line, col = int(where.group(1)), int(where.group(2))
-        else:  # "at end of document"
-            line, col = text.count("\n") + 1, len(text.rsplit("\n", 1)[-1]) + 1
-        message = re.sub(r"\s*\(at (line \d+, column \d+|end of document)\)", "", message)
-        raise UserError(
-            Diagnostic("TG001", f"invalid TOML: {message}", Location(shown, line, col))
-        ) from None
+        raise UserError(toml_error(exc, text, shown)) from None
     table = data.get("tool", {}).get("toolgen")
     if not isinstance(table, dict):
         raise UserError(Diagnostic("TG001", f"{shown} has no [tool.toolgen] table"))
     return _check(table, config_file, text, cwd, sources_override, out_override)
 
 
-def _relative(path: Path, cwd: Path) -> str:
+def load_for_args(
+    config_file: Path | None, paths: Sequence[str] = (), out: str | None = None
+) -> Config:
+    """The configuration for a command run in the working folder, from its options:
+    `--config FILE` (None: search upwards), `PATH ...` (none: the configured sources) and
+    `--out DIR` (None: the configured `out`). `build`, `check` and `build --watch` share it."""
+    return load_config(
+        config_file, cwd=Path.cwd(), sources_override=list(paths) or None, out_override=out
+    )
+
+
+def toml_error(
+    exc: tomllib.TOMLDecodeError, text: str, shown: str, code: str = "TG001", after: str = ""
+) -> Diagnostic:
+    """A `code` diagnostic for a TOML file that does not parse, at the place tomllib names
+    (its end for "at end of document"); `text` is what was parsed, `shown` the file as shown
+    to the user, `after` more words for the end of the message."""
+    message = str(exc)
+    where = re.search(r"\(at line (\d+), column (\d+)\)", message)
+    if where:
+        line, col = int(where.group(1)), int(where.group(2))
+    else:  # "at end of document"
+        line, col = text.count("\n") + 1, len(text.rsplit("\n", 1)[-1]) + 1
+    message = re.sub(r"\s*\(at (line \d+, column \d+|end of document)\)", "", message)
+    return Diagnostic(code, f"invalid TOML: {message}{after}", Location(shown, line, col))
+
+
+def relative_display(path: Path, cwd: Path) -> str:
+    """How to show `path` to the user: relative to `cwd` when inside it (as ruff and black
+    do), else absolute, so that `path:line:col` is always clickable."""
     try:
         return path.relative_to(cwd.resolve()).as_posix()
     except ValueError:
@@ -163,7 +183,7 @@ def _check(
 ) -> Config:
     base = config_file.parent  # relative paths in the file resolve against its folder
     root = project_root(config_file)
-    shown = _relative(config_file, cwd)
+    shown = relative_display(config_file, cwd)
     lines = text.splitlines()
     problems: list[Diagnostic] = []
 

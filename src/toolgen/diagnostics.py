@@ -306,6 +306,13 @@ class Diagnostic:
         }
 
 
+def format_lines(diagnostics: Iterable[Diagnostic], fmt: str) -> str:
+    """The diagnostics as printed in the `text` or `github` format, a line each."""
+    if fmt == "github":
+        return "".join(f"{d.format_github()}\n" for d in diagnostics)
+    return "".join(f"{d.format_text()}\n" for d in diagnostics)
+
+
 def diagnostic_from_dict(row: dict[str, Any]) -> Diagnostic:
     """The inverse of `Diagnostic.to_dict` (for the cache); KeyError for an unknown code."""
     where = None if row["path"] is None else Location(row["path"], row["line"], row["col"])

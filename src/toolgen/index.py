@@ -17,6 +17,7 @@ import ast
 import hashlib
 import warnings
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -165,9 +166,21 @@ def _bind_missing(module: Module, body: list[ast.stmt]) -> None:
 
 @dataclass
 class Dependencies:
+    """What a compilation (or one file of it) read: each file's sha256 by path, the module
+    paths looked for and not found, and the problems reading those files. `conflicts` holds
+    paths seen with two different hashes (a file saved during the run)."""
+
     read: dict[str, str] = field(default_factory=dict)
     missing: set[str] = field(default_factory=set)
     problems: list[Diagnostic] = field(default_factory=list)
+    conflicts: set[str] = field(default_factory=set)
+
+    def merge(self, other: Dependencies) -> None:
+        for path, sha in other.read.items():
+            if self.read.setdefault(path, sha) != sha:
+                self.conflicts.add(path)
+        self.missing.update(other.missing)
+        self.conflicts.update(other.conflicts)
 
 
 class ModuleIndex:
@@ -179,34 +192,40 @@ class ModuleIndex:
         self._modules: dict[str, Module | None] = {}
         self._resolved: dict[tuple[str, str], Symbol | None] = {}
         self.diagnostics: list[Diagnostic] = []
-        #: Every file read, with the sha256 of its bytes, and every candidate path looked for
-        #: and not found: together, all the input a compilation depended on (for the cache).
+        #: Every file read, with the sha256 of its bytes (for the cache).
         self.read: dict[Path, str] = {}
-        self.missing: set[Path] = set()
-        #: Module names used (looked up, or met while resolving a name) since the caller last
-        #: reset it: what one file's handlers depend on. See `dependencies`.
+        #: Module names used (looked up, or met while resolving a name) inside the innermost
+        #: `tracking()` block. See `dependencies`.
         self.touched: set[str] = set()
         self._probes: dict[str, tuple[list[Path], Path | None]] = {}  # missing, found
         self._uses: dict[tuple[str, str], set[str]] = {}  # modules each resolution used
+        self._sources: dict[Path, Module | None] = {}  # sources not importable by their name
 
     # -- loading -------------------------------------------------------------------------
     def add_file(self, name: str, path: Path) -> Module | None:
-        self.touched.add(name)
-        if name in self._modules:
-            return self._modules[name]
-        module = self._parse(name, path)
-        self._modules[name] = module
-        self._probes[name] = ([], path)
-        return module
+        """The source file `path`, as module `name`. When an import of `name` would find
+        another file (an earlier search root, or a package of the same name), the source is
+        still read from its own bytes, and imports of `name` go on meaning the other file."""
+        module = self.get(name)
+        if self._probes[name][1] == path:
+            return module
+        key = f"{name}@{path}"  # the source's own entry, for `dependencies`
+        self.touched.add(key)
+        if path not in self._sources:
+            self._sources[path] = self._parse(name, path)
+            self._probes[key] = ([], path)
+        return self._sources[path]
 
     def get(self, name: str) -> Module | None:
+        """Module `name` as Python would import it from the search roots: in the first root
+        that has it, a package (`name/__init__.py`) before a module (`name.py`)."""
         self.touched.add(name)
         if name in self._modules:
             return self._modules[name]
         module, found, missing = None, None, []
         rel = Path(*name.split("."))
         for root in self.search_roots:
-            for candidate in (root / rel.with_suffix(".py"), root / rel / "__init__.py"):
+            for candidate in (root / rel / "__init__.py", root / rel.with_suffix(".py")):
                 if candidate.is_file():
                     found = candidate
                     break
@@ -214,10 +233,19 @@ class ModuleIndex:
             if found is not None:
                 module = self._parse(name, found)
                 break
-        self.missing.update(missing)
         self._modules[name] = module
         self._probes[name] = (missing, found)
         return module
+
+    @contextmanager
+    def tracking(self) -> Iterator[set[str]]:
+        """Collect the module names used inside the block (also kept by the block around)."""
+        outer, self.touched = self.touched, set()
+        try:
+            yield self.touched
+        finally:
+            outer.update(self.touched)
+            self.touched = outer
 
     def dependencies(self, names: set[str]) -> Dependencies:
         """What module `names` stand on: the files behind them (path -> sha256 of the bytes
@@ -274,12 +302,11 @@ class ModuleIndex:
     def resolve(self, module: Module, dotted: str) -> Symbol | None:
         """What `dotted` (as written in `module`) refers to; None if it cannot be found."""
         key = (module.name, dotted)
-        if key in self._resolved:
-            self.touched.update(self._uses[key])
-            return self._resolved[key]
-        outer, self.touched = self.touched, set()
-        self._resolved[key] = self._resolve_in(module, dotted, set())
-        self._uses[key], self.touched = self.touched, outer | self.touched
+        if key not in self._resolved:
+            with self.tracking() as used:
+                self._resolved[key] = self._resolve_in(module, dotted, set())
+            self._uses[key] = used
+        self.touched.update(self._uses[key])
         return self._resolved[key]
 
     def resolve_expr(self, module: Module, node: ast.expr) -> Symbol | None:

@@ -12,18 +12,23 @@ or the only one), `<package>/tools/` for a flat layout named like the project, e
 A folder created inside a package gets an `__init__.py`, so it is a subpackage.
 
 `plan_init` reads and checks everything first (problems raise `UserError`, TG006, before
-anything is written); `apply_init` writes and says what it did.
+anything is written); `apply_init` writes the example first and `pyproject.toml` last, and says
+what it did. A write that fails there (a full disk, a folder made read-only meanwhile) is a
+TG006 too, which says what had been written before it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import re
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from toolgen.config import relative_display, toml_error
 from toolgen.diagnostics import Diagnostic, Location, UserError
 
 EXAMPLE_FILE = "example_tool.py"
@@ -157,13 +162,6 @@ def _fail(message: str, location: Location | None = None) -> UserError:
     return UserError(Diagnostic("TG006", f"{message}; nothing was changed", location))
 
 
-def _shown(path: Path, cwd: Path) -> str:
-    try:
-        return path.relative_to(cwd.resolve()).as_posix() or "."
-    except ValueError:
-        return path.as_posix()
-
-
 def _read_pyproject(pyproject: Path, shown: str) -> tuple[bytes, dict[str, Any]]:
     if not pyproject.exists():
         return b"", {}
@@ -171,31 +169,48 @@ def _read_pyproject(pyproject: Path, shown: str) -> tuple[bytes, dict[str, Any]]
         raise _fail(f"{shown} is not a file")
     try:
         raw = pyproject.read_bytes()
-        return raw, tomllib.loads(raw.decode("utf-8"))
+        text = raw.decode("utf-8")
+        return raw, tomllib.loads(text)
     except (OSError, UnicodeDecodeError) as exc:
         raise _fail(f"cannot read {shown}: {exc}") from None
     except tomllib.TOMLDecodeError as exc:
-        where = re.search(r"\(at line (\d+), column (\d+)\)", str(exc))
-        location = Location(shown, int(where.group(1)), int(where.group(2))) if where else None
-        message = re.sub(r"\s*\(at (line \d+, column \d+|end of document)\)", "", str(exc))
-        raise _fail(f"{shown} is not valid TOML ({message}); fix it first", location) from None
+        after = "; fix it first; nothing was changed"
+        raise UserError(toml_error(exc, text, shown, "TG006", after)) from None
+
+
+def _check_folder(folder: Path, project: Path, what: str, cwd: Path) -> None:
+    """`folder` and each of its parents up to `project` is a folder or does not exist yet."""
+    for path in (folder, *folder.parents):
+        if path.exists() and not path.is_dir():
+            named = what if path == folder else f"{what}: {relative_display(path, cwd)}"
+            raise _fail(f"{named} is not a folder")
+        if path == project:
+            return
 
 
 def plan_init(project: Path, sources: str | None, *, cwd: Path) -> InitPlan:
     """Check the project and decide what to write; raises `UserError` (TG006) on bad input."""
     project = (cwd / project).resolve()
     if not project.is_dir():
-        raise _fail(f"{_shown(project, cwd)} is not a folder (--path DIR names a project)")
+        raise _fail(
+            f"{relative_display(project, cwd)} is not a folder (--path DIR names a project)"
+        )
+    if sources is not None and not sources.strip():
+        raise _fail("--sources is empty; name the folder for the example tool")
     pyproject = project / "pyproject.toml"
-    shown = _shown(pyproject, cwd)
+    shown = relative_display(pyproject, cwd)
     existing, data = _read_pyproject(pyproject, shown)
     tool_table = data.get("tool", {})
     configured = isinstance(tool_table, dict) and "toolgen" in tool_table
-    folder = (project / (sources or default_sources(project, data))).resolve()
+    chosen = default_sources(project, data) if sources is None else sources
+    what = f"--sources {sources}" if sources is not None else f"the sources folder {chosen}"
+    folder = (project / chosen).resolve()
     if not folder.is_relative_to(project):
-        raise _fail(f"--sources {sources} is outside the project {_shown(project, cwd)}")
-    if folder.exists() and not folder.is_dir():
-        raise _fail(f"--sources {sources} is not a folder")
+        raise _fail(f"{what} is outside the project {relative_display(project, cwd)}")
+    _check_folder(folder, project, what, cwd)
+    example = folder / EXAMPLE_FILE
+    if example.exists() and not example.is_file():
+        raise _fail(f"{relative_display(example, cwd)} is not a file")
     relative = folder.relative_to(project).as_posix()
     package_init = None
     if not folder.exists() and (folder.parent / "__init__.py").is_file():
@@ -211,32 +226,115 @@ def plan_init(project: Path, sources: str | None, *, cwd: Path) -> InitPlan:
             ok = False
         if not ok:
             raise _fail(f"cannot append a [tool.toolgen] table to {shown}; add it by hand")
-    return InitPlan(project, pyproject, addition, relative, folder / EXAMPLE_FILE, package_init)
+    return InitPlan(project, pyproject, addition, relative, example, package_init)
 
 
-def apply_init(plan: InitPlan, *, cwd: Path) -> list[str]:
-    """Write what `plan` says, never over an existing file; return what was done, one line each."""
-    shown = _shown(plan.pyproject, cwd)
-    if plan.addition is None:
-        return [f"toolgen: {shown} already has a [tool.toolgen] table; nothing changed"]
-    done = []
-    created = not plan.pyproject.exists()
-    with open(plan.pyproject, "ab") as handle:  # append: what is there stays byte for byte
-        handle.write(plan.addition)
-    what = f"created {shown} with" if created else f"added to {shown}"
-    done.append(f"toolgen: {what} a [tool.toolgen] table (sources = [{json.dumps(plan.sources)}])")
+def _append(path: Path, data: bytes, size: int | None) -> None:
+    """Append `data` to `path` (created when missing: `size` None, else its length now); on
+    failure, put the file back as it was before raising."""
+    try:
+        with open(path, "ab") as handle:  # append: what is there stays byte for byte
+            handle.write(data)
+    except OSError:
+        with contextlib.suppress(OSError):
+            if size is None:
+                path.unlink(missing_ok=True)
+            else:
+                os.truncate(path, size)
+        raise
+
+
+def _intact(path: Path, size: int | None) -> bool:
+    """`path` is as it was: missing (`size` None) or of its old length."""
+    try:
+        return path.stat().st_size == size if size is not None else not path.exists()
+    except OSError:
+        return False
+
+
+def _create(path: Path, text: str) -> bool:
+    """Write `text` to the new file `path`; False when it exists (it is never overwritten). A
+    write that fails leaves no part of the file behind."""
+    opened = False
+    try:
+        with open(path, "x", encoding="utf-8", newline="\n") as handle:
+            opened = True
+            handle.write(text)
+    except FileExistsError:
+        return False
+    except OSError:
+        if opened:
+            with contextlib.suppress(OSError):
+                path.unlink()
+        raise
+    return True
+
+
+def _write_files(plan: InitPlan, cwd: Path, done: list[str], made: list[str]) -> None:
+    """The example's folder and files, never over an existing file. Each step is said in
+    `done`, and named in `made` once it is complete on disk (for a failure's message)."""
+    missing = [p for p in (plan.example.parent, *plan.example.parent.parents) if not p.exists()]
+    for folder in reversed(missing):
+        folder.mkdir()
+        made.append(f"created {relative_display(folder, cwd)}/")
     for path, text in ((plan.package_init, PACKAGE_INIT), (plan.example, EXAMPLE_HANDLER)):
         if path is None:
             continue
-        path.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            with open(path, "x", encoding="utf-8", newline="\n") as handle:  # never overwrites
-                handle.write(text)
-        except FileExistsError:
-            done.append(f"toolgen: {_shown(path, cwd)} exists; left as it is")
+        shown = relative_display(path, cwd)
+        if not _create(path, text):
+            done.append(f"toolgen: {shown} exists; left as it is")
             continue
+        made.append(f"wrote {shown}")
         what = f", an example tool ({EXAMPLE_TOOL})" if path == plan.example else ""
-        done.append(f"toolgen: wrote {_shown(path, cwd)}{what}")
+        done.append(f"toolgen: wrote {shown}{what}")
+
+
+def _failed(problem: str, made: list[str], untouched: str | None) -> UserError:
+    """TG006 for a write that failed after `made` (what is on disk already); `untouched`
+    says how pyproject.toml was left, None: it may hold part of the table."""
+    if not made and untouched:
+        return _fail(problem)
+    so_far = f"{', '.join(made)}, but " if made else ""
+    state = untouched or "may hold part of the [tool.toolgen] table: check its end"
+    return UserError(
+        Diagnostic(
+            "TG006",
+            f"{problem}; {so_far}{state}; fix the problem, then run `toolgen init` again",
+        )
+    )
+
+
+def apply_init(plan: InitPlan, *, cwd: Path) -> list[str]:
+    """Write what `plan` says, never over an existing file; return what was done, one line each.
+
+    The example's folder and files come first and `pyproject.toml` last, so a project is only
+    configured once its example is in place. A write that fails raises `UserError` (TG006)
+    that says what had been written before it.
+    """
+    shown = relative_display(plan.pyproject, cwd)
+    if plan.addition is None:
+        return [f"toolgen: {shown} already has a [tool.toolgen] table; nothing changed"]
+    done: list[str] = []
+    made: list[str] = []
+    untouched = f"{shown} was not {'changed' if plan.pyproject.exists() else 'created'}"
+    try:
+        _write_files(plan, cwd, done, made)
+    except OSError as exc:
+        where = relative_display(Path(exc.filename), cwd) if exc.filename else "a file"
+        raise _failed(f"cannot write {where}: {exc.strerror or exc}", made, untouched) from None
+    verb = "append a [tool.toolgen] table to" if plan.pyproject.exists() else "create"
+    try:
+        size = plan.pyproject.stat().st_size if verb != "create" else None
+    except OSError as exc:
+        raise _failed(f"cannot {verb} {shown}: {exc.strerror or exc}", made, untouched) from None
+    try:
+        _append(plan.pyproject, plan.addition, size)
+    except OSError as exc:
+        state = untouched if _intact(plan.pyproject, size) else None
+        raise _failed(f"cannot {verb} {shown}: {exc.strerror or exc}", made, state) from None
+    what = f"added to {shown}" if size is not None else f"created {shown} with"
+    table = f"toolgen: {what} a [tool.toolgen] table (sources = [{json.dumps(plan.sources)}])"
+    done.insert(0, table)
     done.append(
         "next: `toolgen build` writes generated/; commit it, and run `toolgen check` in CI "
         "(or the toolgen-check pre-commit hook)"

@@ -8,6 +8,7 @@ the manifest is written last.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import json
 import os
@@ -56,9 +57,12 @@ def managed_files(out: Path) -> set[str]:
 
 
 def owned_files(out: Path) -> set[str]:
-    """The manifest, and the JSON, Markdown and Python files in our folders (relative paths)."""
+    """The manifest, the JSON, Markdown and Python files in our folders, and the temporary
+    files a killed build left beside them (relative paths)."""
     base = str(out)
     found = {MANIFEST} if is_file(f"{base}/{MANIFEST}") else set()
+    with contextlib.suppress(OSError):
+        found.update(e.name for e in os.scandir(base) if TEMPORARY.fullmatch(e.name))
     for folder in MANAGED_FOLDERS:
         found.update(_walk(base, folder))
     return found
@@ -74,7 +78,7 @@ def _walk(base: str, relfolder: str) -> list[str]:
         rel = f"{relfolder}/{entry.name}"
         if entry.is_dir(follow_symlinks=False):
             found.extend(_walk(base, rel))
-        elif entry.name.endswith((".json", ".md", ".py")):
+        elif entry.name.endswith((".json", ".md", ".py")) or TEMPORARY.fullmatch(entry.name):
             found.append(rel)
     return found
 

@@ -8,8 +8,8 @@ from toolgen.compiler import compile_project
 from toolgen.config import Config
 from toolgen.descriptor import ToolDescriptor
 from toolgen.diagnostics import Diagnostic, Location, sort_diagnostics
+from toolgen.index import Dependencies
 from toolgen.render.project import render_project
-from toolgen.stamp import Inputs
 from toolgen.stats import catalog_totals, tool_sizes
 from toolgen.unit_cache import UnitCache
 
@@ -21,19 +21,22 @@ class Generated:
     diagnostics: list[Diagnostic]
     locations: dict[str, Location]
     search_roots: list[str]
-    inputs: Inputs
+    sources: list[tuple[str, str]]
+    inputs: Dependencies
 
 
 def generate(config: Config, cache: UnitCache | None = None) -> Generated:
     """Everything a build writes, and what it found. With a unit cache, unchanged files are
     neither analysed nor rendered again, and this run's work is stored for the next."""
     compiled = compile_project(config, cache)
-    known = cache.known if cache else None
     rendered = render_project(
-        compiled.descriptors, config.platforms, compiled.locations, config.render, known
+        compiled.descriptors,
+        config.platforms,
+        compiled.locations,
+        config.render,
+        cache.known if cache else None,
+        cache.save if cache else None,
     )
-    if cache:
-        cache.save(rendered.tools)
     found = [
         *compiled.diagnostics,
         *config.policy().apply(rendered.diagnostics, compiled.suppressions),
@@ -46,6 +49,7 @@ def generate(config: Config, cache: UnitCache | None = None) -> Generated:
         sort_diagnostics(found),
         compiled.locations,
         compiled.search_roots,
+        compiled.sources,
         compiled.inputs,
     )
 

@@ -20,7 +20,7 @@ from typing import Any
 
 from pydantic_core import from_json
 
-from toolgen.cache import file_sha, is_file, load_entry, store_entry
+from toolgen.cache import file_sha, is_file, load_entry, prune, store_entry
 from toolgen.compiler import FileUnit
 from toolgen.descriptor import ToolDescriptor
 from toolgen.diagnostics import Location, diagnostic_from_dict, has_errors
@@ -31,6 +31,7 @@ from toolgen.render.jsonout import dump_json
 from toolgen.render.project import ToolRender
 
 KIND = "units"
+KEEP = 512  # entries kept at least, whatever the project's size
 
 
 class UnitCache:
@@ -42,8 +43,10 @@ class UnitCache:
         self._shas: dict[str, str | None] = {}
         self._exists: dict[str, bool] = {}
         self.hits = 0
-        #: Renders of the tools of units found in the cache, by id() of their descriptor.
-        self.known: dict[int, ToolRender] = {}
+        self.files = 0  # files looked up in this run
+        #: Renders of the tools of units found in the cache, by id() of their descriptor
+        #: (kept with it, so that the id cannot be reused by another object).
+        self.known: dict[int, tuple[ToolDescriptor, ToolRender]] = {}
         self._pending: list[tuple[str, FileUnit]] = []  # compiled units, stored by `save`
 
     def sha(self, path: str) -> str | None:
@@ -56,15 +59,16 @@ class UnitCache:
             self._exists[path] = is_file(path)
         return self._exists[path]
 
-    def _key(self, file: SourceFile) -> str | None:
+    def _key(self, file: SourceFile, roots: tuple[str, ...]) -> str | None:
         sha = self.sha(str(file.path))
         if sha is None:
             return None
-        text = f"{self.config_key}\0{file.path}\0{file.module}\0{sha}"
+        text = "\0".join((self.config_key, str(file.path), file.module, sha, *roots))
         return hashlib.sha256(text.encode()).hexdigest()
 
-    def get(self, file: SourceFile) -> FileUnit | None:
-        key = self._key(file)
+    def get(self, file: SourceFile, roots: tuple[str, ...]) -> FileUnit | None:
+        self.files += 1
+        key = self._key(file, roots)
         entry = load_entry(self.folder, KIND, key, from_json) if key else None
         if entry is None:
             return None
@@ -74,15 +78,15 @@ class UnitCache:
             if any(self.exists(path) for path in entry["missing"]):
                 return None
             unit, renders = _restore(entry)
-        except (KeyError, TypeError, ValueError):  # a damaged or foreign entry: a miss
+        except Exception:  # a damaged or foreign entry is a miss: a cache never breaks a run
             return None
         self.hits += 1
         self.known.update(renders)
         return unit
 
-    def put(self, file: SourceFile, unit: FileUnit) -> None:
+    def put(self, file: SourceFile, roots: tuple[str, ...], unit: FileUnit) -> None:
         """Keep a compiled unit, to be stored with its tools' renders by `save`."""
-        key = self._key(file)
+        key = self._key(file, roots)
         if key is None or has_errors(unit.diagnostics):
             return
         if unit.dependencies.read.get(str(file.path)) != self.sha(str(file.path)):
@@ -93,6 +97,8 @@ class UnitCache:
         """Store the units compiled in this run, with the renders of their tools."""
         for key, unit in self._pending:
             store_entry(self.folder, KIND, key, _entry(unit, renders))
+        if self._pending:  # room for every file in several versions; the oldest go first
+            prune(self.folder, KIND, keep=max(KEEP, 4 * self.files))
         self._pending.clear()
 
 
@@ -118,18 +124,25 @@ def _entry(unit: FileUnit, renders: dict[int, ToolRender]) -> dict[str, Any]:
     }
 
 
-def _restore(entry: dict[str, Any]) -> tuple[FileUnit, dict[int, ToolRender]]:
+def _restore(
+    entry: dict[str, Any],
+) -> tuple[FileUnit, dict[int, tuple[ToolDescriptor, ToolRender]]]:
     tools, renders = [], {}
     for tool in entry["tools"]:
         descriptor = ToolDescriptor.model_validate_json(tool["descriptor"])
-        tools.append((descriptor, Location(*tool["where"])))
+        path, line, col = tool["where"]
+        tools.append((descriptor, Location(str(path), int(line), int(col))))
         if tool["render"] is not None:
-            renders[id(descriptor)] = ToolRender.from_json(tool["descriptor"], tool["render"])
+            render = ToolRender.from_json(tool["descriptor"], tool["render"])
+            renders[id(descriptor)] = (descriptor, render)
     unit = FileUnit(
         entry["shown"],
         FileSuppressions.from_json(entry["suppressions"]),
         tools,
         [diagnostic_from_dict(d) for d in entry["diagnostics"]],
-        Dependencies(entry["read"], set(entry["missing"])),
+        Dependencies(
+            {str(path): str(sha) for path, sha in entry["read"].items()},
+            {str(path) for path in entry["missing"]},
+        ),
     )
     return unit, renders

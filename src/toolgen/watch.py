@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, Protocol, TextIO
 
-from toolgen.config import Config, load_config
+from toolgen.config import Config, load_for_args, relative_display
 from toolgen.diagnostics import UserError
 from toolgen.discover import SKIP_DIRS
 
@@ -40,12 +40,20 @@ class StopEvent(Protocol):
 
 
 class ChangeFilter:
-    """Which changed paths can change the build's output (watchfiles' `watch_filter`)."""
+    """Which changed paths can change the build's output (watchfiles' `watch_filter`).
+
+    A folder renamed, moved in or moved away is one change of the folder's own path (none for
+    the files in it), so a path counts too when it is a folder now or was one: the filter
+    keeps the folders under the sources it has seen (at the start, and each that comes).
+    """
 
     def __init__(self, config: Config) -> None:
         self.config_file = config.config_file
         self.out = config.out
         self.sources = config.sources
+        self.folders: set[Path] = set()
+        for source in self.sources:
+            self._remember(source)
 
     def __call__(self, change: object, path: str) -> bool:
         return self.counts(Path(path))
@@ -53,15 +61,37 @@ class ChangeFilter:
     def counts(self, path: Path) -> bool:
         if path == self.config_file:
             return True
-        if path.is_relative_to(self.out) or path.suffix != ".py":
+        if path.is_relative_to(self.out):
             return False
         for source in self.sources:
             if path == source:
                 return True
             if path.is_relative_to(source):  # what discovery skips, relative to the source
-                parts = path.relative_to(source).parts
-                return not any(p.startswith(".") or p in SKIP_DIRS for p in parts)
+                if _skipped(path.relative_to(source).parts):
+                    return False
+                return path.suffix == ".py" or self._folder(path)
         return False
+
+    def _folder(self, path: Path) -> bool:
+        """`path` is a folder (added, moved in, renamed to), or was one (deleted, moved away,
+        renamed from); the known folders follow."""
+        if path.is_dir():
+            self._remember(path)
+            return True
+        if path in self.folders:
+            self.folders = {f for f in self.folders if not f.is_relative_to(path)}
+            return True
+        return False
+
+    def _remember(self, folder: Path) -> None:
+        """`folder` and the folders under it that discovery would walk."""
+        if not folder.is_dir() or folder.is_relative_to(self.out):
+            return
+        self.folders.add(folder)
+        with contextlib.suppress(OSError):  # gone again, or unreadable: discovery will say
+            for entry in folder.iterdir():
+                if not _skipped((entry.name,)) and entry.is_dir() and not entry.is_symlink():
+                    self._remember(entry)
 
     def roots(self) -> list[Path]:
         """What to watch: each source (folder or file) and the config file."""
@@ -69,20 +99,13 @@ class ChangeFilter:
         return list(dict.fromkeys(found))
 
 
-def _config(args: argparse.Namespace) -> Config:
-    return load_config(
-        args.config,
-        cwd=Path.cwd(),
-        sources_override=args.paths or None,
-        out_override=getattr(args, "out", None),
-    )
+def _skipped(parts: tuple[str, ...]) -> bool:
+    """A path with these parts (below a source) is one discovery does not read."""
+    return any(p.startswith(".") or p in SKIP_DIRS for p in parts)
 
 
-def _shown(path: Path) -> str:
-    try:
-        return path.relative_to(Path.cwd().resolve()).as_posix() or "."
-    except ValueError:
-        return path.as_posix()
+def _load(args: argparse.Namespace) -> Config:
+    return load_for_args(args.config, args.paths, getattr(args, "out", None))
 
 
 def _build(args: argparse.Namespace, stream: TextIO) -> None:
@@ -132,8 +155,9 @@ def watch_build(
     build_args = argparse.Namespace(**{**vars(args), "watch": False})
     talk = args.format == "text" and not args.quiet
     announced: list[Path] = []
+    cwd = Path.cwd()
     try:
-        config = _config(build_args)  # a config unusable from the start: exit 2, as build
+        config = _load(build_args)  # a config unusable from the start: exit 2, as build
         while True:
             _build(build_args, stream)
             changes = ChangeFilter(config)
@@ -141,7 +165,7 @@ def watch_build(
             if not _wait_for(roots, stop_event):
                 return 0
             if talk and roots != announced:
-                shown = ", ".join(_shown(p) for p in roots)
+                shown = ", ".join(relative_display(p, cwd) for p in roots)
                 print(f"toolgen: watching {shown} (Ctrl-C to stop)", file=stream, flush=True)
                 announced = roots
             for batch in watch_fn(
@@ -154,7 +178,7 @@ def watch_build(
             ):
                 paths = sorted({Path(path) for _, path in batch})
                 if talk:
-                    shown = ", ".join(_shown(p) for p in paths)
+                    shown = ", ".join(relative_display(p, cwd) for p in paths)
                     print(f"toolgen: changed: {shown}; building", file=stream, flush=True)
                 if any(p in roots and not p.is_dir() for p in paths):
                     break  # the config (or a source file) changed: see below
@@ -166,6 +190,6 @@ def watch_build(
             if not _wait_for(roots, stop_event):
                 return 0
             with contextlib.suppress(UserError):  # a broken config: the build will say so
-                config = _config(build_args)
+                config = _load(build_args)
     except KeyboardInterrupt:
         return 0

@@ -64,15 +64,33 @@ class ToolRender:
 
     @classmethod
     def from_json(cls, descriptor: str, data: dict[str, Any]) -> ToolRender:
-        problems = [(code, message) for code, message in data["problems"]]
-        return cls(descriptor, data["entries"], data["sections"], problems)
+        """The inverse of `to_json`; ValueError for anything else (a damaged cache entry)."""
+        entries, sections, problems = data["entries"], data["sections"], data["problems"]
+        if not (
+            isinstance(descriptor, str)
+            and _str_map(entries, lambda v: isinstance(v, list) and all(_is_str(t) for t in v))
+            and _str_map(sections, _is_str)
+            and isinstance(problems, list)
+            and all(isinstance(p, list) and len(p) == 2 and all(map(_is_str, p)) for p in problems)
+        ):
+            raise ValueError("not a tool render")
+        return cls(descriptor, entries, sections, [(code, message) for code, message in problems])
+
+
+def _is_str(value: object) -> bool:
+    return isinstance(value, str)
+
+
+def _str_map(value: object, valid: Callable[[object], bool]) -> bool:
+    return isinstance(value, dict) and all(_is_str(k) and valid(v) for k, v in value.items())
 
 
 @dataclass
 class Rendered:
     files: dict[str, bytes] = field(default_factory=dict)
     diagnostics: list[Diagnostic] = field(default_factory=list)
-    tools: dict[int, ToolRender] = field(default_factory=dict)  # by id() of the descriptor
+    #: Each tool's render, by id() of its descriptor (payload entries let go once assembled).
+    tools: dict[int, ToolRender] = field(default_factory=dict)
 
 
 def render_project(
@@ -80,11 +98,17 @@ def render_project(
     platforms: tuple[str, ...],
     locations: dict[str, Location] | None = None,
     options: RenderOptions | None = None,
-    known: dict[int, ToolRender] | None = None,
+    known: dict[int, tuple[ToolDescriptor, ToolRender]] | None = None,
+    rendered_tools: Callable[[dict[int, ToolRender]], None] | None = None,
 ) -> Rendered:
     """Every generated file. `known` holds tools rendered before with the same descriptor and
-    options (from the unit cache), by `id()` of the descriptor object: a name could belong to
-    two handlers, one of them reported as a duplicate. The others are rendered here."""
+    options (from the unit cache), by `id()` of the descriptor object, which it holds: a name
+    could belong to two handlers, one of them reported as a duplicate. The others are rendered
+    here.
+
+    `rendered_tools` sees every tool's render once all are made (the unit cache stores them);
+    then each payload is put together and its entries let go, one payload at a time, so that
+    at most one copy of the payload text is held at once."""
     rendered = Rendered()
     options = options or RenderOptions()
     locations = locations or {}
@@ -97,38 +121,40 @@ def render_project(
         where = locations.get(tool.name)
         rendered.diagnostics.append(Diagnostic(code, f"tool {tool.name}: {message}", where))
 
-    documents: dict[str, Any] = {}
+    files: dict[str, bytes] = {}
     shapes: dict[str, Any] = {}  # each payload's form around its entries
     for platform in platforms:
         shapes.update(RENDERERS[platform]([], report, options))
-    entries: dict[str, list[str]] = {path: [] for path in shapes}
     visible = []
     sections: dict[str, list[str]] = {path: [] for path in SECTIONED}
+    tools = rendered.tools
     for descriptor in descriptors:
-        tool = known.get(id(descriptor)) or render_tool(descriptor, platforms, options)
-        rendered.tools[id(descriptor)] = tool
-        documents[f"descriptors/{descriptor.name}.json"] = tool.descriptor
-        for path, items in tool.entries.items():
-            entries[path].extend(items)
+        hit = known.get(id(descriptor))
+        tool = (
+            hit[1] if hit and hit[0] is descriptor else render_tool(descriptor, platforms, options)
+        )
+        tools[id(descriptor)] = tool
+        files[f"descriptors/{descriptor.name}.json"] = tool.descriptor.encode()
         for code, message in tool.problems:
             report(code, descriptor, message)
         if descriptor.visible:
             visible.append(_for_platforms(descriptor, options))
             for path in SECTIONED:
                 sections[path].append(tool.sections[path])
-    for path, items in entries.items():
-        documents[path] = _assemble(shapes[path], items)
+    if rendered_tools is not None:
+        rendered_tools(tools)
+    for path, shape in shapes.items():
+        items = [item for tool in tools.values() for item in tool.entries.pop(path, ())]
+        files[path] = _assemble(shape, items).encode()
     for platform in platforms:
         if platform in CATALOG_CHECKS:
             CATALOG_CHECKS[platform](visible, report, options)
     for path, (_, assemble) in SECTIONED.items():
-        documents[path] = assemble(visible, sections[path])
+        files[path] = assemble(visible, sections[path]).encode()
     for renderer in DOCUMENTS.values():
-        documents.update(renderer(visible, report, options))
-    files = {
-        path: value.encode() if isinstance(value, str) else dump_json(value)
-        for path, value in sorted(documents.items())
-    }
+        for path, value in renderer(visible, report, options).items():
+            files[path] = value.encode() if isinstance(value, str) else dump_json(value)
+    files = dict(sorted(files.items()))
     files[MANIFEST] = dump_json(manifest(files))
     rendered.files = files
     return rendered
