@@ -216,8 +216,8 @@ def mutated_seed(draw: st.DrawFn) -> tuple[str, str]:
             source = source[:at] + fragment + source[at:]
         elif op == "duplicate":
             source = source[:at] + source[at : at + draw(st.integers(1, 80))] + source[at:]
-        elif op == "word":  # keeps the syntax more often than not: reaches the analysis
-            words = list(WORD.finditer(source))
+        elif op == "word" and (words := list(WORD.finditer(source))):
+            # keeps the syntax more often than not, so the mutation reaches the analysis
             old = words[draw(st.integers(0, len(words) - 1))]
             new = draw(st.one_of(st.sampled_from(WORDS), st.sampled_from(words).map(
                 lambda m: m.group())))  # fmt: skip

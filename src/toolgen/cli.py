@@ -208,14 +208,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _load(args: argparse.Namespace) -> Config:
-    from toolgen.config import load_config
+    from toolgen.config import load_for_args
 
-    return load_config(
-        args.config,
-        cwd=Path.cwd(),
-        sources_override=args.paths or None,
-        out_override=getattr(args, "out", None),
-    )
+    return load_for_args(args.config, args.paths, getattr(args, "out", None))
 
 
 def _print_diagnostics(diagnostics: Sequence[Diagnostic], fmt: str, stream: TextIO) -> None:
@@ -256,7 +251,7 @@ def cmd_build(args: argparse.Namespace, stream: TextIO) -> int:
 
     from toolgen.pipeline import generate
 
-    result = generate(config, _units(folder, key))
+    result = generate(config, _units(folder, key), _jobs(args))
     status = _exit_for(result.diagnostics, Level.ERROR)
     report = None if status else write(config.out, result.files)
     if folder and report is not None:
@@ -286,6 +281,13 @@ def _stamp(folder: Path, key: str, started: int, config: Config, result: Generat
     record(
         folder, key, started, result.sources, result.inputs, config.out, result.files, tools, found
     )
+
+
+def _jobs(args: argparse.Namespace) -> int:
+    from toolgen.parallel import default_jobs
+
+    jobs = getattr(args, "jobs", None)
+    return int(jobs) if jobs else default_jobs()
 
 
 def _units(folder: Path | None, key: str) -> UnitCache | None:
@@ -346,7 +348,7 @@ def cmd_check(args: argparse.Namespace, stream: TextIO) -> int:
     from toolgen.output import compare, unified_diff
     from toolgen.pipeline import generate
 
-    result = generate(config, _units(folder, key))
+    result = generate(config, _units(folder, key), _jobs(args))
     blocked = has_errors(result.diagnostics)  # the handlers themselves have errors
     if args.against and not blocked:
         from toolgen.breaking import Ignore, baseline, findings_to_diagnostics

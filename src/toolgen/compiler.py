@@ -28,6 +28,7 @@ from toolgen.diagnostics import Diagnostic, Level, Location, sort_diagnostics
 from toolgen.discover import SourceFile, discover, search_roots
 from toolgen.index import Dependencies, ModuleIndex, dotted_name
 from toolgen.lint import LintContext, lint
+from toolgen.parallel import map_chunks
 from toolgen.policy import FileSuppressions, Policy
 from toolgen.schema_ops import inline_refs
 from toolgen.validate import schema_errors
@@ -71,9 +72,10 @@ class UnitStore(Protocol):
     def put(self, file: SourceFile, roots: tuple[str, ...], unit: FileUnit) -> None: ...
 
 
-def compile_project(config: Config, store: UnitStore | None = None) -> Compilation:
+def compile_project(config: Config, store: UnitStore | None = None, jobs: int = 1) -> Compilation:
     """Every handler under the configured sources. With a `store`, files whose bytes and
-    dependencies did not change are taken from it instead of being analysed again."""
+    dependencies did not change are taken from it instead of being analysed again; the
+    others are analysed in `jobs` processes (`toolgen.parallel`)."""
     files = discover(config.sources)
     index = ModuleIndex(search_roots(files, config.root), lambda p: config.display(p))
     result = Compilation(search_roots=[str(r) for r in index.search_roots])
@@ -81,12 +83,18 @@ def compile_project(config: Config, store: UnitStore | None = None) -> Compilati
     seen: dict[str, Location] = {}
     policy = config.policy()
     roots = tuple(result.search_roots)
-    for file in files:
-        unit = store.get(file, roots) if store else None
-        if unit is None:
-            unit = compile_file(file, index, config, policy)
-            if store:
-                store.put(file, roots, unit)
+    units: list[FileUnit | None] = [store.get(f, roots) if store else None for f in files]
+    missed = [i for i, unit in enumerate(units) if unit is None]
+
+    def work(chunk: list[int]) -> list[FileUnit]:
+        return [compile_file(files[i], index, config, policy) for i in chunk]
+
+    for i, compiled in zip(missed, map_chunks(missed, work, jobs), strict=True):
+        units[i] = compiled
+        if store:
+            store.put(files[i], roots, compiled)
+    for unit in units:
+        assert unit is not None
         result.suppressions[unit.shown] = unit.suppressions
         result.diagnostics.extend(unit.diagnostics)
         result.inputs.merge(unit.dependencies)

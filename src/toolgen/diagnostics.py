@@ -55,13 +55,14 @@ RULES: dict[str, Rule] = _rules(
      "Source files must be readable UTF-8."),
     ("TG006", E, "`toolgen init` cannot set up the project",
      "The message says why (no such folder, pyproject.toml unreadable or not valid TOML, "
-     "--sources outside the project); nothing was changed."),
+     "--sources empty, outside the project or not a folder, a write that failed) and what was "
+     "written before; pyproject.toml is written last, so it is unchanged."),
     ("TG007", E, "text with a lone surrogate, which no UTF-8 file can hold",
      "A string escape such as \\ud83d is half of a UTF-16 pair, and Python does not join "
      "\\ud83d\\ude00: write the character itself or \\U0001f600."),
     ("TG010", E, "the git baseline for --against cannot be read",
      "Run inside a git work tree and name a commit that exists here (fetch it in a shallow "
-     "clone)."),
+     "clone) whose descriptors are valid (no conflict markers, known values)."),
     # TG1xx: discovery
     ("TG101", E, "syntax error in a source file",
      "toolgen parses every source file; fix the syntax error at the location shown."),

@@ -25,10 +25,10 @@ class Generated:
     inputs: Dependencies
 
 
-def generate(config: Config, cache: UnitCache | None = None) -> Generated:
+def generate(config: Config, cache: UnitCache | None = None, jobs: int = 1) -> Generated:
     """Everything a build writes, and what it found. With a unit cache, unchanged files are
     neither analysed nor rendered again, and this run's work is stored for the next."""
-    compiled = compile_project(config, cache)
+    compiled = compile_project(config, cache, jobs)
     rendered = render_project(
         compiled.descriptors,
         config.platforms,

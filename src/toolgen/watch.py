@@ -3,8 +3,9 @@
 It watches the configured sources (or the `PATH ...` given) and the config file with
 watchfiles. Changes are grouped by watchfiles' own debounce: a batch is handled once no new
 change has come for `STEP_MS`, or after `DEBOUNCE_MS` at most. Only changes that could change
-the output count: Python files that discovery would read (not hidden, not in `SKIP_DIRS`), and
-the config file; anything under `out` (the build's own writes) is ignored.
+the output count: Python files and folders that discovery would read (not hidden, not in
+`SKIP_DIRS`; a folder renamed, moved in or moved away is one change of its own path), and the
+config file; anything under `out` (the build's own writes) is ignored.
 
 Every build is a normal `toolgen build` (`cli.cmd_build`) with its usual output. A build that
 fails (a syntax error mid-edit, a broken config) prints its diagnostics and the watch goes on;
@@ -75,7 +76,7 @@ class ChangeFilter:
     def _folder(self, path: Path) -> bool:
         """`path` is a folder (added, moved in, renamed to), or was one (deleted, moved away,
         renamed from); the known folders follow."""
-        if path.is_dir():
+        if path.is_dir() and not path.is_symlink():  # discovery does not follow a link
             self._remember(path)
             return True
         if path in self.folders:
@@ -152,7 +153,7 @@ def watch_build(
         import watchfiles
 
         watch_fn = watchfiles.watch
-    build_args = argparse.Namespace(**{**vars(args), "watch": False})
+    build_args = argparse.Namespace(**{**vars(args), "watch": False, "jobs": 1})  # no forks
     talk = args.format == "text" and not args.quiet
     announced: list[Path] = []
     cwd = Path.cwd()

@@ -7,6 +7,7 @@ Besides Python literals this follows names to module-level constants and enum me
 from __future__ import annotations
 
 import ast
+import json
 from typing import Any
 
 from toolgen.index import Module, ModuleIndex
@@ -111,9 +112,19 @@ def jsonable(value: Any) -> Any:
     return value
 
 
-def unencodable(value: Any, pointer: str = "") -> str | None:
+def unencodable(value: Any) -> str | None:
     """The JSON pointer of the first string (or key) in `value` that has no UTF-8 form: a lone
     surrogate such as the escape `"\\ud83d"` (Python does not pair `"\\ud83d\\ude00"`)."""
+    try:  # the common case in one pass: everything encodes
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+        return None
+    except UnicodeEncodeError:
+        return _unencodable(value, "")
+    except (TypeError, ValueError):  # not JSON as it is: look at each part
+        return _unencodable(value, "")
+
+
+def _unencodable(value: Any, pointer: str) -> str | None:
     if isinstance(value, str):
         return None if value.isascii() or _encodes(value) else pointer or "/"
     if isinstance(value, dict):
@@ -121,12 +132,12 @@ def unencodable(value: Any, pointer: str = "") -> str | None:
             where = f"{pointer}/{str(key).replace('~', '~0').replace('/', '~1')}"
             if isinstance(key, str) and not _encodes(key):
                 return where
-            found = unencodable(item, where)
+            found = _unencodable(item, where)
             if found is not None:
                 return found
     if isinstance(value, list | tuple):
         for i, item in enumerate(value):
-            found = unencodable(item, f"{pointer}/{i}")
+            found = _unencodable(item, f"{pointer}/{i}")
             if found is not None:
                 return found
     return None

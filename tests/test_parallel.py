@@ -1,0 +1,93 @@
+"""Compiling in several processes gives exactly what one process gives, and a failing worker
+only costs time."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from conftest import Project
+from toolgen.compiler import compile_project
+from toolgen.config import load_config
+from toolgen.parallel import map_chunks
+
+HANDLER = '''
+from typing import Literal
+from toolgen import tool
+from .models import Filter{n}
+
+
+@tool
+def tool_{n}(
+    query: str, mode: Literal["a", "b"] = "a", where: Filter{n} | None = None
+) -> list[str]:
+    """Look things up, group {n}.
+
+    Args:
+        query: Words.
+        mode: How.
+        where: Narrowing.
+    """
+    return []
+
+
+@tool
+def broken_{n}(x) -> int:
+    """No annotation: a diagnostic from a worker."""
+    return 0
+'''
+
+
+@pytest.fixture
+def many(project: Project) -> Project:
+    project.write("src/pkg/__init__.py", "")
+    models = "from pydantic import BaseModel\n" + "".join(
+        f"\n\nclass Filter{n}(BaseModel):\n    size: int = {n}\n" for n in range(20)
+    )
+    project.write("src/pkg/models.py", models)
+    for n in range(20):
+        project.write(f"src/pkg/tools_{n}.py", HANDLER.format(n=n))
+    return project
+
+
+def test_workers_compile_what_one_process_compiles(many: Project) -> None:
+    config = load_config(None, cwd=many.root)
+    one = compile_project(config, jobs=1)
+    three = compile_project(config, jobs=3)
+    assert [d.to_json_dict() for d in three.descriptors] == [
+        d.to_json_dict() for d in one.descriptors
+    ]
+    assert len(one.descriptors) == 20
+    assert three.diagnostics == one.diagnostics
+    assert any(d.code == "TG203" for d in one.diagnostics)
+    assert three.inputs.read == one.inputs.read
+    assert three.locations == one.locations
+
+
+def test_results_come_back_in_order_whatever_the_jobs() -> None:
+    items = list(range(37))
+    for jobs in (1, 2, 3, 8):
+        assert map_chunks(items, lambda chunk: [i * i for i in chunk], jobs) == [
+            i * i for i in items
+        ]
+
+
+def test_a_failing_worker_leaves_its_share_to_this_process() -> None:
+    parent = os.getpid()
+
+    def work(chunk: list[int]) -> list[int]:
+        if os.getpid() != parent:
+            raise RuntimeError("a worker that breaks")
+        return [i + 1 for i in chunk]
+
+    assert map_chunks(list(range(20)), work, 4) == list(range(1, 21))
+
+
+def test_toolgen_jobs_sets_the_processes(monkeypatch: pytest.MonkeyPatch) -> None:
+    from toolgen.parallel import default_jobs
+
+    monkeypatch.setenv("TOOLGEN_JOBS", "3")
+    assert default_jobs() == 3
+    monkeypatch.setenv("TOOLGEN_JOBS", "zero")
+    assert 1 <= default_jobs() <= 8
