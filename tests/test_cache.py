@@ -469,3 +469,16 @@ def test_the_cache_keeps_the_newest_entries_only(
     assert not (units / ".x.json.123.tmp").exists()
     assert run("check", cwd=shop.root).code == 0
     _same_as_cold(shop, run)
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "github"])
+def test_a_replayed_build_prints_what_a_compiled_one_prints(shop: Project, run, fmt: str) -> None:  # type: ignore[no-untyped-def]
+    assert run("build", cwd=shop.root).code == 0
+    replayed = run("build", "--format", fmt, cwd=shop.root)
+    compiled = run("build", "--format", fmt, "--no-cache", cwd=shop.root)
+    assert (replayed.code, replayed.out, replayed.err) == (compiled.code, compiled.out, "")
+    quiet = run("build", "-q", "--format", fmt, cwd=shop.root)
+    if fmt == "json":
+        assert quiet.json()["diagnostics"] == []
+    else:
+        assert (quiet.code, quiet.out) == (0, "")

@@ -12,6 +12,7 @@ This module is imported on the fast path of `toolgen check`: standard library on
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import json
@@ -85,7 +86,9 @@ def load_entry(
         return None
 
 
-def store_entry(folder: Path, kind: str, key: str, value: Any) -> None:
+def store_entry(
+    folder: Path, kind: str, key: str, value: Any, dumps: Callable[[Any], bytes] | None = None
+) -> None:
     """Write `value` atomically; a cache that cannot be written is silently skipped."""
     target = folder / kind / f"{key[:40]}.json"
     tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
@@ -98,10 +101,12 @@ def store_entry(folder: Path, kind: str, key: str, value: Any) -> None:
                 "# This file is a cache directory tag created by toolgen.\n"
             )
         target.parent.mkdir(parents=True, exist_ok=True)
-        tmp.write_text(json.dumps(value, separators=(",", ":")), encoding="utf-8")
+        data = dumps(value) if dumps else json.dumps(value, separators=(",", ":")).encode()
+        tmp.write_bytes(data)
         tmp.replace(target)
-    except OSError:
-        tmp.unlink(missing_ok=True)
+    except Exception:  # a full disk, a read-only project, a value that will not serialise
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
 
 
 def prune(folder: Path, kind: str, keep: int) -> None:

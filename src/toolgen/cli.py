@@ -246,7 +246,8 @@ def cmd_build(args: argparse.Namespace, stream: TextIO) -> int:
     outcome = replay(folder, key, config, started) if folder else None
     if outcome is not None:  # nothing changed since the last good build (so: no errors)
         unchanged = WriteReport(unchanged=outcome.files)
-        rows, lines = ([], "") if args.quiet else (outcome.rows, outcome.lines[args.format])
+        lines = outcome.lines.get(args.format, "")  # none for JSON: the rows say it
+        rows, lines = ([], "") if args.quiet else (outcome.rows, lines)
         return _build_report(args, stream, config, rows, lines, outcome.tools, unchanged)
 
     from toolgen.pipeline import generate
@@ -340,7 +341,7 @@ def cmd_check(args: argparse.Namespace, stream: TextIO) -> int:
     folder, key = _cache(args, config)
     outcome = replay(folder, key, config, started) if folder and plain else None
     if outcome is not None:  # nothing changed since the last clean check or build
-        lines = "" if args.format == "json" else outcome.lines[args.format]
+        lines = outcome.lines.get(args.format, "")  # none for JSON: the rows say it
         clean = _Checked(outcome.rows, lines, outcome.tools, Drift(), blocked=False, errors=False)
         _check_report(args, stream, config, clean)
         return _status(outcome.found, Level(args.fail_on))

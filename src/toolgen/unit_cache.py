@@ -18,7 +18,7 @@ import hashlib
 from pathlib import Path
 from typing import Any
 
-from pydantic_core import from_json
+from pydantic_core import from_json, to_json
 
 from toolgen.cache import file_sha, is_file, load_entry, prune, store_entry
 from toolgen.compiler import FileUnit
@@ -96,7 +96,7 @@ class UnitCache:
     def save(self, renders: dict[int, ToolRender]) -> None:
         """Store the units compiled in this run, with the renders of their tools."""
         for key, unit in self._pending:
-            store_entry(self.folder, KIND, key, _entry(unit, renders))
+            store_entry(self.folder, KIND, key, _entry(unit, renders), to_json)
         if self._pending:  # room for every file in several versions; the oldest go first
             prune(self.folder, KIND, keep=max(KEEP, 4 * self.files))
         self._pending.clear()
