@@ -211,3 +211,25 @@ def test_a_build_killed_mid_write_leaves_whole_files_and_the_next_build_repairs(
     check = run("check", cwd=project.root)
     assert check.code == 0, check.out
     assert "is up to date" in check.out
+
+
+@pytest.mark.parametrize(("mode", "when"), [("rename", "middle"), ("before", "manifest")])
+def test_after_a_killed_build_going_back_to_the_old_sources_restores_the_old_files(
+    changed: tuple[Project, dict[str, bytes], list[str]], run, mode: str, when: str
+) -> None:
+    """The half-new `out` a killed build left must not pass for the old state when the edit is
+    undone (nothing may trust a stale record of what `out` holds)."""
+    project, old, writes = changed
+    k = {"middle": len(writes) // 2, "manifest": len(writes) - 1}[when]
+    _kill_build(project.root, mode, k)
+    assert _files(project.out) != old  # some files are new already
+    for i in range(4):
+        project.write(f"src/t{i}.py", tool_source(name=f"tool_{i}"))
+    (project.root / "src" / "t9.py").unlink()
+
+    check = run("check", cwd=project.root)
+    assert check.code == 1, check.out  # the half-written files are drift
+    rebuilt = run("build", cwd=project.root)
+    assert rebuilt.code == 0, rebuilt.out
+    assert _files(project.out) == old
+    assert run("check", cwd=project.root).code == 0

@@ -22,6 +22,7 @@ import io
 import json
 import os
 import re
+import sys
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -43,7 +44,7 @@ def fuzz(examples: int) -> Callable[[Callable[..., None]], Callable[..., None]]:
         max_examples=DEEP or examples,
         derandomize=not DEEP,
         deadline=None,
-        database=None,  # nothing written into the repository
+        database=None,  # no example database: every run starts from the same examples
         suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
     )
 
@@ -232,7 +233,7 @@ def mutated_seed(draw: st.DrawFn) -> tuple[str, str]:
     return name, source
 
 
-@fuzz(80)
+@fuzz(150)
 @given(mutated_seed())
 def test_mutated_handler_sources(seed: tuple[str, str]) -> None:
     assert_diagnostics_only(*seed_project(*seed))
@@ -300,13 +301,13 @@ def unicode_handler(draw: st.DrawFn) -> str:
     return source
 
 
-@fuzz(60)
+@fuzz(100)
 @given(unicode_handler())
 def test_odd_unicode(source: str) -> None:
     assert_diagnostics_only({"src/handler.py": source})
 
 
-@fuzz(15)
+@fuzz(20)
 @given(st.binary(max_size=300))
 def test_arbitrary_bytes(data: bytes) -> None:
     assert_diagnostics_only({"src/handler.py": data})
@@ -364,7 +365,7 @@ NESTINGS: dict[str, Callable[[int], str]] = {
 IMPORTS = "from typing import Annotated, Literal, Optional\nfrom pydantic import Field"
 
 
-@fuzz(40)
+@fuzz(60)
 @given(st.sampled_from(sorted(NESTINGS)), st.integers(1, 400))
 @example("list annotation", 200)
 @example("list annotation", 199)
@@ -376,7 +377,46 @@ def test_deep_nesting(kind: str, depth: int) -> None:
     assert_diagnostics_only({"src/deep.py": source})
 
 
-@fuzz(8)
+DEEPER_THAN_JSON = {
+    # three JSON levels per bracket (items, anyOf, its entry): past 254, pydantic-core refuses
+    "union annotation": tool_source(
+        params="x: " + "list[int | " * 85 + "int" + "]" * 85, args_doc="        x: X."
+    ),
+    "example result": tool_source(
+        returns="Any",
+        imports="from typing import Any",
+        extra_doc='\n    Examples:\n        >>> lookup(query="a")\n        '
+        + "[" * 300
+        + "]" * 300,
+    ),
+    # each model adds two levels once Gemini's payload inlines the `$defs`
+    "model chain": tool_source(
+        params="x: M149",
+        imports="from pydantic import BaseModel\nclass M0(BaseModel):\n    v: int\n"
+        + "".join(f"class M{i}(BaseModel):\n    next: M{i - 1}\n" for i in range(1, 150)),
+    ),
+}
+
+
+@pytest.mark.parametrize("recursion_limit", [None, 20_000])
+@pytest.mark.parametrize("kind", sorted(DEEPER_THAN_JSON))
+def test_nesting_deeper_than_json_can_hold_is_a_diagnostic(
+    kind: str, recursion_limit: int | None
+) -> None:
+    """Found by fuzzing: these compiled, then crashed writing the JSON ("Maximum serialization
+    depth exceeded"); the union annotation at Python's default recursion limit, the others
+    where the limit is higher (as under hypothesis). Now TG202, whatever the limit."""
+    default = sys.getrecursionlimit()
+    sys.setrecursionlimit(recursion_limit or default)
+    try:
+        code, out = assert_diagnostics_only({"src/deep.py": DEEPER_THAN_JSON[kind]})
+    finally:
+        sys.setrecursionlimit(default)
+    assert code == 1
+    assert re.search(r"src/deep\.py:\d+:1: TG202 \[error\] `lookup` nests types or values", out)
+
+
+@fuzz(10)
 @given(st.integers(1, 3000), st.sampled_from(["class", "def", "if", "try", "alias"]))
 def test_deep_statements_and_alias_chains(depth: int, kind: str) -> None:
     if kind == "alias":
@@ -399,6 +439,10 @@ def test_deep_statements_and_alias_chains(depth: int, kind: str) -> None:
     st.sampled_from(["word ", "x", "é", "\t", "    line\n", "        query: more\n", ">>> "]),
     st.sampled_from(["summary", "args", "section", "examples", "trailer"]),
 )
+@example(200_000, "word ", "summary")  # a 1 MB description
+@example(100_000, "        query: more\n", "args")  # 2 MB of entries for one parameter
+@example(200_000, "    line\n", "trailer")  # 200,000 lines
+@example(50_000, ">>> ", "examples")
 def test_huge_docstrings(repeat: int, piece: str, where: str) -> None:
     bulk = _doc_text(piece * repeat) if "\n" not in piece else (piece * repeat).rstrip("\n")
     if where == "summary":
@@ -415,13 +459,19 @@ def test_huge_docstrings(repeat: int, piece: str, where: str) -> None:
 
 
 # -- hostile decorator arguments ---------------------------------------------------------------
+#: Python values, written with `repr`: what a decorator argument can be as a literal (and NaN,
+#: infinities, huge integers and sets, which JSON has not).
 JSONISH = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20),
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats()
+    | st.text(max_size=20)
+    | st.frozensets(st.integers(), max_size=3),
     lambda inner: (
         st.lists(inner, max_size=4)
         | st.dictionaries(st.text(max_size=8), inner, max_size=4)
         | st.tuples(inner, inner)
-        | st.frozensets(st.integers(), max_size=3)
     ),
     max_leaves=12,
 )
@@ -467,7 +517,7 @@ HOSTILE_IMPORTS = (
 )
 
 
-@fuzz(80)
+@fuzz(120)
 @given(decorator_call())
 @example("@tool(name=123)")
 @example("@tool(**x)")

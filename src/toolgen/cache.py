@@ -79,9 +79,15 @@ def is_file(path: str) -> bool:
 def load_entry(
     folder: Path, kind: str, key: str, loads: Callable[[bytes], Any] = json.loads
 ) -> Any:
-    """The JSON stored under `kind/key`, or None (missing, unreadable or not JSON)."""
+    """The JSON stored under `kind/key`, or None: missing, unreadable, or not the bytes that
+    `store_entry` wrote (each entry starts with the sha256 of the rest: a truncated or
+    damaged entry is a miss, and a whole one need not be checked field by field)."""
     try:
-        return loads((folder / kind / f"{key[:40]}.json").read_bytes())
+        data = (folder / kind / f"{key[:40]}.json").read_bytes()
+        sha, _, body = data.partition(b"\n")
+        if hashlib.sha256(body).hexdigest().encode() != sha:
+            return None
+        return loads(body)
     except (OSError, ValueError):
         return None
 
@@ -102,7 +108,7 @@ def store_entry(
             )
         target.parent.mkdir(parents=True, exist_ok=True)
         data = dumps(value) if dumps else json.dumps(value, separators=(",", ":")).encode()
-        tmp.write_bytes(data)
+        tmp.write_bytes(hashlib.sha256(data).hexdigest().encode() + b"\n" + data)
         tmp.replace(target)
     except Exception:  # a full disk, a read-only project, a value that will not serialise
         with contextlib.suppress(OSError):

@@ -16,7 +16,7 @@ from pydantic import ValidationError
 from toolgen.analyze.decorators import decorator_options
 from toolgen.analyze.docstrings import PLACEHOLDER, DocLine, Docstring, parse_docstring
 from toolgen.analyze.handlers import Handler, find_handlers
-from toolgen.analyze.literals import surrogate_node, unencodable
+from toolgen.analyze.literals import surrogate_node, unwritable
 from toolgen.analyze.markers import presets
 from toolgen.analyze.sections import SectionReader
 from toolgen.analyze.signature import Param, parameters
@@ -267,10 +267,13 @@ class _HandlerCompiler:
             data["source"]["marker"] = self.preset.name
         for key, value in options.items():
             data[DESCRIPTOR_KEYS.get(key, key)] = value
-        pointer = unencodable(data)
-        if pointer is not None:  # e.g. "\\ud83d\\ude00" in a docstring: no JSON file can hold it
-            message = f"text at {pointer} has a lone surrogate, which UTF-8 cannot encode"
-            self.report("TG007", message, surrogate_node(self.node) or self.node)
+        unfit = unwritable(data)  # e.g. "\\ud83d\\ude00" in a docstring: no JSON file can hold it
+        if unfit is not None:
+            code, message = unfit
+            if code == "TG007":
+                self.report(code, message, surrogate_node(self.node) or self.node)
+            else:
+                self.report(code, f"`{self.node.name}` {message}", self.node)
             return None, self.problems
         try:
             descriptor = ToolDescriptor.model_validate(data)

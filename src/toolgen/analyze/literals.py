@@ -7,8 +7,9 @@ Besides Python literals this follows names to module-level constants and enum me
 from __future__ import annotations
 
 import ast
-import json
 from typing import Any
+
+from pydantic_core import to_json
 
 from toolgen.index import Module, ModuleIndex
 
@@ -112,16 +113,61 @@ def jsonable(value: Any) -> Any:
     return value
 
 
-def unencodable(value: Any) -> str | None:
-    """The JSON pointer of the first string (or key) in `value` that has no UTF-8 form: a lone
-    surrogate such as the escape `"\\ud83d"` (Python does not pair `"\\ud83d\\ude00"`)."""
-    try:  # the common case in one pass: everything encodes
-        json.dumps(value, ensure_ascii=False).encode("utf-8")
-        return None
-    except UnicodeEncodeError:
-        return _unencodable(value, "")
-    except (TypeError, ValueError):  # not JSON as it is: look at each part
-        return _unencodable(value, "")
+#: How deep a descriptor may nest as JSON. pydantic-core writes at most 254 levels, and a
+#: platform payload puts a tool's schemas a few levels further down.
+MAX_DEPTH = 240
+_WRITABLE_DEPTH = 254
+
+
+def unwritable(value: Any) -> tuple[str, str] | None:
+    """Why descriptor data `value` cannot be written as JSON, as (rule code, message), or None:
+    a string with a lone surrogate such as the escape `"\\ud83d"` (Python does not pair
+    `"\\ud83d\\ude00"`), TG007; or nesting deeper than MAX_DEPTH, TG202, counting each `$ref`
+    as the definition it points to (the Gemini payload inlines them)."""
+    try:  # the common case in one pass: everything encodes, and not too deep without `$ref`s
+        text = to_json(_wrapped(value, _WRITABLE_DEPTH - MAX_DEPTH))
+    except (ValueError, TypeError):  # PydanticSerializationError is a ValueError
+        text = None
+    if text is None:
+        pointer = _unencodable(value, "")
+        if pointer is not None:
+            return "TG007", f"text at {pointer} has a lone surrogate, which UTF-8 cannot encode"
+    if (text is None or b'"$ref"' in text) and nesting(value) > MAX_DEPTH:
+        return (
+            "TG202",
+            f"nests types or values more than {MAX_DEPTH} levels deep, too deep for JSON",
+        )
+    return None
+
+
+def _wrapped(value: Any, levels: int) -> Any:
+    for _ in range(levels):
+        value = [value]
+    return value
+
+
+def nesting(
+    value: Any, defs: dict[str, Any] | None = None, memo: dict[str, int] | None = None
+) -> int:
+    """How many JSON containers deep `value` goes, a `{"$ref": "#/$defs/X"}` counting as deep as
+    `X` put in its place (a reference back to a definition being expanded counts as a leaf)."""
+    if not isinstance(value, dict | list):
+        return 0
+    if isinstance(value, dict) and isinstance(value.get("$defs"), dict):
+        defs, memo = value["$defs"], {}
+    deepest = 0
+    for item in value.values() if isinstance(value, dict) else value:
+        if isinstance(item, dict | list):  # leaves are the most common: no call for them
+            deepest = max(deepest, nesting(item, defs, memo))
+    deepest += 1
+    ref = value.get("$ref") if isinstance(value, dict) else None
+    if isinstance(ref, str) and ref.startswith("#/$defs/") and defs and memo is not None:
+        name = ref.removeprefix("#/$defs/")
+        if name not in memo and name in defs:
+            memo[name] = 0  # while expanding: a recursive reference is a leaf
+            memo[name] = nesting(defs[name], defs, memo)
+        deepest = max(deepest, memo.get(name, 0))
+    return deepest
 
 
 def _unencodable(value: Any, pointer: str) -> str | None:

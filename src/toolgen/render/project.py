@@ -64,25 +64,9 @@ class ToolRender:
 
     @classmethod
     def from_json(cls, descriptor: str, data: dict[str, Any]) -> ToolRender:
-        """The inverse of `to_json`; ValueError for anything else (a damaged cache entry)."""
-        entries, sections, problems = data["entries"], data["sections"], data["problems"]
-        if not (
-            isinstance(descriptor, str)
-            and _str_map(entries, lambda v: isinstance(v, list) and all(_is_str(t) for t in v))
-            and _str_map(sections, _is_str)
-            and isinstance(problems, list)
-            and all(isinstance(p, list) and len(p) == 2 and all(map(_is_str, p)) for p in problems)
-        ):
-            raise ValueError("not a tool render")
-        return cls(descriptor, entries, sections, [(code, message) for code, message in problems])
-
-
-def _is_str(value: object) -> bool:
-    return isinstance(value, str)
-
-
-def _str_map(value: object, valid: Callable[[object], bool]) -> bool:
-    return isinstance(value, dict) and all(_is_str(k) and valid(v) for k, v in value.items())
+        """The inverse of `to_json` (the cache checks its entries' bytes as a whole)."""
+        problems = [(code, message) for code, message in data["problems"]]
+        return cls(descriptor, data["entries"], data["sections"], problems)
 
 
 @dataclass

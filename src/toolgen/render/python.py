@@ -9,6 +9,7 @@ the same bytes, which the tests check with black.
 
 from __future__ import annotations
 
+import functools
 import json
 import keyword
 import re
@@ -21,8 +22,12 @@ def render(tools: list[ToolDescriptor], report: Any, options: Any = None) -> dic
     return {"python/tools.py": python_module(tools)}
 
 
+_WORD_BREAK = re.compile(r"[^A-Za-z0-9]+")
+
+
+@functools.lru_cache(maxsize=4096)
 def _camel(name: str) -> str:
-    return "".join(part[:1].upper() + part[1:] for part in re.split(r"[^A-Za-z0-9]+", name) if part)
+    return "".join(part[:1].upper() + part[1:] for part in _WORD_BREAK.split(name) if part)
 
 
 class _Writer:
