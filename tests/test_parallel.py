@@ -91,3 +91,12 @@ def test_toolgen_jobs_sets_the_processes(monkeypatch: pytest.MonkeyPatch) -> Non
     assert default_jobs() == 3
     monkeypatch.setenv("TOOLGEN_JOBS", "zero")
     assert 1 <= default_jobs() <= 8
+
+
+def test_files_rendered_in_workers_are_the_files_one_process_renders(many: Project) -> None:
+    from toolgen.pipeline import generate
+
+    config = load_config(None, cwd=many.root)
+    one, three = generate(config, None, 1), generate(config, None, 3)
+    assert three.files == one.files
+    assert three.diagnostics == one.diagnostics

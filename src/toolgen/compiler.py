@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -50,6 +51,8 @@ class Compilation:
     suppressions: dict[str, FileSuppressions] = field(default_factory=dict)  # by shown path
     sources: list[tuple[str, str]] = field(default_factory=list)  # discovered (path, module)
     inputs: Dependencies = field(default_factory=Dependencies)  # every file read, for the cache
+    #: `finish`'s result for each new descriptor, by id() (with the descriptor, kept alive).
+    finished: dict[int, tuple[ToolDescriptor, Any]] = field(default_factory=dict)
 
 
 @dataclass
@@ -61,6 +64,9 @@ class FileUnit:
     tools: list[tuple[ToolDescriptor, Location]] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
     dependencies: Dependencies = field(default_factory=Dependencies)
+    #: What `compile_project`'s `finish` made of each tool, in the order of `tools` (the
+    #: pipeline renders them in the worker that compiled them).
+    finished: list[Any] = field(default_factory=list)
 
 
 class UnitStore(Protocol):
@@ -72,10 +78,16 @@ class UnitStore(Protocol):
     def put(self, file: SourceFile, roots: tuple[str, ...], unit: FileUnit) -> None: ...
 
 
-def compile_project(config: Config, store: UnitStore | None = None, jobs: int = 1) -> Compilation:
+def compile_project(
+    config: Config,
+    store: UnitStore | None = None,
+    jobs: int = 1,
+    finish: Callable[[ToolDescriptor], Any] | None = None,
+) -> Compilation:
     """Every handler under the configured sources. With a `store`, files whose bytes and
     dependencies did not change are taken from it instead of being analysed again; the
-    others are analysed in `jobs` processes (`toolgen.parallel`)."""
+    others are analysed in `jobs` processes (`toolgen.parallel`), where `finish` is applied
+    to each new descriptor too (its results: `Compilation.finished`)."""
     files = discover(config.sources)
     index = ModuleIndex(search_roots(files, config.root), lambda p: config.display(p))
     result = Compilation(search_roots=[str(r) for r in index.search_roots])
@@ -87,7 +99,11 @@ def compile_project(config: Config, store: UnitStore | None = None, jobs: int = 
     missed = [i for i, unit in enumerate(units) if unit is None]
 
     def work(chunk: list[int]) -> list[FileUnit]:
-        return [compile_file(files[i], index, config, policy) for i in chunk]
+        units = [compile_file(files[i], index, config, policy) for i in chunk]
+        if finish is not None:
+            for unit in units:
+                unit.finished = [finish(descriptor) for descriptor, _ in unit.tools]
+        return units
 
     for i, compiled in zip(missed, map_chunks(missed, work, jobs), strict=True):
         units[i] = compiled
@@ -98,6 +114,8 @@ def compile_project(config: Config, store: UnitStore | None = None, jobs: int = 
         result.suppressions[unit.shown] = unit.suppressions
         result.diagnostics.extend(unit.diagnostics)
         result.inputs.merge(unit.dependencies)
+        for (descriptor, _), done in zip(unit.tools, unit.finished, strict=False):
+            result.finished[id(descriptor)] = (descriptor, done)
         for descriptor, where in unit.tools:
             if descriptor.name in seen:
                 result.diagnostics.append(

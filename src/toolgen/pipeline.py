@@ -9,7 +9,7 @@ from toolgen.config import Config
 from toolgen.descriptor import ToolDescriptor
 from toolgen.diagnostics import Diagnostic, Location, sort_diagnostics
 from toolgen.index import Dependencies
-from toolgen.render.project import render_project
+from toolgen.render.project import ToolRender, render_project, render_tool
 from toolgen.stats import catalog_totals, tool_sizes
 from toolgen.unit_cache import UnitCache
 
@@ -28,13 +28,17 @@ class Generated:
 def generate(config: Config, cache: UnitCache | None = None, jobs: int = 1) -> Generated:
     """Everything a build writes, and what it found. With a unit cache, unchanged files are
     neither analysed nor rendered again, and this run's work is stored for the next."""
-    compiled = compile_project(config, cache, jobs)
+
+    def finish(descriptor: ToolDescriptor) -> ToolRender:  # in the worker that compiled it
+        return render_tool(descriptor, config.platforms, config.render)
+
+    compiled = compile_project(config, cache, jobs, finish if jobs > 1 else None)
     rendered = render_project(
         compiled.descriptors,
         config.platforms,
         compiled.locations,
         config.render,
-        cache.known if cache else None,
+        {**(cache.known if cache else {}), **compiled.finished},
         cache.save if cache else None,
     )
     found = [
