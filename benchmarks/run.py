@@ -19,13 +19,17 @@ repository (/tmp is slow to create files on some machines), then times whole pro
   descriptor on disk (watchfiles waits for 0.1 s of quiet before it reports a change)
 - with --big N: a cold build of N tools, reported as a multiple of the first corpus's build
 
-Each time is the best of --repeat runs; memory is the largest resident set of any one toolgen
+Bytecode is compiled first, for toolgen and for the corpus (what `pip install` and a first run
+leave behind), so that no run pays for compiling source: this matters where
+PYTHONDONTWRITEBYTECODE is set, as on the machines we measure on. Each time is the best of
+--repeat runs; memory is the largest resident set of any one toolgen
 process (from wait4, per process). Prints a Markdown table of seconds and ratios.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import shutil
 import signal
@@ -71,7 +75,12 @@ def corpus(n: int, folder: Path) -> Path:
         check=True,
         stdout=subprocess.DEVNULL,
     )
+    compile_bytecode(target)
     return target
+
+
+def compile_bytecode(folder: Path) -> None:
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(folder)], check=True)
 
 
 def cold_start(base: Path) -> Callable[[], None]:
@@ -134,6 +143,9 @@ def main() -> None:
     args = parser.parse_args()
     toolgen = [sys.executable, "-m", "toolgen"]
     reference = [sys.executable, str(SHARED / "floor_and_peer.py")]
+    package = importlib.util.find_spec("toolgen")
+    assert package is not None and package.origin, "install toolgen first (pip install -e .)"
+    compile_bytecode(Path(package.origin).parent)
     with tempfile.TemporaryDirectory(dir=HERE.parent.parent) as tmp:
         base = corpus(args.tools, Path(tmp))
         floor, _ = best([*reference, "floor", str(base)], base, args.repeat)

@@ -50,7 +50,8 @@ def managed_files(out: Path) -> set[str]:
     if MANIFEST in found:
         try:
             listed = json.loads((out / MANIFEST).read_text(encoding="utf-8")).get("files", {})
-            found.update(p for p in listed if _safe(p) and (out / p).is_file())
+            others = [p for p in listed if p not in found]  # most are found already
+            found.update(p for p in others if _safe(p) and (out / p).is_file())
         except (OSError, ValueError, AttributeError):
             pass
     return found
