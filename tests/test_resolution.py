@@ -134,3 +134,26 @@ def test_star_import_from_a_known_outside_module(project: Project, run) -> None:
     assert result.code == 0, result.out
     page = project.descriptor("lookup")["parameters"]["properties"]["page"]
     assert page == {"description": "Paging.", "anyOf": [{"type": "integer"}, {"type": "null"}]}
+
+
+def test_a_released_module_is_parsed_again_when_used(project: Project) -> None:
+    """The compiler frees each source's syntax tree after its handlers are compiled; a later
+    use of the module parses it again and resolves the same names to the same places."""
+    from toolgen.index import ModuleIndex
+
+    project.write("src/pkg/__init__.py", "")
+    project.write(
+        "src/pkg/models.py",
+        "from pydantic import BaseModel\nclass Page(BaseModel):\n    n: int = 1\n",
+    )
+    project.write("src/pkg/tools.py", "from .models import Page as P\n")
+    index = ModuleIndex([project.root / "src"], str)
+    tools = index.get("pkg.tools")
+    assert tools is not None
+    first = index.resolve(tools, "P")
+    assert first is not None and first.module is not None
+    index.release("pkg.models")
+    again = index.resolve(tools, "P")
+    assert again is not None and again.module is not None
+    assert (again.path, again.kind) == (first.path, first.kind) == ("pkg.models.Page", "class")
+    assert again.module is not first.module  # parsed anew: the old tree can be freed

@@ -98,8 +98,10 @@ def compile_project(
     units: list[FileUnit | None] = [store.get(f, roots) if store else None for f in files]
     missed = [i for i, unit in enumerate(units) if unit is None]
 
+    shared: set[str] = set()
+
     def work(chunk: list[int]) -> list[FileUnit]:
-        units = [compile_file(files[i], index, config, policy) for i in chunk]
+        units = [compile_file(files[i], index, config, policy, shared) for i in chunk]
         if finish is not None:
             for unit in units:
                 unit.finished = [finish(descriptor) for descriptor, _ in unit.tools]
@@ -143,8 +145,12 @@ def compile_project(
     return result
 
 
-def compile_file(file: SourceFile, index: ModuleIndex, config: Config, policy: Policy) -> FileUnit:
-    """The handlers of one file, and everything their analysis read (for the unit cache)."""
+def compile_file(
+    file: SourceFile, index: ModuleIndex, config: Config, policy: Policy, shared: set[str]
+) -> FileUnit:
+    """The handlers of one file, and everything their analysis read (for the unit cache).
+    `shared` collects the modules that files have used besides their own: the file's module
+    is released from the index afterwards unless it is one of them."""
     unit = FileUnit(config.display(file.path), FileSuppressions())
     with index.tracking() as touched:
         module = index.add_file(file.module, file.path)
@@ -160,6 +166,9 @@ def compile_file(file: SourceFile, index: ModuleIndex, config: Config, policy: P
                     unit.tools.append((descriptor, module.location(node)))
     unit.dependencies = index.dependencies(touched)
     unit.diagnostics.extend(unit.dependencies.problems)
+    shared.update(touched - {file.module})
+    if file.module not in shared:  # no other file has used it so far: free its syntax tree
+        index.release(file.module)
     return unit
 
 

@@ -200,6 +200,7 @@ class ModuleIndex:
         self._probes: dict[str, tuple[list[Path], Path | None]] = {}  # missing, found
         self._uses: dict[tuple[str, str], set[str]] = {}  # modules each resolution used
         self._sources: dict[Path, Module | None] = {}  # sources not importable by their name
+        self._keys_by_module: dict[str, set[tuple[str, str]]] = {}  # resolutions through each
 
     # -- loading -------------------------------------------------------------------------
     def add_file(self, name: str, path: Path) -> Module | None:
@@ -306,8 +307,20 @@ class ModuleIndex:
             with self.tracking() as used:
                 self._resolved[key] = self._resolve_in(module, dotted, set())
             self._uses[key] = used
+            for name in (module.name, *used):
+                self._keys_by_module.setdefault(name, set()).add(key)
         self.touched.update(self._uses[key])
         return self._resolved[key]
+
+    def release(self, name: str) -> None:
+        """Forget module `name` and every resolution that went through it, to free its syntax
+        tree; a later use parses it again. (The compiler releases each source file once its
+        handlers are compiled, unless another file has used it: most are never read again.)"""
+        self._modules.pop(name, None)
+        self._sources = {p: m for p, m in self._sources.items() if m is None or m.name != name}
+        for key in self._keys_by_module.pop(name, ()):
+            self._resolved.pop(key, None)
+            self._uses.pop(key, None)
 
     def resolve_expr(self, module: Module, node: ast.expr) -> Symbol | None:
         dotted = dotted_name(node)

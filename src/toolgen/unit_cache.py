@@ -1,11 +1,12 @@
 """The unit cache: one compiled source file per entry, reused while nothing it read changed.
 
-An entry is found by the hash of the configuration, toolgen's version and the file's path,
-module name and bytes. It holds the file's descriptors, diagnostics and ignore comments, and
-its dependencies: the sha256 of every other file the analysis read (models, re-exports) and
-every module path it looked for and did not find. The entry is used only if all of those still
-hold, so editing a model re-analyses exactly the handlers that use it. Files with error-level
-diagnostics are not stored: they are the ones being edited, and cheap to analyse again.
+An entry is found by the hash of the configuration, toolgen's code, the search roots, and the
+file's path, module name and bytes. It holds the file's descriptors, diagnostics and ignore
+comments, and its dependencies: the sha256 of every other file the analysis read (models,
+re-exports) and every module path it looked for and did not find. The entry is used only if
+all of those still hold, so editing a model re-analyses exactly the handlers that use it.
+Files with error-level diagnostics are not stored: they are the ones being edited, and cheap
+to analyse again.
 
 Each tool's render (its descriptor file and its entries in each platform payload) is stored
 with it, so an unchanged tool is neither analysed nor rendered again; units are therefore

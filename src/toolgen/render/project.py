@@ -7,8 +7,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic_core import to_json
-
 from toolgen._version import __version__
 from toolgen.descriptor import ToolDescriptor
 from toolgen.diagnostics import Diagnostic, Location
@@ -181,7 +179,8 @@ def _items(payload: Any) -> list[Any]:
 
 
 def _json_text(value: Any) -> str:
-    return to_json(value, indent=2).decode()
+    """`dump_json`'s text of `value` without the final newline: an entry inside a payload."""
+    return dump_json(value)[:-1].decode()
 
 
 def _assemble(shape: Any, entries: list[str]) -> str:
