@@ -97,20 +97,19 @@ def compile_project(
     roots = tuple(result.search_roots)
     units: list[FileUnit | None] = [store.get(f, roots) if store else None for f in files]
     missed = [i for i, unit in enumerate(units) if unit is None]
-
-    shared: set[str] = set()
+    shared: set[str] = set()  # modules that some file used besides its own
 
     def work(chunk: list[int]) -> list[FileUnit]:
-        units = [compile_file(files[i], index, config, policy, shared) for i in chunk]
+        made = [compile_file(files[i], index, config, policy, shared) for i in chunk]
         if finish is not None:
-            for unit in units:
+            for unit in made:
                 unit.finished = [finish(descriptor) for descriptor, _ in unit.tools]
-        return units
+        return made
 
-    for i, compiled in zip(missed, map_chunks(missed, work, jobs), strict=True):
-        units[i] = compiled
+    for i, fresh in zip(missed, map_chunks(missed, work, jobs), strict=True):
+        units[i] = fresh
         if store:
-            store.put(files[i], roots, compiled)
+            store.put(files[i], roots, fresh)
     for unit in units:
         assert unit is not None
         result.suppressions[unit.shown] = unit.suppressions
