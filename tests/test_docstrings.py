@@ -88,6 +88,28 @@ def test_each_style_is_detected_and_parsed(source: str, style: str) -> None:
     assert doc.returns == "The hits."
 
 
+def test_parameter_names_may_start_with_any_letter() -> None:
+    doc = parse_docstring(
+        _fn('''
+def f(élan, _x, 日付):
+    """Do it.
+
+    Args:
+        élan: Drive.
+        _x: Private.
+        日付: A date.
+        2nd: Not a name.
+    """
+''')
+    )
+    assert doc is not None
+    assert {name: entry.text for name, entry in doc.params.items()} == {
+        "élan": "Drive.",
+        "_x": "Private.",
+        "日付": "A date. 2nd: Not a name.",
+    }
+
+
 def test_google_details() -> None:
     doc = parse_docstring(_fn(GOOGLE))
     assert doc is not None

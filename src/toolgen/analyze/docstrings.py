@@ -51,7 +51,8 @@ _SPHINX_FIELD = re.compile(
     r"^:(param|parameter|arg|argument|key|keyword|type|returns?|rtype|raises?|except|exception)"
     r"\b([^:]*):\s*(.*)$"
 )
-_ENTRY = re.compile(r"^(\*{0,2}[A-Za-z_][\w.]*)\s*(?:\(([^)]*)\))?\s*:(?:\s+(.*))?$")
+#: `name (annotation): text`; a name starts like a Python identifier (`élan` is one).
+_ENTRY = re.compile(r"^(\*{0,2}[^\W\d][\w.]*)\s*(?:\(([^)]*)\))?\s*:(?:\s+(.*))?$")
 _BULLET = re.compile(r"^([-*+]|\d+[.)])\s")
 
 
