@@ -153,6 +153,12 @@ def test_unknown_decorator_argument(built: Project, run) -> None:
     _fails(built, run, 1, "src/bad.py:4:7: TG402 [error] @tool has no argument `colour`")
 
 
+def test_a_decorator_argument_given_twice(built: Project, run) -> None:
+    """`ast` reads `@tool(risk="low", risk="high")`; Python refuses to compile it."""
+    built.write("src/bad.py", tool_source(decorator='@tool(risk="low", risk="high")'))
+    _fails(built, run, 1, "src/bad.py:4:19: TG402 [error] @tool argument `risk` is given twice")
+
+
 def test_missing_docstring(built: Project, run) -> None:
     built.write("src/bad.py", "from toolgen import tool\n\n@tool\ndef f() -> int:\n    return 1\n")
     _fails(built, run, 1, "src/bad.py:4:1: TG303 [error] `f` needs a docstring")

@@ -90,6 +90,7 @@ def _native(handler: Handler) -> DecoratorInfo:
         info.problems.append(
             Diagnostic("TG402", "@tool takes keyword arguments only", module.location(arg))
         )
+    given: set[str] = set()
     for kw in decorator.keywords:
         if kw.arg is None:
             info.problems.append(
@@ -106,6 +107,11 @@ def _native(handler: Handler) -> DecoratorInfo:
                 )
             )
             continue
+        if kw.arg in given:  # `ast` reads it; Python refuses to compile the call
+            message = f"@tool argument `{kw.arg}` is given twice"
+            info.problems.append(Diagnostic("TG402", message, module.location(kw)))
+            continue
+        given.add(kw.arg)
         value = _literal(kw, info, module, "@tool")
         if value is not _NOT_LITERAL:
             info.options[kw.arg] = value
