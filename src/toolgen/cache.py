@@ -42,10 +42,10 @@ def cache_dir(config: Config, enabled: bool = True) -> Path | None:
     return (config.cwd / override).resolve() if override else config.root / FOLDER
 
 
-def config_key(config: Config, *parts: str) -> str:
+def config_key(config: Config) -> str:
     """A hash of everything a run's result depends on besides the files it reads: toolgen's
     code, Python's version (the `ast` it parses with), and every resolved setting."""
-    text = repr((LAYOUT, __version__, code_fingerprint(), sys.version_info[:2], config, parts))
+    text = repr((LAYOUT, __version__, code_fingerprint(), sys.version_info[:2], config))
     return hashlib.sha256(text.encode()).hexdigest()
 
 

@@ -26,7 +26,7 @@ from toolgen.config import Config
 from toolgen.conformance import conformance_level, missing_by_level
 from toolgen.descriptor import DEFAULT_RISK, NAME_PATTERN, RISK_DEFAULTS, ToolDescriptor
 from toolgen.diagnostics import Diagnostic, Level, Location, sort_diagnostics
-from toolgen.discover import SourceFile, discover, search_roots
+from toolgen.discover import SourceFile, discover, listing, search_roots
 from toolgen.index import Dependencies, ModuleIndex, dotted_name
 from toolgen.lint import LintContext, lint
 from toolgen.parallel import map_chunks
@@ -91,7 +91,7 @@ def compile_project(
     files = discover(config.sources)
     index = ModuleIndex(search_roots(files, config.root), lambda p: config.display(p))
     result = Compilation(search_roots=[str(r) for r in index.search_roots])
-    result.sources = [(str(f.path), f.module) for f in files]
+    result.sources = listing(files)
     seen: dict[str, Location] = {}
     policy = config.policy()
     roots = tuple(result.search_roots)

@@ -54,6 +54,11 @@ def search_roots(files: list[SourceFile], project_root: Path) -> list[Path]:
     return list(dict.fromkeys(r.resolve() for r in roots))
 
 
+def listing(files: list[SourceFile]) -> list[tuple[str, str]]:
+    """(path, module) of each file: what the stamp compares to see whether sources changed."""
+    return [(str(f.path), f.module) for f in files]
+
+
 def discover(sources: tuple[Path, ...]) -> list[SourceFile]:
     """Every Python file under `sources`, once each, in a stable order."""
     seen: dict[Path, SourceFile] = {}

@@ -147,17 +147,13 @@ def write(out: Path, files: dict[str, bytes]) -> WriteReport:
 
 def _write(out: Path, files: dict[str, bytes]) -> WriteReport:
     report = WriteReport()
-    # What a killed build left: `atomic_write`'s temporary files, beside their targets. Under
-    # the build lock no other build is writing, so every one of them is an orphan.
-    for place in {out, *(out / f for f in MANAGED_FOLDERS), *((out / p).parent for p in files)}:
-        try:
-            entries = list(os.scandir(place))
-        except OSError:
-            continue
-        for entry in entries:
-            if TEMPORARY.fullmatch(entry.name) and entry.is_file(follow_symlinks=False):
-                Path(entry.path).unlink(missing_ok=True)
     stale = managed_files(out) - set(files)
+    # What a killed build left: `atomic_write`'s temporary files (`owned_files` lists them).
+    # Under the build lock no other build is writing, so every one of them is an orphan.
+    leftovers = {p for p in stale if TEMPORARY.fullmatch(p.rpartition("/")[2])}
+    for relpath in leftovers:
+        (out / relpath).unlink(missing_ok=True)
+    stale -= leftovers
     ordered = sorted(p for p in files if p != MANIFEST) + ([MANIFEST] if MANIFEST in files else [])
     for relpath in ordered:
         target = out / relpath
