@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from toolgen.cli import main
+from toolgen.quick import main
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -19,7 +19,20 @@ Public API:
 - `__version__`: the toolgen version, recorded in `generated/manifest.json`.
 """
 
-from toolgen._marker import ToolError, tool
 from toolgen._version import __version__
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (see `__getattr__`)
+if TYPE_CHECKING:
+    from toolgen._marker import ToolError, tool
+
 __all__ = ["ToolError", "__version__", "tool"]
+
+
+def __getattr__(name: str) -> object:
+    """`tool` and `ToolError`, imported on first use: the command line's fast path
+    (`toolgen.quick`) imports this package and must not pay for what it does not use."""
+    if name in ("tool", "ToolError"):
+        from toolgen import _marker
+
+        return getattr(_marker, name)
+    raise AttributeError(f"module 'toolgen' has no attribute {name!r}")

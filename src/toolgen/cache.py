@@ -2,36 +2,40 @@
 
 `.toolgen_cache/` in the project root (or `$TOOLGEN_CACHE_DIR`). Everything in it is derived
 from the sources, the configuration and toolgen's version, so it is always safe to delete;
-`--no-cache` or `TOOLGEN_NO_CACHE=1` turns it off for a run. Entries are small JSON files,
-each written atomically under a name that is the hash of everything it depends on, so a
-changed config or a new toolgen version simply misses. A broken or foreign entry is a miss,
-never an error.
+`--no-cache` or `TOOLGEN_NO_CACHE=1` turns it off for a run. Entries are small files (JSON,
+or marshal for the stamps that the fast path reads), each written atomically under a name that
+is the hash of everything it depends on, so a changed config or a new toolgen version simply
+misses. A broken or foreign entry is a miss, never an error.
 
-This module is imported on the fast path of `toolgen check`: standard library only.
+This module is imported on the fast path of `toolgen check` (`toolgen.quick`): standard
+library only, and nothing slow to import (json, hashlib) before it is needed.
 """
 
 from __future__ import annotations
 
 import contextlib
 import functools
-import hashlib
-import json
 import os
 import stat
 import sys
 import time
-from collections.abc import Callable
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+import zlib
 
 from toolgen._version import __version__
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (see above)
 if TYPE_CHECKING:
+    from collections.abc import Callable
+    from pathlib import Path
+    from typing import Any
+
     from toolgen.config import Config
+
+    Folder = str | os.PathLike[str]
 
 FOLDER = ".toolgen_cache"
 #: Bumped when the layout of cache entries changes, so old entries are never misread.
-LAYOUT = 1
+LAYOUT = 2
 
 
 def cache_dir(config: Config, enabled: bool = True) -> Path | None:
@@ -45,6 +49,8 @@ def cache_dir(config: Config, enabled: bool = True) -> Path | None:
 def config_key(config: Config) -> str:
     """A hash of everything a run's result depends on besides the files it reads: toolgen's
     code, Python's version (the `ast` it parses with), and every resolved setting."""
+    import hashlib
+
     text = repr((LAYOUT, __version__, code_fingerprint(), sys.version_info[:2], config))
     return hashlib.sha256(text.encode()).hexdigest()
 
@@ -53,6 +59,9 @@ def config_key(config: Config) -> str:
 def code_fingerprint() -> str:
     """The sha256 of toolgen's own source files: an entry made by other code never matches,
     even under the same version number (a development checkout, a rebuilt wheel)."""
+    import hashlib
+    from pathlib import Path
+
     package = Path(__file__).parent
     digest = hashlib.sha256()
     for path in sorted(package.rglob("*.py")):
@@ -62,6 +71,8 @@ def code_fingerprint() -> str:
 
 
 def file_sha(path: str) -> str | None:
+    import hashlib
+
     try:
         with open(path, "rb") as handle:  # hot path: plain strings, no Path objects
             return hashlib.sha256(handle.read()).hexdigest()
@@ -71,61 +82,89 @@ def file_sha(path: str) -> str | None:
 
 def is_file(path: str) -> bool:
     try:
-        return stat.S_ISREG(os.stat(path).st_mode)  # noqa: PTH116 (hot path: plain strings)
+        return stat.S_ISREG(os.stat(path).st_mode)  # hot path: plain strings
     except OSError:
         return False
 
 
+def _json_loads(data: bytes) -> Any:
+    import json
+
+    return json.loads(data)
+
+
+def _json_dumps(value: Any) -> bytes:
+    import json
+
+    return json.dumps(value, separators=(",", ":")).encode()
+
+
+def checksum(data: bytes) -> bytes:
+    """What an entry starts with: two 32-bit checks of the rest (damage, not tampering)."""
+    return f"{zlib.crc32(data):08x}{zlib.adler32(data):08x}".encode()
+
+
 def load_entry(
-    folder: Path, kind: str, key: str, loads: Callable[[bytes], Any] = json.loads
+    folder: Folder, kind: str, key: str, loads: Callable[[bytes], Any] = _json_loads
 ) -> Any:
-    """The JSON stored under `kind/key`, or None: missing, unreadable, or not the bytes that
-    `store_entry` wrote (each entry starts with the sha256 of the rest: a truncated or
+    """The value stored under `kind/key`, or None: missing, unreadable, or not the bytes that
+    `store_entry` wrote (each entry starts with a checksum of the rest: a truncated or
     damaged entry is a miss, and a whole one need not be checked field by field)."""
     try:
-        data = (folder / kind / f"{key[:40]}.json").read_bytes()
-        sha, _, body = data.partition(b"\n")
-        if hashlib.sha256(body).hexdigest().encode() != sha:
+        with open(f"{os.fspath(folder)}/{kind}/{key[:40]}.json", "rb") as handle:
+            data = handle.read()
+        check, _, body = data.partition(b"\n")
+        if checksum(body) != check:
             return None
         return loads(body)
-    except (OSError, ValueError):
+    except (OSError, ValueError, EOFError, TypeError):  # marshal's errors too
         return None
 
 
+#: What the cache folder is made with: it ignores itself in git, and backup tools skip it.
+MARKERS = {
+    ".gitignore": "# created by toolgen; safe to delete\n*\n",
+    "CACHEDIR.TAG": "Signature: 8a477f597d28d172789f06886806bc55\n"
+    "# This file is a cache directory tag created by toolgen.\n",
+}
+
+
 def store_entry(
-    folder: Path, kind: str, key: str, value: Any, dumps: Callable[[Any], bytes] | None = None
+    folder: Folder, kind: str, key: str, value: Any, dumps: Callable[[Any], bytes] = _json_dumps
 ) -> None:
-    """Write `value` atomically; a cache that cannot be written is silently skipped."""
-    target = folder / kind / f"{key[:40]}.json"
-    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    """Write `value` atomically; a cache that cannot be written is silently skipped. (Plain
+    `os` calls: `toolgen.quick` stores stamps without importing pathlib.)"""
+    base = os.fspath(folder)
+    target = f"{base}/{kind}/{key[:40]}.json"
+    tmp = f"{base}/{kind}/.{key[:40]}.json.{os.getpid()}.tmp"
     try:
-        if not folder.is_dir():
-            folder.mkdir(parents=True, exist_ok=True)
-            (folder / ".gitignore").write_text("# created by toolgen; safe to delete\n*\n")
-            (folder / "CACHEDIR.TAG").write_text(
-                "Signature: 8a477f597d28d172789f06886806bc55\n"
-                "# This file is a cache directory tag created by toolgen.\n"
-            )
-        target.parent.mkdir(parents=True, exist_ok=True)
-        data = dumps(value) if dumps else json.dumps(value, separators=(",", ":")).encode()
-        tmp.write_bytes(hashlib.sha256(data).hexdigest().encode() + b"\n" + data)
-        tmp.replace(target)
+        if not os.path.isdir(base):
+            os.makedirs(base, exist_ok=True)
+            for name, text in MARKERS.items():
+                with open(f"{base}/{name}", "w", encoding="utf-8") as handle:
+                    handle.write(text)
+        os.makedirs(f"{base}/{kind}", exist_ok=True)
+        data = dumps(value)
+        with open(tmp, "wb") as handle:
+            handle.write(checksum(data) + b"\n" + data)
+        os.replace(tmp, target)
     except Exception:  # a full disk, a read-only project, a value that will not serialise
         with contextlib.suppress(OSError):
-            tmp.unlink(missing_ok=True)
+            os.unlink(tmp)
 
 
-def prune(folder: Path, kind: str, keep: int) -> None:
+def prune(folder: Folder, kind: str, keep: int) -> None:
     """Keep the `keep` newest entries of `kind` (by the time they were written) and drop the
     rest, with temporary files a killed run left: the cache must not grow without end."""
     try:
-        entries = [e for e in os.scandir(folder / kind) if e.is_file(follow_symlinks=False)]
+        listed = os.scandir(f"{os.fspath(folder)}/{kind}")
+        entries = [e for e in listed if e.is_file(follow_symlinks=False)]
         stamped = sorted(((e.stat().st_mtime_ns, e.path) for e in entries), reverse=True)
         now = time.time_ns()
         for mtime, path in stamped:
             leftover = path.endswith(".tmp") and now - mtime > 600 * 10**9
             if leftover or (not path.endswith(".tmp") and keep <= 0):
-                os.unlink(path)  # noqa: PTH108 (plain strings from scandir)
+                os.unlink(path)  # plain strings from scandir
             elif not path.endswith(".tmp"):
                 keep -= 1
     except OSError:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import io
 import json
 import os
 import sys
@@ -33,6 +34,7 @@ if TYPE_CHECKING:
     from toolgen.config import Config
     from toolgen.output import Drift, WriteReport
     from toolgen.pipeline import Generated
+    from toolgen.stamp import Outcome
     from toolgen.unit_cache import UnitCache
 
 #: Codes that mean the run could not look at the project properly: exit 2, not 1.
@@ -187,6 +189,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exc:  # argparse: --help/--version exit 0, usage errors exit 2
         return int(exc.code or 0)
     command: Callable[[argparse.Namespace, TextIO], int] = COMMANDS[args.command]
+    # A build or check answered from its stamp is remembered for `toolgen.quick` to repeat.
+    watching = getattr(args, "watch", False)
+    args.argv = list(sys.argv[1:] if argv is None else argv) if not watching else None
     try:
         return command(args, sys.stdout)
     except UserError as exc:
@@ -243,12 +248,16 @@ def cmd_build(args: argparse.Namespace, stream: TextIO) -> int:
     started = time.time_ns()  # before anything is read (see `toolgen.stamp`)
     config = _load(args)
     folder, key = _cache(args, config)
-    outcome = replay(folder, key, config, started) if folder else None
+    outcome = replay(folder, key, started) if folder else None
     if outcome is not None:  # nothing changed since the last good build (so: no errors)
+        assert folder is not None
         unchanged = WriteReport(unchanged=outcome.files)
         lines = outcome.lines.get(args.format, "")  # none for JSON: the rows say it
-        rows, lines = ([], "") if args.quiet else (outcome.rows, lines)
-        return _build_report(args, stream, config, rows, lines, outcome.tools, unchanged)
+        lines = "" if args.quiet else lines
+        rows = outcome.rows if args.format == "json" and not args.quiet else []
+        text = io.StringIO()
+        code = _build_report(args, text, config, rows, lines, outcome.tools, unchanged)
+        return _replayed(args, stream, config, (folder, key, outcome), text.getvalue(), code)
 
     from toolgen.pipeline import generate
 
@@ -263,6 +272,25 @@ def cmd_build(args: argparse.Namespace, stream: TextIO) -> int:
     rows, lines = [d.to_dict() for d in shown], format_lines(shown, args.format)
     _build_report(args, stream, config, rows, lines, len(result.descriptors), report)
     return status
+
+
+def _replayed(
+    args: argparse.Namespace,
+    stream: TextIO,
+    config: Config,
+    stamp: tuple[Path, str, Outcome],
+    text: str,
+    code: int,
+) -> int:
+    """Print what a run answered from the `stamp` (folder, key, outcome) says, remember it
+    for the same invocation (`toolgen.quick`), and return its exit code."""
+    stream.write(text)
+    if args.argv is not None:
+        from toolgen.quick import remember
+
+        folder, key, outcome = stamp
+        remember(folder, args.argv, args, config, key, outcome.ident, text, code)
+    return code
 
 
 def _cache(args: argparse.Namespace, config: Config) -> tuple[Path | None, str]:
@@ -339,12 +367,16 @@ def cmd_check(args: argparse.Namespace, stream: TextIO) -> int:
     config = _load(args)
     plain = not (args.against or args.verify_runtime)  # only the drift check can be replayed
     folder, key = _cache(args, config)
-    outcome = replay(folder, key, config, started) if folder and plain else None
+    outcome = replay(folder, key, started) if folder and plain else None
     if outcome is not None:  # nothing changed since the last clean check or build
+        assert folder is not None
         lines = outcome.lines.get(args.format, "")  # none for JSON: the rows say it
-        clean = _Checked(outcome.rows, lines, outcome.tools, Drift(), blocked=False, errors=False)
-        _check_report(args, stream, config, clean)
-        return _status(outcome.found, Level(args.fail_on))
+        rows = outcome.rows if args.format == "json" else []
+        clean = _Checked(rows, lines, outcome.tools, Drift(), blocked=False, errors=False)
+        text = io.StringIO()
+        _check_report(args, text, config, clean)
+        code = _status({(c, Level(level)) for c, level in outcome.found}, Level(args.fail_on))
+        return _replayed(args, stream, config, (folder, key, outcome), text.getvalue(), code)
 
     from toolgen.output import compare, unified_diff
     from toolgen.pipeline import generate
@@ -584,8 +616,9 @@ COMMANDS: dict[str, Callable[[argparse.Namespace, TextIO], int]] = {
 }
 
 
-def run() -> None:
-    """The console script. A run is one short process that builds many small objects and
-    frees few: collect cycles rarely (about 15% of a cold build was the collector's)."""
+def run_main(argv: Sequence[str] | None = None) -> int:
+    """`main` for a process of its own (the console script, after `toolgen.quick`). A run
+    builds many small objects and frees few: collect cycles rarely (about 15% of a cold build
+    was the collector's)."""
     gc.set_threshold(100_000, 50, 100)
-    sys.exit(main())
+    return main(argv)

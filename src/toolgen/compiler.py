@@ -26,7 +26,7 @@ from toolgen.config import Config
 from toolgen.conformance import conformance_level, missing_by_level
 from toolgen.descriptor import DEFAULT_RISK, NAME_PATTERN, RISK_DEFAULTS, ToolDescriptor
 from toolgen.diagnostics import Diagnostic, Level, Location, sort_diagnostics
-from toolgen.discover import SourceFile, discover, listing, search_roots
+from toolgen.discover import Listing, SourceFile, list_sources, search_roots
 from toolgen.index import Dependencies, ModuleIndex, dotted_name
 from toolgen.lint import LintContext, lint
 from toolgen.parallel import map_chunks
@@ -49,7 +49,7 @@ class Compilation:
     locations: dict[str, Location] = field(default_factory=dict)  # tool name -> its def
     search_roots: list[str] = field(default_factory=list)  # where the modules import from
     suppressions: dict[str, FileSuppressions] = field(default_factory=dict)  # by shown path
-    sources: list[tuple[str, str]] = field(default_factory=list)  # discovered (path, module)
+    sources: Listing = field(default_factory=lambda: Listing([], [], set()))  # discovered
     inputs: Dependencies = field(default_factory=Dependencies)  # every file read, for the cache
     #: `finish`'s result for each new descriptor, by id() (with the descriptor, kept alive).
     finished: dict[int, tuple[ToolDescriptor, Any]] = field(default_factory=dict)
@@ -88,10 +88,10 @@ def compile_project(
     dependencies did not change are taken from it instead of being analysed again; the
     others are analysed in `jobs` processes (`toolgen.parallel`), where `finish` is applied
     to each new descriptor too (its results: `Compilation.finished`)."""
-    files = discover(config.sources)
+    files, listing = list_sources(config.sources)
     index = ModuleIndex(search_roots(files, config.root), lambda p: config.display(p))
     result = Compilation(search_roots=[str(r) for r in index.search_roots])
-    result.sources = listing(files)
+    result.sources = listing
     seen: dict[str, Location] = {}
     policy = config.policy()
     roots = tuple(result.search_roots)

@@ -64,6 +64,9 @@ class Config:
     render: RenderOptions = field(default_factory=RenderOptions)
     #: `[[tool.toolgen.breaking_ignore]]` entries: (rule, tool, pointer, reason)
     breaking_ignore: tuple[tuple[str, str, str, str], ...] = ()
+    #: Each path of `sources` and `out` as given (joined to the folder it is relative to),
+    #: with what it resolved to: a changed symlink changes the configuration.
+    resolved: tuple[tuple[str, str], ...] = ()
 
     def policy(self) -> Policy:
         return Policy(
@@ -278,11 +281,12 @@ def _check(
         out_value = "generated"
 
     if sources_override:
-        source_paths = [(cwd / s).resolve() for s in sources_override]
+        sources_given = [cwd / s for s in sources_override]
     else:
-        source_paths = [(base / s).resolve() for s in str_list("sources")]
-        if not source_paths and not problems:
-            bad("sources", "must name at least one file or folder")
+        sources_given = [base / s for s in str_list("sources")]
+    source_paths = [s.resolve() for s in sources_given]
+    if not sources_override and not source_paths and not problems:
+        bad("sources", "must name at least one file or folder")
     for path in source_paths:
         if not path.is_relative_to(root.resolve()) and not sources_override:
             problems.append(
@@ -320,6 +324,10 @@ def _check(
         budget_description_chars=budgets["budget_description_chars"],
         budget_catalog_tokens=budgets["budget_catalog_tokens"],
         breaking_ignore=tuple(ignores),
+        resolved=tuple(
+            (str(given), str(path))
+            for given, path in zip([*sources_given, out_given], [*source_paths, out], strict=True)
+        ),
         render=RenderOptions(
             openai_strict=values["openai_strict"],
             anthropic_strict=values["anthropic_strict"],

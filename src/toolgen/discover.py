@@ -25,23 +25,29 @@ class SourceFile:
         return self.path.name == "__init__.py"
 
 
-def module_name(path: Path) -> tuple[str, Path]:
-    """The dotted module name of `path` and the folder it is importable from."""
+def module_name(path: Path, looked: set[str] | None = None) -> tuple[str, Path]:
+    """The dotted module name of `path` and the folder it is importable from; each folder
+    looked into for an `__init__.py` is added to `looked`."""
     parts = [] if path.name == "__init__.py" else [path.stem]
     folder = path.parent
-    while (folder / "__init__.py").is_file():
+    while True:
+        if looked is not None:
+            looked.add(str(folder))
+        if not (folder / "__init__.py").is_file():
+            return ".".join(parts), folder
         parts.insert(0, folder.name)
         folder = folder.parent
-    return ".".join(parts), folder
 
 
-def _walk(folder: Path) -> list[Path]:
+def _walk(folder: Path, looked: set[str] | None) -> list[Path]:
+    if looked is not None:
+        looked.add(str(folder))
     found: list[Path] = []
     for entry in sorted(folder.iterdir()):
         if entry.name.startswith(".") or entry.name in SKIP_DIRS:
             continue
         if entry.is_dir() and not entry.is_symlink():  # a linked folder could loop
-            found.extend(_walk(entry))
+            found.extend(_walk(entry, looked))
         elif entry.suffix == ".py":
             found.append(entry)
     return found
@@ -54,19 +60,35 @@ def search_roots(files: list[SourceFile], project_root: Path) -> list[Path]:
     return list(dict.fromkeys(r.resolve() for r in roots))
 
 
-def listing(files: list[SourceFile]) -> list[tuple[str, str]]:
-    """(path, module) of each file: what the stamp compares to see whether sources changed."""
-    return [(str(f.path), f.module) for f in files]
+@dataclass
+class Listing:
+    """What a discovery found, as the stamp keeps it (`toolgen.stamp`): the source `roots`
+    looked under, the `files` found as (path, module) pairs, and the `folders` whose entries
+    the result depends on."""
+
+    roots: list[str]
+    files: list[tuple[str, str]]
+    folders: set[str]
 
 
-def discover(sources: tuple[Path, ...]) -> list[SourceFile]:
-    """Every Python file under `sources`, once each, in a stable order."""
+def list_sources(sources: tuple[Path, ...]) -> tuple[list[SourceFile], Listing]:
+    """`discover(sources)`, and its `Listing`."""
+    folders: set[str] = set()
+    files = discover(sources, folders)
+    found = [(str(f.path), f.module) for f in files]
+    return files, Listing([str(s) for s in sources], found, folders)
+
+
+def discover(sources: tuple[Path, ...], looked: set[str] | None = None) -> list[SourceFile]:
+    """Every Python file under `sources`, once each, in a stable order. Each folder whose
+    entries the result depends on (walked, or looked into for an `__init__.py`) is added to
+    `looked`: while none of them changes, neither does the result (`toolgen.stamp`)."""
     seen: dict[Path, SourceFile] = {}
     for source in sources:
-        files = _walk(source) if source.is_dir() else [source]
+        files = _walk(source, looked) if source.is_dir() else [source]
         for file in files:
             resolved = file.resolve()
             if resolved not in seen:
-                name, root = module_name(resolved)
+                name, root = module_name(resolved, looked)
                 seen[resolved] = SourceFile(resolved, name, root)
     return sorted(seen.values(), key=lambda f: (f.module, str(f.path)))

@@ -57,28 +57,32 @@ def managed_files(out: Path) -> set[str]:
     return found
 
 
-def owned_files(out: Path) -> set[str]:
+def owned_files(out: Path, looked: set[str] | None = None) -> set[str]:
     """The manifest, the JSON, Markdown and Python files in our folders, and the temporary
-    files a killed build left beside them (relative paths)."""
+    files a killed build left beside them (relative paths). Each folder listed (or looked
+    for) is added to `looked`: while none of them changes, neither does the result."""
     base = str(out)
+    looked = set() if looked is None else looked
+    looked.add(base)
     found = {MANIFEST} if is_file(f"{base}/{MANIFEST}") else set()
     with contextlib.suppress(OSError):
         found.update(e.name for e in os.scandir(base) if TEMPORARY.fullmatch(e.name))
     for folder in MANAGED_FOLDERS:
-        found.update(_walk(base, folder))
+        found.update(_walk(base, folder, looked))
     return found
 
 
-def _walk(base: str, relfolder: str) -> list[str]:
+def _walk(base: str, relfolder: str, looked: set[str]) -> list[str]:
     try:
         entries = list(os.scandir(f"{base}/{relfolder}"))
     except OSError:
         return []
+    looked.add(f"{base}/{relfolder}")
     found = []
     for entry in entries:
         rel = f"{relfolder}/{entry.name}"
         if entry.is_dir(follow_symlinks=False):
-            found.extend(_walk(base, rel))
+            found.extend(_walk(base, rel, looked))
         elif entry.name.endswith((".json", ".md", ".py")) or TEMPORARY.fullmatch(entry.name):
             found.append(rel)
     return found

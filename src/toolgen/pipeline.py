@@ -8,6 +8,7 @@ from toolgen.compiler import compile_project
 from toolgen.config import Config
 from toolgen.descriptor import ToolDescriptor
 from toolgen.diagnostics import Diagnostic, Location, sort_diagnostics
+from toolgen.discover import Listing
 from toolgen.index import Dependencies
 from toolgen.render.project import ToolRender, render_project, render_tool
 from toolgen.stats import catalog_totals, tool_sizes
@@ -21,7 +22,7 @@ class Generated:
     diagnostics: list[Diagnostic]
     locations: dict[str, Location]
     search_roots: list[str]
-    sources: list[tuple[str, str]]
+    sources: Listing
     inputs: Dependencies
 
 

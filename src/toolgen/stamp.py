@@ -2,68 +2,95 @@
 
 After a build or check that ends clean, `record` stores a stamp: every file the compilation
 read and every generated file, each with the sha256 of its bytes and its `stat` (size, mtime,
-ctime, inode); every module path the compilation looked for and did not find; the list of
-discovered sources; and the diagnostics it printed. `replay` answers the next run from the
-stamp when all of that still holds: same discovered files, same bytes in every file read,
-still-missing paths still missing, and `out` holding exactly the same files with the same
-bytes. Any difference (or no stamp) is a miss and the run compiles as usual.
+ctime, inode); every module path the compilation looked for and did not find; the discovered
+sources and the generated files, with the `stat` of each folder those listings depend on; and
+the diagnostics it printed. `replay` answers the next run from the stamp when all of that
+still holds: same bytes in every file read, still-missing paths still missing, same sources,
+and `out` holding exactly the same files with the same bytes. Any difference (or no stamp) is
+a miss and the run compiles as usual.
 
 A file whose `stat` is unchanged is taken as unchanged without reading it, like git's index,
-but only when its ctime is older than the stamped run's start by `RACY_NS`: any write after
-the run began moves the ctime past that point (and ctime cannot be set back by tools that
-restore mtimes), so a file written during or right before the run is always read and hashed.
-When a replay had to hash such files and they are now old enough, it stamps them afresh.
+but only when its ctime is older than the stamped run's start by a margin (`RACY_NS`, or
+`FINE_RACY_NS` for a timestamp with a fraction of a second: a file system that keeps them
+finely): any write after the run began moves the ctime past that point (and ctime cannot be
+set back by tools that restore mtimes), so a file written during or right before the run is
+always read and hashed.
+Folders follow the same rule: while a folder's `stat` holds, its entries are the same (adding,
+removing or renaming an entry changes its mtime and ctime), so the sources and the generated
+files need not be listed again. When a replay had to hash files or list folders that are now
+old enough, it stamps them afresh.
 
-Standard library only: importing the compiler costs more than the whole check.
+Standard library only, and cheap to import: `toolgen.quick` runs it before anything else.
+Stamps are marshal data (the key includes Python's version); the diagnostics inside stay JSON
+text until a run prints them as JSON.
 """
 
 from __future__ import annotations
 
-import hashlib
+import marshal
 import os
-from dataclasses import dataclass
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
-from toolgen.cache import file_sha, is_file, load_entry, prune, store_entry
-from toolgen.diagnostics import Diagnostic, Level, format_lines
+from toolgen.cache import checksum, file_sha, is_file, load_entry, prune, store_entry
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
 if TYPE_CHECKING:
-    from toolgen.config import Config
+    from collections.abc import Callable
+    from pathlib import Path
+    from typing import Any
+
+    from toolgen.cache import Folder
+    from toolgen.diagnostics import Diagnostic
+    from toolgen.discover import Listing
     from toolgen.index import Dependencies
 
 KIND = "stamps"
 KEEP = 16  # one per configuration, command-line paths and toolgen version in use
 
-
-@dataclass
-class Outcome:
-    """What the stamped run found, to print again: its diagnostics as `to_dict` rows and as
-    printed lines per format (no `Diagnostic` is rebuilt), and their (code, level) pairs."""
-
-    tools: int
-    files: int
-    rows: list[dict[str, Any]]
-    lines: dict[str, str]
-    found: set[tuple[str, Level]]
-
-
-def discovered(config: Config) -> list[tuple[str, str]]:
-    from toolgen.discover import discover, listing
-
-    return listing(discover(config.sources))
-
-
 #: How much older than the stamped run a file's ctime must be for its `stat` to be trusted:
-#: far above the clock granularity of file timestamps (a jiffy; 2 s on FAT).
+#: far above the clock granularity of file timestamps. A ctime in whole seconds may come from
+#: a file system that keeps no more (2 s on FAT); one with a fraction of a second comes from
+#: one that keeps them finely, with the kernel's clock (a jiffy, at most 10 ms, behind).
 RACY_NS = 2_000_000_000
+FINE_RACY_NS = 100_000_000
+
+
+def _old(ctime_ns: int, before_ns: int) -> bool:
+    """Whether a file's ctime is older than `before_ns` by the margin its precision needs."""
+    margin = RACY_NS if ctime_ns % 1_000_000_000 == 0 else min(FINE_RACY_NS, RACY_NS)
+    return ctime_ns < before_ns - margin
+
+
+MISSING = (-1, -1, -1, -1)  # the `Stat` of a path that is not there
+if TYPE_CHECKING:
+    Stat = tuple[int, int, int, int]  # size, mtime, ctime, inode
+
+
+class Outcome:
+    """What the stamped run found, to print again: its diagnostics as printed lines per
+    format, as `to_dict` rows (parsed from JSON only when asked for) and as (code, level)
+    pairs; and `ident`, which differs whenever any of that does."""
+
+    def __init__(self, stamp: dict[str, Any]) -> None:
+        self.tools: int = stamp["tools"]
+        self.files: int = len(stamp["outputs"])
+        self.lines: dict[str, str] = stamp["lines"]
+        self.found: list[tuple[str, str]] = stamp["found"]
+        self.ident: str = stamp["ident"]
+        self._rows: str = stamp["rows"]
+
+    @property
+    def rows(self) -> list[dict[str, Any]]:
+        import json
+
+        rows: list[dict[str, Any]] = json.loads(self._rows)
+        return rows
 
 
 def record(
     folder: Path,
     key: str,
     started_ns: int,
-    sources: list[tuple[str, str]],
+    sources: Listing,
     inputs: Dependencies,
     out: Path,
     files: dict[str, bytes],
@@ -71,78 +98,139 @@ def record(
     diagnostics: list[Diagnostic],
 ) -> None:
     """Stamp a clean run that started at `started_ns` (`time.time_ns()`, before reading)."""
+    import hashlib
+    import json
+
+    from toolgen.diagnostics import format_lines
+    from toolgen.output import owned_files
+
     base = str(out)
-    outputs = {rel: hashlib.sha256(data).hexdigest() for rel, data in files.items()}
+    out_folders: set[str] = set()
+    owned_files(out, out_folders)
+    rows = json.dumps([d.to_dict() for d in diagnostics], ensure_ascii=False)
+    lines = {fmt: format_lines(diagnostics, fmt) for fmt in ("text", "github")}
+    found = sorted({(d.code, d.severity.value) for d in diagnostics})
+    ident = checksum("\0".join([str(tools), str(len(files)), rows, *lines.values()]).encode())
     stamp = {
         "started": started_ns,
-        "sources": sources,
-        "read": {path: [sha, *_stat(path)] for path, sha in inputs.read.items()},
+        "roots": sources.roots,
+        "sources": sources.files,
+        "folders": {path: _stat(path) for path in sorted(sources.folders)},
+        "read": {path: (sha, *_stat(path)) for path, sha in inputs.read.items()},
         "missing": sorted(inputs.missing),
         "out": base,
-        "outputs": {rel: [sha, *_stat(f"{base}/{rel}")] for rel, sha in outputs.items()},
+        "out_folders": {path: _stat(path) for path in sorted(out_folders)},
+        "outputs": {
+            rel: (hashlib.sha256(data).hexdigest(), *_stat(f"{base}/{rel}"))
+            for rel, data in files.items()
+        },
         "tools": tools,
-        "diagnostics": [d.to_dict() for d in diagnostics],
-        "lines": {fmt: format_lines(diagnostics, fmt) for fmt in ("text", "github")},
+        "rows": rows,
+        "lines": lines,
+        "found": found,
+        "ident": ident.decode(),
     }
-    store_entry(folder, KIND, key, stamp)
+    store_entry(folder, KIND, key, stamp, marshal.dumps)
     prune(folder, KIND, keep=KEEP)
 
 
-def replay(folder: Path, key: str, config: Config, started_ns: int) -> Outcome | None:
+def replay(folder: Folder, key: str, started_ns: int) -> Outcome | None:
     """The stamped outcome if nothing it depends on changed, else None."""
-    stamp = load_entry(folder, KIND, key)
+    stamp = load_entry(folder, KIND, key, marshal.loads)
     try:
-        if stamp is None or stamp["out"] != str(config.out):
+        if stamp is None:
             return None
-        if [list(s) for s in discovered(config)] != stamp["sources"]:
+        checker = _Checker(stamp["started"], started_ns)
+        if not checker.listed(stamp["folders"], lambda: _sources_hold(stamp)):
             return None
         if any(is_file(p) for p in stamp["missing"]):
             return None
-        from toolgen.output import owned_files
-
-        if owned_files(config.out) != set(stamp["outputs"]):
-            return None
-        checker = _Checker(stamp["started"], started_ns)
         base = stamp["out"]
-        if not all(checker.holds(p, entry) for p, entry in stamp["read"].items()):
+        if not checker.listed(stamp["out_folders"], lambda: _outputs_hold(stamp)):
             return None
-        if not all(checker.holds(f"{base}/{r}", e) for r, e in stamp["outputs"].items()):
+        if not checker.all_hold(stamp["read"]) or not checker.all_hold(stamp["outputs"], base):
             return None
-        if checker.refreshed:  # hashed files that are now old enough to be trusted by stat
+        if checker.refreshed:  # read what is now old enough to be trusted by stat
             stamp["started"] = started_ns
-            store_entry(folder, KIND, key, stamp)
-        rows, lines = stamp["diagnostics"], stamp["lines"]
-        found = {(str(row["code"]), Level(row["level"])) for row in rows}
-        return Outcome(int(stamp["tools"]), len(stamp["outputs"]), rows, lines, found)
+            store_entry(folder, KIND, key, stamp, marshal.dumps)
+        return Outcome(stamp)
     except Exception:  # a damaged or foreign stamp is a miss: a cache never breaks a run
         return None
 
 
-def _stat(path: str) -> list[int]:
+def _sources_hold(stamp: dict[str, Any]) -> dict[str, Stat] | None:
+    """The folders of a new discovery, if it finds the stamped sources (else None)."""
+    from pathlib import Path
+
+    from toolgen.discover import list_sources
+
+    _, now = list_sources(tuple(Path(root) for root in stamp["roots"]))
+    return _folder_stats(now.folders) if now.files == stamp["sources"] else None
+
+
+def _outputs_hold(stamp: dict[str, Any]) -> dict[str, Stat] | None:
+    """The folders of a new listing of `out`, if it holds the stamped files (else None)."""
+    from pathlib import Path
+
+    from toolgen.output import owned_files
+
+    folders: set[str] = set()
+    if owned_files(Path(stamp["out"]), folders) != set(stamp["outputs"]):
+        return None
+    return _folder_stats(folders)
+
+
+def _folder_stats(folders: set[str]) -> dict[str, Stat]:
+    return {path: _stat(path) for path in sorted(folders)}
+
+
+def _stat(path: str) -> Stat:
     try:
-        st = os.stat(path)  # noqa: PTH116 (hot path: plain strings, no Path objects)
+        st = os.stat(path)  # hot path: plain strings, no Path objects
     except OSError:
-        return [-1, -1, -1, -1]
-    return [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
+        return MISSING
+    return (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
 
 
 class _Checker:
-    """Whether a stamped file still has its stamped bytes: by `stat` when that can be trusted,
-    else by hashing it. Entries it hashed get the current `stat` (see `refreshed`)."""
+    """Whether stamped files still have their stamped bytes (by `stat` when that can be
+    trusted, else by hashing them), and stamped folders their entries (by `stat`, else by
+    listing them again). What it had to read and is now old enough to be trusted by `stat` is
+    stamped afresh in place (`refreshed`)."""
 
     def __init__(self, stamped_ns: int, started_ns: int) -> None:
-        self.trusted_before = stamped_ns - RACY_NS
-        self.fresh_before = started_ns - RACY_NS
+        self.stamped = stamped_ns
+        self.started = started_ns
         self.refreshed = False
 
-    def holds(self, path: str, entry: list[Any]) -> bool:
-        sha, *stat = entry
-        current = _stat(path)
-        if current == stat and stat[2] < self.trusted_before:
+    def _trusted(self, stamped: Stat, path: str) -> bool:
+        return _old(stamped[2], self.stamped) and _stat(path) == stamped
+
+    def all_hold(self, entries: dict[str, tuple[Any, ...]], base: str = "") -> bool:
+        """Whether each file (its path: `base`/key when `base` is given) has its stamped
+        sha256 (the entry's first item; its `stat` follows)."""
+        for name, entry in entries.items():
+            path = f"{base}/{name}" if base else name
+            if self._trusted(entry[1:], path):
+                continue
+            current = _stat(path)
+            if current == MISSING or file_sha(path) != entry[0]:
+                return False
+            if _old(current[2], self.started):
+                entries[name] = (entry[0], *current)
+                self.refreshed = True
+        return True
+
+    def listed(self, folders: dict[str, Stat], again: Callable[[], dict[str, Stat] | None]) -> bool:
+        """Whether a listing still holds: every folder's `stat` is trusted and unchanged, or
+        `again` (a new listing: its folders, or None when it differs) says so."""
+        if all(self._trusted(stat, path) for path, stat in folders.items()):
             return True
-        if current[0] < 0 or file_sha(path) != sha:
+        now = again()
+        if now is None:
             return False
-        if current[2] < self.fresh_before:
-            entry[1:] = current
+        if all(_old(stat[2], self.started) for stat in now.values()):
+            folders.clear()
+            folders.update(now)
             self.refreshed = True
         return True

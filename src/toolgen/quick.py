@@ -1,0 +1,204 @@
+"""The command line's entry point, and its shortcut: a repeated `toolgen build` or `toolgen
+check` answered before the rest of toolgen is imported.
+
+When a run was answered from its stamp (`toolgen.stamp`: nothing it depends on changed), the
+command line stores what it printed and its exit code under the *invocation*: the arguments,
+the working folder, the cache variables, Python's version and the `stat` of toolgen's own
+files. With it go the facts the configuration was made of: the bytes of each
+`pyproject.toml` the search for `[tool.toolgen]` read (or of `--config FILE`), the files and
+folders that decided the project root, and each configured path with what it resolved to
+(a symlink). The next identical invocation checks those facts and the stamp, and prints the
+stored text; any difference, or anything unexpected, falls through to the full command line
+(`toolgen.cli.main`), which compiles or replays as usual.
+
+Python start-up and this module are all such a run pays for: it imports neither argparse,
+nor the configuration reader, nor json or hashlib (unless a file must be hashed), nor the
+compiler. `toolgen check` in a project of a thousand tools takes about as long as `python -c
+pass` plus one `stat` per file.
+"""
+
+from __future__ import annotations
+
+import marshal
+import os
+import sys
+import time
+
+from toolgen._version import __version__
+from toolgen.cache import FOLDER, checksum, load_entry, prune, store_entry
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Sequence
+    from pathlib import Path
+    from typing import Any
+
+    from toolgen.config import Config
+
+KIND = "quick"
+KEEP = 64  # invocations remembered: commands, formats and folders people run them from
+COMMANDS = ("build", "check")
+ENVIRONMENT = ("TOOLGEN_CACHE_DIR", "TOOLGEN_NO_CACHE")
+
+
+def run() -> None:
+    """The console script (`toolgen`) and `python -m toolgen`."""
+    sys.exit(main(sys.argv[1:], process=True))
+
+
+def main(argv: Sequence[str], *, process: bool = False) -> int:
+    """The exit code of `toolgen ARGV`: from a remembered answer when it still holds, else
+    from the full command line (`toolgen.cli`; with `process`, tuned for a process of its
+    own)."""
+    code = answer(list(argv))
+    if code is not None:
+        return code
+    from toolgen import cli
+
+    return cli.run_main(argv) if process else cli.main(argv)
+
+
+def answer(argv: list[str]) -> int | None:
+    """Print the remembered answer to `toolgen ARGV` and return its exit code, or None (and
+    print nothing) when there is none or it may no longer hold."""
+    started = time.time_ns()  # before anything is read (see `toolgen.stamp`)
+    if not argv or argv[0] not in COMMANDS or _no_cache():
+        return None
+    ident = _invocation(argv, os.getcwd())
+    name = _name(ident)
+    for folder in _folders(ident[1]):
+        entry = load_entry(folder, KIND, name, marshal.loads)
+        if entry is not None:
+            break
+    else:
+        return None
+    try:
+        if entry["invocation"] != ident or not _facts_hold(entry["facts"]):
+            return None
+        from toolgen.stamp import replay
+
+        outcome = replay(folder, entry["stamp"], started)
+        if outcome is None or outcome.ident != entry["outcome"]:
+            return None
+        text, code = entry["text"], entry["code"]
+    except Exception:  # a damaged or foreign entry is a miss: a cache never breaks a run
+        return None
+    sys.stdout.write(text)
+    sys.stdout.flush()
+    return int(code)
+
+
+def remember(
+    folder: Path,
+    argv: Sequence[str],
+    args: argparse.Namespace,
+    config: Config,
+    stamp_key: str,
+    outcome_ident: str,
+    text: str,
+    code: int,
+) -> None:
+    """Store what the invocation `argv` printed (`text`) and returned (`code`) when answered
+    from the stamp `stamp_key` with the outcome `outcome_ident`, for `answer` to repeat."""
+    ident = _invocation(list(argv), os.getcwd())
+    if ident[1] != str(config.cwd):
+        return  # a working folder that resolves elsewhere: not worth the care
+    entry = {
+        "invocation": ident,
+        "facts": _facts(args, config),
+        "stamp": stamp_key,
+        "outcome": outcome_ident,
+        "text": text,
+        "code": code,
+    }
+    store_entry(folder, KIND, _name(ident), entry, marshal.dumps)
+    prune(folder, KIND, keep=KEEP)
+
+
+def _no_cache() -> bool:
+    return os.environ.get("TOOLGEN_NO_CACHE", "") not in ("", "0")
+
+
+def _invocation(argv: list[str], cwd: str) -> tuple[Any, ...]:
+    """Everything a run's answer depends on besides the files it reads."""
+    env = tuple(os.environ.get(name) for name in ENVIRONMENT)
+    return (tuple(argv), cwd, env, sys.version, __version__, _code())
+
+
+def _name(ident: tuple[Any, ...]) -> str:
+    return "q" + checksum(repr(ident).encode()).decode()  # (marshal's bytes vary with refs)
+
+
+def _code() -> tuple[tuple[str, int, int], ...]:
+    """The `stat` of toolgen's own Python files (a changed or reinstalled toolgen misses)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    found = []
+    for folder, folders, files in os.walk(here):
+        folders[:] = sorted(f for f in folders if f != "__pycache__")
+        for file in sorted(files):
+            if file.endswith(".py"):
+                st = os.stat(f"{folder}/{file}")
+                found.append((f"{folder}/{file}", st.st_size, st.st_mtime_ns))
+    return tuple(found)
+
+
+def _folders(cwd: str) -> list[str]:
+    """Where the cache folder may be: `$TOOLGEN_CACHE_DIR`, else `.toolgen_cache` in the
+    working folder or above it (the project root is not known without the config)."""
+    override = os.environ.get("TOOLGEN_CACHE_DIR")
+    if override:
+        return [os.path.realpath(os.path.join(cwd, override))]
+    found, folder = [], cwd
+    while True:
+        candidate = f"{folder.rstrip('/')}/{FOLDER}"
+        if os.path.isdir(candidate):
+            found.append(candidate)
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return found
+        folder = parent
+
+
+def _facts(args: argparse.Namespace, config: Config) -> dict[str, list[Any]]:
+    """What the configuration was made of, besides the invocation: see the module's doc."""
+    files: list[tuple[str, bytes | None]] = []
+    links: list[tuple[str, str]] = list(config.resolved)
+    exists: list[tuple[str, bool, bool]] = []  # (path, only a file counts, there)
+    assert config.config_file is not None
+    if args.config is None:  # the search (`config.find_config`) read each of these
+        for folder in (config.cwd, *config.cwd.parents):
+            candidate = folder / "pyproject.toml"
+            files.append((str(candidate), _read(str(candidate))))
+            if candidate.resolve() == config.config_file:
+                links.append((str(candidate), str(config.config_file)))
+                break
+    else:
+        links.append((str(config.cwd / args.config), str(config.config_file)))
+    files.append((str(config.config_file), _read(str(config.config_file))))
+    for folder in (config.config_file.parent, *config.config_file.parent.parents):
+        marks = [(str(folder / "pyproject.toml"), True), (str(folder / ".git"), False)]
+        exists.extend((path, only, _exists(path, only)) for path, only in marks)
+        if folder == config.root:
+            break
+    return {"files": files, "links": links, "exists": exists}
+
+
+def _facts_hold(facts: dict[str, list[Any]]) -> bool:
+    if any(_read(path) != data for path, data in facts["files"]):
+        return False
+    if any(os.path.realpath(given) != resolved for given, resolved in facts["links"]):
+        return False
+    return all(_exists(path, only) == there for path, only, there in facts["exists"])
+
+
+def _exists(path: str, only_files: bool) -> bool:
+    return os.path.isfile(path) if only_files else os.path.exists(path)
+
+
+def _read(path: str) -> bytes | None:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read()
+    except OSError:
+        return None
