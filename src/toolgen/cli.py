@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from toolgen.config import Config
     from toolgen.output import Drift, WriteReport
     from toolgen.pipeline import Generated
+    from toolgen.session import Session
     from toolgen.stamp import Outcome
     from toolgen.unit_cache import UnitCache
 
@@ -261,9 +262,11 @@ def cmd_build(args: argparse.Namespace, stream: TextIO) -> int:
 
     from toolgen.pipeline import generate
 
-    result = generate(config, _units(folder, key), _jobs(args))
+    session = _session(args, key)
+    result = generate(config, _units(folder, key, session), _jobs(args))
     status = _exit_for(result.diagnostics, Level.ERROR)
-    report = None if status else write(config.out, result.files)
+    seen = session.seen if session else None
+    report = None if status else write(config.out, result.files, seen)
     if folder and report is not None:
         _stamp(folder, key, started, config, result)
     shown = result.diagnostics
@@ -308,7 +311,16 @@ def _stamp(folder: Path, key: str, started: int, config: Config, result: Generat
         return
     tools, found = len(result.descriptors), result.diagnostics
     record(
-        folder, key, started, result.sources, result.inputs, config.out, result.files, tools, found
+        folder,
+        key,
+        started,
+        result.sources,
+        result.inputs,
+        config.out,
+        result.files,
+        result.shas,
+        tools,
+        found,
     )
 
 
@@ -319,10 +331,17 @@ def _jobs(args: argparse.Namespace) -> int:
     return int(jobs) if jobs else default_jobs()
 
 
-def _units(folder: Path | None, key: str) -> UnitCache | None:
+def _session(args: argparse.Namespace, key: str) -> Session | None:
+    """What a process that builds again keeps (`toolgen.session`), for this configuration;
+    None for a run of its own, or without the cache."""
+    session: Session | None = getattr(args, "session", None)
+    return session.use(key) if session is not None and key else None
+
+
+def _units(folder: Path | None, key: str, session: Session | None) -> UnitCache | None:
     from toolgen.unit_cache import UnitCache
 
-    return UnitCache(folder, key) if folder else None
+    return UnitCache(folder, key, session.memory if session else None) if folder else None
 
 
 def _build_report(
@@ -381,7 +400,8 @@ def cmd_check(args: argparse.Namespace, stream: TextIO) -> int:
     from toolgen.output import compare, unified_diff
     from toolgen.pipeline import generate
 
-    result = generate(config, _units(folder, key), _jobs(args))
+    session = _session(args, key)
+    result = generate(config, _units(folder, key, session), _jobs(args))
     blocked = has_errors(result.diagnostics)  # the handlers themselves have errors
     if args.against and not blocked:
         from toolgen.breaking import Ignore, baseline, findings_to_diagnostics
@@ -401,7 +421,8 @@ def cmd_check(args: argparse.Namespace, stream: TextIO) -> int:
         result.diagnostics = sort_diagnostics([*result.diagnostics, *found])
     status = _exit_for(result.diagnostics, Level(args.fail_on))
     blocked = blocked or status == 2
-    drift = Drift() if blocked else compare(config.out, result.files)
+    seen = session.seen if session else None
+    drift = Drift() if blocked else compare(config.out, result.files, seen)
     if not drift.clean:
         status = max(status, 1)
     elif folder and plain and not blocked:

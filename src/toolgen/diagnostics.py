@@ -7,6 +7,7 @@ into an exit code.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
@@ -282,10 +283,20 @@ class Diagnostic:
         return (loc.path, loc.line, loc.col, self.code, self.message)
 
     def format_text(self) -> str:
+        return self._text
+
+    def format_github(self) -> str:
+        return self._github
+
+    # Printed lines are made once per diagnostic: a stamp stores them, and a process that
+    # builds again (`toolgen build --watch`) prints the same diagnostics of unchanged files.
+    @functools.cached_property
+    def _text(self) -> str:
         where = f"{self.location}: " if self.location else ""
         return f"{where}{self.code} [{self.severity.value}] {self.message}"
 
-    def format_github(self) -> str:
+    @functools.cached_property
+    def _github(self) -> str:
         kind = {"error": "error", "warning": "warning", "info": "notice"}[self.severity.value]
         props = ""
         if self.location:

@@ -6,6 +6,7 @@ the way Python would import it from the folder above the outermost package.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,31 +26,41 @@ class SourceFile:
         return self.path.name == "__init__.py"
 
 
-def module_name(path: Path, looked: set[str] | None = None) -> tuple[str, Path]:
+def module_name(
+    path: Path, looked: set[str] | None = None, packages: dict[Path, bool] | None = None
+) -> tuple[str, Path]:
     """The dotted module name of `path` and the folder it is importable from; each folder
-    looked into for an `__init__.py` is added to `looked`."""
+    looked into for an `__init__.py` is added to `looked`, and whether it has one to
+    `packages` (which it reads too: one discovery asks once per folder)."""
     parts = [] if path.name == "__init__.py" else [path.stem]
     folder = path.parent
+    packages = {} if packages is None else packages
     while True:
         if looked is not None:
             looked.add(str(folder))
-        if not (folder / "__init__.py").is_file():
+        if folder not in packages:
+            packages[folder] = (folder / "__init__.py").is_file()
+        if not packages[folder]:
             return ".".join(parts), folder
         parts.insert(0, folder.name)
         folder = folder.parent
 
 
-def _walk(folder: Path, looked: set[str] | None) -> list[Path]:
+def _walk(folder: Path, looked: set[str] | None) -> list[tuple[Path, bool]]:
+    """The Python files under `folder`, each with whether it is a symlink."""
     if looked is not None:
         looked.add(str(folder))
-    found: list[Path] = []
-    for entry in sorted(folder.iterdir()):
-        if entry.name.startswith(".") or entry.name in SKIP_DIRS:
+    found: list[tuple[Path, bool]] = []
+    with os.scandir(folder) as listed:
+        entries = sorted(listed, key=lambda e: e.name)
+    for entry in entries:
+        name = entry.name
+        if name.startswith(".") or name in SKIP_DIRS:
             continue
-        if entry.is_dir() and not entry.is_symlink():  # a linked folder could loop
-            found.extend(_walk(entry, looked))
-        elif entry.suffix == ".py":
-            found.append(entry)
+        if entry.is_dir(follow_symlinks=False):  # a linked folder could loop
+            found.extend(_walk(folder / name, looked))
+        elif name.endswith(".py"):
+            found.append((folder / name, entry.is_symlink()))
     return found
 
 
@@ -84,11 +95,13 @@ def discover(sources: tuple[Path, ...], looked: set[str] | None = None) -> list[
     entries the result depends on (walked, or looked into for an `__init__.py`) is added to
     `looked`: while none of them changes, neither does the result (`toolgen.stamp`)."""
     seen: dict[Path, SourceFile] = {}
+    packages: dict[Path, bool] = {}
     for source in sources:
-        files = _walk(source, looked) if source.is_dir() else [source]
-        for file in files:
-            resolved = file.resolve()
+        source = source.resolve()
+        files = _walk(source, looked) if source.is_dir() else [(source, False)]
+        for file, link in files:
+            resolved = file.resolve() if link else file  # `source` and the folders are real
             if resolved not in seen:
-                name, root = module_name(resolved, looked)
+                name, root = module_name(resolved, looked, packages)
                 seen[resolved] = SourceFile(resolved, name, root)
     return sorted(seen.values(), key=lambda f: (f.module, str(f.path)))

@@ -4,6 +4,11 @@
 changed, stale). `write` makes the disk match: new bytes go to a temporary file beside the
 target and are renamed over it, unchanged files are not touched, stale files are removed, and
 the manifest is written last.
+
+Both take `seen`, what a process that builds again (`toolgen build --watch`) knows of the
+files: the bytes it last wrote or read in each, with the file's `stat` then. A file whose
+`stat` is unchanged, and old enough to be trusted (`toolgen.stamp`'s rule), still holds those
+bytes and is not read again.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ import fcntl
 import json
 import os
 import re
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -20,6 +26,11 @@ from pathlib import Path
 
 from toolgen.cache import is_file
 from toolgen.render import MANIFEST
+from toolgen.stamp import Stat, file_stat, trusted
+
+#: What a process knows of each generated file (relative path): its bytes, its `stat`, and
+#: when they were seen (`time.time_ns()` before the file was read or written).
+Seen = dict[str, tuple[bytes, Stat, int]]
 
 #: Folders under `out` whose JSON files only toolgen writes; anything else there is left alone
 #: unless the previous manifest lists it.
@@ -109,13 +120,31 @@ def same_manifest(old: bytes, new: bytes) -> bool:
     return bool(a.get("files") == b.get("files"))
 
 
-def compare(out: Path, files: dict[str, bytes]) -> Drift:
+def _holds(out: Path, relpath: str, data: bytes, seen: Seen | None) -> bool | None:
+    """Whether the file has `data` (None: it is not there), read only when `seen` cannot say;
+    what is read is seen anew."""
+    path = f"{out}/{relpath}"
+    known = seen.get(relpath) if seen is not None else None
+    same = known is not None and (known[0] is data or known[0] == data)
+    if same and known is not None and trusted(known[1], known[2], path):
+        return True
+    start = time.time_ns()
+    current = _read(out / relpath)
+    if current is None:
+        return None
+    if seen is not None:
+        seen[relpath] = (current, file_stat(path), start)
+    return current == data
+
+
+def compare(out: Path, files: dict[str, bytes], seen: Seen | None = None) -> Drift:
     drift = Drift()
     for relpath, data in files.items():
-        current = _read(out / relpath)
-        if current is None:
+        holds = _holds(out, relpath, data, seen)
+        current = b"" if holds is None or holds else _read(out / relpath)
+        if holds is None:
             drift.missing.append(relpath)
-        elif current != data and not (relpath == MANIFEST and same_manifest(current, data)):
+        elif not holds and not (relpath == MANIFEST and same_manifest(current or b"", data)):
             drift.changed.append(relpath)
     drift.stale = sorted(managed_files(out) - set(files))
     return drift
@@ -144,12 +173,12 @@ def build_lock(out: Path) -> Iterator[None]:
             fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
 
 
-def write(out: Path, files: dict[str, bytes]) -> WriteReport:
+def write(out: Path, files: dict[str, bytes], seen: Seen | None = None) -> WriteReport:
     with build_lock(out):
-        return _write(out, files)
+        return _write(out, files, seen)
 
 
-def _write(out: Path, files: dict[str, bytes]) -> WriteReport:
+def _write(out: Path, files: dict[str, bytes], seen: Seen | None) -> WriteReport:
     report = WriteReport()
     stale = managed_files(out) - set(files)
     # What a killed build left: `atomic_write`'s temporary files (`owned_files` lists them).
@@ -160,12 +189,15 @@ def _write(out: Path, files: dict[str, bytes]) -> WriteReport:
     stale -= leftovers
     ordered = sorted(p for p in files if p != MANIFEST) + ([MANIFEST] if MANIFEST in files else [])
     for relpath in ordered:
-        target = out / relpath
-        if _read(target) == files[relpath]:
+        data = files[relpath]
+        if _holds(out, relpath, data, seen):
             report.unchanged += 1
             continue
-        atomic_write(target, files[relpath])
+        start = time.time_ns()
+        atomic_write(out / relpath, data)
         report.written.append(relpath)
+        if seen is not None:
+            seen[relpath] = (data, file_stat(f"{out}/{relpath}"), start)
     for relpath in sorted(stale):
         try:
             (out / relpath).unlink()

@@ -24,6 +24,7 @@ class Generated:
     search_roots: list[str]
     sources: Listing
     inputs: Dependencies
+    shas: dict[str, str]  # the sha256 of each file but the manifest
 
 
 def generate(config: Config, cache: UnitCache | None = None, jobs: int = 1) -> Generated:
@@ -41,6 +42,7 @@ def generate(config: Config, cache: UnitCache | None = None, jobs: int = 1) -> G
         config.render,
         {**(cache.known if cache else {}), **compiled.finished},
         cache.save if cache else None,
+        keep=cache is not None and cache.memory is not None,
     )
     found = [
         *compiled.diagnostics,
@@ -56,6 +58,7 @@ def generate(config: Config, cache: UnitCache | None = None, jobs: int = 1) -> G
         compiled.search_roots,
         compiled.sources,
         compiled.inputs,
+        rendered.shas,
     )
 
 

@@ -61,8 +61,7 @@ def _old(ctime_ns: int, before_ns: int) -> bool:
 
 
 MISSING = (-1, -1, -1, -1)  # the `Stat` of a path that is not there
-if TYPE_CHECKING:
-    Stat = tuple[int, int, int, int]  # size, mtime, ctime, inode
+Stat = tuple[int, int, int, int]  # size, mtime, ctime, inode
 
 
 class Outcome:
@@ -94,10 +93,12 @@ def record(
     inputs: Dependencies,
     out: Path,
     files: dict[str, bytes],
+    shas: dict[str, str],
     tools: int,
     diagnostics: list[Diagnostic],
 ) -> None:
-    """Stamp a clean run that started at `started_ns` (`time.time_ns()`, before reading)."""
+    """Stamp a clean run that started at `started_ns` (`time.time_ns()`, before reading);
+    `shas` has the sha256 of the `files` it knows already."""
     import hashlib
     import json
 
@@ -115,13 +116,13 @@ def record(
         "started": started_ns,
         "roots": sources.roots,
         "sources": sources.files,
-        "folders": {path: _stat(path) for path in sorted(sources.folders)},
-        "read": {path: (sha, *_stat(path)) for path, sha in inputs.read.items()},
+        "folders": {path: file_stat(path) for path in sorted(sources.folders)},
+        "read": {path: (sha, *file_stat(path)) for path, sha in inputs.read.items()},
         "missing": sorted(inputs.missing),
         "out": base,
-        "out_folders": {path: _stat(path) for path in sorted(out_folders)},
+        "out_folders": {path: file_stat(path) for path in sorted(out_folders)},
         "outputs": {
-            rel: (hashlib.sha256(data).hexdigest(), *_stat(f"{base}/{rel}"))
+            rel: (shas.get(rel) or hashlib.sha256(data).hexdigest(), *file_stat(f"{base}/{rel}"))
             for rel, data in files.items()
         },
         "tools": tools,
@@ -181,10 +182,16 @@ def _outputs_hold(stamp: dict[str, Any]) -> dict[str, Stat] | None:
 
 
 def _folder_stats(folders: set[str]) -> dict[str, Stat]:
-    return {path: _stat(path) for path in sorted(folders)}
+    return {path: file_stat(path) for path in sorted(folders)}
 
 
-def _stat(path: str) -> Stat:
+def trusted(stat: Stat, seen_ns: int, path: str) -> bool:
+    """Whether the file at `path` still holds what was seen in it at `seen_ns` (with this
+    `stat` then), by its `stat` alone."""
+    return _old(stat[2], seen_ns) and file_stat(path) == stat
+
+
+def file_stat(path: str) -> Stat:
     try:
         st = os.stat(path)  # hot path: plain strings, no Path objects
     except OSError:
@@ -204,7 +211,7 @@ class _Checker:
         self.refreshed = False
 
     def _trusted(self, stamped: Stat, path: str) -> bool:
-        return _old(stamped[2], self.stamped) and _stat(path) == stamped
+        return trusted(stamped, self.stamped, path)
 
     def all_hold(self, entries: dict[str, tuple[Any, ...]], base: str = "") -> bool:
         """Whether each file (its path: `base`/key when `base` is given) has its stamped
@@ -213,7 +220,7 @@ class _Checker:
             path = f"{base}/{name}" if base else name
             if self._trusted(entry[1:], path):
                 continue
-            current = _stat(path)
+            current = file_stat(path)
             if current == MISSING or file_sha(path) != entry[0]:
                 return False
             if _old(current[2], self.started):

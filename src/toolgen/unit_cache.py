@@ -11,6 +11,10 @@ to analyse again.
 Each tool's render (its descriptor file and its entries in each platform payload) is stored
 with it, so an unchanged tool is neither analysed nor rendered again; units are therefore
 written by `save`, after rendering.
+
+A process that builds again and again (`toolgen build --watch`) also keeps the units of its
+last build in `memory` (a `Memory` it holds on to), checked the same way: no file is parsed
+from JSON and no descriptor validated again.
 """
 
 from __future__ import annotations
@@ -34,13 +38,21 @@ from toolgen.render.project import ToolRender
 KIND = "units"
 KEEP = 512  # entries kept at least, whatever the project's size
 
+Renders = dict[int, tuple[ToolDescriptor, ToolRender]]
+#: The units of the last build, by key: each with its dependencies as stored on disk (files
+#: read with their sha256, paths looked for and missing), and its tools' renders.
+Memory = dict[str, tuple[FileUnit, dict[str, Any], Renders]]
+
 
 class UnitCache:
-    """`get`/`put` compiled files (a `toolgen.compiler.UnitStore`) in the cache folder."""
+    """`get`/`put` compiled files (a `toolgen.compiler.UnitStore`) in the cache folder, and in
+    `memory` when given (see the module's doc)."""
 
-    def __init__(self, folder: Path, config_key: str) -> None:
+    def __init__(self, folder: Path, config_key: str, memory: Memory | None = None) -> None:
         self.folder = folder
         self.config_key = config_key
+        self.memory = memory
+        self._used: Memory = {}  # this run's units, to be the memory of the next
         self._shas: dict[str, str | None] = {}
         self._exists: dict[str, bool] = {}
         self.hits = 0
@@ -70,7 +82,10 @@ class UnitCache:
     def get(self, file: SourceFile, roots: tuple[str, ...]) -> FileUnit | None:
         self.files += 1
         key = self._key(file, roots)
-        entry = load_entry(self.folder, KIND, key, from_json) if key else None
+        if key is None:
+            return None
+        kept = self.memory.get(key) if self.memory is not None else None
+        entry = kept[1] if kept else load_entry(self.folder, KIND, key, from_json)
         if entry is None:
             return None
         try:
@@ -78,11 +93,12 @@ class UnitCache:
                 return None
             if any(self.exists(path) for path in entry["missing"]):
                 return None
-            unit, renders = _restore(entry)
+            unit, renders = kept[0::2] if kept else _restore(entry)
         except Exception:  # a damaged or foreign entry is a miss: a cache never breaks a run
             return None
         self.hits += 1
         self.known.update(renders)
+        self._used[key] = (unit, entry, renders)
         return unit
 
     def put(self, file: SourceFile, roots: tuple[str, ...], unit: FileUnit) -> None:
@@ -95,12 +111,19 @@ class UnitCache:
         self._pending.append((key, unit))
 
     def save(self, renders: dict[int, ToolRender]) -> None:
-        """Store the units compiled in this run, with the renders of their tools."""
+        """Store the units compiled in this run, with the renders of their tools; and this
+        run's units as the memory, when there is one."""
         for key, unit in self._pending:
-            store_entry(self.folder, KIND, key, _entry(unit, renders), to_json)
+            entry = _entry(unit, renders)
+            store_entry(self.folder, KIND, key, entry, to_json)
+            mine = {id(d): (d, renders[id(d)]) for d, _ in unit.tools if id(d) in renders}
+            self._used[key] = (unit, {"read": entry["read"], "missing": entry["missing"]}, mine)
         if self._pending:  # room for every file in several versions; the oldest go first
             prune(self.folder, KIND, keep=max(KEEP, 4 * self.files))
         self._pending.clear()
+        if self.memory is not None:
+            self.memory.clear()
+            self.memory.update(self._used)
 
 
 def _entry(unit: FileUnit, renders: dict[int, ToolRender]) -> dict[str, Any]:

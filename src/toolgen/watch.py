@@ -153,7 +153,11 @@ def watch_build(
         import watchfiles
 
         watch_fn = watchfiles.watch
-    build_args = argparse.Namespace(**{**vars(args), "watch": False, "jobs": 1})  # no forks
+    from toolgen.session import Session
+
+    # one process (no forks), which keeps the last build's work in memory between builds
+    build_args = argparse.Namespace(**{**vars(args), "watch": False, "jobs": 1})
+    build_args.session = Session()
     talk = args.format == "text" and not args.quiet
     announced: list[Path] = []
     cwd = Path.cwd()

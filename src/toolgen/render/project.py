@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import hashlib
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from toolgen._version import __version__
 from toolgen.descriptor import ToolDescriptor
@@ -55,6 +55,13 @@ class ToolRender:
     entries: dict[str, list[str]] = field(default_factory=dict)  # payload path -> JSON texts
     sections: dict[str, str] = field(default_factory=dict)  # document path -> its section
     problems: list[tuple[str, str]] = field(default_factory=list)  # (code, message)
+    _encoded: bytes | None = field(default=None, repr=False, compare=False)
+
+    def encoded(self) -> bytes:
+        """The descriptor file's bytes: the same object each time (`manifest` hashes it once)."""
+        if self._encoded is None:
+            self._encoded = self.descriptor.encode()
+        return self._encoded
 
     def to_json(self) -> dict[str, Any]:
         """What to store besides the descriptor text (stored once, beside it)."""
@@ -73,6 +80,7 @@ class Rendered:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     #: Each tool's render, by id() of its descriptor (payload entries let go once assembled).
     tools: dict[int, ToolRender] = field(default_factory=dict)
+    shas: dict[str, str] = field(default_factory=dict)  # each file's sha256 but the manifest's
 
 
 def render_project(
@@ -82,6 +90,7 @@ def render_project(
     options: RenderOptions | None = None,
     known: dict[int, tuple[ToolDescriptor, ToolRender]] | None = None,
     rendered_tools: Callable[[dict[int, ToolRender]], None] | None = None,
+    keep: bool = False,
 ) -> Rendered:
     """Every generated file. `known` holds tools rendered before with the same descriptor and
     options (from the unit cache), by `id()` of the descriptor object, which it holds: a name
@@ -90,7 +99,8 @@ def render_project(
 
     `rendered_tools` sees every tool's render once all are made (the unit cache stores them);
     then each payload is put together and its entries let go, one payload at a time, so that
-    at most one copy of the payload text is held at once."""
+    at most one copy of the payload text is held at once; with `keep`, the renders keep them
+    (for a process that builds again: `toolgen build --watch`)."""
     rendered = Rendered()
     options = options or RenderOptions()
     locations = locations or {}
@@ -116,7 +126,7 @@ def render_project(
             hit[1] if hit and hit[0] is descriptor else render_tool(descriptor, platforms, options)
         )
         tools[id(descriptor)] = tool
-        files[f"descriptors/{descriptor.name}.json"] = tool.descriptor.encode()
+        files[f"descriptors/{descriptor.name}.json"] = tool.encoded()
         for code, message in tool.problems:
             report(code, descriptor, message)
         if descriptor.visible:
@@ -126,7 +136,9 @@ def render_project(
     if rendered_tools is not None:
         rendered_tools(tools)
     for path, shape in shapes.items():
-        items = [item for tool in tools.values() for item in tool.entries.pop(path, ())]
+        items: list[str] = []
+        for tool in tools.values():
+            items.extend(tool.entries.get(path, ()) if keep else tool.entries.pop(path, ()))
         files[path] = _assemble(shape, items).encode()
     for platform in platforms:
         if platform in CATALOG_CHECKS:
@@ -137,8 +149,11 @@ def render_project(
         for path, value in renderer(visible, report, options).items():
             files[path] = value.encode() if isinstance(value, str) else dump_json(value)
     files = dict(sorted(files.items()))
-    files[MANIFEST] = dump_json(manifest(files))
+    made = manifest(files)
+    files[MANIFEST] = dump_json(made)
     rendered.files = files
+    rendered.shas = made["files"]
+    _REUSE.rotate()
     return rendered
 
 
@@ -193,8 +208,14 @@ def _assemble(shape: Any, entries: list[str]) -> str:
     mark = text.index(f'"{ENTRIES_MARK}"')
     start = text.rindex("\n", 0, mark) + 1
     indent = text[start:mark]
-    body = ",\n".join(indent + entry.replace("\n", "\n" + indent) for entry in entries)
+    body = ",\n".join([_indented(entry, indent) for entry in entries])
     return text[:start] + body + text[mark + len(ENTRIES_MARK) + 2 :]
+
+
+def _indented(entry: str, indent: str) -> str:
+    return _REUSE.get(
+        ("indent", id(entry), indent), entry, lambda: indent + entry.replace("\n", "\n" + indent)
+    )
 
 
 def _filled(shape: Any, items: list[Any]) -> Any:
@@ -204,7 +225,45 @@ def _filled(shape: Any, items: list[Any]) -> Any:
 
 
 def manifest(files: dict[str, bytes]) -> dict[str, Any]:
+    return {"toolgen_version": __version__, "files": file_shas(files)}
+
+
+def file_shas(files: dict[str, bytes]) -> dict[str, str]:
+    """The sha256 of each file, by path in sorted order."""
     return {
-        "toolgen_version": __version__,
-        "files": {path: hashlib.sha256(data).hexdigest() for path, data in sorted(files.items())},
+        path: _REUSE.get(("sha", id(data)), data, functools.partial(_sha256, data))
+        for path, data in sorted(files.items())
     }
+
+
+def _sha256(data: bytes) -> str:
+    import hashlib
+
+    return hashlib.sha256(data).hexdigest()
+
+
+T = TypeVar("T")
+
+
+class _Reuse:
+    """What the last `render_project` made that the next can reuse, for a process that builds
+    again (`toolgen build --watch`): it keeps its unchanged tools' payload entries (`keep`)
+    and descriptor bytes (`ToolRender.encoded`), so only what changed is indented and hashed
+    again. Each result is kept by id() of what it was made from, with that object (kept
+    alive, so that the id() is not reused); what one render did not use is let go after it."""
+
+    def __init__(self) -> None:
+        self.last: dict[tuple[Any, ...], tuple[object, Any]] = {}
+        self.now: dict[tuple[Any, ...], tuple[object, Any]] = {}
+
+    def get(self, key: tuple[Any, ...], source: object, make: Callable[[], T]) -> T:
+        hit = self.last.get(key)
+        value: T = hit[1] if hit is not None and hit[0] is source else make()
+        self.now[key] = (source, value)
+        return value
+
+    def rotate(self) -> None:
+        self.last, self.now = self.now, {}
+
+
+_REUSE = _Reuse()

@@ -10,6 +10,7 @@ the same bytes, which the tests check with black.
 from __future__ import annotations
 
 import functools
+import itertools
 import json
 import keyword
 import re
@@ -37,19 +38,30 @@ class _Writer:
         self.blocks: list[str] = []
         self.names: dict[str, str] = {}  # canonical schema JSON -> Python name
         self.taken: set[str] = set()
+        self.log: list[tuple[str, str]] = []  # each name taken: (its schema's key or "", name)
 
-    def unique(self, wanted: str) -> str:
+    def unique(self, wanted: str, key: str = "") -> str:
         name, n = wanted, 2
         while name in self.taken or keyword.iskeyword(name):
             name, n = f"{wanted}{n}", n + 1
         self.taken.add(name)
+        self.log.append((key, name))
         return name
+
+    def replay(self, blocks: list[str], log: tuple[tuple[str, str], ...]) -> None:
+        """Do again what a tool did (`_Memo`): add its blocks, take its names."""
+        self.blocks.extend(blocks)
+        self.log.extend(log)
+        for key, name in log:
+            self.taken.add(name)
+            if key:
+                self.names[key] = name
 
     def named(self, wanted: str, schema: dict[str, Any], defs: dict[str, Any]) -> str:
         key = json.dumps([wanted, schema], sort_keys=True)
         if key in self.names:
             return self.names[key]
-        name = self.unique(wanted)
+        name = self.unique(wanted, key)
         self.names[key] = name
         if schema.get("type") == "object" and "properties" in schema:
             self.blocks.append(self.typed_dict(name, schema, defs))
@@ -163,15 +175,53 @@ from typing import Any, Literal, NotRequired, TypedDict
 """
 
 
+class _Memo:
+    """What the last `python_module` made of each tool, for a process that builds again
+    (`toolgen build --watch`): a tool's blocks depend on the tool and on the names the tools
+    before it took, so each is kept under (the tool, the `state` before it), where a state is
+    a number standing for the names taken so far (`after`). When one tool changes, the tools
+    before it are taken as they were, and the tools after it too once the names taken are the
+    same again (the changed tool took the same names)."""
+
+    def __init__(self) -> None:
+        #: (id of the tool, state before it) -> (the tool, its blocks, its names, state after)
+        self.tools: dict[tuple[int, int], tuple[Any, list[str], tuple[Any, ...], int]] = {}
+        self.states: dict[tuple[int, tuple[Any, ...]], int] = {}  # (before, names) -> after
+        self.numbers = itertools.count(1)
+
+    def after(self, state: int, log: tuple[Any, ...], used: dict[Any, int]) -> int:
+        key = (state, log)
+        number = self.states.get(key) or next(self.numbers)
+        used[key] = number
+        return number
+
+
+_MEMO = _Memo()
+
+
 def python_module(tools: list[ToolDescriptor]) -> str:
     writer = _Writer()
     args: list[tuple[str, str]] = []
+    memo, kept, states = _MEMO, {}, {}
+    state = 0
     for tool in tools:
-        schema = {k: v for k, v in tool.parameters.items() if k != "$defs"}
-        defs = tool.parameters.get("$defs", {})
-        name = writer.unique(f"{_camel(tool.name)}Args")
-        writer.blocks.append(writer.typed_dict(name, {**schema, "description": None}, defs))
-        args.append((tool.name, name))
+        hit = memo.tools.get((id(tool), state))
+        if hit is not None and hit[0] is tool:
+            _, blocks, log, after = hit
+            writer.replay(blocks, log)
+            states[(state, log)] = after
+        else:
+            first, logged = len(writer.blocks), len(writer.log)
+            schema = {k: v for k, v in tool.parameters.items() if k != "$defs"}
+            defs = tool.parameters.get("$defs", {})
+            name = writer.unique(f"{_camel(tool.name)}Args")
+            writer.blocks.append(writer.typed_dict(name, {**schema, "description": None}, defs))
+            blocks, log = writer.blocks[first:], tuple(writer.log[logged:])
+            after = memo.after(state, log, states)
+        kept[(id(tool), state)] = (tool, blocks, log, after)
+        args.append((tool.name, log[0][1]))  # the first name a tool takes is its Args class
+        state = after
+    memo.tools, memo.states = kept, states
     names = [json.dumps(t.name) for t in tools]
     source = [
         _collection("ToolName = Literal[", names, "]") if tools else "ToolName = str\n",
