@@ -182,13 +182,15 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point; returns the exit code (the console script exits with it)."""
+def main(argv: Sequence[str] | None = None, session: Session | None = None) -> int:
+    """Entry point; returns the exit code (the console script exits with it). `session`:
+    what a process that builds again keeps between builds (`toolgen.server`)."""
     parser = _parser()
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse: --help/--version exit 0, usage errors exit 2
         return int(exc.code or 0)
+    args.session = session
     command: Callable[[argparse.Namespace, TextIO], int] = COMMANDS[args.command]
     # A build or check answered from its stamp is remembered for `toolgen.quick` to repeat.
     watching = getattr(args, "watch", False)

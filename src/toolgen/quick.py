@@ -41,17 +41,30 @@ KEEP = 64  # invocations remembered: commands, formats and folders people run th
 COMMANDS = ("build", "check")
 ENVIRONMENT = ("TOOLGEN_CACHE_DIR", "TOOLGEN_NO_CACHE")
 
+#: The socket of a running `toolgen build --watch` in the cache folder (`toolgen.server`),
+#: and the first line of a request to it.
+SOCKET = "watch.sock"
+HEADER = f"toolgen-watch 1 {sys.version}\n".encode()
+#: Longest path a Unix socket address takes (sockaddr_un); a longer one is used relative to
+#: the working folder, or not at all.
+MAX_ADDRESS = 100
+
 
 def run() -> None:
     """The console script (`toolgen`) and `python -m toolgen`."""
-    sys.exit(main(sys.argv[1:], process=True))
+    try:
+        sys.exit(main(sys.argv[1:], process=True))
+    except KeyboardInterrupt:
+        sys.exit(130)
 
 
 def main(argv: Sequence[str], *, process: bool = False) -> int:
     """The exit code of `toolgen ARGV`: from a remembered answer when it still holds, else
-    from the full command line (`toolgen.cli`; with `process`, tuned for a process of its
-    own)."""
+    from a running `toolgen build --watch` that answers, else from the full command line
+    (`toolgen.cli`; with `process`, tuned for a process of its own)."""
     code = answer(list(argv))
+    if code is None:
+        code = forward(list(argv))
     if code is not None:
         return code
     from toolgen import cli
@@ -65,7 +78,7 @@ def answer(argv: list[str]) -> int | None:
     started = time.time_ns()  # before anything is read (see `toolgen.stamp`)
     if not argv or argv[0] not in COMMANDS or _no_cache():
         return None
-    ident = _invocation(argv, os.getcwd())
+    ident = invocation(argv, os.getcwd())
     name = _name(ident)
     for folder in _folders(ident[1]):
         entry = load_entry(folder, KIND, name, marshal.loads)
@@ -89,6 +102,52 @@ def answer(argv: list[str]) -> int | None:
     return int(code)
 
 
+def forward(argv: list[str]) -> int | None:
+    """Have a running `toolgen build --watch` of this project run `toolgen ARGV`, print what
+    it printed and return its exit code; None (nothing printed) when none runs or it
+    declines (`toolgen.server`)."""
+    if not argv or argv[0] not in COMMANDS or _no_cache():
+        return None
+    cwd = os.getcwd()
+    for folder in _folders(cwd):
+        name = address(folder, cwd)
+        if name is None or not os.path.exists(name):
+            continue
+        import socket
+
+        request = HEADER + marshal.dumps((invocation(argv, cwd), argv))
+        try:
+            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as connection:
+                connection.connect(name)
+                connection.sendall(request)
+                connection.shutdown(socket.SHUT_WR)
+                reply = b"".join(iter(lambda: connection.recv(1 << 20), b""))
+        except OSError:  # a watch that was killed left its socket: nobody answers
+            continue
+        status, _, body = reply.partition(b"\n")
+        if status != b"ok":
+            return None
+        try:
+            code, out, err = marshal.loads(body)
+        except (EOFError, ValueError, TypeError):
+            return None
+        sys.stdout.write(out)
+        sys.stdout.flush()
+        sys.stderr.write(err)
+        return int(code)
+    return None
+
+
+def address(folder: str, cwd: str) -> str | None:
+    """How to name the socket in cache `folder` from `cwd`: absolute, else relative when the
+    absolute name is too long; None when neither fits."""
+    path = f"{folder}/{SOCKET}"
+    if len(path.encode()) <= MAX_ADDRESS:
+        return path
+    relative = os.path.relpath(path, cwd)
+    return relative if len(relative.encode()) <= MAX_ADDRESS else None
+
+
 def remember(
     folder: Path,
     argv: Sequence[str],
@@ -101,7 +160,7 @@ def remember(
 ) -> None:
     """Store what the invocation `argv` printed (`text`) and returned (`code`) when answered
     from the stamp `stamp_key` with the outcome `outcome_ident`, for `answer` to repeat."""
-    ident = _invocation(list(argv), os.getcwd())
+    ident = invocation(list(argv), os.getcwd())
     if ident[1] != str(config.cwd):
         return  # a working folder that resolves elsewhere: not worth the care
     entry = {
@@ -120,7 +179,7 @@ def _no_cache() -> bool:
     return os.environ.get("TOOLGEN_NO_CACHE", "") not in ("", "0")
 
 
-def _invocation(argv: list[str], cwd: str) -> tuple[Any, ...]:
+def invocation(argv: list[str], cwd: str) -> tuple[Any, ...]:
     """Everything a run's answer depends on besides the files it reads."""
     env = tuple(os.environ.get(name) for name in ENVIRONMENT)
     return (tuple(argv), cwd, env, sys.version, __version__, _code())

@@ -18,15 +18,19 @@ from __future__ import annotations
 import argparse
 import contextlib
 import sys
+import threading
 import time
 import traceback
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any, Protocol, TextIO
+from typing import TYPE_CHECKING, Any, Protocol, TextIO
 
 from toolgen.config import Config, load_for_args, relative_display
 from toolgen.diagnostics import UserError
 from toolgen.discover import SKIP_DIRS
+
+if TYPE_CHECKING:
+    from toolgen.server import Server
 
 DEBOUNCE_MS = 1600  # the longest a batch of changes is held before a build
 STEP_MS = 100  # a batch is complete after this long without a new change
@@ -161,10 +165,20 @@ def watch_build(
     talk = args.format == "text" and not args.quiet
     announced: list[Path] = []
     cwd = Path.cwd()
+    lock = threading.Lock()  # one build at a time: the watch's, or one it answers
+    server = None
     try:
         config = _load(build_args)  # a config unusable from the start: exit 2, as build
+        server = _serve(build_args, config, lock)
+        if talk and server is not None:
+            print(
+                "toolgen: `toolgen build` and `toolgen check` here are answered by this watch",
+                file=stream,
+                flush=True,
+            )
         while True:
-            _build(build_args, stream)
+            with lock:
+                _build(build_args, stream)
             changes = ChangeFilter(config)
             roots = changes.roots()
             if not _wait_for(roots, stop_event):
@@ -187,7 +201,8 @@ def watch_build(
                     print(f"toolgen: changed: {shown}; building", file=stream, flush=True)
                 if any(p in roots and not p.is_dir() for p in paths):
                     break  # the config (or a source file) changed: see below
-                _build(build_args, stream)
+                with lock:
+                    _build(build_args, stream)
             else:
                 return 0  # stop_event was set
             # The config may name other sources now, and an editor that saves by replacing a
@@ -198,3 +213,19 @@ def watch_build(
                 config = _load(build_args)
     except KeyboardInterrupt:
         return 0
+    finally:
+        if server is not None:
+            server.stop()
+
+
+def _serve(args: argparse.Namespace, config: Config, lock: threading.Lock) -> Server | None:
+    """Answer other processes' builds and checks (`toolgen.server`), when the cache is on and
+    no other watch of the project does."""
+    from toolgen.cache import cache_dir
+    from toolgen.server import Server
+
+    folder = cache_dir(config, not args.no_cache)
+    if folder is None:
+        return None
+    server = Server(folder, args.session, lock)
+    return server if server.start() else None

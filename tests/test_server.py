@@ -1,0 +1,187 @@
+"""`toolgen build --watch` answers other processes' `toolgen build` and `toolgen check`
+(`toolgen.server`, `toolgen.quick.forward`): the same output and exit code as running the
+command itself, from the watch's warm session; and what it cannot answer exactly, it
+declines, so that the client runs the command itself."""
+
+from __future__ import annotations
+
+import marshal
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from conftest import Project, Run, tool_source
+from test_watch import TIMEOUT, Child
+from toolgen import quick
+from toolgen.server import DECLINED, Server
+from toolgen.session import Session
+
+
+@pytest.fixture
+def served(project: Project) -> Iterator[tuple[Project, Server]]:
+    project.write("src/tools.py", tool_source("search") + tool_source("count"))
+    os.chdir(project.root)
+    server = Server(project.root / ".toolgen_cache", Session(), threading.Lock())
+    assert server.start()
+    yield project, server
+    server.stop()
+
+
+def _forward(capsys: pytest.CaptureFixture[str], *argv: str) -> Run | None:
+    capsys.readouterr()
+    code = quick.forward(list(argv))
+    captured = capsys.readouterr()
+    if code is None:
+        assert captured.out == captured.err == ""
+        return None
+    return Run(code, captured.out, captured.err)
+
+
+@pytest.mark.parametrize(
+    "argv", [("build",), ("check",), ("check", "--format", "json"), ("build", "src/tools.py")]
+)
+def test_an_answer_is_what_the_command_itself_says(
+    served: tuple[Project, Server], run, capsys: pytest.CaptureFixture[str], argv: tuple[str, ...]
+) -> None:  # type: ignore[no-untyped-def]
+    project, server = served
+    copy = project.root.parent / "copy"
+    shutil.copytree(project.root, copy, ignore=shutil.ignore_patterns(".toolgen_cache"))
+    answered = _forward(capsys, *argv)
+    assert answered is not None
+    assert server.session.memory  # built in the watch's session
+    itself = run(*argv, "--no-cache", cwd=copy)  # the same command in the same project
+    assert (answered.code, answered.out, answered.err) == (itself.code, itself.out, itself.err)
+    if argv[0] == "build":
+        assert Project(copy).snapshot() == project.snapshot()
+
+
+def test_an_edit_is_built_by_the_watch(
+    served: tuple[Project, Server], run, capsys: pytest.CaptureFixture[str]
+) -> None:  # type: ignore[no-untyped-def]
+    project, _ = served
+    assert _forward(capsys, "build") is not None
+    project.write("src/tools.py", tool_source("search") + tool_source("tally"))
+    answered = _forward(capsys, "build")
+    assert answered is not None
+    assert answered.code == 0
+    assert "toolgen: 2 tools; " in answered.out
+    assert (project.out / "descriptors" / "tally.json").is_file()
+    assert not (project.out / "descriptors" / "count.json").exists()
+    assert run("check", "--no-cache", cwd=project.root).code == 0
+    project.write("src/tools.py", "def broken(:\n")
+    answered = _forward(capsys, "check")
+    assert answered is not None
+    assert (answered.code, "TG101 [error]" in answered.out) == (2, True)
+
+
+def test_what_cannot_be_answered_exactly_is_declined(
+    served: tuple[Project, Server], capsys: pytest.CaptureFixture[str], monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    project, server = served
+    assert _forward(capsys, "build", "--watch") is None
+    assert _forward(capsys, "build", "--jobs", "2") is None
+    assert _forward(capsys, "rules") is None
+    monkeypatch.chdir(project.root / "src")  # another working folder (the socket is found)
+    assert _forward(capsys, "check") is None
+    monkeypatch.chdir(project.root)
+    # A client in another environment, or running other toolgen code or another Python,
+    # says so in its invocation (here sent by hand: client and watch share this process).
+    ident = quick.invocation(["check"], str(project.root))
+    assert _ask(server, ident, ["check"]).startswith(b"ok\n")
+    other_env = (*ident[:2], (".toolgen_cache", None), *ident[3:])
+    other_code = (*ident[:5], (*ident[5], ("edited.py", 1, 1)))
+    for other in (other_env, other_code):
+        assert _ask(server, other, ["check"]) == DECLINED
+    assert _ask(server, ident, ["check"], header=b"toolgen-watch 1 2.7.18\n") == DECLINED
+
+
+def _ask(server: Server, ident: object, argv: list[str], header: bytes = quick.HEADER) -> bytes:
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as client:
+        client.connect(str(server.path))
+        client.sendall(header + marshal.dumps((ident, argv)))
+        client.shutdown(socket.SHUT_WR)
+        return b"".join(iter(lambda: client.recv(1 << 16), b""))
+
+
+def test_garbage_does_not_stop_the_watch_answering(
+    served: tuple[Project, Server], capsys: pytest.CaptureFixture[str]
+) -> None:
+    _, server = served
+    for header, body in ((b"hello\n", b""), (quick.HEADER, b"\x00not marshal"), (b"", b"")):
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as client:
+            client.connect(str(server.path))
+            client.sendall(header + body)
+            client.shutdown(socket.SHUT_WR)
+            assert not b"".join(iter(lambda: client.recv(4096), b"")).startswith(b"ok")
+    assert _forward(capsys, "check") is not None
+
+
+def test_one_watch_answers_and_a_dead_ones_socket_is_replaced(project: Project) -> None:
+    project.write("src/tools.py", tool_source("search"))
+    os.chdir(project.root)
+    folder = project.root / ".toolgen_cache"
+    first = Server(folder, Session(), threading.Lock())
+    assert first.start()
+    try:
+        assert not Server(folder, Session(), threading.Lock()).start()  # the first answers
+    finally:
+        first.stop()
+    assert not (folder / "watch.sock").exists()
+    dead = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    dead.bind(str(folder / "watch.sock"))  # a socket nobody listens on (a killed watch's)
+    dead.close()
+    second = Server(folder, Session(), threading.Lock())
+    assert second.start()
+    second.stop()
+
+
+def test_a_watch_in_a_child_process_answers_another_process(project: Project) -> None:
+    """The real thing: the client process never loads the command line, the watch builds."""
+    project.write("src/tools.py", tool_source("search"))
+    child = Child(project.root)
+    socket_path = project.root / ".toolgen_cache" / "watch.sock"
+    try:
+        child.wait_for(lambda: "toolgen: watching" in child.out, "first build", lambda: None)
+        assert "answered by this watch" in child.out
+        project.write("src/tools.py", tool_source("search") + tool_source("count"))
+        client = subprocess.run(
+            [sys.executable, "-X", "importtime", "-m", "toolgen", "build"],
+            cwd=project.root,
+            capture_output=True,
+            text=True,
+            env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+            timeout=TIMEOUT,
+            check=False,
+        )
+        assert client.returncode == 0, client.stdout + client.stderr
+        assert "2 tools;" in client.stdout
+        imported = {line.split("|")[-1].strip() for line in client.stderr.splitlines()}
+        assert "socket" in imported
+        assert "toolgen.cli" not in imported
+        assert (project.out / "descriptors" / "count.json").is_file()
+        child.process.send_signal(signal.SIGINT)
+        assert child.process.wait(timeout=TIMEOUT) == 0
+        assert not socket_path.exists()  # the watch took its socket away
+    finally:
+        child.stop()
+        for pipe in (child.process.stdout, child.process.stderr):
+            if pipe is not None:
+                pipe.close()
+
+
+def test_no_watch_no_answer(project: Project, capsys: pytest.CaptureFixture[str]) -> None:
+    project.write("src/tools.py", tool_source("search"))
+    os.chdir(project.root)
+    assert _forward(capsys, "build") is None
+    folder = project.root / ".toolgen_cache"
+    folder.mkdir()
+    Path(folder / "watch.sock").write_text("not a socket")
+    assert _forward(capsys, "build") is None
