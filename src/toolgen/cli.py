@@ -7,6 +7,7 @@ diagnostic, and then nothing is written); 2 usage, configuration, syntax or inte
 from __future__ import annotations
 
 import argparse
+import functools
 import gc
 import io
 import json
@@ -43,6 +44,7 @@ FATAL_CODES = frozenset({"TG001", "TG002", "TG003", "TG004", "TG005", "TG010", "
 FIX_HINT = "run `toolgen build` to update the generated files"
 
 
+@functools.cache  # a process that answers many commands (`toolgen.server`) makes it once
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="toolgen",
@@ -270,7 +272,7 @@ def cmd_build(args: argparse.Namespace, stream: TextIO) -> int:
     seen = session.seen if session else None
     report = None if status else write(config.out, result.files, seen)
     if folder and report is not None:
-        _stamp(folder, key, started, config, result)
+        _stamp(folder, key, started, config, result, session)
     shown = result.diagnostics
     if args.quiet:
         shown = [d for d in shown if d.severity is Level.ERROR]
@@ -306,10 +308,21 @@ def _cache(args: argparse.Namespace, config: Config) -> tuple[Path | None, str]:
     return folder, config_key(config) if folder else ""
 
 
-def _stamp(folder: Path, key: str, started: int, config: Config, result: Generated) -> None:
+def _stamp(
+    folder: Path,
+    key: str,
+    started: int,
+    config: Config,
+    result: Generated,
+    session: Session | None,
+) -> None:
     """Stamp a clean run, for the next one to replay (`toolgen.stamp`); not one that saw a
-    file change while it read (its output may mix old and new bytes)."""
+    file change while it read (its output may mix old and new bytes). In a session, once
+    the answer is out (`Session.later`)."""
     if result.inputs.conflicts:
+        return
+    if session is not None:
+        session.later.append(lambda: _stamp(folder, key, started, config, result, None))
         return
     tools, found = len(result.descriptors), result.diagnostics
     record(
@@ -343,7 +356,11 @@ def _session(args: argparse.Namespace, key: str) -> Session | None:
 def _units(folder: Path | None, key: str, session: Session | None) -> UnitCache | None:
     from toolgen.unit_cache import UnitCache
 
-    return UnitCache(folder, key, session.memory if session else None) if folder else None
+    if folder is None:
+        return None
+    if session is None:
+        return UnitCache(folder, key)
+    return UnitCache(folder, key, session.memory, session.later)
 
 
 def _build_report(
@@ -428,7 +445,7 @@ def cmd_check(args: argparse.Namespace, stream: TextIO) -> int:
     if not drift.clean:
         status = max(status, 1)
     elif folder and plain and not blocked:
-        _stamp(folder, key, started, config, result)
+        _stamp(folder, key, started, config, result, session)
     if blocked:
         status = status or 1
     found = result.diagnostics

@@ -125,9 +125,8 @@ def _holds(out: Path, relpath: str, data: bytes, seen: Seen | None) -> bool | No
     what is read is seen anew."""
     path = f"{out}/{relpath}"
     known = seen.get(relpath) if seen is not None else None
-    same = known is not None and (known[0] is data or known[0] == data)
-    if same and known is not None and trusted(known[1], known[2], path):
-        return True
+    if known is not None and trusted(known[1], known[2], path):
+        return known[0] is data or known[0] == data
     start = time.time_ns()
     current = _read(out / relpath)
     if current is None:

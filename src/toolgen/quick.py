@@ -59,12 +59,13 @@ def run() -> None:
 
 
 def main(argv: Sequence[str], *, process: bool = False) -> int:
-    """The exit code of `toolgen ARGV`: from a remembered answer when it still holds, else
-    from a running `toolgen build --watch` that answers, else from the full command line
-    (`toolgen.cli`; with `process`, tuned for a process of its own)."""
-    code = answer(list(argv))
+    """The exit code of `toolgen ARGV`: from a running `toolgen build --watch` that answers
+    (it has everything in memory), else from a remembered answer when it still holds, else
+    from the full command line (`toolgen.cli`; with `process`, tuned for a process of its
+    own)."""
+    code = forward(list(argv))
     if code is None:
-        code = forward(list(argv))
+        code = answer(list(argv))
     if code is not None:
         return code
     from toolgen import cli

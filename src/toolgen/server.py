@@ -111,8 +111,12 @@ class Server:
             connection.sendall(DECLINED)
             return
         with self.lock:
-            code, out, err = self.run(argv)
-        connection.sendall(b"ok\n" + marshal.dumps((code, out, err)))
+            try:
+                code, out, err = self.run(argv)
+                connection.sendall(b"ok\n" + marshal.dumps((code, out, err)))
+                connection.shutdown(socket.SHUT_WR)  # the client has its answer: it goes on
+            finally:
+                self.session.flush()  # what waited for the answer: the stamp, the cache
 
     def run(self, argv: list[str]) -> tuple[int, str, str]:
         """`toolgen ARGV` in this process, with the session: exit code, stdout, stderr."""

@@ -20,6 +20,7 @@ from JSON and no descriptor validated again.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -48,10 +49,17 @@ class UnitCache:
     """`get`/`put` compiled files (a `toolgen.compiler.UnitStore`) in the cache folder, and in
     `memory` when given (see the module's doc)."""
 
-    def __init__(self, folder: Path, config_key: str, memory: Memory | None = None) -> None:
+    def __init__(
+        self,
+        folder: Path,
+        config_key: str,
+        memory: Memory | None = None,
+        later: list[Callable[[], None]] | None = None,
+    ) -> None:
         self.folder = folder
         self.config_key = config_key
         self.memory = memory
+        self.later = later  # where to leave the writing of entries (`toolgen.session`)
         self._used: Memory = {}  # this run's units, to be the memory of the next
         self._shas: dict[str, str | None] = {}
         self._exists: dict[str, bool] = {}
@@ -113,17 +121,24 @@ class UnitCache:
     def save(self, renders: dict[int, ToolRender]) -> None:
         """Store the units compiled in this run, with the renders of their tools; and this
         run's units as the memory, when there is one."""
-        for key, unit in self._pending:
-            entry = _entry(unit, renders)
-            store_entry(self.folder, KIND, key, entry, to_json)
+        entries = [(key, _entry(unit, renders)) for key, unit in self._pending]
+        for (key, unit), (_, entry) in zip(self._pending, entries, strict=True):
             mine = {id(d): (d, renders[id(d)]) for d, _ in unit.tools if id(d) in renders}
             self._used[key] = (unit, {"read": entry["read"], "missing": entry["missing"]}, mine)
-        if self._pending:  # room for every file in several versions; the oldest go first
-            prune(self.folder, KIND, keep=max(KEEP, 4 * self.files))
         self._pending.clear()
+        if self.later is None:
+            self._store(entries)
+        elif entries:
+            self.later.append(lambda: self._store(entries))
         if self.memory is not None:
             self.memory.clear()
             self.memory.update(self._used)
+
+    def _store(self, entries: list[tuple[str, dict[str, Any]]]) -> None:
+        for key, entry in entries:
+            store_entry(self.folder, KIND, key, entry, to_json)
+        if entries:  # room for every file in several versions; the oldest go first
+            prune(self.folder, KIND, keep=max(KEEP, 4 * self.files))
 
 
 def _entry(unit: FileUnit, renders: dict[int, ToolRender]) -> dict[str, Any]:

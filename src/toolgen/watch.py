@@ -119,6 +119,7 @@ def _build(args: argparse.Namespace, stream: TextIO) -> None:
 
     try:
         cmd_build(args, stream)
+        args.session.flush()
     except UserError as exc:  # e.g. the config file broken mid-edit
         if args.format == "json":
             _print_json({"diagnostics": [d.to_dict() for d in exc.diagnostics]}, stream)
