@@ -32,7 +32,7 @@ RENDERERS: dict[str, Renderer] = {
 SECTIONED: dict[str, tuple[Callable[[ToolDescriptor], str], Assembler]] = {
     "docs/tools.md": (catalog.tool_section, catalog.tools_markdown),
 }
-DOCUMENTS: dict[str, Renderer] = {"python": python.render}
+DOCUMENTS: dict[str, Callable[..., dict[str, Any]]] = {"python": python.render}  # + keep=
 
 
 #: Checks over a whole catalog (one request's limits), after the per-tool rendering.
@@ -139,21 +139,22 @@ def render_project(
         items: list[str] = []
         for tool in tools.values():
             items.extend(tool.entries.get(path, ()) if keep else tool.entries.pop(path, ()))
-        files[path] = _assemble(shape, items).encode()
+        files[path] = _assemble(shape, items, keep).encode()
     for platform in platforms:
         if platform in CATALOG_CHECKS:
             CATALOG_CHECKS[platform](visible, report, options)
     for path, (_, assemble) in SECTIONED.items():
         files[path] = assemble(visible, sections[path]).encode()
     for renderer in DOCUMENTS.values():
-        for path, value in renderer(visible, report, options).items():
+        for path, value in renderer(visible, report, options, keep=keep).items():
             files[path] = value.encode() if isinstance(value, str) else dump_json(value)
     files = dict(sorted(files.items()))
-    made = manifest(files)
+    made = manifest(files, keep)
     files[MANIFEST] = dump_json(made)
     rendered.files = files
     rendered.shas = made["files"]
-    _REUSE.rotate()
+    if keep:
+        _REUSE.rotate()
     return rendered
 
 
@@ -198,7 +199,7 @@ def _json_text(value: Any) -> str:
     return dump_json(value)[:-1].decode()
 
 
-def _assemble(shape: Any, entries: list[str]) -> str:
+def _assemble(shape: Any, entries: list[str], reuse: bool = False) -> str:
     """The text `dump_json` gives for `shape` with its entry list holding `entries`, built
     from each entry's own text: JSON's layout puts an entry at depth d as its text with every
     line indented 2*d spaces, and strings never hold a raw newline."""
@@ -208,7 +209,10 @@ def _assemble(shape: Any, entries: list[str]) -> str:
     mark = text.index(f'"{ENTRIES_MARK}"')
     start = text.rindex("\n", 0, mark) + 1
     indent = text[start:mark]
-    body = ",\n".join([_indented(entry, indent) for entry in entries])
+    if reuse:
+        body = ",\n".join([_indented(entry, indent) for entry in entries])
+    else:
+        body = ",\n".join(indent + entry.replace("\n", "\n" + indent) for entry in entries)
     return text[:start] + body + text[mark + len(ENTRIES_MARK) + 2 :]
 
 
@@ -224,12 +228,15 @@ def _filled(shape: Any, items: list[Any]) -> Any:
     return {k: items if isinstance(v, list) else v for k, v in shape.items()}
 
 
-def manifest(files: dict[str, bytes]) -> dict[str, Any]:
-    return {"toolgen_version": __version__, "files": file_shas(files)}
+def manifest(files: dict[str, bytes], reuse: bool = False) -> dict[str, Any]:
+    return {"toolgen_version": __version__, "files": file_shas(files, reuse)}
 
 
-def file_shas(files: dict[str, bytes]) -> dict[str, str]:
-    """The sha256 of each file, by path in sorted order."""
+def file_shas(files: dict[str, bytes], reuse: bool = False) -> dict[str, str]:
+    """The sha256 of each file, by path in sorted order (with `reuse`, those of the last
+    render's files that are the same objects are not computed again)."""
+    if not reuse:
+        return {path: _sha256(data) for path, data in sorted(files.items())}
     return {
         path: _REUSE.get(("sha", id(data)), data, functools.partial(_sha256, data))
         for path, data in sorted(files.items())
@@ -246,11 +253,12 @@ T = TypeVar("T")
 
 
 class _Reuse:
-    """What the last `render_project` made that the next can reuse, for a process that builds
-    again (`toolgen build --watch`): it keeps its unchanged tools' payload entries (`keep`)
-    and descriptor bytes (`ToolRender.encoded`), so only what changed is indented and hashed
-    again. Each result is kept by id() of what it was made from, with that object (kept
-    alive, so that the id() is not reused); what one render did not use is let go after it."""
+    """What the last `render_project` with `keep` made that the next can reuse, for a process
+    that builds again (`toolgen build --watch`; a run of its own keeps nothing). Such a
+    process keeps its unchanged tools' payload entries (`keep`) and descriptor bytes
+    (`ToolRender.encoded`), so only what changed is indented and hashed again. Each result is
+    kept by id() of what it was made from, with that object (kept alive, so that the id() is
+    not reused); what one render did not use is let go after it."""
 
     def __init__(self) -> None:
         self.last: dict[tuple[Any, ...], tuple[object, Any]] = {}

@@ -19,8 +19,11 @@ from typing import Any
 from toolgen.descriptor import ToolDescriptor
 
 
-def render(tools: list[ToolDescriptor], report: Any, options: Any = None) -> dict[str, Any]:
-    return {"python/tools.py": python_module(tools)}
+def render(
+    tools: list[ToolDescriptor], report: Any, options: Any = None, *, keep: bool = False
+) -> dict[str, Any]:
+    """The module; with `keep`, each tool's blocks are kept for the next call (`_Memo`)."""
+    return {"python/tools.py": python_module(tools, keep)}
 
 
 _WORD_BREAK = re.compile(r"[^A-Za-z0-9]+")
@@ -199,10 +202,11 @@ class _Memo:
 _MEMO = _Memo()
 
 
-def python_module(tools: list[ToolDescriptor]) -> str:
+def python_module(tools: list[ToolDescriptor], keep: bool = False) -> str:
     writer = _Writer()
     args: list[tuple[str, str]] = []
-    memo, kept, states = _MEMO, {}, {}
+    memo = _MEMO if keep else _Memo()  # a run of its own keeps nothing
+    kept, states = {}, {}
     state = 0
     for tool in tools:
         hit = memo.tools.get((id(tool), state))
