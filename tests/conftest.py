@@ -1,6 +1,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -68,6 +71,31 @@ def project(tmp_path: Path) -> Project:
     proj = Project(tmp_path / "proj")
     proj.write("pyproject.toml", CONFIG)
     return proj
+
+
+@dataclass
+class Process:
+    """`toolgen ARGV` run as a process of its own, with the modules it imported."""
+
+    code: int
+    out: str
+    imported: set[str]
+
+
+def toolgen_process(cwd: Path, *argv: str) -> Process:
+    child = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "toolgen", *argv],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+        timeout=120,
+        check=False,
+    )
+    lines = child.stderr.splitlines()
+    imported = {line.split("|")[-1].strip() for line in lines if line.startswith("import time:")}
+    others = "\n".join(line for line in lines if not line.startswith("import time:"))
+    return Process(child.returncode, child.stdout + others, imported)
 
 
 @pytest.fixture

@@ -6,14 +6,12 @@ own code, the environment) changed."""
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 import time
 from collections.abc import Callable
 
 import pytest
 
-from conftest import Project, Run, tool_source
+from conftest import Project, Run, tool_source, toolgen_process
 from toolgen import quick, stamp
 
 Runner = Callable[..., Run]
@@ -70,21 +68,12 @@ def test_the_shortcut_loads_neither_the_command_line_nor_the_compiler(
     assert run("build", cwd=shop.root).code == 0
     time.sleep(2 * stamp.FINE_RACY_NS / 1e9)
     run("check", cwd=shop.root)  # the files are hashed, stamped afresh, and remembered
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
-    child = subprocess.run(
-        [sys.executable, "-X", "importtime", "-m", "toolgen", "check"],
-        cwd=shop.root,
-        capture_output=True,
-        text=True,
-        env=env,
-        check=False,
-    )
-    assert child.returncode == 0, child.stdout + child.stderr
-    assert "is up to date" in child.stdout
-    imported = {line.split("|")[-1].strip() for line in child.stderr.splitlines()}
-    assert "toolgen.quick" in imported
+    child = toolgen_process(shop.root, "check")
+    assert child.code == 0, child.out
+    assert "is up to date" in child.out
+    assert "toolgen.quick" in child.imported
     for heavy in ("argparse", "toolgen.cli", "toolgen.config", "json", "hashlib", "pydantic"):
-        assert heavy not in imported, heavy
+        assert heavy not in child.imported, heavy
 
 
 def _edit_config(project: Project) -> None:

@@ -10,15 +10,13 @@ import os
 import shutil
 import signal
 import socket
-import subprocess
-import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from conftest import Project, Run, tool_source
+from conftest import Project, Run, tool_source, toolgen_process
 from test_watch import TIMEOUT, Child
 from toolgen import quick
 from toolgen.server import DECLINED, Server
@@ -157,20 +155,11 @@ def test_a_watch_in_a_child_process_answers_another_process(project: Project) ->
         child.wait_for(lambda: "toolgen: watching" in child.out, "first build", lambda: None)
         assert "answered by this watch" in child.out
         project.write("src/tools.py", tool_source("search") + tool_source("count"))
-        client = subprocess.run(
-            [sys.executable, "-X", "importtime", "-m", "toolgen", "build"],
-            cwd=project.root,
-            capture_output=True,
-            text=True,
-            env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
-            timeout=TIMEOUT,
-            check=False,
-        )
-        assert client.returncode == 0, client.stdout + client.stderr
-        assert "2 tools;" in client.stdout
-        imported = {line.split("|")[-1].strip() for line in client.stderr.splitlines()}
-        assert "socket" in imported
-        assert "toolgen.cli" not in imported
+        client = toolgen_process(project.root, "build")
+        assert client.code == 0, client.out
+        assert "2 tools;" in client.out
+        assert "socket" in client.imported
+        assert "toolgen.cli" not in client.imported
         assert (project.out / "descriptors" / "count.json").is_file()
         child.process.send_signal(signal.SIGINT)
         assert child.process.wait(timeout=TIMEOUT) == 0
