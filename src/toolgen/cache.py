@@ -2,19 +2,20 @@
 
 `.toolgen_cache/` in the project root (or `$TOOLGEN_CACHE_DIR`). Everything in it is derived
 from the sources, the configuration and toolgen's version, so it is always safe to delete;
-`--no-cache` or `TOOLGEN_NO_CACHE=1` turns it off for a run. Entries are small files (JSON,
-or marshal for the stamps that the fast path reads), each written atomically under a name that
-is the hash of everything it depends on, so a changed config or a new toolgen version simply
-misses. A broken or foreign entry is a miss, never an error.
+`--no-cache` or `TOOLGEN_NO_CACHE=1` turns it off for a run. Entries are small files of
+marshal data (the key includes Python's version, whose format it is), each written atomically
+under a name that is the hash of everything it depends on, so a changed config or a new toolgen
+version simply misses. A broken or foreign entry is a miss, never an error.
 
 This module is imported on the fast path of `toolgen check` (`toolgen.quick`): standard
-library only, and nothing slow to import (json, hashlib) before it is needed.
+library only, and nothing slow to import (hashlib) before it is needed.
 """
 
 from __future__ import annotations
 
 import contextlib
 import functools
+import marshal
 import os
 import stat
 import sys
@@ -35,7 +36,7 @@ if TYPE_CHECKING:
 
 FOLDER = ".toolgen_cache"
 #: Bumped when the layout of cache entries changes, so old entries are never misread.
-LAYOUT = 2
+LAYOUT = 3
 
 
 def cache_dir(config: Config, enabled: bool = True) -> Path | None:
@@ -87,25 +88,13 @@ def is_file(path: str) -> bool:
         return False
 
 
-def _json_loads(data: bytes) -> Any:
-    import json
-
-    return json.loads(data)
-
-
-def _json_dumps(value: Any) -> bytes:
-    import json
-
-    return json.dumps(value, separators=(",", ":")).encode()
-
-
 def checksum(data: bytes) -> bytes:
     """What an entry starts with: two 32-bit checks of the rest (damage, not tampering)."""
     return f"{zlib.crc32(data):08x}{zlib.adler32(data):08x}".encode()
 
 
 def load_entry(
-    folder: Folder, kind: str, key: str, loads: Callable[[bytes], Any] = _json_loads
+    folder: Folder, kind: str, key: str, loads: Callable[[bytes], Any] = marshal.loads
 ) -> Any:
     """The value stored under `kind/key`, or None: missing, unreadable, or not the bytes that
     `store_entry` wrote (each entry starts with a checksum of the rest: a truncated or
@@ -130,7 +119,7 @@ MARKERS = {
 
 
 def store_entry(
-    folder: Folder, kind: str, key: str, value: Any, dumps: Callable[[Any], bytes] = _json_dumps
+    folder: Folder, kind: str, key: str, value: Any, dumps: Callable[[Any], bytes] = marshal.dumps
 ) -> None:
     """Write `value` atomically; a cache that cannot be written is silently skipped. (Plain
     `os` calls: `toolgen.quick` stores stamps without importing pathlib.)"""

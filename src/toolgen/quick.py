@@ -82,7 +82,7 @@ def answer(argv: list[str]) -> int | None:
     ident = invocation(argv, os.getcwd())
     name = _name(ident)
     for folder in _folders(ident[1]):
-        entry = load_entry(folder, KIND, name, marshal.loads)
+        entry = load_entry(folder, KIND, name)
         if entry is not None:
             break
     else:
@@ -172,7 +172,7 @@ def remember(
         "text": text,
         "code": code,
     }
-    store_entry(folder, KIND, _name(ident), entry, marshal.dumps)
+    store_entry(folder, KIND, _name(ident), entry)
     prune(folder, KIND, keep=KEEP)
 
 

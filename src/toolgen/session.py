@@ -1,8 +1,8 @@
 """What a process that builds again and again keeps between builds: `toolgen build --watch`,
 and the builds and checks it answers for other processes (`toolgen.server`).
 
-It holds the units of the last build in memory (`toolgen.unit_cache`: nothing is parsed from
-JSON or validated again) and what it last wrote or read in each generated file
+It holds the units of the last build in memory (`toolgen.unit_cache`: nothing is read back from
+disk or validated again) and what it last wrote or read in each generated file
 (`toolgen.output`: an unchanged file is not read again). Both belong to one configuration
 (its cache key); another one starts afresh.
 

@@ -27,7 +27,6 @@ text until a run prints them as JSON.
 
 from __future__ import annotations
 
-import marshal
 import os
 
 from toolgen.cache import checksum, file_sha, is_file, load_entry, prune, store_entry
@@ -131,13 +130,13 @@ def record(
         "found": found,
         "ident": ident.decode(),
     }
-    store_entry(folder, KIND, key, stamp, marshal.dumps)
+    store_entry(folder, KIND, key, stamp)
     prune(folder, KIND, keep=KEEP)
 
 
 def replay(folder: Folder, key: str, started_ns: int) -> Outcome | None:
     """The stamped outcome if nothing it depends on changed, else None."""
-    stamp = load_entry(folder, KIND, key, marshal.loads)
+    stamp = load_entry(folder, KIND, key)
     try:
         if stamp is None:
             return None
@@ -153,7 +152,7 @@ def replay(folder: Folder, key: str, started_ns: int) -> Outcome | None:
             return None
         if checker.refreshed:  # read what is now old enough to be trusted by stat
             stamp["started"] = started_ns
-            store_entry(folder, KIND, key, stamp, marshal.dumps)
+            store_entry(folder, KIND, key, stamp)
         return Outcome(stamp)
     except Exception:  # a damaged or foreign stamp is a miss: a cache never breaks a run
         return None

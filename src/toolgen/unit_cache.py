@@ -13,8 +13,8 @@ with it, so an unchanged tool is neither analysed nor rendered again; units are 
 written by `save`, after rendering.
 
 A process that builds again and again (`toolgen build --watch`) also keeps the units of its
-last build in `memory` (a `Memory` it holds on to), checked the same way: no file is parsed
-from JSON and no descriptor validated again.
+last build in `memory` (a `Memory` it holds on to), checked the same way: no entry is read
+from disk and no descriptor validated again.
 """
 
 from __future__ import annotations
@@ -23,8 +23,6 @@ import hashlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
-
-from pydantic_core import from_json, to_json
 
 from toolgen.cache import file_sha, is_file, load_entry, prune, store_entry
 from toolgen.compiler import FileUnit
@@ -93,7 +91,7 @@ class UnitCache:
         if key is None:
             return None
         kept = self.memory.get(key) if self.memory is not None else None
-        entry = kept[1] if kept else load_entry(self.folder, KIND, key, from_json)
+        entry = kept[1] if kept else load_entry(self.folder, KIND, key)
         if entry is None:
             return None
         try:
@@ -136,7 +134,7 @@ class UnitCache:
 
     def _store(self, entries: list[tuple[str, dict[str, Any]]]) -> None:
         for key, entry in entries:
-            store_entry(self.folder, KIND, key, entry, to_json)
+            store_entry(self.folder, KIND, key, entry)
         if entries:  # room for every file in several versions; the oldest go first
             prune(self.folder, KIND, keep=max(KEEP, 4 * self.files))
 
