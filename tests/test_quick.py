@@ -6,6 +6,8 @@ own code, the environment) changed."""
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import time
 from collections.abc import Callable
 
@@ -207,3 +209,45 @@ def test_folders_are_trusted_by_stat_and_listed_again_when_they_change(
     assert listed == [1]  # src/shop changed: listed again, the same sources
     shop.write("src/shop/extra.py", tool_source("extra"))
     assert _answered(shop, capsys, "check") is None
+
+
+def test_a_retargeted_symlink_between_a_source_and_its_file_is_noticed(
+    project: Project, run: Runner, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """src/tools.py -> ../vendor/current/tools.py, and vendor/current -> v1, then v2: no
+    folder the discovery walked changes, but what the source is does."""
+    project.write("vendor/v1/tools.py", tool_source("search"))
+    project.write("vendor/v2/tools.py", tool_source("lookup"))
+    (project.root / "vendor" / "current").symlink_to("v1")
+    (project.root / "src").mkdir()
+    (project.root / "src" / "tools.py").symlink_to("../vendor/current/tools.py")
+    assert run("build", cwd=project.root).code == 0
+    time.sleep(2 * stamp.FINE_RACY_NS / 1e9)  # old enough for every stat to be trusted
+    run("check", cwd=project.root)
+    assert _answered(project, capsys, "check") is not None
+    (project.root / "vendor" / "current").unlink()
+    (project.root / "vendor" / "current").symlink_to("v2")
+    assert _answered(project, capsys, "check") is None
+    warm = run("check", cwd=project.root)
+    cold = run("check", "--no-cache", cwd=project.root)
+    assert (warm.code, warm.out) == (cold.code, cold.out)
+    assert warm.code == 1
+
+
+def test_a_reader_that_goes_away_is_not_an_error(shop: Project, run: Runner) -> None:
+    """`toolgen check | head`: the shortcut's answer to a closed pipe exits 0, as the
+    command line does, without a traceback."""
+    _remembered(shop, run, "check")
+    child = subprocess.Popen(
+        [sys.executable, "-m", "toolgen", "check"],
+        cwd=shop.root,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+    )
+    assert child.stdout is not None and child.stderr is not None
+    child.stdout.close()  # the reader is gone before anything is written
+    with child.stderr:
+        errors = child.stderr.read()
+    assert child.wait(timeout=60) == 0
+    assert b"Traceback" not in errors

@@ -11,6 +11,7 @@ import shutil
 import signal
 import socket
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,6 +20,7 @@ import pytest
 from conftest import Project, Run, tool_source, toolgen_process
 from test_watch import TIMEOUT, Child
 from toolgen import quick
+from toolgen.quick import ACCEPTED
 from toolgen.server import DECLINED, Server
 from toolgen.session import Session
 
@@ -89,16 +91,26 @@ def test_what_cannot_be_answered_exactly_is_declined(
     served: tuple[Project, Server], capsys: pytest.CaptureFixture[str], monkeypatch
 ) -> None:  # type: ignore[no-untyped-def]
     project, server = served
-    assert _forward(capsys, "build", "--watch") is None
-    assert _forward(capsys, "build", "--jobs", "2") is None
-    assert _forward(capsys, "rules") is None
+    # only a plain build or check, as the command line parses it (abbreviations too)
+    for argv in (
+        ("build", "--watch"),
+        ("build", "--wat"),
+        ("check", "--no-cache"),
+        ("build", "--no-c"),
+        ("check", "--verify-runtime"),
+        ("check", "--against", "HEAD"),
+        ("check", "--bogus"),
+        ("rules",),
+    ):
+        assert _forward(capsys, *argv) is None, argv
+    assert not server.lock.locked()
     monkeypatch.chdir(project.root / "src")  # another working folder (the socket is found)
     assert _forward(capsys, "check") is None
     monkeypatch.chdir(project.root)
     # A client in another environment, or running other toolgen code or another Python,
     # says so in its invocation (here sent by hand: client and watch share this process).
     ident = quick.invocation(["check"], str(project.root))
-    assert _ask(server, ident, ["check"]).startswith(b"ok\n")
+    assert _ask(server, ident, ["check"]).startswith(ACCEPTED + b"ok\n")
     other_env = (*ident[:2], (".toolgen_cache", None), *ident[3:])
     other_code = (*ident[:5], (*ident[5], ("edited.py", 1, 1)))
     for other in (other_env, other_code):
@@ -179,3 +191,66 @@ def test_no_watch_no_answer(project: Project, capsys: pytest.CaptureFixture[str]
     folder.mkdir()
     Path(folder / "watch.sock").write_text("not a socket")
     assert _forward(capsys, "build") is None
+
+
+def test_a_watch_that_does_not_answer_is_not_waited_for(
+    project: Project, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A watch that is suspended (Ctrl-Z) accepts no request: the client goes on by itself
+    after `ACCEPT_S`; and a client that stalls does not hold up the others."""
+    project.write("src/tools.py", tool_source("search"))
+    os.chdir(project.root)
+    folder = project.root / ".toolgen_cache"
+    folder.mkdir()
+    silent = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    silent.bind(str(folder / "watch.sock"))
+    silent.listen(4)  # connections wait in the backlog: nobody reads them
+    try:
+        started = time.monotonic()
+        assert _forward(capsys, "check") is None
+        assert time.monotonic() - started < quick.ACCEPT_S + 2
+    finally:
+        silent.close()
+        (folder / "watch.sock").unlink()
+    server = Server(folder, Session(), threading.Lock())
+    assert server.start()
+    try:
+        staller = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        staller.connect(str(server.path))
+        staller.sendall(quick.HEADER[:5])  # and then nothing, for as long as it likes
+        assert _forward(capsys, "check") is not None
+        staller.close()
+    finally:
+        server.stop()
+
+
+def test_a_socket_or_cache_others_can_write_is_not_trusted(
+    project: Project, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A cache folder that other users can write to (one in /tmp above the project, say) is
+    neither asked nor read: its socket or entries could be anybody's."""
+    project.write("src/tools.py", tool_source("search"))
+    shared = project.root.parent / ".toolgen_cache"
+    server = Server(shared, Session(), threading.Lock())
+    os.chdir(project.root)
+    assert server.start()
+    try:
+        assert quick._folders(str(project.root)) == [str(shared)]
+        shared.chmod(0o777)
+        assert quick._folders(str(project.root)) == []
+        assert _forward(capsys, "check") is None
+        shared.chmod(0o755)
+        (shared / "watch.sock").chmod(0o666)
+        assert _forward(capsys, "check") is None
+    finally:
+        server.stop()
+
+
+def test_the_cache_folder_a_watch_makes_ignores_itself(project: Project) -> None:
+    project.write("src/tools.py", tool_source("search"))
+    os.chdir(project.root)
+    server = Server(project.root / ".toolgen_cache", Session(), threading.Lock())
+    assert server.start()
+    server.stop()
+    assert (project.root / ".toolgen_cache" / ".gitignore").read_text().splitlines()[-1] == "*"
+    assert (project.root / ".toolgen_cache" / "CACHEDIR.TAG").is_file()

@@ -118,6 +118,16 @@ MARKERS = {
 }
 
 
+def make_folder(folder: Folder) -> None:
+    """The cache folder, made with its `MARKERS` if it is not there (OSError if it cannot)."""
+    base = os.fspath(folder)
+    if not os.path.isdir(base):
+        os.makedirs(base, exist_ok=True)
+        for name, text in MARKERS.items():
+            with open(f"{base}/{name}", "w", encoding="utf-8") as handle:
+                handle.write(text)
+
+
 def store_entry(
     folder: Folder, kind: str, key: str, value: Any, dumps: Callable[[Any], bytes] = marshal.dumps
 ) -> None:
@@ -127,11 +137,7 @@ def store_entry(
     target = f"{base}/{kind}/{key[:40]}.json"
     tmp = f"{base}/{kind}/.{key[:40]}.json.{os.getpid()}.tmp"
     try:
-        if not os.path.isdir(base):
-            os.makedirs(base, exist_ok=True)
-            for name, text in MARKERS.items():
-                with open(f"{base}/{name}", "w", encoding="utf-8") as handle:
-                    handle.write(text)
+        make_folder(base)
         os.makedirs(f"{base}/{kind}", exist_ok=True)
         data = dumps(value)
         with open(tmp, "wb") as handle:

@@ -342,6 +342,8 @@ def _stamp(
 def _jobs(args: argparse.Namespace) -> int:
     from toolgen.parallel import default_jobs
 
+    if getattr(args, "session", None) is not None:
+        return 1  # a process that keeps a session has threads (`toolgen.server`): no forks
     jobs = getattr(args, "jobs", None)
     return int(jobs) if jobs else default_jobs()
 

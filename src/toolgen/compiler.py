@@ -49,7 +49,7 @@ class Compilation:
     locations: dict[str, Location] = field(default_factory=dict)  # tool name -> its def
     search_roots: list[str] = field(default_factory=list)  # where the modules import from
     suppressions: dict[str, FileSuppressions] = field(default_factory=dict)  # by shown path
-    sources: Listing = field(default_factory=lambda: Listing([], [], set()))  # discovered
+    sources: Listing = field(default_factory=lambda: Listing([], [], set(), {}))
     inputs: Dependencies = field(default_factory=Dependencies)  # every file read, for the cache
     #: `finish`'s result for each new descriptor, by id() (with the descriptor, kept alive).
     finished: dict[int, tuple[ToolDescriptor, Any]] = field(default_factory=dict)

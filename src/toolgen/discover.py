@@ -80,20 +80,27 @@ class Listing:
     roots: list[str]
     files: list[tuple[str, str]]
     folders: set[str]
+    links: dict[str, str]  # each symlinked source file, with what it resolved to
 
 
 def list_sources(sources: tuple[Path, ...]) -> tuple[list[SourceFile], Listing]:
     """`discover(sources)`, and its `Listing`."""
     folders: set[str] = set()
-    files = discover(sources, folders)
+    links: dict[str, str] = {}
+    files = discover(sources, folders, links)
     found = [(str(f.path), f.module) for f in files]
-    return files, Listing([str(s) for s in sources], found, folders)
+    return files, Listing([str(s) for s in sources], found, folders, links)
 
 
-def discover(sources: tuple[Path, ...], looked: set[str] | None = None) -> list[SourceFile]:
+def discover(
+    sources: tuple[Path, ...],
+    looked: set[str] | None = None,
+    links: dict[str, str] | None = None,
+) -> list[SourceFile]:
     """Every Python file under `sources`, once each, in a stable order. Each folder whose
     entries the result depends on (walked, or looked into for an `__init__.py`) is added to
-    `looked`: while none of them changes, neither does the result (`toolgen.stamp`)."""
+    `looked`, and each symlinked file found, with what it resolved to, to `links`: while
+    none of them changes, neither does the result (`toolgen.stamp`)."""
     seen: dict[Path, SourceFile] = {}
     packages: dict[Path, bool] = {}
     for source in sources:
@@ -101,6 +108,8 @@ def discover(sources: tuple[Path, ...], looked: set[str] | None = None) -> list[
         files = _walk(source, looked) if source.is_dir() else [(source, False)]
         for file, link in files:
             resolved = file.resolve() if link else file  # `source` and the folders are real
+            if link and links is not None:
+                links[str(file)] = str(resolved)
             if resolved not in seen:
                 name, root = module_name(resolved, looked, packages)
                 seen[resolved] = SourceFile(resolved, name, root)

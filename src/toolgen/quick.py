@@ -44,7 +44,9 @@ ENVIRONMENT = ("TOOLGEN_CACHE_DIR", "TOOLGEN_NO_CACHE")
 #: The socket of a running `toolgen build --watch` in the cache folder (`toolgen.server`),
 #: and the first line of a request to it.
 SOCKET = "watch.sock"
-HEADER = f"toolgen-watch 1 {sys.version}\n".encode()
+HEADER = f"toolgen-watch 2 {sys.version}\n".encode()
+ACCEPTED = b"accepted\n"  # the watch's first line: it runs the request (then `ok`) or not
+ACCEPT_S = 2.0  # how long a client waits for it
 #: Longest path a Unix socket address takes (sockaddr_un); a longer one is used relative to
 #: the working folder, or not at all.
 MAX_ADDRESS = 100
@@ -98,45 +100,94 @@ def answer(argv: list[str]) -> int | None:
         text, code = entry["text"], entry["code"]
     except Exception:  # a damaged or foreign entry is a miss: a cache never breaks a run
         return None
-    sys.stdout.write(text)
-    sys.stdout.flush()
-    return int(code)
+    return _print(text, "", int(code))
+
+
+def _print(out: str, err: str, code: int) -> int:
+    """Print an answer; `code`, or 0 when the reader has gone (`toolgen check | head`), as
+    the command line does."""
+    try:
+        sys.stdout.write(out)
+        sys.stdout.flush()
+        sys.stderr.write(err)
+    except BrokenPipeError:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
+    return code
 
 
 def forward(argv: list[str]) -> int | None:
     """Have a running `toolgen build --watch` of this project run `toolgen ARGV`, print what
-    it printed and return its exit code; None (nothing printed) when none runs or it
-    declines (`toolgen.server`)."""
+    it printed and return its exit code; None (nothing printed) when none runs, it declines
+    (`toolgen.server`), or it does not take the request within `ACCEPT_S` (a suspended
+    watch). Only a socket of this user's, served by a process of this user's, is asked."""
     if not argv or argv[0] not in COMMANDS or _no_cache():
         return None
     cwd = os.getcwd()
     for folder in _folders(cwd):
         name = address(folder, cwd)
-        if name is None or not os.path.exists(name):
+        if name is None or not _ours(name, socket_file=True):
             continue
         import socket
 
         request = HEADER + marshal.dumps((invocation(argv, cwd), argv))
         try:
             with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as connection:
+                connection.settimeout(ACCEPT_S)
                 connection.connect(name)
+                if not same_user(connection):
+                    return None
                 connection.sendall(request)
                 connection.shutdown(socket.SHUT_WR)
-                reply = b"".join(iter(lambda: connection.recv(1 << 20), b""))
-        except OSError:  # a watch that was killed left its socket: nobody answers
+                answer = connection.makefile("rb")
+                if answer.readline(64) != ACCEPTED:
+                    return None
+                connection.settimeout(None)  # taken: the build may take its time
+                status, body = answer.readline(64), answer.read()
+        except OSError:  # a watch that was killed left its socket, or one that is stopped
             continue
-        status, _, body = reply.partition(b"\n")
-        if status != b"ok":
+        if status != b"ok\n":
             return None
         try:
             code, out, err = marshal.loads(body)
         except (EOFError, ValueError, TypeError):
             return None
-        sys.stdout.write(out)
-        sys.stdout.flush()
-        sys.stderr.write(err)
-        return int(code)
+        return _print(out, err, int(code))
     return None
+
+
+def same_user(connection: Any) -> bool:
+    """Whether the other end of a Unix socket runs as this process's user (where the system
+    says; elsewhere the socket file's owner and mode are the check)."""
+    import socket
+
+    peer_credentials: Any = getattr(socket, "SO_PEERCRED", None)
+    if peer_credentials is None or not hasattr(os, "getuid"):
+        return True
+    import struct
+
+    data = connection.getsockopt(socket.SOL_SOCKET, peer_credentials, struct.calcsize("3i"))
+    _, uid, _ = struct.unpack("3i", data)
+    return bool(uid == os.getuid())
+
+
+def _ours(path: str, socket_file: bool = False) -> bool:
+    """Whether `path` is a folder (or a socket) of this user's that no other user can write
+    to: what a shared folder above the project (`/tmp`) holds is never trusted."""
+    import stat
+
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return False
+    kind = stat.S_ISSOCK if socket_file else stat.S_ISDIR
+    if not kind(st.st_mode):
+        return False
+    if not hasattr(os, "getuid"):
+        return True
+    others = st.st_mode & 0o002 or (st.st_mode & 0o020 and st.st_gid != os.getgid())
+    return st.st_uid == os.getuid() and not others
 
 
 def address(folder: str, cwd: str) -> str | None:
@@ -205,14 +256,16 @@ def _code() -> tuple[tuple[str, int, int], ...]:
 
 def _folders(cwd: str) -> list[str]:
     """Where the cache folder may be: `$TOOLGEN_CACHE_DIR`, else `.toolgen_cache` in the
-    working folder or above it (the project root is not known without the config)."""
+    working folder or above it (the project root is not known without the config); only
+    folders of this user's (`_ours`)."""
     override = os.environ.get("TOOLGEN_CACHE_DIR")
     if override:
-        return [os.path.realpath(os.path.join(cwd, override))]
+        folder = os.path.realpath(os.path.join(cwd, override))
+        return [folder] if _ours(folder) else []
     found, folder = [], cwd
     while True:
         candidate = f"{folder.rstrip('/')}/{FOLDER}"
-        if os.path.isdir(candidate):
+        if _ours(candidate):
             found.append(candidate)
         parent = os.path.dirname(folder)
         if parent == folder:

@@ -26,10 +26,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from toolgen.quick import HEADER, SOCKET, address, invocation
+from toolgen.cache import make_folder
+from toolgen.quick import ACCEPT_S, ACCEPTED, HEADER, SOCKET, address, invocation, same_user
 from toolgen.session import Session
 
 DECLINED = b"declined\n"
+READ_S = 5.0  # how long a client may take to send its request
 
 
 def can_serve() -> bool:
@@ -37,8 +39,8 @@ def can_serve() -> bool:
 
 
 class Server:
-    """Answers requests on the socket in a thread of its own, holding `lock` (the watch's)
-    while it runs one, with the watch's `session`."""
+    """Answers requests on the socket, each in a thread of its own, holding `lock` (the
+    watch's) while it runs one, with the watch's `session`."""
 
     def __init__(self, folder: Path, session: Session, lock: threading.Lock) -> None:
         self.session = session
@@ -47,6 +49,7 @@ class Server:
         self.folder = folder
         self.path = folder / SOCKET
         self.listener: socket.socket | None = None
+        self.inode = -1  # of the socket file made here (only that one is removed)
         self.thread: threading.Thread | None = None
         self.stopping = threading.Event()
 
@@ -60,13 +63,14 @@ class Server:
         Path(name).unlink(missing_ok=True)  # left by a watch that was killed
         listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
-            self.folder.mkdir(parents=True, exist_ok=True)
+            make_folder(self.folder)
             old = os.umask(0o177)  # the socket is its owner's only, from the start
             try:
                 listener.bind(name)
             finally:
                 os.umask(old)
-            listener.listen(8)
+            self.inode = Path(name).stat().st_ino
+            listener.listen(16)
             listener.settimeout(0.2)
         except OSError:
             listener.close()
@@ -83,7 +87,8 @@ class Server:
         if self.listener is not None:
             self.listener.close()
             with contextlib.suppress(OSError):
-                self.path.unlink()
+                if self.path.stat().st_ino == self.inode:  # not another watch's since
+                    self.path.unlink()
 
     def _serve(self) -> None:
         assert self.listener is not None
@@ -94,56 +99,75 @@ class Server:
                 continue
             except OSError:
                 return
-            # a client that went away, or sent garbage, runs the command itself
-            with connection, contextlib.suppress(Exception):
-                connection.settimeout(None)
-                self._answer(connection)
+            threading.Thread(target=self._handle, args=(connection,), daemon=True).start()
 
-    def _answer(self, connection: socket.socket) -> None:
-        if not _same_user(connection):
-            return
-        stream = connection.makefile("rb")
-        if stream.readline() != HEADER:
-            connection.sendall(DECLINED)
-            return
-        invoked, argv = marshal.loads(stream.read())
-        if invoked != invocation(argv, self.cwd) or not _servable(argv):
-            connection.sendall(DECLINED)
-            return
-        with self.lock:
-            try:
-                code, out, err = self.run(argv)
-                connection.sendall(b"ok\n" + marshal.dumps((code, out, err)))
-                connection.shutdown(socket.SHUT_WR)  # the client has its answer: it goes on
-            finally:
-                self.session.flush()  # what waited for the answer: the stamp, the cache
+    def _handle(self, connection: socket.socket) -> None:
+        """One request. A client that goes away, stalls or sends garbage is dropped (it runs
+        the command itself)."""
+        with connection, contextlib.suppress(Exception):
+            connection.settimeout(READ_S)
+            if not same_user(connection):
+                return
+            stream = connection.makefile("rb")
+            if stream.readline(len(HEADER) + 1) != HEADER:
+                connection.sendall(DECLINED)
+                return
+            invoked, argv = marshal.loads(stream.read())
+            if invoked != invocation(argv, self.cwd):
+                connection.sendall(DECLINED)
+                return
+            connection.sendall(ACCEPTED)
+            connection.settimeout(None)
+            with self.lock:
+                try:
+                    answer = self.run(argv)
+                    reply = DECLINED if answer is None else b"ok\n" + marshal.dumps(answer)
+                    connection.sendall(reply)
+                    connection.shutdown(socket.SHUT_WR)  # the client has its answer
+                finally:
+                    self.session.flush()  # what waited for the answer: the stamp, the cache
 
-    def run(self, argv: list[str]) -> tuple[int, str, str]:
-        """`toolgen ARGV` in this process, with the session: exit code, stdout, stderr."""
+    def run(self, argv: list[str]) -> tuple[int, str, str] | None:
+        """`toolgen ARGV` in this process, with the session: exit code, stdout, stderr; None
+        for a command that a process of its own must run (see the module's doc)."""
         from toolgen import cli
 
         out, err = io.StringIO(), io.StringIO()
         with _captured(out, err):
+            if not _servable(cli, argv):
+                return None
             code = cli.main(argv, session=self.session)
         return code, out.getvalue(), err.getvalue()
 
 
-def _servable(argv: list[str]) -> bool:
-    if not argv or argv[0] not in ("build", "check"):
+def _servable(cli: Any, argv: list[str]) -> bool:
+    """Only a plain `build` or `check`: the others read what the watch's process may not
+    share with the client's (`--verify-runtime` imports with its environment, `--against`
+    asks git), or must not run here (`--watch`; `--no-cache` asks for a run from nothing).
+    Parsed as the command line parses (abbreviations too); a usage error is the client's."""
+    try:
+        args = cli._parser().parse_args(argv)
+    except SystemExit:
         return False
-    return not any(a == "--watch" or a.startswith(("--jobs", "-j")) for a in argv)
+    if args.command not in ("build", "check") or args.no_cache:
+        return False
+    if getattr(args, "watch", False):
+        return False
+    return not (getattr(args, "against", None) or getattr(args, "verify_runtime", False))
 
 
 @contextlib.contextmanager
 def _captured(out: io.StringIO, err: io.StringIO) -> Iterator[None]:
-    """What the command prints, into `out` and `err` (the watch's own messages go to the
-    stream it was given, never through `sys.stdout`, so they are not caught here)."""
+    """What the command prints, into `out` and `err`. Only under the watch's lock: nothing
+    else runs then, and the watch's own messages go to the stream it was given, never
+    through `sys.stdout`."""
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         yield
 
 
 def _listening(name: str) -> bool:
     probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    probe.settimeout(ACCEPT_S)
     try:
         probe.connect(name)
     except OSError:
@@ -151,15 +175,3 @@ def _listening(name: str) -> bool:
     finally:
         probe.close()
     return True
-
-
-def _same_user(connection: socket.socket) -> bool:
-    """Whether the peer runs as this process's user (checked where the system says)."""
-    peer_credentials: Any = getattr(socket, "SO_PEERCRED", None)
-    if peer_credentials is None:
-        return True  # the socket's mode (owner only) is the check there
-    import struct
-
-    data = connection.getsockopt(socket.SOL_SOCKET, peer_credentials, struct.calcsize("3i"))
-    _, uid, _ = struct.unpack("3i", data)
-    return bool(uid == os.getuid())

@@ -116,6 +116,7 @@ def record(
         "roots": sources.roots,
         "sources": sources.files,
         "folders": {path: file_stat(path) for path in sorted(sources.folders)},
+        "links": sources.links,
         "read": {path: (sha, *file_stat(path)) for path, sha in inputs.read.items()},
         "missing": sorted(inputs.missing),
         "out": base,
@@ -141,7 +142,9 @@ def replay(folder: Folder, key: str, started_ns: int) -> Outcome | None:
         if stamp is None:
             return None
         checker = _Checker(stamp["started"], started_ns)
-        if not checker.listed(stamp["folders"], lambda: _sources_hold(stamp)):
+        links = stamp["links"]
+        resolved = all(os.path.realpath(link) == to for link, to in links.items())
+        if not checker.listed(stamp["folders"], lambda: _sources_hold(stamp), resolved):
             return None
         if any(is_file(p) for p in stamp["missing"]):
             return None
@@ -165,7 +168,10 @@ def _sources_hold(stamp: dict[str, Any]) -> dict[str, Stat] | None:
     from toolgen.discover import list_sources
 
     _, now = list_sources(tuple(Path(root) for root in stamp["roots"]))
-    return _folder_stats(now.folders) if now.files == stamp["sources"] else None
+    if now.files != stamp["sources"]:
+        return None
+    stamp["links"] = now.links
+    return _folder_stats(now.folders)
 
 
 def _outputs_hold(stamp: dict[str, Any]) -> dict[str, Stat] | None:
@@ -227,10 +233,16 @@ class _Checker:
                 self.refreshed = True
         return True
 
-    def listed(self, folders: dict[str, Stat], again: Callable[[], dict[str, Stat] | None]) -> bool:
-        """Whether a listing still holds: every folder's `stat` is trusted and unchanged, or
-        `again` (a new listing: its folders, or None when it differs) says so."""
-        if all(self._trusted(stat, path) for path, stat in folders.items()):
+    def listed(
+        self,
+        folders: dict[str, Stat],
+        again: Callable[[], dict[str, Stat] | None],
+        resolved: bool = True,
+    ) -> bool:
+        """Whether a listing still holds: every folder's `stat` is trusted and unchanged (and
+        the symlinks it went through are `resolved` as before), or `again` (a new listing:
+        its folders, or None when it differs) says so."""
+        if resolved and all(self._trusted(stat, path) for path, stat in folders.items()):
             return True
         now = again()
         if now is None:
