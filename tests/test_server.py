@@ -20,6 +20,7 @@ import pytest
 from conftest import Project, Run, tool_source, toolgen_process
 from test_watch import TIMEOUT, Child
 from toolgen import quick
+from toolgen import server as server_module
 from toolgen.quick import ACCEPTED
 from toolgen.server import DECLINED, Server
 from toolgen.session import Session
@@ -112,8 +113,9 @@ def test_what_cannot_be_answered_exactly_is_declined(
     ident = quick.invocation(["check"], str(project.root))
     assert _ask(server, ident, ["check"]).startswith(ACCEPTED + b"ok\n")
     other_env = (*ident[:2], (".toolgen_cache", None), *ident[3:])
-    other_code = (*ident[:5], (*ident[5], ("edited.py", 1, 1)))
-    for other in (other_env, other_code):
+    other_code = (*ident[:5], (*ident[5], ("edited.py", 1, 1)), ident[6])
+    other_umask = (*ident[:6], 0o077)  # the files and folders a build makes would differ
+    for other in (other_env, other_code, other_umask):
         assert _ask(server, other, ["check"]) == DECLINED
     assert _ask(server, ident, ["check"], header=b"toolgen-watch 1 2.7.18\n") == DECLINED
 
@@ -254,3 +256,61 @@ def test_the_cache_folder_a_watch_makes_ignores_itself(project: Project) -> None
     server.stop()
     assert (project.root / ".toolgen_cache" / ".gitignore").read_text().splitlines()[-1] == "*"
     assert (project.root / ".toolgen_cache" / "CACHEDIR.TAG").is_file()
+
+
+def test_a_watch_that_stops_while_it_works_is_not_waited_for(
+    project: Project, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Taken requests hear from the watch every `ALIVE_S / 4`: a long build is waited for,
+    a watch gone silent (stopped with Ctrl-Z after it took the request) is not."""
+    monkeypatch.setattr(quick, "ALIVE_S", 0.4)
+    monkeypatch.setattr(server_module, "ALIVE_S", 0.4)
+    project.write("src/tools.py", tool_source("search"))
+    os.chdir(project.root)
+    folder = project.root / ".toolgen_cache"
+    server = Server(folder, Session(), threading.Lock())
+    assert server.start()
+    real = server.run
+
+    def slow(argv: list[str]) -> tuple[int, str, str]:
+        time.sleep(1.5)  # several times ALIVE_S
+        return real(argv)
+
+    monkeypatch.setattr(server, "run", slow)
+    try:
+        answered = _forward(capsys, "build")
+        assert answered is not None and answered.code == 0
+        with server.lock:  # busy with its own build: a request it declines is not held up
+            started = time.monotonic()
+            assert _forward(capsys, "check", "--no-cache") is None
+            assert time.monotonic() - started < 1
+    finally:
+        server.stop()
+    mute = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    mute.bind(str(folder / "watch.sock"))
+    mute.listen(4)
+
+    def take_then_stop() -> None:
+        connection, _ = mute.accept()
+        connection.recv(1 << 16)
+        connection.sendall(ACCEPTED)  # then nothing more, as a stopped process
+        time.sleep(3)
+        connection.close()
+
+    taker = threading.Thread(target=take_then_stop)
+    taker.start()
+    try:
+        started = time.monotonic()
+        assert _forward(capsys, "check") is None
+        assert time.monotonic() - started < 2
+    finally:
+        taker.join()
+        mute.close()
+
+
+def test_a_symlinked_cache_folder_of_ones_own_is_used(project: Project) -> None:
+    project.write("src/tools.py", tool_source("search"))
+    elsewhere = project.root.parent / "cache-elsewhere"
+    elsewhere.mkdir()
+    (project.root / ".toolgen_cache").symlink_to(elsewhere)
+    assert quick._folders(str(project.root)) == [str(project.root / ".toolgen_cache")]

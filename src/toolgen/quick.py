@@ -47,6 +47,8 @@ SOCKET = "watch.sock"
 HEADER = f"toolgen-watch 2 {sys.version}\n".encode()
 ACCEPTED = b"accepted\n"  # the watch's first line: it runs the request (then `ok`) or not
 ACCEPT_S = 2.0  # how long a client waits for it
+ALIVE = b".\n"  # what the watch sends every `ALIVE_S / 4` while it works on a request
+ALIVE_S = 4.0  # a watch silent this long is stopped (Ctrl-Z): the client goes on by itself
 #: Longest path a Unix socket address takes (sockaddr_un); a longer one is used relative to
 #: the working folder, or not at all.
 MAX_ADDRESS = 100
@@ -127,7 +129,7 @@ def forward(argv: list[str]) -> int | None:
     cwd = os.getcwd()
     for folder in _folders(cwd):
         name = address(folder, cwd)
-        if name is None or not _ours(name, socket_file=True):
+        if name is None or not ours(name, socket_file=True):
             continue
         import socket
 
@@ -143,9 +145,12 @@ def forward(argv: list[str]) -> int | None:
                 answer = connection.makefile("rb")
                 if answer.readline(64) != ACCEPTED:
                     return None
-                connection.settimeout(None)  # taken: the build may take its time
-                status, body = answer.readline(64), answer.read()
-        except OSError:  # a watch that was killed left its socket, or one that is stopped
+                connection.settimeout(ALIVE_S)  # taken: the watch says it is alive meanwhile
+                status = answer.readline(64)
+                while status == ALIVE:
+                    status = answer.readline(64)
+                body = answer.read()
+        except OSError:  # no watch (a killed one's socket), or one stopped before it answered
             continue
         if status != b"ok\n":
             return None
@@ -172,13 +177,13 @@ def same_user(connection: Any) -> bool:
     return bool(uid == os.getuid())
 
 
-def _ours(path: str, socket_file: bool = False) -> bool:
+def ours(path: str, socket_file: bool = False) -> bool:
     """Whether `path` is a folder (or a socket) of this user's that no other user can write
     to: what a shared folder above the project (`/tmp`) holds is never trusted."""
     import stat
 
-    try:
-        st = os.lstat(path)
+    try:  # a socket as it is; a folder may be a symlink to one (checked where it leads)
+        st = os.lstat(path) if socket_file else os.stat(path)
     except OSError:
         return False
     kind = stat.S_ISSOCK if socket_file else stat.S_ISDIR
@@ -231,10 +236,19 @@ def _no_cache() -> bool:
     return os.environ.get("TOOLGEN_NO_CACHE", "") not in ("", "0")
 
 
-def invocation(argv: list[str], cwd: str) -> tuple[Any, ...]:
-    """Everything a run's answer depends on besides the files it reads."""
+def invocation(argv: list[str], cwd: str, mask: int | None = None) -> tuple[Any, ...]:
+    """Everything a run's answer depends on besides the files it reads (`mask`: the umask,
+    which the files and folders a build makes get; read here unless given)."""
     env = tuple(os.environ.get(name) for name in ENVIRONMENT)
-    return (tuple(argv), cwd, env, sys.version, __version__, _code())
+    mask = umask() if mask is None else mask
+    return (tuple(argv), cwd, env, sys.version, __version__, _code(), mask)
+
+
+def umask() -> int:
+    """The process's umask (only where no other thread may be making files meanwhile)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def _name(ident: tuple[Any, ...]) -> str:
@@ -257,15 +271,15 @@ def _code() -> tuple[tuple[str, int, int], ...]:
 def _folders(cwd: str) -> list[str]:
     """Where the cache folder may be: `$TOOLGEN_CACHE_DIR`, else `.toolgen_cache` in the
     working folder or above it (the project root is not known without the config); only
-    folders of this user's (`_ours`)."""
+    folders of this user's (`ours`)."""
     override = os.environ.get("TOOLGEN_CACHE_DIR")
     if override:
         folder = os.path.realpath(os.path.join(cwd, override))
-        return [folder] if _ours(folder) else []
+        return [folder] if ours(folder) else []
     found, folder = [], cwd
     while True:
         candidate = f"{folder.rstrip('/')}/{FOLDER}"
-        if _ours(candidate):
+        if ours(candidate):
             found.append(candidate)
         parent = os.path.dirname(folder)
         if parent == folder:

@@ -16,18 +16,32 @@ Python, `--watch` or `--jobs`, anything but `build` and `check`.
 
 from __future__ import annotations
 
+import argparse
 import contextlib
+import functools
 import io
 import marshal
 import os
 import socket
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from toolgen.cache import make_folder
-from toolgen.quick import ACCEPT_S, ACCEPTED, HEADER, SOCKET, address, invocation, same_user
+from toolgen.quick import (
+    ACCEPT_S,
+    ACCEPTED,
+    ALIVE,
+    ALIVE_S,
+    HEADER,
+    SOCKET,
+    address,
+    invocation,
+    ours,
+    same_user,
+    umask,
+)
 from toolgen.session import Session
 
 DECLINED = b"declined\n"
@@ -46,6 +60,7 @@ class Server:
         self.session = session
         self.lock = lock
         self.cwd = str(Path.cwd())
+        self.umask = umask()  # read before any thread of its own runs
         self.folder = folder
         self.path = folder / SOCKET
         self.listener: socket.socket | None = None
@@ -54,7 +69,8 @@ class Server:
         self.stopping = threading.Event()
 
     def start(self) -> bool:
-        """Listen, unless another watch already does here (or the socket cannot be made)."""
+        """Listen, unless another watch already does here, the socket cannot be made, or the
+        cache folder is one that clients would not trust (`toolgen.quick.ours`)."""
         name = address(str(self.folder), self.cwd)
         if name is None or not can_serve():
             return False
@@ -64,6 +80,8 @@ class Server:
         listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
             make_folder(self.folder)
+            if not ours(str(self.folder)):
+                raise OSError("a cache folder that others can write to")
             old = os.umask(0o177)  # the socket is its owner's only, from the start
             try:
                 listener.bind(name)
@@ -113,47 +131,97 @@ class Server:
                 connection.sendall(DECLINED)
                 return
             invoked, argv = marshal.loads(stream.read())
-            if invoked != invocation(argv, self.cwd):
+            if invoked != invocation(argv, self.cwd, self.umask) or not _servable(argv):
                 connection.sendall(DECLINED)
                 return
             connection.sendall(ACCEPTED)
-            connection.settimeout(None)
-            with self.lock:
+            with _alive(connection) as reply, self.lock:
                 try:
-                    answer = self.run(argv)
-                    reply = DECLINED if answer is None else b"ok\n" + marshal.dumps(answer)
-                    connection.sendall(reply)
+                    reply(b"ok\n" + marshal.dumps(self.run(argv)))
                     connection.shutdown(socket.SHUT_WR)  # the client has its answer
                 finally:
                     self.session.flush()  # what waited for the answer: the stamp, the cache
 
-    def run(self, argv: list[str]) -> tuple[int, str, str] | None:
-        """`toolgen ARGV` in this process, with the session: exit code, stdout, stderr; None
-        for a command that a process of its own must run (see the module's doc)."""
+    def run(self, argv: list[str]) -> tuple[int, str, str]:
+        """`toolgen ARGV` in this process, with the session: exit code, stdout, stderr."""
         from toolgen import cli
 
         out, err = io.StringIO(), io.StringIO()
         with _captured(out, err):
-            if not _servable(cli, argv):
-                return None
             code = cli.main(argv, session=self.session)
         return code, out.getvalue(), err.getvalue()
 
 
-def _servable(cli: Any, argv: list[str]) -> bool:
+@contextlib.contextmanager
+def _alive(connection: socket.socket) -> Iterator[Callable[[bytes], None]]:
+    """While a request waits for the lock and runs, say `ALIVE` to the client now and then
+    (a thread of its own); the function yielded sends the reply, and ends that."""
+    done = threading.Event()
+    sending = threading.Lock()
+
+    def beat() -> None:
+        while not done.wait(ALIVE_S / 4):
+            with sending, contextlib.suppress(OSError):
+                if not done.is_set():
+                    connection.sendall(ALIVE)
+
+    def reply(data: bytes) -> None:
+        with sending:
+            done.set()
+            connection.sendall(data)
+
+    beating = threading.Thread(target=beat, daemon=True)
+    beating.start()
+    try:
+        yield reply
+    finally:
+        done.set()
+        beating.join()
+
+
+def _servable(argv: list[str]) -> bool:
     """Only a plain `build` or `check`: the others read what the watch's process may not
     share with the client's (`--verify-runtime` imports with its environment, `--against`
     asks git), or must not run here (`--watch`; `--no-cache` asks for a run from nothing).
-    Parsed as the command line parses (abbreviations too); a usage error is the client's."""
+    Parsed as the command line parses (abbreviations too), on a parser of its own: argparse
+    prints a usage error to `sys.stderr`, which only a request under the lock may redirect;
+    here it is the client's to print."""
     try:
-        args = cli._parser().parse_args(argv)
-    except SystemExit:
+        args = _quiet_parser().parse_args(argv)
+    except (ValueError, argparse.ArgumentError):
         return False
     if args.command not in ("build", "check") or args.no_cache:
         return False
     if getattr(args, "watch", False):
         return False
     return not (getattr(args, "against", None) or getattr(args, "verify_runtime", False))
+
+
+@functools.cache
+def _quiet_parser() -> argparse.ArgumentParser:
+    """The command line's parser, made to print nothing (a usage error, `--help`, `--version`)
+    and to raise ValueError where it would exit."""
+    from toolgen import cli
+
+    parser: argparse.ArgumentParser = cli._parser.__wrapped__()
+
+    def refuse(message: str = "", *_: Any) -> NoReturn:
+        raise ValueError(message)
+
+    for each in [parser, *_subparsers(parser)]:
+        each.error = refuse  # type: ignore[method-assign]
+        each.exit = refuse  # type: ignore[method-assign,assignment]
+        each._print_message = lambda *_: None  # type: ignore[method-assign]
+        each.exit_on_error = False
+    return parser
+
+
+def _subparsers(parser: argparse.ArgumentParser) -> list[argparse.ArgumentParser]:
+    found: list[argparse.ArgumentParser] = []
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            found.extend(action.choices.values())
+    return found
 
 
 @contextlib.contextmanager
