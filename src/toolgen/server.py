@@ -3,15 +3,18 @@ other processes in the same project (an editor's on-save hook, pre-commit, a ter
 get the watch's warm build (`toolgen.session`: nothing of the unchanged files is read, parsed
 or rendered again) instead of starting from nothing.
 
-The watch listens on a Unix socket in the cache folder (`.toolgen_cache/watch.sock`, readable
-by its owner only; a peer of another user is refused). A client (`toolgen.quick.forward`)
-sends one request: a header line with the protocol and Python's version, then marshal data of
-the invocation (as `toolgen.quick` sees it: arguments, working folder, cache variables,
-Python, toolgen's files) and the arguments. The watch runs the command as the command line
-would, one at a time with its own builds, and sends back the exit code and what it printed.
-It declines (and the client runs the command itself) whatever it cannot answer exactly as a
-process of its own would: another working folder, other cache variables, another toolgen or
-Python, `--watch` or `--jobs`, anything but `build` and `check`.
+The watch listens on a Unix socket in the cache folder (`.toolgen_cache/watch.sock`, usable
+by its owner only; a peer of another user is refused, and clients ask only a socket of their
+user's in a folder no other user can write to). A client (`toolgen.quick.forward`) sends one
+request: a header line with the protocol and Python's version, then marshal data of the
+invocation (as `toolgen.quick` sees it: arguments, working folder, cache variables, Python,
+toolgen's files, umask) and the arguments. The watch answers at once: `declined` (the client
+runs the command itself) for whatever it cannot answer exactly as a process of its own would
+(another invocation; anything but a plain `build` or `check`, as argparse parses it), else
+`accepted`. Then, while the request waits for the watch's lock and runs (one at a time, with
+the watch's own builds), it says it is alive every `ALIVE_S / 4`, and at last sends `ok` with
+the exit code and what the command printed. A client that hears nothing for `ACCEPT_S` or
+`ALIVE_S` (a watch suspended with Ctrl-Z) runs the command itself.
 """
 
 from __future__ import annotations
