@@ -115,12 +115,12 @@ def record(
         "started": started_ns,
         "roots": sources.roots,
         "sources": sources.files,
-        "folders": {path: file_stat(path) for path in sorted(sources.folders)},
+        "folders": _folder_stats(sources.folders),
         "links": sources.links,
         "read": {path: (sha, *file_stat(path)) for path, sha in inputs.read.items()},
         "missing": sorted(inputs.missing),
         "out": base,
-        "out_folders": {path: file_stat(path) for path in sorted(out_folders)},
+        "out_folders": _folder_stats(out_folders),
         "outputs": {
             rel: (shas.get(rel) or hashlib.sha256(data).hexdigest(), *file_stat(f"{base}/{rel}"))
             for rel, data in files.items()
