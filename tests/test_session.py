@@ -63,12 +63,18 @@ def test_edits_built_in_one_session_write_what_cold_builds_write(examples: Proje
         (support / "models.py", lambda t: t.replace('"""', '"""A model, edited. ', 1)),
         (support / "tickets.py", lambda t: t.replace("create_ticket", "open_ticket")),
     ]
+    kept: list[int] = []
     for path, edit in edits:
         path.write_text(edit(path.read_text()))
         code, out = _build(session, examples)
         assert code == 0, out
         assert session.memory  # the units are kept between builds
+        trash = examples.root / ".toolgen_cache" / "trash"
+        kept.append(len(list(trash.iterdir())))  # replaced files, freed once the answer is out
+        session.flush()
+        assert not list(trash.iterdir())
         assert examples.snapshot() == _cold(examples, run), path.name
+    assert max(kept) > 0
 
 
 def test_the_python_module_follows_names_that_move(project: Project, run) -> None:  # type: ignore[no-untyped-def]

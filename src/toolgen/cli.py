@@ -266,11 +266,11 @@ def cmd_build(args: argparse.Namespace, stream: TextIO) -> int:
 
     from toolgen.pipeline import generate
 
-    session = _session(args, key)
+    session = _session(args, folder, key)
     result = generate(config, _units(folder, key, session), _jobs(args))
     status = _exit_for(result.diagnostics, Level.ERROR)
-    seen = session.seen if session else None
-    report = None if status else write(config.out, result.files, seen)
+    seen, retire = (session.seen, session.retire) if session else (None, None)
+    report = None if status else write(config.out, result.files, seen, retire)
     if folder and report is not None:
         _stamp(folder, key, started, config, result, session)
     shown = result.diagnostics
@@ -348,11 +348,11 @@ def _jobs(args: argparse.Namespace) -> int:
     return int(jobs) if jobs else default_jobs()
 
 
-def _session(args: argparse.Namespace, key: str) -> Session | None:
+def _session(args: argparse.Namespace, folder: Path | None, key: str) -> Session | None:
     """What a process that builds again keeps (`toolgen.session`), for this configuration;
     None for a run of its own, or without the cache."""
     session: Session | None = getattr(args, "session", None)
-    return session.use(key) if session is not None and key else None
+    return session.use(key, folder) if session is not None and folder is not None else None
 
 
 def _units(folder: Path | None, key: str, session: Session | None) -> UnitCache | None:
@@ -421,7 +421,7 @@ def cmd_check(args: argparse.Namespace, stream: TextIO) -> int:
     from toolgen.output import compare, unified_diff
     from toolgen.pipeline import generate
 
-    session = _session(args, key)
+    session = _session(args, folder, key)
     result = generate(config, _units(folder, key, session), _jobs(args))
     blocked = has_errors(result.diagnostics)  # the handlers themselves have errors
     if args.against and not blocked:

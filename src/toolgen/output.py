@@ -19,7 +19,7 @@ import json
 import os
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -172,12 +172,21 @@ def build_lock(out: Path) -> Iterator[None]:
             fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
 
 
-def write(out: Path, files: dict[str, bytes], seen: Seen | None = None) -> WriteReport:
+def write(
+    out: Path,
+    files: dict[str, bytes],
+    seen: Seen | None = None,
+    retire: Callable[[Path], None] | None = None,
+) -> WriteReport:
+    """Make `out` hold `files` (see the module's doc); `retire` is called with each file
+    about to be replaced (`toolgen.session.Session.retire`)."""
     with build_lock(out):
-        return _write(out, files, seen)
+        return _write(out, files, seen, retire)
 
 
-def _write(out: Path, files: dict[str, bytes], seen: Seen | None) -> WriteReport:
+def _write(
+    out: Path, files: dict[str, bytes], seen: Seen | None, retire: Callable[[Path], None] | None
+) -> WriteReport:
     report = WriteReport()
     stale = managed_files(out) - set(files)
     # What a killed build left: `atomic_write`'s temporary files (`owned_files` lists them).
@@ -193,6 +202,8 @@ def _write(out: Path, files: dict[str, bytes], seen: Seen | None) -> WriteReport
             report.unchanged += 1
             continue
         start = time.time_ns()
+        if retire is not None:
+            retire(out / relpath)
         atomic_write(out / relpath, data)
         report.written.append(relpath)
         if seen is not None:

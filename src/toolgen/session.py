@@ -7,13 +7,19 @@ disk or validated again) and what it last wrote or read in each generated file
 (its cache key); another one starts afresh.
 
 What only later runs need (the stamp, the units written to the cache folder) waits in `later`
-until the build's answer is out: the process runs it (`flush`) before its next build.
+until the build's answer is out: the process runs it (`flush`) before its next build. So does
+freeing the blocks of a generated file that a build replaces (`retire`): renaming a new file
+over a big old one costs milliseconds that the answer need not wait for.
 """
 
 from __future__ import annotations
 
+import contextlib
+import itertools
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from toolgen.output import Seen
 from toolgen.unit_cache import Memory
@@ -25,15 +31,36 @@ class Session:
     memory: Memory = field(default_factory=dict)
     seen: Seen = field(default_factory=dict)
     later: list[Callable[[], None]] = field(default_factory=list)
+    trash: Path | None = None  # where `retire` keeps old files (in the cache folder)
+    _names: itertools.count[int] = field(default_factory=itertools.count)
+
+    def retire(self, path: Path) -> None:
+        """Keep the file at `path` (about to be replaced) alive under another name until
+        `later`: its blocks are freed then. Nothing happens where it cannot be linked."""
+        if self.trash is None:
+            return
+        kept = self.trash / f"{os.getpid()}.{next(self._names)}"
+        try:
+            self.trash.mkdir(parents=True, exist_ok=True)
+            os.link(path, kept)
+        except OSError:  # not there yet, another file system, no hard links
+            return
+        self.later.append(lambda: kept.unlink(missing_ok=True))
 
     def flush(self) -> None:
         """Do what was left for `later`."""
         while self.later:
             self.later.pop(0)()
 
-    def use(self, key: str) -> Session:
-        """This session for the configuration `key`: emptied if it held another's."""
+    def use(self, key: str, folder: Path) -> Session:
+        """This session for the configuration `key` and cache `folder`: emptied if it held
+        another's."""
         self.flush()  # left by a build that failed before it was done
         if key != self.key:
             self.key, self.memory, self.seen = key, {}, {}
+        self.trash = folder / "trash"
+        with contextlib.suppress(OSError):  # what a killed watch kept
+            for old in self.trash.iterdir() if self.trash.is_dir() else ():
+                if not old.name.startswith(f"{os.getpid()}."):
+                    old.unlink(missing_ok=True)
         return self
