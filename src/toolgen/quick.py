@@ -3,13 +3,15 @@ check` answered before the rest of toolgen is imported.
 
 When a run was answered from its stamp (`toolgen.stamp`: nothing it depends on changed), the
 command line stores what it printed and its exit code under the *invocation*: the arguments,
-the working folder, the cache variables, Python's version and the `stat` of toolgen's own
-files. With it go the facts the configuration was made of: the bytes of each
-`pyproject.toml` the search for `[tool.toolgen]` read (or of `--config FILE`), the files and
-folders that decided the project root, and each configured path with what it resolved to
-(a symlink). The next identical invocation checks those facts and the stamp, and prints the
-stored text; any difference, or anything unexpected, falls through to the full command line
-(`toolgen.cli.main`), which compiles or replays as usual.
+the working folder, the cache variables, Python's version, the `stat` of toolgen's own files
+(as they were when this process started) and the umask. With it go the facts the
+configuration was made of: the bytes of each `pyproject.toml` the search for `[tool.toolgen]`
+read (or of `--config FILE`), the files and folders that decided the project root, and each
+configured path with what it resolved to (a symlink). The next identical invocation checks
+those facts and the stamp, and prints the stored text; any difference, or anything
+unexpected, falls through to the full command line (`toolgen.cli.main`), which compiles or
+replays as usual. Before any of that, a running `toolgen build --watch` of the project is
+asked (`forward`, `toolgen.server`): it has the last build in memory.
 
 Python start-up and this module are all such a run pays for: it imports neither argparse,
 nor the configuration reader, nor json or hashlib (unless a file must be hashed), nor the
@@ -19,6 +21,7 @@ pass` plus one `stat` per file.
 
 from __future__ import annotations
 
+import functools
 import marshal
 import os
 import sys
@@ -255,8 +258,11 @@ def _name(ident: tuple[Any, ...]) -> str:
     return "q" + checksum(repr(ident).encode()).decode()  # (marshal's bytes vary with refs)
 
 
+@functools.cache
 def _code() -> tuple[tuple[str, int, int], ...]:
-    """The `stat` of toolgen's own Python files (a changed or reinstalled toolgen misses)."""
+    """The `stat` of toolgen's own Python files when this process first asked: the code it
+    runs (a changed or reinstalled toolgen misses; a watch started before the change is not
+    asked by a client started after it)."""
     here = os.path.dirname(os.path.abspath(__file__))
     found = []
     for folder, folders, files in os.walk(here):

@@ -64,6 +64,7 @@ class Server:
         self.lock = lock
         self.cwd = str(Path.cwd())
         self.umask = umask()  # read before any thread of its own runs
+        invocation([], self.cwd, self.umask)  # toolgen's code is the one it runs from now
         self.folder = folder
         self.path = folder / SOCKET
         self.listener: socket.socket | None = None
