@@ -7,10 +7,13 @@ the output count: Python files and folders that discovery would read (not hidden
 `SKIP_DIRS`; a folder renamed, moved in or moved away is one change of its own path), and the
 config file; anything under `out` (the build's own writes) is ignored.
 
-Every build is a normal `toolgen build` (`cli.cmd_build`) with its usual output. A build that
-fails (a syntax error mid-edit, a broken config) prints its diagnostics and the watch goes on;
-Ctrl-C ends it with exit 0. Names that a handler imports from outside the watched sources (a
-models module elsewhere) are read at each build but not watched: edit a source to rebuild.
+Every build is a normal `toolgen build` (`cli.cmd_build`) with its usual output, in one
+process that keeps the last build in memory (`toolgen.session`); while it runs, it also
+answers `toolgen build` and `toolgen check` from other processes (`toolgen.server`), one
+build at a time with its own. A build that fails (a syntax error mid-edit, a broken config)
+prints its diagnostics and the watch goes on; Ctrl-C ends it with exit 0. Names that a
+handler imports from outside the watched sources (a models module elsewhere) are read at each
+build but not watched: edit a source to rebuild.
 """
 
 from __future__ import annotations
