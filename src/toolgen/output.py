@@ -136,14 +136,17 @@ def _holds(out: Path, relpath: str, data: bytes, seen: Seen | None) -> bool | No
     return current == data
 
 
+def _same_manifest_on_disk(out: Path, new: bytes) -> bool:
+    return same_manifest(_read(out / MANIFEST) or b"", new)
+
+
 def compare(out: Path, files: dict[str, bytes], seen: Seen | None = None) -> Drift:
     drift = Drift()
     for relpath, data in files.items():
         holds = _holds(out, relpath, data, seen)
-        current = b"" if holds is None or holds else _read(out / relpath)
         if holds is None:
             drift.missing.append(relpath)
-        elif not holds and not (relpath == MANIFEST and same_manifest(current or b"", data)):
+        elif not holds and not (relpath == MANIFEST and _same_manifest_on_disk(out, data)):
             drift.changed.append(relpath)
     drift.stale = sorted(managed_files(out) - set(files))
     return drift
