@@ -5,6 +5,7 @@ process."""
 from __future__ import annotations
 
 import io
+import json
 import signal
 import subprocess
 import sys
@@ -100,6 +101,53 @@ def test_a_folder_renamed_moved_in_or_away_counts(tools: Project, tmp_path: Path
     (tools.root / "generated" / "python").mkdir(parents=True)
     assert not counts(Change.added, str(tools.root / "generated" / "python"))
     assert not counts(Change.added, str(outside / "moved"))  # not under a source
+
+
+MODELS = "from typing import Literal\n\nUnit = Literal[{units}]\n"
+
+
+def test_a_module_imported_from_outside_the_sources_is_watched(
+    project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`models.py` beside `src` is no source, but the handler imports it: its edit rebuilds,
+    and the watch follows when the handler imports another module instead."""
+    monkeypatch.chdir(project.root)
+    project.write("models.py", MODELS.format(units='"c", "f"'))
+    project.write("other.py", MODELS.format(units='"k", "m"'))
+    imports = "from models import Unit"
+    project.write("src/tools.py", tool_source(params="unit: Unit", imports=imports))
+    models, other = project.root / "models.py", project.root / "other.py"
+    roots = (project.root / "src", project.root / "pyproject.toml")
+    calls: list[tuple[Path, ...]] = []
+
+    def units() -> list[str]:
+        return list(project.descriptor("lookup")["parameters"]["properties"]["unit"]["enum"])
+
+    def fake_watch(*paths: Path, **options: Any) -> Iterator[set[tuple[Change, str]]]:
+        calls.append(paths)
+        counts = options["watch_filter"]
+        if len(calls) == 1:
+            assert units() == ["c", "f"]
+            assert counts(Change.modified, str(models))
+            assert not counts(Change.modified, str(other))  # read by no build yet
+            project.write("models.py", MODELS.format(units='"c", "f", "k"'))
+            yield {(Change.modified, str(models))}
+            raise AssertionError("a change of a file watched by itself restarts the watch")
+        if len(calls) == 2:
+            assert units() == ["c", "f", "k"]
+            changed = tool_source(params="unit: Unit", imports="from other import Unit")
+            project.write("src/tools.py", changed)
+            yield {(Change.modified, str(project.root / "src" / "tools.py"))}
+            raise AssertionError("a build that reads other files restarts the watch")
+        assert units() == ["k", "m"]  # built once, not again before watching afresh
+
+    stream = io.StringIO()
+    assert watch_build(_watch_args(), stream, watch_fn=fake_watch) == 0
+    assert calls == [(*roots, models), (*roots, models), (*roots, other)]
+    text = stream.getvalue()
+    assert "toolgen: watching src, pyproject.toml, models.py (Ctrl-C" in text
+    assert "toolgen: watching src, pyproject.toml, other.py (Ctrl-C" in text
+    assert text.count(" tools; ") == 3, text  # one build each: first, models.py, tools.py
 
 
 def _watch_args(*extra: str) -> Any:
@@ -306,3 +354,37 @@ def test_build_watch_in_a_child_process(tools: Project) -> None:
             child.process.stderr.close()
         if child.process.stdout is not None:
             child.process.stdout.close()
+
+
+def test_build_watch_follows_an_imported_module_saved_by_replacing_it(project: Project) -> None:
+    """The real watcher on a file outside the sources, saved the way many editors save:
+    written beside it, then renamed over it (which ends a watch of the file itself)."""
+    project.write("models.py", MODELS.format(units='"c", "f"'))
+    project.write(
+        "src/tools.py", tool_source(params="unit: Unit", imports="from models import Unit")
+    )
+    descriptor = project.out / "descriptors" / "lookup.json"
+    child = Child(project.root)
+
+    def save(units: str) -> Callable[[], None]:
+        def again() -> None:
+            project.write("models.tmp", MODELS.format(units=units))
+            (project.root / "models.tmp").replace(project.root / "models.py")
+
+        again()
+        return again
+
+    def enum() -> list[str]:
+        return list(json.loads(descriptor.read_text())["parameters"]["properties"]["unit"]["enum"])
+
+    try:
+        child.wait_for(lambda: "models.py (Ctrl-C" in child.out, "first build", lambda: None)
+        time.sleep(0.5)
+        child.wait_for(lambda: enum() == ["c", "k"], "the first save", save('"c", "k"'))
+        child.wait_for(lambda: enum() == ["c", "m"], "a second save", save('"c", "m"'))
+        assert "Traceback" not in child.out
+    finally:
+        child.stop()
+        for pipe in (child.process.stderr, child.process.stdout):
+            if pipe is not None:
+                pipe.close()

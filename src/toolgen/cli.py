@@ -268,6 +268,8 @@ def cmd_build(args: argparse.Namespace, stream: TextIO) -> int:
 
     session = _session(args, folder, key)
     result = generate(config, _units(folder, key, session), _jobs(args))
+    if getattr(args, "session", None) is not None:  # what `toolgen build --watch` watches
+        args.session.read = frozenset(result.inputs.read)
     status = _exit_for(result.diagnostics, Level.ERROR)
     seen, retire = (session.seen, session.retire) if session else (None, None)
     report = None if status else write(config.out, result.files, seen, retire)

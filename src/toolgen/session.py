@@ -32,6 +32,7 @@ class Session:
     seen: Seen = field(default_factory=dict)
     later: list[Callable[[], None]] = field(default_factory=list)
     trash: Path | None = None  # where `retire` keeps old files (in the cache folder)
+    read: frozenset[str] = frozenset()  # every file the last analysis read (the watch's too)
     _names: itertools.count[int] = field(default_factory=itertools.count)
 
     def retire(self, path: Path) -> None:

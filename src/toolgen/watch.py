@@ -11,9 +11,11 @@ Every build is a normal `toolgen build` (`cli.cmd_build`) with its usual output,
 process that keeps the last build in memory (`toolgen.session`); while it runs, it also
 answers `toolgen build` and `toolgen check` from other processes (`toolgen.server`), one
 build at a time with its own. A build that fails (a syntax error mid-edit, a broken config)
-prints its diagnostics and the watch goes on; Ctrl-C ends it with exit 0. Names that a
-handler imports from outside the watched sources (a models module elsewhere) are read at each
-build but not watched: edit a source to rebuild.
+prints its diagnostics and the watch goes on; Ctrl-C ends it with exit 0.
+
+A module that the handlers import from outside the sources (a models module elsewhere in the
+project) is watched too, file by file: each build says which files it read
+(`Session.read`), and the watch follows when that set changes.
 """
 
 from __future__ import annotations
@@ -55,19 +57,22 @@ class ChangeFilter:
     keeps the folders under the sources it has seen (at the start, and each that comes).
     """
 
-    def __init__(self, config: Config) -> None:
+    def __init__(self, config: Config, read: Iterable[str] = ()) -> None:
         self.config_file = config.config_file
         self.out = config.out
         self.sources = config.sources
         self.folders: set[Path] = set()
         for source in self.sources:
             self._remember(source)
+        #: Python files the last build read outside the sources (imported models), that are
+        #: there now: each is watched by itself.
+        self.imported = imported(config, read)
 
     def __call__(self, change: object, path: str) -> bool:
         return self.counts(Path(path))
 
     def counts(self, path: Path) -> bool:
-        if path == self.config_file:
+        if path == self.config_file or path in self.imported:
             return True
         if path.is_relative_to(self.out):
             return False
@@ -101,10 +106,27 @@ class ChangeFilter:
                 if not _skipped((entry.name,)) and entry.is_dir() and not entry.is_symlink():
                     self._remember(entry)
 
-    def roots(self) -> list[Path]:
-        """What to watch: each source (folder or file) and the config file."""
+    def needed(self) -> list[Path]:
+        """What must be there to watch: each source (folder or file) and the config file."""
         found = [*self.sources, *([self.config_file] if self.config_file else [])]
         return list(dict.fromkeys(found))
+
+    def roots(self) -> list[Path]:
+        """What to watch: `needed`, and the imported files."""
+        return [*self.needed(), *self.imported]
+
+
+def imported(config: Config, read: Iterable[str]) -> list[Path]:
+    """The Python files in `read` (a build's `Session.read`) outside the sources and `out`
+    that are there now (one that is gone is looked for again after the next build)."""
+    found = sorted(
+        path
+        for path in map(Path, read)
+        if path.suffix == ".py"
+        and not path.is_relative_to(config.out)
+        and not any(path == s or path.is_relative_to(s) for s in config.sources)
+    )
+    return [path for path in found if path.is_file()]
 
 
 def _skipped(parts: tuple[str, ...]) -> bool:
@@ -180,13 +202,16 @@ def watch_build(
                 file=stream,
                 flush=True,
             )
+        built = False  # by the last batch, which changed what to watch
         while True:
-            with lock:
-                _build(build_args, stream)
-            changes = ChangeFilter(config)
-            roots = changes.roots()
-            if not _wait_for(roots, stop_event):
+            if not built:
+                with lock:
+                    _build(build_args, stream)
+            built = False
+            changes = ChangeFilter(config, build_args.session.read)
+            if not _wait_for(changes.needed(), stop_event):
                 return 0
+            roots = changes.roots()
             if talk and roots != announced:
                 shown = ", ".join(relative_display(p, cwd) for p in roots)
                 print(f"toolgen: watching {shown} (Ctrl-C to stop)", file=stream, flush=True)
@@ -204,14 +229,17 @@ def watch_build(
                     shown = ", ".join(relative_display(p, cwd) for p in paths)
                     print(f"toolgen: changed: {shown}; building", file=stream, flush=True)
                 if any(p in roots and not p.is_dir() for p in paths):
-                    break  # the config (or a source file) changed: see below
+                    break  # the config (or a file watched by itself) changed: see below
                 with lock:
                     _build(build_args, stream)
+                if imported(config, build_args.session.read) != changes.imported:
+                    built = True  # e.g. a handler imports another models module now
+                    break
             else:
                 return 0  # stop_event was set
             # The config may name other sources now, and an editor that saves by replacing a
             # file has ended its watch: wait until it is back, reload, build, watch afresh.
-            if not _wait_for(roots, stop_event):
+            if not _wait_for(changes.needed(), stop_event):
                 return 0
             with contextlib.suppress(UserError):  # a broken config: the build will say so
                 config = _load(build_args)
