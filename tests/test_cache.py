@@ -4,6 +4,7 @@ and notice every change that matters (sources, models they use, new modules, gen
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 from typing import Any
@@ -11,6 +12,7 @@ from typing import Any
 import pytest
 
 from conftest import REPO, Project
+from toolgen.cache import FOLDER, ours
 from toolgen.config import load_config
 from toolgen.descriptor import ToolDescriptor
 from toolgen.pipeline import generate
@@ -182,6 +184,48 @@ def test_no_cache_and_the_cache_dir_variable(
     assert not (shop.root / ".toolgen_cache").exists()
     assert (tmp_path / "elsewhere" / "stamps").is_dir()
     assert (tmp_path / "elsewhere" / ".gitignore").read_text().splitlines()[-1] == "*"
+
+
+def test_a_cache_folder_others_can_write_is_not_used(
+    shop: Project, run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:  # type: ignore[no-untyped-def]
+    """Its entries could be anybody's (marshal is not made for hostile data): the run says so
+    on stderr, builds without it, and writes nothing into it."""
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o777)
+    monkeypatch.setenv("TOOLGEN_CACHE_DIR", str(shared))
+    for command in ("build", "check"):
+        result = run(command, cwd=shop.root)
+        assert result.code == 0, result.out
+        assert f"not using the cache folder {shared}: it is not a folder of this" in result.err
+    assert list(shared.iterdir()) == []
+    shared.chmod(0o755)  # the user's own again: used, and quietly
+    result = run("check", cwd=shop.root)
+    assert (result.code, result.err) == (0, "")
+    assert (shared / "stamps").is_dir()
+
+
+@pytest.mark.skipif(not hasattr(os, "getuid"), reason="POSIX owners and groups")
+def test_a_group_shared_project_trusts_its_group_writable_cache(tmp_path: Path) -> None:
+    """umask 002 in a setgid project folder of a team's group: the cache folder is writable by
+    that group, which can write the project anyway. Not so in a folder the group cannot write."""
+    group = next(g for g in (*os.getgroups(), 65534) if g != os.getgid())
+    project, cache = tmp_path / "project", tmp_path / "project" / FOLDER
+    cache.mkdir(parents=True)
+    try:
+        for folder in (project, cache):
+            os.chown(folder, -1, group)
+            folder.chmod(0o2775)
+    except PermissionError:
+        pytest.skip("no other group to give the folders to")
+    assert cache.stat().st_gid != os.getgid()
+    assert ours(str(cache))
+    project.chmod(0o2755)  # the group cannot write the project: its cache is not to be trusted
+    assert not ours(str(cache))
+    project.chmod(0o2777)
+    cache.chmod(0o2777)  # anybody can write it
+    assert not ours(str(cache))
 
 
 def test_deleting_the_cache_is_always_safe(shop: Project, run) -> None:  # type: ignore[no-untyped-def]

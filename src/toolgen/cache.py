@@ -47,6 +47,43 @@ def cache_dir(config: Config, enabled: bool = True) -> Path | None:
     return (config.cwd / override).resolve() if override else config.root / FOLDER
 
 
+def ours(path: str, socket_file: bool = False) -> bool:
+    """Whether `path` is a folder (or a socket) of this user's that no one else can write to
+    but the group that can already write the project: what a shared folder above the project
+    (`/tmp`) or another user holds is never trusted (`marshal` is not made for hostile data).
+
+    A folder writable by its group counts when its group is the user's own, or when the folder
+    it is in is writable by that same group (a group-shared project: umask 002, setgid)."""
+    try:  # a socket as it is; a folder may be a symlink to one (checked where it leads)
+        st = os.lstat(path) if socket_file else os.stat(path)
+    except OSError:
+        return False
+    kind = stat.S_ISSOCK if socket_file else stat.S_ISDIR
+    if not kind(st.st_mode):
+        return False
+    if not hasattr(os, "getuid"):
+        return True
+    if st.st_uid != os.getuid() or st.st_mode & 0o002:
+        return False
+    return not st.st_mode & 0o020 or st.st_gid == os.getgid() or _shared(path, st.st_gid)
+
+
+def _shared(path: str, group: int) -> bool:
+    """The folder holding `path` is writable by `group` too: its members could replace `path`
+    in any case."""
+    try:
+        parent = os.stat(os.path.dirname(os.path.realpath(path)))
+    except OSError:
+        return False
+    return parent.st_gid == group and bool(parent.st_mode & 0o020)
+
+
+def trusted(folder: Path) -> bool:
+    """Whether a run may use the cache `folder`: not there yet (it will be made, as `ours`),
+    or `ours`."""
+    return not os.path.lexists(folder) or ours(os.fspath(folder))
+
+
 def config_key(config: Config) -> str:
     """A hash of everything a run's result depends on besides the files it reads: toolgen's
     code, Python's version (the `ast` it parses with), and every resolved setting."""

@@ -28,7 +28,7 @@ import sys
 import time
 
 from toolgen._version import __version__
-from toolgen.cache import FOLDER, checksum, load_entry, prune, store_entry
+from toolgen.cache import FOLDER, checksum, load_entry, ours, prune, store_entry
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
 if TYPE_CHECKING:
@@ -178,24 +178,6 @@ def same_user(connection: Any) -> bool:
     data = connection.getsockopt(socket.SOL_SOCKET, peer_credentials, struct.calcsize("3i"))
     _, uid, _ = struct.unpack("3i", data)
     return bool(uid == os.getuid())
-
-
-def ours(path: str, socket_file: bool = False) -> bool:
-    """Whether `path` is a folder (or a socket) of this user's that no other user can write
-    to: what a shared folder above the project (`/tmp`) holds is never trusted."""
-    import stat
-
-    try:  # a socket as it is; a folder may be a symlink to one (checked where it leads)
-        st = os.lstat(path) if socket_file else os.stat(path)
-    except OSError:
-        return False
-    kind = stat.S_ISSOCK if socket_file else stat.S_ISDIR
-    if not kind(st.st_mode):
-        return False
-    if not hasattr(os, "getuid"):
-        return True
-    others = st.st_mode & 0o002 or (st.st_mode & 0o020 and st.st_gid != os.getgid())
-    return st.st_uid == os.getuid() and not others
 
 
 def address(folder: str, cwd: str) -> str | None:

@@ -31,7 +31,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, NoReturn
 
-from toolgen.cache import make_folder
+from toolgen.cache import make_folder, ours
 from toolgen.quick import (
     ACCEPT_S,
     ACCEPTED,
@@ -41,7 +41,6 @@ from toolgen.quick import (
     SOCKET,
     address,
     invocation,
-    ours,
     same_user,
     umask,
 )
@@ -74,7 +73,7 @@ class Server:
 
     def start(self) -> bool:
         """Listen, unless another watch already does here, the socket cannot be made, or the
-        cache folder is one that clients would not trust (`toolgen.quick.ours`)."""
+        cache folder is one that clients would not trust (`toolgen.cache.ours`)."""
         name = address(str(self.folder), self.cwd)
         if name is None or not can_serve():
             return False
