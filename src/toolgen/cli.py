@@ -267,7 +267,8 @@ def cmd_build(args: argparse.Namespace, stream: TextIO) -> int:
     from toolgen.pipeline import generate
 
     session = _session(args, folder, key)
-    result = generate(config, _units(folder, key, session), _jobs(args))
+    memo = session.render if session else None
+    result = generate(config, _units(folder, key, session), _jobs(args), memo)
     if getattr(args, "session", None) is not None:  # what `toolgen build --watch` watches
         args.session.read = frozenset(result.inputs.read)
     status = _exit_for(result.diagnostics, Level.ERROR)
@@ -434,7 +435,8 @@ def cmd_check(args: argparse.Namespace, stream: TextIO) -> int:
     from toolgen.pipeline import generate
 
     session = _session(args, folder, key)
-    result = generate(config, _units(folder, key, session), _jobs(args))
+    memo = session.render if session else None
+    result = generate(config, _units(folder, key, session), _jobs(args), memo)
     blocked = has_errors(result.diagnostics)  # the handlers themselves have errors
     if args.against and not blocked:
         from toolgen.breaking import Ignore, baseline, findings_to_diagnostics

@@ -10,7 +10,7 @@ from toolgen.descriptor import ToolDescriptor
 from toolgen.diagnostics import Diagnostic, Location, sort_diagnostics
 from toolgen.discover import Listing
 from toolgen.index import Dependencies
-from toolgen.render.project import ToolRender, render_project, render_tool
+from toolgen.render.project import RenderMemo, ToolRender, render_project, render_tool
 from toolgen.stats import catalog_totals, tool_sizes
 from toolgen.unit_cache import UnitCache
 
@@ -27,9 +27,15 @@ class Generated:
     shas: dict[str, str]  # the sha256 of each file but the manifest
 
 
-def generate(config: Config, cache: UnitCache | None = None, jobs: int = 1) -> Generated:
+def generate(
+    config: Config,
+    cache: UnitCache | None = None,
+    jobs: int = 1,
+    memo: RenderMemo | None = None,
+) -> Generated:
     """Everything a build writes, and what it found. With a unit cache, unchanged files are
-    neither analysed nor rendered again, and this run's work is stored for the next."""
+    neither analysed nor rendered again, and this run's work is stored for the next; with a
+    `memo` (a process that builds again), what rendering made is kept in it for the next."""
 
     def finish(descriptor: ToolDescriptor) -> ToolRender:  # in the worker that compiled it
         return render_tool(descriptor, config.platforms, config.render)
@@ -42,7 +48,7 @@ def generate(config: Config, cache: UnitCache | None = None, jobs: int = 1) -> G
         config.render,
         {**(cache.known if cache else {}), **compiled.finished},
         cache.save if cache else None,
-        keep=cache is not None and cache.memory is not None,
+        memo,
     )
     found = [
         *compiled.diagnostics,

@@ -2,9 +2,10 @@
 and the builds and checks it answers for other processes (`toolgen.server`).
 
 It holds the units of the last build in memory (`toolgen.unit_cache`: nothing is read back from
-disk or validated again) and what it last wrote or read in each generated file
-(`toolgen.output`: an unchanged file is not read again). Both belong to one configuration
-(its cache key); another one starts afresh.
+disk or validated again), what it last wrote or read in each generated file
+(`toolgen.output`: an unchanged file is not read again), and what rendering can reuse
+(`toolgen.render.project.RenderMemo`: unchanged tools' indented entries, file hashes, Python
+blocks). All of it belongs to one configuration (its cache key); another one starts afresh.
 
 What only later runs need (the stamp, the units written to the cache folder) waits in `later`
 until the build's answer is out: the process runs it (`flush`) before its next build. So does
@@ -22,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from toolgen.output import Seen
+from toolgen.render.project import RenderMemo
 from toolgen.unit_cache import Memory
 
 
@@ -30,6 +32,7 @@ class Session:
     key: str = ""  # the configuration's cache key (`toolgen.cache.config_key`)
     memory: Memory = field(default_factory=dict)
     seen: Seen = field(default_factory=dict)
+    render: RenderMemo = field(default_factory=RenderMemo)
     later: list[Callable[[], None]] = field(default_factory=list)
     trash: Path | None = None  # where `retire` keeps old files (in the cache folder)
     read: frozenset[str] = frozenset()  # every file the last analysis read (the watch's too)
@@ -58,7 +61,7 @@ class Session:
         another's."""
         self.flush()  # left by a build that failed before it was done
         if key != self.key:
-            self.key, self.memory, self.seen = key, {}, {}
+            self.key, self.memory, self.seen, self.render = key, {}, {}, RenderMemo()
         self.trash = folder / "trash"
         with contextlib.suppress(OSError):  # what a killed watch kept
             for old in self.trash.iterdir() if self.trash.is_dir() else ():

@@ -32,7 +32,7 @@ RENDERERS: dict[str, Renderer] = {
 SECTIONED: dict[str, tuple[Callable[[ToolDescriptor], str], Assembler]] = {
     "docs/tools.md": (catalog.tool_section, catalog.tools_markdown),
 }
-DOCUMENTS: dict[str, Callable[..., dict[str, Any]]] = {"python": python.render}  # + keep=
+DOCUMENTS: dict[str, Callable[..., dict[str, Any]]] = {"python": python.render}  # + memo=
 
 
 #: Checks over a whole catalog (one request's limits), after the per-tool rendering.
@@ -90,7 +90,7 @@ def render_project(
     options: RenderOptions | None = None,
     known: dict[int, tuple[ToolDescriptor, ToolRender]] | None = None,
     rendered_tools: Callable[[dict[int, ToolRender]], None] | None = None,
-    keep: bool = False,
+    memo: RenderMemo | None = None,
 ) -> Rendered:
     """Every generated file. `known` holds tools rendered before with the same descriptor and
     options (from the unit cache), by `id()` of the descriptor object, which it holds: a name
@@ -99,9 +99,12 @@ def render_project(
 
     `rendered_tools` sees every tool's render once all are made (the unit cache stores them);
     then each payload is put together and its entries let go, one payload at a time, so that
-    at most one copy of the payload text is held at once; with `keep`, the renders keep them
-    (for a process that builds again: `toolgen build --watch`)."""
+    at most one copy of the payload text is held at once. With a `memo` (a process that builds
+    again: `toolgen build --watch`), the renders keep them, and what this render made that the
+    next can reuse is kept in it."""
     rendered = Rendered()
+    keep = memo is not None
+    reuse = memo.reuse if memo else None
     options = options or RenderOptions()
     locations = locations or {}
     known = known or {}
@@ -139,22 +142,22 @@ def render_project(
         items: list[str] = []
         for tool in tools.values():
             items.extend(tool.entries.get(path, ()) if keep else tool.entries.pop(path, ()))
-        files[path] = _assemble(shape, items, keep).encode()
+        files[path] = _assemble(shape, items, reuse).encode()
     for platform in platforms:
         if platform in CATALOG_CHECKS:
             CATALOG_CHECKS[platform](visible, report, options)
     for path, (_, assemble) in SECTIONED.items():
         files[path] = assemble(visible, sections[path]).encode()
     for renderer in DOCUMENTS.values():
-        for path, value in renderer(visible, report, options, keep=keep).items():
+        for path, value in renderer(visible, report, options, memo=memo and memo.python).items():
             files[path] = value.encode() if isinstance(value, str) else dump_json(value)
     files = dict(sorted(files.items()))
-    made = manifest(files, keep)
+    made = manifest(files, reuse)
     files[MANIFEST] = dump_json(made)
     rendered.files = files
     rendered.shas = made["files"]
-    if keep:
-        _REUSE.rotate()
+    if reuse is not None:
+        reuse.rotate()
     return rendered
 
 
@@ -199,7 +202,7 @@ def _json_text(value: Any) -> str:
     return dump_json(value)[:-1].decode()
 
 
-def _assemble(shape: Any, entries: list[str], reuse: bool = False) -> str:
+def _assemble(shape: Any, entries: list[str], reuse: Reuse | None = None) -> str:
     """The text `dump_json` gives for `shape` with its entry list holding `entries`, built
     from each entry's own text: JSON's layout puts an entry at depth d as its text with every
     line indented 2*d spaces, and strings never hold a raw newline."""
@@ -209,15 +212,15 @@ def _assemble(shape: Any, entries: list[str], reuse: bool = False) -> str:
     mark = text.index(f'"{ENTRIES_MARK}"')
     start = text.rindex("\n", 0, mark) + 1
     indent = text[start:mark]
-    if reuse:
-        body = ",\n".join([_indented(entry, indent) for entry in entries])
+    if reuse is not None:
+        body = ",\n".join([_indented(entry, indent, reuse) for entry in entries])
     else:
         body = ",\n".join(indent + entry.replace("\n", "\n" + indent) for entry in entries)
     return text[:start] + body + text[mark + len(ENTRIES_MARK) + 2 :]
 
 
-def _indented(entry: str, indent: str) -> str:
-    return _REUSE.get(
+def _indented(entry: str, indent: str, reuse: Reuse) -> str:
+    return reuse.get(
         ("indent", id(entry), indent), entry, lambda: indent + entry.replace("\n", "\n" + indent)
     )
 
@@ -228,17 +231,17 @@ def _filled(shape: Any, items: list[Any]) -> Any:
     return {k: items if isinstance(v, list) else v for k, v in shape.items()}
 
 
-def manifest(files: dict[str, bytes], reuse: bool = False) -> dict[str, Any]:
+def manifest(files: dict[str, bytes], reuse: Reuse | None = None) -> dict[str, Any]:
     return {"toolgen_version": __version__, "files": file_shas(files, reuse)}
 
 
-def file_shas(files: dict[str, bytes], reuse: bool = False) -> dict[str, str]:
+def file_shas(files: dict[str, bytes], reuse: Reuse | None = None) -> dict[str, str]:
     """The sha256 of each file, by path in sorted order (with `reuse`, those of the last
     render's files that are the same objects are not computed again)."""
-    if not reuse:
+    if reuse is None:
         return {path: _sha256(data) for path, data in sorted(files.items())}
     return {
-        path: _REUSE.get(("sha", id(data)), data, functools.partial(_sha256, data))
+        path: reuse.get(("sha", id(data)), data, functools.partial(_sha256, data))
         for path, data in sorted(files.items())
     }
 
@@ -252,10 +255,10 @@ def _sha256(data: bytes) -> str:
 T = TypeVar("T")
 
 
-class _Reuse:
-    """What the last `render_project` with `keep` made that the next can reuse, for a process
+class Reuse:
+    """What the last `render_project` with a memo made that the next can reuse, for a process
     that builds again (`toolgen build --watch`; a run of its own keeps nothing). Such a
-    process keeps its unchanged tools' payload entries (`keep`) and descriptor bytes
+    process keeps its unchanged tools' payload entries and descriptor bytes
     (`ToolRender.encoded`), so only what changed is indented and hashed again. Each result is
     kept by id() of what it was made from, with that object (kept alive, so that the id() is
     not reused); what one render did not use is let go after it."""
@@ -274,4 +277,10 @@ class _Reuse:
         self.last, self.now = self.now, {}
 
 
-_REUSE = _Reuse()
+@dataclass
+class RenderMemo:
+    """What a process that renders again and again (`toolgen build --watch`, through its
+    `toolgen.session.Session`) keeps from one `render_project` to the next."""
+
+    reuse: Reuse = field(default_factory=Reuse)  # indented entries and file hashes
+    python: python.Memo = field(default_factory=python.Memo)  # the Python module's blocks

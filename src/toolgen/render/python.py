@@ -20,10 +20,10 @@ from toolgen.descriptor import ToolDescriptor
 
 
 def render(
-    tools: list[ToolDescriptor], report: Any, options: Any = None, *, keep: bool = False
+    tools: list[ToolDescriptor], report: Any, options: Any = None, *, memo: Memo | None = None
 ) -> dict[str, Any]:
-    """The module; with `keep`, each tool's blocks are kept for the next call (`_Memo`)."""
-    return {"python/tools.py": python_module(tools, keep)}
+    """The module; with a `memo`, each tool's blocks are kept in it for the next call."""
+    return {"python/tools.py": python_module(tools, memo)}
 
 
 _WORD_BREAK = re.compile(r"[^A-Za-z0-9]+")
@@ -52,7 +52,7 @@ class _Writer:
         return name
 
     def replay(self, blocks: list[str], log: tuple[tuple[str, str], ...]) -> None:
-        """Do again what a tool did (`_Memo`): add its blocks, take its names."""
+        """Do again what a tool did (`Memo`): add its blocks, take its names."""
         self.blocks.extend(blocks)
         self.log.extend(log)
         for key, name in log:
@@ -178,7 +178,7 @@ from typing import Any, Literal, NotRequired, TypedDict
 """
 
 
-class _Memo:
+class Memo:
     """What the last `python_module` made of each tool, for a process that builds again
     (`toolgen build --watch`): a tool's blocks depend on the tool and on the names the tools
     before it took, so each is kept under (the tool, the `state` before it), where a state is
@@ -199,13 +199,10 @@ class _Memo:
         return number
 
 
-_MEMO = _Memo()
-
-
-def python_module(tools: list[ToolDescriptor], keep: bool = False) -> str:
+def python_module(tools: list[ToolDescriptor], memo: Memo | None = None) -> str:
     writer = _Writer()
     args: list[tuple[str, str]] = []
-    memo = _MEMO if keep else _Memo()  # a run of its own keeps nothing
+    memo = memo or Memo()  # a run of its own keeps nothing
     kept, states = {}, {}
     state = 0
     for tool in tools:
