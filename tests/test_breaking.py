@@ -9,11 +9,13 @@ location) and the exit code asserted. The unit tests further down drive the diff
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -527,6 +529,34 @@ CASES = [
         {"decorator": BASE["decorator"] + ', title="Catalog search"'},
         ("@TG977 [info] docs-changed tool=search /title: title changed",),
     ),
+    Case(
+        "docs-changed-parameter-description",
+        _edit("docs", "How hard to look.", "How hard to search."),
+        (
+            "@TG977 [info] docs-changed tool=search /parameters/properties/mode/description: "
+            "description changed",
+        ),
+    ),
+    Case(
+        "docs-changed-parameter-examples",
+        _edit("params", "limit: int = 10", "limit: Annotated[int, Field(examples=[20])] = 10"),
+        (
+            "@TG977 [info] docs-changed tool=search /parameters/properties/limit/examples: "
+            "examples changed",
+        ),
+        before=_edit(
+            "params", "limit: int = 10", "limit: Annotated[int, Field(examples=[5])] = 10"
+        ),
+    ),
+    Case(
+        "docs-changed-output-property-description",
+        _edit("hit", "url: str", 'url: Annotated[str, Field(description="Where to find it.")]'),
+        (
+            "@TG977 [info] docs-changed tool=search "
+            "/returns/schema/$defs/Hit/properties/url/description: description changed",
+        ),
+        before=_edit("hit", "url: str", 'url: Annotated[str, Field(description="Where it is.")]'),
+    ),
 ]
 
 
@@ -608,6 +638,9 @@ def test_ignore_entry_for_a_removed_tool_uses_the_printed_pointer(
     assert _breaking_lines(result.out) == []
 
 
+SCHEMA = "has a `parameters` that is not a JSON Schema"
+
+
 def test_missing_ref_is_a_clear_error(repo: Project, run: RunCLI) -> None:
     result = run("check", "--against", "no-such-ref", cwd=repo.root)
     assert result.code == 2
@@ -625,6 +658,40 @@ def test_missing_ref_is_a_clear_error(repo: Project, run: RunCLI) -> None:
         ('{"name": "search", "idempotency": []}', "has a `idempotency` that is not a JSON object"),
         ('{"name": "search", "errors": [{}]}', "has an `errors` entry without a `code` string"),
         ("[]", "is not a JSON object"),
+        ('{"parameters": ' + "[" * 100_000 + "]" * 100_000 + "}", "is nested too deeply"),
+        # a schema the differ cannot read: located by its pointer below `parameters`
+        ('{"parameters": {"type": 5}}', f"{SCHEMA}: /type is not a JSON string or array"),
+        ('{"parameters": {"properties": []}}', f"{SCHEMA}: /properties is not a JSON object"),
+        (
+            '{"parameters": {"properties": {"a": 3}}}',
+            f"{SCHEMA}: /properties/a is not a JSON object or boolean",
+        ),
+        ('{"parameters": {"required": "x"}}', f"{SCHEMA}: /required is not a JSON array"),
+        ('{"parameters": {"required": [1]}}', f"{SCHEMA}: /required is not an array of strings"),
+        (
+            '{"parameters": {"properties": {"a": {"enum": 7}}}}',
+            f"{SCHEMA}: /properties/a/enum is not a JSON array",
+        ),
+        ('{"parameters": {"anyOf": {}}}', f"{SCHEMA}: /anyOf is not a JSON array"),
+        ('{"parameters": {"maximum": true}}', f"{SCHEMA}: /maximum is not a JSON number"),
+        (
+            '{"parameters": ' + '{"items": ' * 80 + "{}" + "}" * 80 + "}",
+            f"{SCHEMA}: /items/items/items",  # ... is nested too deeply
+        ),
+        (
+            '{"returns": {"schema": {"items": 3}}}',
+            "has a `returns.schema` that is not a JSON Schema: /items is not a JSON object or "
+            "boolean",
+        ),
+        (
+            '{"returns": {"schema": {"items": {"$ref": 12}}}}',
+            "has a `returns.schema` that is not a JSON Schema: /items/$ref is not a JSON string",
+        ),
+        (
+            '{"returns": {"schema": {"items": {"$ref": "#/$defs/Hit"}}}}',
+            "has a `returns.schema` that is not a JSON Schema: /items/$ref names no definition "
+            "in `$defs`: #/$defs/Hit",
+        ),
     ],
 )
 def test_an_unusable_baseline_descriptor_is_a_clear_error(
@@ -640,6 +707,105 @@ def test_an_unusable_baseline_descriptor_is_a_clear_error(
     ), result.out
     assert "commit a fixed one, or name another ref" in result.out
     assert "Traceback" not in result.out + result.err
+
+
+def _commit_baseline(repo: Project, run: RunCLI, edit: Callable[[dict[str, Any]], None]) -> None:
+    """Commit `search`'s descriptor edited by hand; the working tree is built again."""
+    descriptor = repo.descriptor("search")
+    edit(descriptor)
+    (repo.out / "descriptors" / "search.json").write_text(json.dumps(descriptor, indent=2))
+    _git(repo.root, "commit", "-qam", "a baseline edited by hand")
+    assert run("build", cwd=repo.root).code == 0
+
+
+def test_a_nested_output_title_edit_is_docs_changed(repo: Project, run: RunCLI) -> None:
+    """toolgen drops titles, so only a baseline edited by hand can differ in one: located where
+    it was made, reported once, and info (no failure under the default `--fail-on error`)."""
+    assert run("check", "--against", "HEAD", "--fail-on", "info", cwd=repo.root).code == 0
+
+    def titled(descriptor: dict[str, Any]) -> None:
+        descriptor["returns"]["schema"]["$defs"]["Hit"]["properties"]["url"]["title"] = "Link"
+
+    _commit_baseline(repo, run, titled)
+    result = run("check", "--against", "HEAD", cwd=repo.root)
+    assert _breaking_lines(result.out) == [
+        f"src/tools.py:{_def_line(repo)}:1: TG977 [info] docs-changed tool=search "
+        "/returns/schema/$defs/Hit/properties/url/title: title changed"
+    ], result.out
+    assert result.code == 0, result.out
+    assert run("check", "--against", "HEAD", "--fail-on", "info", cwd=repo.root).code == 1
+
+
+@pytest.mark.parametrize(
+    "hit", [{"$ref": "#/$defs/Hit"}, {"anyOf": [{"$ref": "#/$defs/Hit"}]}], ids=str
+)
+def test_a_baseline_with_a_looping_ref_is_compared_as_far_as_it_can_be(
+    repo: Project, run: RunCLI, hit: dict[str, Any]
+) -> None:
+    """A definition that is only itself stands for any value: the result gained properties."""
+
+    def looping(descriptor: dict[str, Any]) -> None:
+        descriptor["returns"]["schema"]["$defs"]["Hit"] = hit
+
+    _commit_baseline(repo, run, looping)
+    result = run("check", "--against", "HEAD", cwd=repo.root)
+    at = f"src/tools.py:{_def_line(repo)}:1: "
+    assert _breaking_lines(result.out) == sorted(
+        f"{at}TG967 [info] output-property-added tool=search /returns/items/properties/{name}: "
+        f"new result property `{name}`"
+        for name in ("title", "url", "kind", "snippet")
+    ), result.out
+    assert result.code == 0, result.out
+    assert "Traceback" not in result.out + result.err
+
+
+TREE = '''
+from typing_extensions import NotRequired, TypedDict
+from toolgen import tool
+
+
+class Node(TypedDict):
+    """{doc}"""
+
+    name: {name}
+    left: NotRequired["Node"]
+    right: NotRequired["Node"]
+
+
+@tool(version="1.0.0")
+def tree(root: str) -> Node:
+    """Get a tree. Use it for family trees.
+
+    Args:
+        root: Whose tree.
+    """
+    raise NotImplementedError
+'''
+
+
+def test_a_recursive_model_is_compared_once(repo: Project, run: RunCLI) -> None:
+    """A model that holds itself twice is compared once, not once per path 30 levels deep
+    (2**30 paths: `check --against` never ended)."""
+    repo.write("src/tree.py", TREE.format(doc="A person.", name="str"))
+    assert run("build", cwd=repo.root).code == 0
+    _git(repo.root, "add", "-A")
+    _git(repo.root, "commit", "-qm", "tree")
+    repo.write("src/tree.py", TREE.format(doc="A person in the tree.", name="int"))
+    assert run("build", cwd=repo.root).code == 0
+    result = run("check", "--against", "HEAD", cwd=repo.root)
+    lines = (repo.root / "src" / "tree.py").read_text().splitlines()
+    at = f"src/tree.py:{lines.index('def tree(root: str) -> Node:') + 1}:1: "
+    assert _breaking_lines(result.out) == sorted(
+        [
+            f"{at}TG965 [error] output-type-changed tool=tree /returns/properties/name: "
+            "type ['string'] -> ['integer']",
+            f"{at}TG975 [error] breaking-without-major-bump tool=tree /version: "
+            "1 breaking change(s) without a major version bump",
+            f"{at}TG977 [info] docs-changed tool=tree /returns/schema/$defs/Node/description: "
+            "description changed",
+        ]
+    ), result.out
+    assert result.code == 1, result.out
 
 
 def test_unchanged_contract_is_clean_and_github_format(repo: Project, run: RunCLI) -> None:

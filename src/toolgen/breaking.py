@@ -6,7 +6,11 @@ reference/breaking.md: the input schema like a request body (the new schema must
 call the old one accepted), the output schema like a response (the old schema must accept
 every result the new one can return). One differ, `schema_changes`, classifies a change as
 narrowing or widening; it runs in the request direction for inputs and in the response
-direction for outputs.
+direction for outputs. Its pointers are where a caller meets a change (`/properties/city`,
+`/returns/items/properties/url`); a docs-changed one (description, title, examples) is where the
+change was made in the descriptor (`/parameters/properties/city/description`), once, however
+many places use a definition. Whatever JSON the schemas hold, the differ answers; `baseline`
+reports the schemas it could not make sense of (TG010).
 
 Ways through: a major version bump (findings become info), a removed tool that was deprecated,
 or an entry in `[[tool.toolgen.breaking_ignore]]` (rule + tool + JSON pointer + reason).
@@ -18,7 +22,7 @@ import json
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from toolgen.diagnostics import Diagnostic, Level, Location, UserError
 
@@ -57,6 +61,7 @@ BREAKING_RULES: dict[str, tuple[Level, str]] = {
 RISK_ORDER = ["low", "medium", "high", "critical", "forbidden"]
 BOUNDS_UPPER = ("maximum", "exclusiveMaximum", "maxLength", "maxItems", "maxProperties")
 BOUNDS_LOWER = ("minimum", "exclusiveMinimum", "minLength", "minItems", "minProperties")
+DOCS = ("description", "title", "examples")  # a change only to these is docs-changed
 
 
 @dataclass(frozen=True)
@@ -112,6 +117,9 @@ def baseline(out: Path, ref: str) -> dict[str, dict[str, Any]]:
                 why = f"is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
                 problems.append(_unreadable(where, why))
                 continue
+            except RecursionError:
+                problems.append(_unreadable(where, "is nested too deeply"))
+                continue
             problem = _malformed(data)
             if problem:
                 problems.append(_unreadable(where, problem))
@@ -128,7 +136,27 @@ def _unreadable(where: str, why: str) -> Diagnostic:
     return Diagnostic("TG010", message)
 
 
-_JSON_NAMES = {str: "string", dict: "object", list: "array"}
+_JSON_NAMES = {
+    str: "string",
+    dict: "object",
+    list: "array",
+    bool: "boolean",
+    int: "number",
+    float: "number",
+}
+#: The keywords of a schema the differ reads, and the JSON types each may have.
+_KEYWORDS: dict[str, tuple[type, ...]] = {
+    "type": (str, list),
+    "properties": (dict,),
+    "$defs": (dict,),
+    "required": (list,),
+    "enum": (list,),
+    "anyOf": (list,),
+    "items": (dict, bool),
+    "$ref": (str,),
+    "pattern": (str,),
+    **dict.fromkeys(BOUNDS_UPPER + BOUNDS_LOWER, (int, float)),
+}
 
 
 def _malformed(data: Any) -> str | None:
@@ -148,6 +176,14 @@ def _malformed(data: Any) -> str | None:
             return f"has a `{key}` that is not a JSON {_JSON_NAMES[kind]}"
     if not isinstance(data.get("returns", {}).get("schema", {}), dict):
         return "has a `returns.schema` that is not a JSON object"
+    for key, schema in (
+        ("parameters", data.get("parameters", {})),
+        ("returns.schema", data.get("returns", {}).get("schema", {})),
+    ):
+        defs = schema.get("$defs")
+        problem = _bad_schema(schema, "", defs if isinstance(defs, dict) else {})
+        if problem:
+            return f"has a `{key}` that is not a JSON Schema: {problem}"
     if not all(
         isinstance(e, dict) and isinstance(e.get("code"), str) for e in data.get("errors", [])
     ):
@@ -155,6 +191,46 @@ def _malformed(data: Any) -> str | None:
     if data.get("risk", "medium") not in RISK_ORDER:
         return f"has an unknown risk {data['risk']!r} (known: {', '.join(RISK_ORDER)})"
     return None
+
+
+def _bad_schema(schema: Any, at: str, defs: dict[str, Any], depth: int = 0) -> str | None:
+    """Where and why `schema` is no JSON Schema, in the keywords the differ reads (`at`: its
+    pointer; `defs`: the root's `$defs`). A `$ref` elsewhere than `#/$defs/` is not followed."""
+    if isinstance(schema, bool):
+        return None
+    if not isinstance(schema, dict):
+        return f"{at or '/'} is not a JSON object or boolean"
+    if depth > 64:
+        return f"{at} is nested too deeply"
+    for key, kinds in _KEYWORDS.items():
+        value = schema.get(key)
+        if key in schema and (not isinstance(value, kinds) or _is_bool(value, kinds)):
+            names = " or ".join(dict.fromkeys(_JSON_NAMES[kind] for kind in kinds))
+            return f"{at}/{key} is not a JSON {names}"
+    for key in ("type", "required"):
+        items = schema.get(key)
+        if isinstance(items, list) and not all(isinstance(item, str) for item in items):
+            return f"{at}/{key} is not an array of strings"
+    ref = schema.get("$ref", "")
+    if ref.startswith("#/$defs/") and ref.removeprefix("#/$defs/") not in defs:
+        return f"{at}/$ref names no definition in `$defs`: {ref}"
+    children = [
+        (f"/{key}/{name}", child)
+        for key in ("properties", "$defs")
+        for name, child in schema.get(key, {}).items()
+    ]
+    children += [(f"/anyOf/{i}", branch) for i, branch in enumerate(schema.get("anyOf", []))]
+    children += [("/items", schema["items"])] if "items" in schema else []
+    for where, child in children:
+        problem = _bad_schema(child, at + where, defs, depth + 1)
+        if problem:
+            return problem
+    return None
+
+
+def _is_bool(value: Any, kinds: tuple[type, ...]) -> bool:
+    """`value` is a boolean where only numbers will do (in Python a bool is an int)."""
+    return isinstance(value, bool) and bool not in kinds
 
 
 def _exists(top: Path, ref: str, folder: str) -> bool:
@@ -179,6 +255,8 @@ def compare(old: dict[str, dict[str, Any]], new: dict[str, dict[str, Any]]) -> l
 
 
 def tool_changes(name: str, old: dict[str, Any], new: dict[str, Any]) -> list[Finding]:
+    """The findings for one tool: descriptors with the top-level types `_malformed` checks;
+    their schemas may hold any JSON."""
     found: list[Finding] = []
 
     def add(rule: str, pointer: str, message: str) -> None:
@@ -192,6 +270,12 @@ def tool_changes(name: str, old: dict[str, Any], new: dict[str, Any]) -> list[Fi
     new_out = new.get("returns", {}).get("schema", {})
     for rule, pointer, message in schema_changes(old_out, new_out, "output"):
         add(rule, "/returns" + pointer.rstrip("/"), message)
+    for rule, pointer, message in [
+        *_docs_changes(old.get("parameters"), new.get("parameters"), "/parameters"),
+        *_docs_changes(old.get("returns"), new.get("returns"), "/returns"),  # its description
+        *_docs_changes(old_out, new_out, "/returns/schema"),
+    ]:
+        add(rule, pointer, message)
     old_errors = {e["code"] for e in old.get("errors", [])}
     new_errors = {e["code"] for e in new.get("errors", [])}
     for code in sorted(new_errors - old_errors):
@@ -210,7 +294,7 @@ def tool_changes(name: str, old: dict[str, Any], new: dict[str, Any]) -> list[Fi
     risk_old, risk_new = old.get("risk", "medium"), new.get("risk", "medium")
     if RISK_ORDER.index(risk_new) > RISK_ORDER.index(risk_old):
         add("risk-raised", "/risk", f"risk raised from {risk_old} to {risk_new}")
-    for key in ("description", "title", "examples"):
+    for key in DOCS:
         if old.get(key) != new.get(key):
             add("docs-changed", f"/{key}", f"{key} changed")
     v_old, v_new = _version(old.get("version")), _version(new.get("version"))
@@ -249,30 +333,50 @@ def _version(text: Any) -> tuple[int, int, int] | None:
 def schema_changes(old: Any, new: Any, side: str) -> list[tuple[str, str, str]]:
     """(rule, pointer, message) for each change; `side` is "input" (request) or "output"."""
     found: list[tuple[str, str, str]] = []
-    _walk(_deref(old, old), _deref(new, new), old, new, side, "", found, 0)
+    _walk(old, new, old, new, side, "", found, frozenset())
     return found
 
 
 def _deref(schema: Any, root: Any) -> Any:
-    if isinstance(schema, dict) and isinstance(schema.get("$ref"), str):
-        name = schema["$ref"].removeprefix("#/$defs/")
-        target = root.get("$defs", {}).get(name, {}) if isinstance(root, dict) else {}
-        return {**target, **{k: v for k, v in schema.items() if k != "$ref"}}
+    """`schema` with its `$ref` to `#/$defs/NAME` resolved, through chains of them; a `$ref`
+    that resolves to no schema, or to one already followed, adds nothing to its siblings."""
+    seen: set[str] = set()
+    while isinstance(schema, dict) and isinstance(schema.get("$ref"), str):
+        ref = schema["$ref"]
+        defs = root.get("$defs") if isinstance(root, dict) else None
+        target = defs.get(ref.removeprefix("#/$defs/")) if isinstance(defs, dict) else None
+        rest = {k: v for k, v in schema.items() if k != "$ref"}
+        schema = {**target, **rest} if isinstance(target, dict) and ref not in seen else rest
+        seen.add(ref)
     return schema
 
 
-def _types(schema: dict[str, Any], root: Any) -> set[str]:
-    if "anyOf" in schema:
-        return set().union(
-            *(_types(_deref(b, root), root) for b in schema["anyOf"] if isinstance(b, dict))
-        )
+def _types(
+    schema: dict[str, Any], root: Any, seen: set[str] | None = None, depth: int = 0
+) -> set[str]:
+    """The JSON types `schema` allows; "any" for all (and below 64 nested unions).
+    `seen`: the `$ref`s already counted."""
+    branches = schema.get("anyOf")
+    if isinstance(branches, list) and depth < 64:
+        seen = set() if seen is None else seen
+        found: set[str] = set()
+        for branch in branches:
+            if not isinstance(branch, dict):
+                continue
+            ref = branch.get("$ref")
+            if isinstance(ref, str):
+                if ref in seen:  # a union with itself adds nothing
+                    continue
+                seen.add(ref)
+            found |= _types(_deref(branch, root), root, seen, depth + 1)
+        return found or {"any"}  # e.g. a union only of itself: nothing to compare by
     kind = schema.get("type")
     if isinstance(kind, list):
-        return set(kind)
-    if kind:
+        return {k for k in kind if isinstance(k, str)}
+    if isinstance(kind, str) and kind:
         return {kind}
-    if "const" in schema or "enum" in schema:
-        values = schema.get("enum", [schema.get("const")])
+    values = _enum(schema)
+    if values is not None:
         return {_json_type(v) for v in values}
     return {"any"}
 
@@ -314,10 +418,17 @@ def _walk(
     side: str,
     pointer: str,
     found: list[tuple[str, str, str]],
-    depth: int,
+    seen: frozenset[tuple[object, object]],
 ) -> None:
-    if depth > 30 or not isinstance(old, dict) or not isinstance(new, dict):
+    """Compare `old` with `new` at `pointer`, then their properties and items. `seen`: the
+    pairs compared on the way here, by `$ref` or identity; a pair met again (a recursive
+    model) is compared but not descended into, nor is a schema more than 30 levels deep."""
+    if not isinstance(old, dict) or not isinstance(new, dict):
         return
+    pair = (_ref_or_id(old), _ref_or_id(new))
+    descend = pair not in seen and len(seen) < 30
+    seen |= {pair}
+    old, new = _deref(old, old_root), _deref(new, new_root)
     request = side == "input"
     t_old, t_new = _types(old, old_root), _types(new, new_root)
     if t_old != t_new and "any" not in t_old | t_new:
@@ -371,10 +482,9 @@ def _walk(
                     f"default {json.dumps(old['default'])} -> {json.dumps(new['default'])}",
                 )
             )
-    props_old = old.get("properties", {})
-    props_new = new.get("properties", {})
+    props_old, props_new = _object(old.get("properties")), _object(new.get("properties"))
     if props_old or props_new:
-        req_old, req_new = set(old.get("required", [])), set(new.get("required", []))
+        req_old, req_new = _names(old.get("required")), _names(new.get("required"))
         for name in props_new.keys() - props_old.keys():
             where = f"{pointer}/properties/{name}"
             if request:
@@ -401,31 +511,68 @@ def _walk(
                 found.append(("input-became-required", where, f"`{name}` is now required"))
             if not request and name in req_old and name not in req_new:
                 found.append(("output-became-optional", where, f"`{name}` is no longer guaranteed"))
-            _walk(
-                _deref(props_old[name], old_root),
-                _deref(props_new[name], new_root),
-                old_root,
-                new_root,
-                side,
-                where,
-                found,
-                depth + 1,
-            )
-    if isinstance(old.get("items"), dict) and isinstance(new.get("items"), dict):
+            if descend:
+                _walk(
+                    props_old[name], props_new[name], old_root, new_root, side, where, found, seen
+                )
+    if descend:
         _walk(
-            _deref(old["items"], old_root),
-            _deref(new["items"], new_root),
+            old.get("items"),
+            new.get("items"),
             old_root,
             new_root,
             side,
             f"{pointer}/items",
             found,
-            depth + 1,
+            seen,
         )
 
 
+def _docs_changes(old: Any, new: Any, pointer: str, depth: int = 0) -> list[tuple[str, str, str]]:
+    """docs-changed for each description, title or examples that differs, located where it
+    was made (its pointer in the descriptor, below `pointer`): once, however many places use a
+    definition. Only schemas on both sides are compared (additions and removals have rules)."""
+    if not isinstance(old, dict) or not isinstance(new, dict) or depth > 64:
+        return []
+    found = [
+        ("docs-changed", f"{pointer}/{k}", f"{k} changed") for k in DOCS if old.get(k) != new.get(k)
+    ]
+    inner_old, inner_new = _subschemas(old), _subschemas(new)
+    for where, after in inner_new.items():
+        if where in inner_old:
+            found += _docs_changes(inner_old[where], after, f"{pointer}/{where}", depth + 1)
+    return found
+
+
+def _subschemas(schema: dict[str, Any]) -> dict[str, Any]:
+    """The schemas directly in `schema`, by their pointer below it."""
+    found: dict[str, Any] = {
+        k: schema[k] for k in ("items", "additionalProperties", "propertyNames") if k in schema
+    }
+    for key in ("properties", "$defs"):
+        found.update({f"{key}/{name}": s for name, s in _object(schema.get(key)).items()})
+    for key in ("anyOf", "allOf", "oneOf", "prefixItems"):
+        branches = schema.get(key)
+        if isinstance(branches, list):
+            found.update({f"{key}/{i}": s for i, s in enumerate(branches)})
+    return found
+
+
+def _ref_or_id(schema: dict[str, Any]) -> object:
+    ref = schema.get("$ref")
+    return ref if isinstance(ref, str) else id(schema)
+
+
+def _object(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _names(value: Any) -> set[str]:
+    return {v for v in value if isinstance(v, str)} if isinstance(value, list) else set()
+
+
 def _enum(schema: dict[str, Any]) -> list[Any] | None:
-    if "enum" in schema:
+    if isinstance(schema.get("enum"), list):
         return list(schema["enum"])
     if "const" in schema:
         return [schema["const"]]
@@ -435,17 +582,11 @@ def _enum(schema: dict[str, Any]) -> list[Any] | None:
 def _constraints(
     old: dict[str, Any], new: dict[str, Any], pointer: str, found: list[tuple[str, str, str]]
 ) -> None:
-    for key in BOUNDS_UPPER:
-        if key in new and (key not in old or new[key] < old[key]):
-            found.append(
-                (
-                    "input-constraint-tightened",
-                    f"{pointer}/{key}" if pointer else f"/{key}",
-                    f"{key} {old.get(key, 'unset')} -> {new[key]}",
-                )
-            )
-    for key in BOUNDS_LOWER:
-        if key in new and (key not in old or new[key] > old[key]):
+    for key in (*BOUNDS_UPPER, *BOUNDS_LOWER):
+        after, before = new.get(key), old.get(key)
+        if not _number(after):
+            continue
+        if not _number(before) or (after < before if key in BOUNDS_UPPER else after > before):
             found.append(
                 (
                     "input-constraint-tightened",
@@ -457,6 +598,10 @@ def _constraints(
         found.append(
             ("input-constraint-tightened", f"{pointer}/pattern", "pattern added or changed")
         )
+
+
+def _number(value: Any) -> TypeGuard[float]:
+    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 # -- policy -------------------------------------------------------------------------------------
