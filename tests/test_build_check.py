@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import os
+import shutil
 from pathlib import Path
+
+import pytest
 
 from conftest import Project, tool_source
 
@@ -160,6 +164,77 @@ def test_out_outside_the_project_is_refused(project: Project, run) -> None:
     assert result.code == 2
     assert "TG004" in result.out
     assert not (project.root.parent / "outside").exists()
+
+
+def test_a_path_in_the_way_of_out_is_TG008_and_nothing_is_written(project: Project, run) -> None:
+    """A file where `out` or one of its folders must be, or a folder where a file must be:
+    one located TG008 (exit 2), no traceback, and `out` exactly as it was: no new file, no
+    temporary file, no empty folder."""
+    project.write("src/tools.py", tool_source())
+    project.write("afile", "mine\n")
+    result = run("build", "--out", "afile", cwd=project.root)
+    assert (result.code, result.err) == (2, "")
+    assert result.out.startswith("afile:1:1: TG008 [error] cannot write afile: it is a file,")
+    assert (project.root / "afile").read_text() == "mine\n"
+    for blocker, message in [
+        ("generated/openai", "generated/openai: it is a file, not a folder"),
+        ("generated/descriptors/lookup.json/", "lookup.json: it is a folder, not a file"),
+    ]:
+        shutil.rmtree(project.out, ignore_errors=True)
+        if blocker.endswith("/"):
+            (project.root / blocker).mkdir(parents=True)
+        else:
+            project.write(blocker, "mine\n")
+        before = sorted(p.relative_to(project.out) for p in project.out.rglob("*"))
+        result = run("build", cwd=project.root)
+        assert (result.code, result.err) == (2, ""), result.out
+        shown = blocker.rstrip("/")
+        assert result.out.startswith(f"{shown}:1:1: TG008 [error] cannot write "), result.out
+        assert message in result.out and "nothing in generated was changed" in result.out
+        assert sorted(p.relative_to(project.out) for p in project.out.rglob("*")) == before
+    shutil.rmtree(project.out)
+    assert run("build", cwd=project.root).code == 0  # out of the way: it builds
+
+
+def test_a_write_that_fails_midway_is_TG008_and_nothing_is_changed(
+    project: Project, run, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A full disk at the third new file: the two temporary files already written and the
+    folders made for them are removed again; every file in `out` is as it was (here: no `out`
+    at all, then a built one)."""
+    import toolgen.output
+
+    project.write("src/tools.py", tool_source())
+    real, calls = toolgen.output._write_temporary, []
+
+    def full_disk(target: Path, data: bytes) -> str:
+        calls.append(target)
+        if len(calls) % 10 == 3:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(target.parent))
+        return real(target, data)
+
+    monkeypatch.setattr(toolgen.output, "_write_temporary", full_disk)
+    for setup in ("nothing built yet", "built, then a tool added"):
+        if setup.startswith("built"):
+            monkeypatch.setattr(toolgen.output, "_write_temporary", real)
+            assert run("build", cwd=project.root).code == 0
+            project.write("src/more.py", tool_source(name="second"))
+            monkeypatch.setattr(toolgen.output, "_write_temporary", full_disk)
+            calls.clear()
+        before = project.snapshot()
+        folders = _folders(project.out)
+        result = run("build", cwd=project.root)
+        assert (result.code, result.err) == (2, ""), result.out
+        failed = calls[2].parent.relative_to(project.root).as_posix()
+        assert f"TG008 [error] cannot write {failed}: No space left on device" in result.out
+        assert project.snapshot() == before, setup
+        assert _folders(project.out) == folders, setup
+    assert not (project.out / "descriptors" / "second.json").exists()
+
+
+def _folders(out: Path) -> list[Path]:
+    """`out` and the folders in it, if it is there."""
+    return sorted(p for p in [out, *out.rglob("*")] if p.is_dir())
 
 
 def test_usage_errors_exit_2(project: Project, run) -> None:

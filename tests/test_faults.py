@@ -1,12 +1,13 @@
 """A build killed mid-write (SIGKILL: no cleanup runs) leaves `out` consistent, and the next
 build repairs it.
 
-The child process is a real `toolgen build` with one seam patched: at the k-th file it writes
-into `out` it kills itself, either before the write starts, after the temporary file is
-half-written, or after the temporary file is complete but before the rename. Whatever the
-moment, each file in `out` is the complete old or the complete new version (never a partial
-file), the manifest is still the old one (it is written last), and the next normal build exits
-0, leaves no temporary file behind, and `toolgen check` is clean after it.
+A build writes every new file to a temporary file beside its target first, then renames them
+all over their targets (the manifest last). The child process is a real `toolgen build` with
+one seam patched: it kills itself at the k-th file, before its temporary file is started, with
+its temporary file half-written, or right before its rename. Whatever the moment, each file in
+`out` is the complete old or the complete new version (never a partial file), no file is new
+unless every temporary file was complete, the manifest is still the old one, and the next
+normal build exits 0, leaves no temporary file behind, and `toolgen check` is clean after it.
 """
 
 from __future__ import annotations
@@ -49,21 +50,25 @@ def ours(path):
 
 
 real_write, real_replace, real_mkstemp, real_fdopen = (
-    output.atomic_write, os.replace, tempfile.mkstemp, os.fdopen
+    output._write_temporary, os.replace, tempfile.mkstemp, os.fdopen
 )
+renamed = 0
 
 
-def atomic_write(target, data):  # mode "before": die before the K-th file is started
+def write_temporary(target, data):  # mode "before": die before the K-th file is started
     global count
     if mode == "before" and count == k:
         die()
     count += 1
-    real_write(target, data)
+    return real_write(target, data)
 
 
-def replace(src, dst, *args, **kwargs):  # mode "rename": the K-th temp file is complete
-    if mode == "rename" and ours(dst) and count - 1 == k:
-        die()
+def replace(src, dst, *args, **kwargs):  # mode "rename": die right before the K-th rename
+    global renamed
+    if ours(dst):
+        if mode == "rename" and renamed == k:
+            die()
+        renamed += 1
     return real_replace(src, dst, *args, **kwargs)
 
 
@@ -101,7 +106,7 @@ def fdopen(fd, *args, **kwargs):
     return handle
 
 
-output.atomic_write = atomic_write
+output._write_temporary = write_temporary
 os.replace = replace
 tempfile.mkstemp = mkstemp
 os.fdopen = fdopen
@@ -117,6 +122,12 @@ def _files(out: Path) -> dict[str, bytes]:
 
 def _temporaries(out: Path) -> list[str]:
     return sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if TMP.match(p.name))
+
+
+def _temporary_order(relpath: str) -> str:
+    """Where the temporary file of `relpath` sorts among `_temporaries` (`.NAME.XXXX.tmp`)."""
+    folder, name = os.path.split(relpath)
+    return os.path.join(folder, f".{name}.")
 
 
 def _expected(root: Path) -> dict[str, bytes]:
@@ -192,15 +203,15 @@ def test_a_build_killed_mid_write_leaves_whole_files_and_the_next_build_repairs(
         assert data in (old.get(relpath), new.get(relpath)), f"{relpath} is neither old nor new"
         if relpath.endswith(".json"):
             json.loads(data)  # whole, parseable JSON
-    assert after[MANIFEST] == old[MANIFEST], "the manifest is written last: still the old one"
-    done = set(writes[:k])
-    assert {p for p in writes if after.get(p) == new[p]} == done, "files before the k-th are new"
-    assert not any(p in after for p in writes[k:] if p not in old), "later new files not there"
-    if mode == "before":
-        assert leftovers == []
-    else:  # the k-th file's temporary file, complete or partial, beside its target
-        (leftover,) = leftovers
-        folder, name = os.path.split(writes[k])
+    assert after[MANIFEST] == old[MANIFEST], "the manifest is renamed last: still the old one"
+    done = set(writes[:k]) if mode == "rename" else set()  # renamed only once all are complete
+    assert {p for p in writes if after.get(p) == new[p]} == done, "only renamed files are new"
+    assert not any(p in after for p in writes if p not in old and p not in done), "no others"
+    # temporary files beside their targets: those written before the kill, or not yet renamed
+    kept = {"before": writes[:k], "partial": writes[: k + 1], "rename": writes[k:]}[mode]
+    assert len(leftovers) == len(kept)
+    for leftover, relpath in zip(leftovers, sorted(kept, key=_temporary_order), strict=True):
+        folder, name = os.path.split(relpath)
         assert os.path.split(leftover)[0] == folder
         assert os.path.split(leftover)[1].startswith(f".{name}.")
 
@@ -213,7 +224,7 @@ def test_a_build_killed_mid_write_leaves_whole_files_and_the_next_build_repairs(
     assert "is up to date" in check.out
 
 
-@pytest.mark.parametrize(("mode", "when"), [("rename", "middle"), ("before", "manifest")])
+@pytest.mark.parametrize(("mode", "when"), [("rename", "middle"), ("rename", "manifest")])
 def test_after_a_killed_build_going_back_to_the_old_sources_restores_the_old_files(
     changed: tuple[Project, dict[str, bytes], list[str]], run, mode: str, when: str
 ) -> None:

@@ -24,6 +24,7 @@ from toolgen._version import __version__
 from toolgen.diagnostics import (
     Diagnostic,
     Level,
+    Location,
     UserError,
     format_lines,
     has_errors,
@@ -33,14 +34,14 @@ from toolgen.stamp import record, replay
 
 if TYPE_CHECKING:
     from toolgen.config import Config
-    from toolgen.output import Drift, WriteReport
+    from toolgen.output import Drift, Seen, WriteReport
     from toolgen.pipeline import Generated
     from toolgen.session import Session
     from toolgen.stamp import Outcome
     from toolgen.unit_cache import UnitCache
 
 #: Codes that mean the run could not look at the project properly: exit 2, not 1.
-FATAL_CODES = frozenset({"TG001", "TG002", "TG003", "TG004", "TG005", "TG010", "TG101"})
+FATAL_CODES = frozenset({"TG001", "TG002", "TG003", "TG004", "TG005", "TG008", "TG010", "TG101"})
 FIX_HINT = "run `toolgen build` to update the generated files"
 
 
@@ -248,7 +249,7 @@ def cmd_build(args: argparse.Namespace, stream: TextIO) -> int:
         from toolgen.watch import watch_build
 
         return watch_build(args, stream)
-    from toolgen.output import WriteReport, write
+    from toolgen.output import WriteReport
 
     started = time.time_ns()  # before anything is read (see `toolgen.stamp`)
     config = _load(args)
@@ -273,7 +274,7 @@ def cmd_build(args: argparse.Namespace, stream: TextIO) -> int:
         args.session.read = frozenset(result.inputs.read)
     status = _exit_for(result.diagnostics, Level.ERROR)
     seen, retire = (session.seen, session.retire) if session else (None, None)
-    report = None if status else write(config.out, result.files, seen, retire)
+    report = None if status else _write(config, result.files, seen, retire)
     if folder and report is not None:
         _stamp(folder, key, started, config, result, session)
     shown = result.diagnostics
@@ -282,6 +283,25 @@ def cmd_build(args: argparse.Namespace, stream: TextIO) -> int:
     rows, lines = [d.to_dict() for d in shown], format_lines(shown, args.format)
     _build_report(args, stream, config, rows, lines, len(result.descriptors), report)
     return status
+
+
+def _write(
+    config: Config,
+    files: dict[str, bytes],
+    seen: Seen | None,
+    retire: Callable[[Path], None] | None,
+) -> WriteReport:
+    """`toolgen.output.write`, with a file that cannot be written as TG008 (nothing changed)."""
+    from toolgen.output import WriteError, write
+
+    try:
+        return write(config.out, files, seen, retire)
+    except WriteError as exc:
+        shown = config.display(exc.path)
+        message = f"cannot write {shown}: {exc.reason}; nothing in {config.display(config.out)}"
+        raise UserError(
+            Diagnostic("TG008", f"{message} was changed", Location(shown, 1, 1))
+        ) from None
 
 
 def _replayed(

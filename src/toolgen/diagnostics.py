@@ -61,6 +61,9 @@ RULES: dict[str, Rule] = _rules(
     ("TG007", E, "text with a lone surrogate, which no UTF-8 file can hold",
      "A string escape such as \\ud83d is half of a UTF-16 pair, and Python does not join "
      "\\ud83d\\ude00: write the character itself or \\U0001f600."),
+    ("TG008", E, "a generated file cannot be written",
+     "A file stands where `out` needs a folder (or a folder where it needs a file), or the "
+     "folder cannot be written: the message names the path. Nothing in `out` was changed."),
     ("TG010", E, "the git baseline for --against cannot be read",
      "Run inside a git work tree and name a commit that exists here (fetch it in a shallow "
      "clone) whose descriptors are valid (no conflict markers, known values)."),

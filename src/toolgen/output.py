@@ -1,9 +1,10 @@
 """Writing and checking `generated/`: the only module that touches output files.
 
 `compare` says how the files on disk differ from the files a build would produce (missing,
-changed, stale). `write` makes the disk match: new bytes go to a temporary file beside the
-target and are renamed over it, unchanged files are not touched, stale files are removed, and
-the manifest is written last.
+changed, stale). `write` makes the disk match, all or nothing: every file with new bytes is
+first written to a temporary file beside its target, and only once all are written are they
+renamed over their targets (the manifest last); a path in the way or a failed write raises
+`WriteError` with `out` as it was. Unchanged files are not touched; stale files are removed.
 
 Both take `seen`, what a process that builds again (`toolgen build --watch`) knows of the
 files: the bytes it last wrote or read in each, with the file's `stat` then. A file whose
@@ -187,6 +188,15 @@ def write(
         return _write(out, files, seen, retire)
 
 
+class WriteError(Exception):
+    """A generated file could not be written: `path` (the file, or the folder or file in its
+    way) and why. Nothing was changed: `write` raises it before the first rename."""
+
+    def __init__(self, path: Path, reason: str) -> None:
+        super().__init__(f"{path}: {reason}")
+        self.path, self.reason = path, reason
+
+
 def _write(
     out: Path, files: dict[str, bytes], seen: Seen | None, retire: Callable[[Path], None] | None
 ) -> WriteReport:
@@ -199,18 +209,29 @@ def _write(
         (out / relpath).unlink(missing_ok=True)
     stale -= leftovers
     ordered = sorted(p for p in files if p != MANIFEST) + ([MANIFEST] if MANIFEST in files else [])
-    for relpath in ordered:
-        data = files[relpath]
-        if _holds(out, relpath, data, seen):
-            report.unchanged += 1
-            continue
-        start = time.time_ns()
+    changed = [p for p in ordered if not _holds(out, p, files[p], seen)]
+    report.unchanged = len(ordered) - len(changed)
+    # All or nothing: every new file is first written beside its target; only once all are
+    # there are they renamed over the targets (the manifest last).
+    missing = _check_paths(out, changed)  # folders to make, shallowest first
+    made: list[tuple[str, str, int]] = []  # (relpath, temporary file, when it was written)
+    try:
+        for relpath in changed:
+            made.append((relpath, _temporary(out / relpath, files[relpath]), time.time_ns()))
+    except WriteError:
+        for _, tmp, _ in made:
+            Path(tmp).unlink(missing_ok=True)
+        for made_folder in reversed(missing):
+            with contextlib.suppress(OSError):
+                made_folder.rmdir()
+        raise
+    for relpath, tmp, start in made:
         if retire is not None:
             retire(out / relpath)
-        atomic_write(out / relpath, data)
+        Path(tmp).replace(out / relpath)
         report.written.append(relpath)
         if seen is not None:
-            seen[relpath] = (data, file_stat(f"{out}/{relpath}"), start)
+            seen[relpath] = (files[relpath], file_stat(f"{out}/{relpath}"), start)
     for relpath in sorted(stale):
         try:
             (out / relpath).unlink()
@@ -224,11 +245,51 @@ def _write(
     return report
 
 
+def _check_paths(out: Path, relpaths: list[str]) -> list[Path]:
+    """The folders to make for `relpaths` under `out` (`out` too, if it is not there),
+    shallowest first; WriteError if a file stands where a folder must be, or a folder where
+    a file must be."""
+    missing: list[Path] = []
+    checked: set[Path] = set()
+    for relpath in relpaths:
+        target = out / relpath
+        for path in (out, *(out / parent for parent in reversed(Path(relpath).parents[:-1]))):
+            if path in checked:
+                continue
+            checked.add(path)
+            if not path.exists():
+                missing.append(path)
+            elif not path.is_dir():
+                raise WriteError(path, "it is a file, not a folder")
+        if target.is_dir():
+            raise WriteError(target, "it is a folder, not a file")
+    return missing
+
+
+def _temporary(target: Path, data: bytes) -> str:
+    """`_write_temporary`, with an OSError as WriteError."""
+    try:
+        return _write_temporary(target, data)
+    except OSError as exc:
+        raise WriteError(Path(exc.filename or target), exc.strerror or str(exc)) from None
+
+
 #: `atomic_write`'s temporary files: `.<target name>.<8 random characters>.tmp` (mkstemp's).
 TEMPORARY = re.compile(r"\..+\.[a-z0-9_]{8}\.tmp")
 
 
 def atomic_write(target: Path, data: bytes) -> None:
+    tmp = _write_temporary(target, data)
+    try:
+        Path(tmp).replace(target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _write_temporary(target: Path, data: bytes) -> str:
+    """`data` in a new file beside `target` (its folder made if needed), by `TEMPORARY`'s
+    name: the file's path."""
     import tempfile
 
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -237,7 +298,7 @@ def atomic_write(target: Path, data: bytes) -> None:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
         Path(tmp).chmod(0o644)
-        Path(tmp).replace(target)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+    return tmp
