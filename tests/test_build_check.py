@@ -275,3 +275,32 @@ def test_partial_example_is_a_warning_and_not_sent_as_input(project: Project, ru
     assert len(project.descriptor("lookup")["examples"]) == 2
     (tool,) = project.generated("anthropic/tools.json")
     assert tool["input_examples"] == [{"query": "x", "limit": 2}]
+
+
+def test_an_invalid_example_never_reaches_the_payload_even_when_its_report_is_off(
+    project: Project, run
+) -> None:
+    """TG501 silenced by an ignore comment, or switched off in config: the example stays in the
+    descriptor (documentation) but not in Anthropic's `input_examples`, which the API checks."""
+    doc = (
+        "\n    Examples:\n"
+        '        >>> lookup(query="x", limit="many")\n        "a"\n\n'
+        '        >>> lookup(query="x", limit=2, nope=3)\n        "b"\n\n'
+        '        >>> lookup(query="y", limit=3)\n        "c"\n'
+    )
+    params = "query: str, limit: int"
+    ignored = tool_source(params=params, extra_doc=doc, decorator="@tool  # toolgen: ignore")
+    for source, config in [
+        (ignored, ""),
+        (tool_source(params=params, extra_doc=doc), '\n[tool.toolgen.rules]\nTG501 = "off"\n'),
+    ]:
+        project.write("src/tools.py", source)
+        project.write(
+            "pyproject.toml", '[tool.toolgen]\nsources = ["src"]\nmin_level = 0\n' + config
+        )
+        result = run("build", cwd=project.root)
+        assert result.code == 0, result.out
+        assert "TG501" not in result.out
+        assert len(project.descriptor("lookup")["examples"]) == 3
+        (tool,) = project.generated("anthropic/tools.json")
+        assert tool["input_examples"] == [{"query": "y", "limit": 3}]

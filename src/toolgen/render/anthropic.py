@@ -1,9 +1,9 @@
 """Anthropic Messages API tools: name, description, input_schema, input_examples, strict.
 
-`input_examples` are the arguments of the descriptor's success examples that pass every
-required parameter; the compiler has already validated their values against the parameters
-schema (the API rejects a request whose example does not validate). Partial examples (warning
-TG504) stay in the descriptor as documentation only.
+`input_examples` are the arguments of the descriptor's success examples that validate against
+the parameters schema, checked here again (the API rejects a request whose example does not
+validate): an example the compiler reported (TG501, or a partial one, TG504) stays in the
+descriptor as documentation only, even where that report is switched off or ignored.
 
 With `anthropic_strict = true` each tool is sent with `strict: true` and its schema cut to the
 strict subset (reference/platforms.md): numeric bounds, string lengths and array bounds other
@@ -20,6 +20,7 @@ from typing import Any
 from toolgen.descriptor import ToolDescriptor
 from toolgen.render.options import RenderOptions
 from toolgen.schema_ops import is_recursive
+from toolgen.validate import schema_errors
 
 MAX_STRICT_TOOLS = 20
 MAX_OPTIONAL_PARAMS = 24
@@ -50,11 +51,10 @@ def render(tools: list[ToolDescriptor], report: Any, options: RenderOptions) -> 
             "description": tool.description,
             "input_schema": tool.parameters,
         }
-        required = tool.parameters.get("required", [])
         examples = [
             e.arguments
             for e in tool.examples
-            if e.error is None and all(name in e.arguments for name in required)
+            if e.error is None and not schema_errors(tool.parameters, e.arguments)
         ]
         if examples:
             entry["input_examples"] = examples
