@@ -166,6 +166,29 @@ def test_out_outside_the_project_is_refused(project: Project, run) -> None:
     assert not (project.root.parent / "outside").exists()
 
 
+def test_paths_given_on_the_command_line_must_be_inside_the_project(
+    project: Project, run, tmp_path: Path
+) -> None:
+    """As in the config, through symlinks too; located nowhere in the config file, since the
+    config did not name them."""
+    project.write("src/tools.py", tool_source())
+    outside = tmp_path / "outside_src"
+    outside.mkdir()
+    (outside / "ext.py").write_text(tool_source(name="ext"))
+    (project.root / "src_link").symlink_to(outside)
+    for given in ("src_link", str(outside)):
+        result = run("build", given, cwd=project.root)
+        assert result.code == 2, result.out
+        assert result.out.startswith(f"TG003 [error] source path {outside} (given as PATH) is ")
+        assert not project.out.exists()
+    result = run("build", "nonexist", cwd=project.root)
+    assert result.out.startswith("TG003 [error] source path ")
+    assert "nonexist (given as PATH) does not exist" in result.out
+    result = run("build", "--out", str(tmp_path / "gen"), cwd=project.root)
+    assert result.out.startswith(f"TG004 [error] out {tmp_path / 'gen'} (given as --out) must ")
+    assert not (tmp_path / "gen").exists()
+
+
 def test_a_path_in_the_way_of_out_is_TG008_and_nothing_is_written(project: Project, run) -> None:
     """A file where `out` or one of its folders must be, or a folder where a file must be:
     one located TG008 (exit 2), no traceback, and `out` exactly as it was: no new file, no

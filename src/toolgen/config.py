@@ -284,29 +284,25 @@ def _check(
         sources_given = [cwd / s for s in sources_override]
     else:
         sources_given = [base / s for s in str_list("sources")]
-    source_paths = [s.resolve() for s in sources_given]
+    source_paths = [s.resolve() for s in sources_given]  # symlinks followed: see below
     if not sources_override and not source_paths and not problems:
         bad("sources", "must name at least one file or folder")
+    # A path given on the command line is located nowhere in the config file.
+    given, sources_at = (" (given as PATH)", None) if sources_override else ("", where("sources"))
     for path in source_paths:
-        if not path.is_relative_to(root.resolve()) and not sources_override:
-            problems.append(
-                Diagnostic(
-                    "TG003", f"source path {path} is outside the project {root}", where("sources")
-                )
-            )
+        if not path.is_relative_to(root.resolve()):
+            message = f"source path {path}{given} is outside the project {root}"
+            problems.append(Diagnostic("TG003", message, sources_at))
         if not path.exists():
-            problems.append(
-                Diagnostic("TG003", f"source path {path} does not exist", where("sources"))
-            )
+            message = f"source path {path}{given} does not exist"
+            problems.append(Diagnostic("TG003", message, sources_at))
 
     out_given = (cwd / out_override) if out_override else (base / out_value)
     out = out_given.resolve()  # a symlink is followed here, so one pointing outside is refused
     if not out.is_relative_to(root.resolve()) or out == root.resolve():
-        problems.append(
-            Diagnostic(
-                "TG004", f"out {out} must be a folder inside the project {root}", where("out")
-            )
-        )
+        given, out_at = (" (given as --out)", None) if out_override else ("", where("out"))
+        message = f"out {out}{given} must be a folder inside the project {root}"
+        problems.append(Diagnostic("TG004", message, out_at))
     if problems:
         raise UserError(*problems)
     return Config(
