@@ -126,8 +126,8 @@ def _temporaries(out: Path) -> list[str]:
 
 def _temporary_order(relpath: str) -> str:
     """Where the temporary file of `relpath` sorts among `_temporaries` (`.NAME.XXXX.tmp`)."""
-    folder, name = os.path.split(relpath)
-    return os.path.join(folder, f".{name}.")
+    folder, _, name = relpath.rpartition("/")
+    return f"{folder}/.{name}." if folder else f".{name}."
 
 
 def _expected(root: Path) -> dict[str, bytes]:

@@ -150,6 +150,30 @@ def test_a_module_imported_from_outside_the_sources_is_watched(
     assert text.count(" tools; ") == 3, text  # one build each: first, models.py, tools.py
 
 
+def test_an_imported_module_is_watched_when_the_first_build_is_answered_from_the_stamp(
+    project: Project, run: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A watch started on an up-to-date project: its first build replays the stamp, which
+    says what the last real build read."""
+    project.write("models.py", MODELS.format(units='"c", "f"'))
+    imports = "from models import Unit"
+    project.write("src/tools.py", tool_source(params="unit: Unit", imports=imports))
+    assert run("build", cwd=project.root).code == 0
+    monkeypatch.chdir(project.root)
+    calls: list[tuple[Path, ...]] = []
+
+    def fake_watch(*paths: Path, **options: Any) -> Iterator[set[tuple[Change, str]]]:
+        calls.append(paths)
+        yield from ()
+
+    stream = io.StringIO()
+    assert watch_build(_watch_args(), stream, watch_fn=fake_watch) == 0
+    assert "0 files written" in stream.getvalue()  # replayed: nothing to do
+    assert calls == [
+        (project.root / "src", project.root / "pyproject.toml", project.root / "models.py")
+    ]
+
+
 def _watch_args(*extra: str) -> Any:
     return _parser().parse_args(["build", "--watch", *extra])
 

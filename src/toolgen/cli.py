@@ -257,6 +257,7 @@ def cmd_build(args: argparse.Namespace, stream: TextIO) -> int:
     outcome = replay(folder, key, started) if folder else None
     if outcome is not None:  # nothing changed since the last good build (so: no errors)
         assert folder is not None
+        _read(args, outcome.read)
         unchanged = WriteReport(unchanged=outcome.files)
         lines = outcome.lines.get(args.format, "")  # none for JSON: the rows say it
         lines = "" if args.quiet else lines
@@ -270,8 +271,7 @@ def cmd_build(args: argparse.Namespace, stream: TextIO) -> int:
     session = _session(args, folder, key)
     memo = session.render if session else None
     result = generate(config, _units(folder, key, session), _jobs(args), memo)
-    if getattr(args, "session", None) is not None:  # what `toolgen build --watch` watches
-        args.session.read = frozenset(result.inputs.read)
+    _read(args, frozenset(result.inputs.read))
     status = _exit_for(result.diagnostics, Level.ERROR)
     seen, retire = (session.seen, session.retire) if session else (None, None)
     report = None if status else _write(config, result.files, seen, retire)
@@ -302,6 +302,12 @@ def _write(
         raise UserError(
             Diagnostic("TG008", f"{message} was changed", Location(shown, 1, 1))
         ) from None
+
+
+def _read(args: argparse.Namespace, read: frozenset[str]) -> None:
+    """Tell a session the files this build read (what `toolgen build --watch` watches)."""
+    if getattr(args, "session", None) is not None:
+        args.session.read = read
 
 
 def _replayed(

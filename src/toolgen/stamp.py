@@ -74,6 +74,7 @@ class Outcome:
         self.lines: dict[str, str] = stamp["lines"]
         self.found: list[tuple[str, str]] = stamp["found"]
         self.ident: str = stamp["ident"]
+        self.read: frozenset[str] = frozenset(stamp["read"])  # the files the run read
         self._rows: str = stamp["rows"]
 
     @property
