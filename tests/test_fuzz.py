@@ -56,9 +56,8 @@ out = "generated"
 min_level = 0
 """
 
-#: What a build may leave in the project outside `out`: the build lock beside `out` (empty)
-#: and the cache folder.
-LOCK = ".generated.lock"
+#: What a build may leave in the project outside `out`: the cache folder (the build lock is
+#: a `flock` on the project folder itself: no file).
 CACHE_DIRS = (".toolgen_cache", ".toolgen-cache")
 ERROR = re.compile(r"\bTG\d{3} \[error\]")
 ERROR_CODE = re.compile(r"\b(TG\d{3}) \[error\]")
@@ -84,11 +83,7 @@ def _snapshot(root: Path) -> dict[str, bytes]:
             dirs[:] = [d for d in dirs if d not in ("generated", *CACHE_DIRS)]
         for name in files:
             path = here / name
-            rel = path.relative_to(root).as_posix()
-            if rel == LOCK:
-                assert path.read_bytes() == b"", "the lock file is never written to"
-                continue
-            found[rel] = path.read_bytes()
+            found[path.relative_to(root).as_posix()] = path.read_bytes()
     return found
 
 

@@ -6,6 +6,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from conftest import REPO, Project, tool_source
 
 
@@ -41,6 +43,24 @@ def test_two_builds_at_once_leave_consistent_output(project: Project) -> None:
     )
     assert check.returncode == 0, check.stdout
     assert not list(project.out.rglob("*.tmp"))  # no temporary file left behind
+
+
+def test_a_build_waits_for_the_lock_which_leaves_no_file(project: Project) -> None:
+    """While one writer holds the lock, another build waits; no lock file appears anywhere in
+    the project (nothing for git to show)."""
+    from toolgen.output import build_lock
+
+    project.write("src/tools.py", tool_source())
+    before = {p.name for p in project.root.iterdir()}
+    command = [sys.executable, "-m", "toolgen", "build", "-q", "--no-cache"]
+    with build_lock(project.out):
+        waiting = subprocess.Popen(command, cwd=project.root)
+        with pytest.raises(subprocess.TimeoutExpired):
+            waiting.wait(timeout=3)
+        assert not project.out.exists()  # it compiled, and waits to write
+    assert waiting.wait(timeout=60) == 0
+    assert (project.out / "manifest.json").is_file()
+    assert {p.name for p in project.root.iterdir()} == before | {"generated"}
 
 
 def test_out_through_a_symlink_leaving_the_project_is_refused(

@@ -165,15 +165,16 @@ def unified_diff(out: Path, relpath: str, new: bytes) -> str:
 
 @contextmanager
 def build_lock(out: Path) -> Iterator[None]:
-    """One writer at a time: a second build waits for the first (an exclusive `flock` on
-    `.<out>.lock` beside the output folder, released when the process ends, even if killed)."""
+    """One writer at a time: a second build waits for the first (an exclusive `flock` on the
+    folder that holds `out`, released when the process ends, even if killed). No lock file:
+    nothing is left in the project for git to show."""
     out.parent.mkdir(parents=True, exist_ok=True)
-    with out.with_name(f".{out.name}.lock").open("a") as handle:
-        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+    handle = os.open(out.parent, os.O_RDONLY)
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(handle)  # which releases the lock
 
 
 def write(
