@@ -87,9 +87,10 @@ def test_pre_commit_hooks_check_and_build(tmp_path: Path) -> None:
     git(project.root, "add", "-A", env=env)
     git(project.root, "commit", "-q", "-m", "tools", env=env)
 
-    def hook(hook_id: str) -> subprocess.CompletedProcess[str]:
+    def hook(hook_id: str, *files: str) -> subprocess.CompletedProcess[str]:
+        which = ["--files", *files] if files else ["--all-files"]
         return subprocess.run(
-            [sys.executable, "-m", "pre_commit", "run", hook_id, "--all-files"],
+            [sys.executable, "-m", "pre_commit", "run", hook_id, *which],
             cwd=project.root,
             env=env,
             capture_output=True,
@@ -123,3 +124,16 @@ def test_pre_commit_hooks_check_and_build(tmp_path: Path) -> None:
     git(project.root, "add", "-A", env=env)
     again = hook("toolgen-check")
     assert again.returncode == 0, again.stdout + again.stderr
+
+    # A commit with no Python file in it can still drift: the hooks run on every commit.
+    git(project.root, "commit", "-q", "-m", "limit", env=env)
+    responses = project.out / "openai" / "responses.json"
+    responses.write_text(responses.read_text() + " ")
+    edited = hook("toolgen-check", "generated/openai/responses.json")
+    assert edited.returncode == 1, edited.stdout + edited.stderr
+    assert "generated/openai/responses.json: changed" in edited.stdout
+    git(project.root, "checkout", "--", "generated", env=env)
+    project.write("pyproject.toml", CONFIG + 'platforms = ["openai"]\n')
+    configured = hook("toolgen-check", "pyproject.toml")
+    assert configured.returncode == 1, configured.stdout + configured.stderr
+    assert "generated/mcp/tools.json: stale" in configured.stdout
