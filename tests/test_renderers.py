@@ -7,9 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from toolgen.render.gemini import NotRepresentable, to_openapi
+from toolgen.descriptor import ToolDescriptor
+from toolgen.render.gemini import NotRepresentable, mixed_enums, to_openapi
 from toolgen.render.mcp import output_schema
 from toolgen.render.openai import NotStrict, nullable, strict_schema
+from toolgen.render.options import RenderOptions
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -259,3 +261,28 @@ def test_inline_refs_keeps_recursive_entries_and_what_they_use() -> None:
     assert siblings_only["properties"]["a"]["properties"] == {"b": {"$ref": "#/$defs/B"}}
     assert siblings_only["properties"]["n"] == {"$ref": "#/$defs/Node"}
     assert set(siblings_only["$defs"]) == {"A", "B", "Node"}
+
+
+def test_gemini_warns_when_an_enum_mixes_kinds() -> None:
+    """Gemini's enums are strings: `Literal["x", 1, True]` would come back as "1" or "true"."""
+    from toolgen.render.gemini import render
+
+    mixed = {"enum": ["x", 1, True, None]}
+    schema = {
+        "type": "object",
+        "properties": {"kind": mixed, "level": {"enum": [1, 2.5], "type": "number"}},
+        "$defs": {"Mode": {"enum": ["a", False]}},
+    }
+    assert mixed_enums(schema) == [
+        ("/properties/kind", ["boolean", "number", "string"]),
+        ("/$defs/Mode", ["boolean", "string"]),
+    ]
+    assert to_openapi(schema)["properties"]["kind"]["enum"] == ["x", "1", "true"]
+    reported: list[tuple[str, str]] = []
+    example = next((REPO / "generated" / "descriptors").glob("*.json"))
+    tool = ToolDescriptor.model_validate_json(example.read_text()).model_copy(
+        update={"parameters": schema}
+    )
+    render([tool], lambda code, _, message: reported.append((code, message)), RenderOptions())
+    assert [code for code, _ in reported] == ["TG606", "TG606"]
+    assert reported[0][1].startswith("Gemini: the enum at /properties/kind mixes boolean, number,")

@@ -144,6 +144,9 @@ RULES: dict[str, Rule] = _rules(
     ("TG605", W, "schema exceeds an OpenAI limit (properties, nesting, enum values)",
      "At most 5000 properties, 5 levels of nesting, 1000 enum values and 120,000 characters "
      "of names and values; split or flatten the tool."),
+    ("TG606", W, "an enum mixes value kinds that Gemini's string-only enums cannot keep apart",
+     "`Literal[\"x\", 1, True]` reaches Gemini as the strings \"x\", \"1\", \"true\": use "
+     "values of one kind, or accept the strings in the handler."),
     # TG7xx: --verify-runtime (the handlers imported in a child process, on request only)
     ("TG701", E, "static parameters schema differs from pydantic's schema at run time",
      "Something only visible at run time shapes the schema (a custom __get_pydantic_json_schema__, "

@@ -59,6 +59,13 @@ def render(tools: list[ToolDescriptor], report: Any, options: RenderOptions) -> 
         except NotRepresentable as why:
             report("TG602", tool, f"Gemini: {why}")
             continue
+        for pointer, kinds in mixed_enums(tool.parameters):
+            report(
+                "TG606",
+                tool,
+                f"Gemini: the enum at {pointer} mixes {', '.join(kinds)} values, which Gemini "
+                "takes as strings only: the model may send a string for a number or boolean",
+            )
         declarations.append(
             {"name": tool.name, "description": tool.description, "parameters": parameters}
         )
@@ -150,6 +157,33 @@ def _any_of(
     if len(real) < len(branches):
         out = {**out, "nullable": True}
     return out
+
+
+def mixed_enums(schema: Any, pointer: str = "") -> list[tuple[str, list[str]]]:
+    """(pointer, JSON kinds) of each `enum` in `schema` whose values are of more than one kind
+    besides null (a number and a boolean, say): Gemini's enums are strings, so the kinds are
+    lost (an enum of one kind keeps its `type`)."""
+    found: list[tuple[str, list[str]]] = []
+    if isinstance(schema, dict):
+        values = schema.get("enum")
+        if isinstance(values, list):
+            kinds = sorted({_kind(v) for v in values if v is not None})
+            if len(kinds) > 1:
+                found.append((pointer or "/", kinds))
+        for key, value in schema.items():
+            found += mixed_enums(value, f"{pointer}/{key}")
+    elif isinstance(schema, list):
+        for i, value in enumerate(schema):
+            found += mixed_enums(value, f"{pointer}/{i}")
+    return found
+
+
+def _kind(value: Any) -> str:
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    return "string" if isinstance(value, str) else type(value).__name__
 
 
 def _enum_value(value: Any) -> str:
