@@ -124,7 +124,7 @@ def _def_line(repo: Project) -> int:
 def _unbumped(count: int = 1) -> str:
     return (
         "@TG975 [error] breaking-without-major-bump tool=search /version: "
-        f"{count} breaking change(s) without a major version bump"
+        f"{count} breaking change{'' if count == 1 else 's'} without a major version bump"
     )
 
 
@@ -134,7 +134,9 @@ class Case:
     #: Slots of BASE the working tree changes (on top of BASE, not of `before`).
     changes: dict[str, str]
     #: Every TG950-TG977 line `check` prints, in any order; a leading `@` stands for the
-    #: handler's `src/tools.py:LINE:1: `. The exit code is 1 exactly when one is an error.
+    #: handler's `src/tools.py:LINE:1: ` (for a removed tool, with no handler, its baseline
+    #: descriptor's `generated/descriptors/search.json:1:1: `). The exit code is 1 exactly
+    #: when one is an error.
     expected: tuple[str, ...]
     #: Committed on top of v1 before `changes` (e.g. deprecating the tool first).
     before: dict[str, str] = field(default_factory=dict)
@@ -147,13 +149,13 @@ CASES = [
     Case(
         "tool-removed",
         {},
-        ("TG950 [error] tool-removed tool=search /: the tool is gone",),
+        ("@TG950 [error] tool-removed tool=search /: the tool is gone",),
         removed=True,
     ),
     Case(
         "tool-removed-deprecated",
         {},
-        ("TG951 [info] tool-removed-deprecated tool=search /: the tool is gone",),
+        ("@TG951 [info] tool-removed-deprecated tool=search /: the tool is gone",),
         before={"decorator": 'version="1.1.0", deprecated=True, replacement="find"'},
         removed=True,
     ),
@@ -575,7 +577,7 @@ def test_rule(repo: Project, run: RunCLI, case: Case) -> None:
         _git(repo.root, "commit", "-qam", "before")
     if case.removed:
         result = _remove_search(repo, run)
-        at = ""  # the handler is gone: nothing in the working tree to point at
+        at = "generated/descriptors/search.json:1:1: "  # the handler is gone: its descriptor
     else:
         result = _change(repo, run, **case.changes)
         at = f"src/tools.py:{_def_line(repo)}:1: "  # located at the handler's def
@@ -638,13 +640,144 @@ def test_ignore_entry_for_a_removed_tool_uses_the_printed_pointer(
     assert _breaking_lines(result.out) == []
 
 
-SCHEMA = "has a `parameters` that is not a JSON Schema"
+TABLE = '[tool.toolgen]\nsources = ["src"]\nout = "generated"\nmin_level = 0\n\n'  # lines 1-5
+IGNORE = "[[tool.toolgen.breaking_ignore]]\n"
+REMOVED = (
+    ', mode: Literal["fast", "deep"] = "fast"',
+    "\n        mode: How hard to look.",
+)  # params and docs without `limit`: input-param-removed at /properties/limit
+
+
+@pytest.mark.parametrize("rule", ["input-param-removed", "TG954"])
+def test_ignore_entry_names_its_rule_by_id_or_by_code(
+    repo: Project, run: RunCLI, rule: str
+) -> None:
+    """docs/rules.md lists the rules by code: an entry may name either."""
+    repo.write(
+        "pyproject.toml",
+        f'{TABLE}{IGNORE}rule = "{rule}"\ntool = "search"\npointer = "/properties/limit"\n'
+        'reason = "nobody sent limit"\n',
+    )
+    result = _change(repo, run, params=REMOVED[0], docs=REMOVED[1])
+    assert result.code == 0, result.out
+    assert _breaking_lines(result.out) == []
+
+
+def test_ignore_entry_by_code_for_a_removed_tool(repo: Project, run: RunCLI) -> None:
+    repo.write(
+        "pyproject.toml",
+        f'{TABLE}{IGNORE}rule = "TG950"\ntool = "search"\npointer = "/"\nreason = "never shipped"\n',
+    )
+    result = _remove_search(repo, run)
+    assert result.code == 0, result.out
+    assert _breaking_lines(result.out) == []
+
+
+def test_bad_ignore_entries_are_located_at_their_lines(repo: Project, run: RunCLI) -> None:
+    repo.write(
+        "pyproject.toml",
+        TABLE
+        + IGNORE  # line 6
+        + 'rule = "TG999"\ntool = "search"\npointer = "/"\nreason = "r"\n\n'  # 7-11
+        + IGNORE  # 12
+        + 'rule = "no-such-rule"\ntool = "search"\npointer = "/"\nreason = "r"\n\n'  # 13-17
+        + IGNORE  # 18
+        + 'rule = "TG950"\ntool = "search"\npointer = "/"\nreason = " "\n\n'  # 19-23
+        + IGNORE  # 24
+        + '  rule = "tool-removed"\ntool = "search"\nreasn = "typo"\n\n'  # 25-28
+        + IGNORE  # 29
+        + 'rule = "TG950"\ntool = "search"\npointer = 1\nreason = "r"\n',  # 30-33
+    )
+    result = run("check", "--against", "HEAD", cwd=repo.root)
+    assert result.code == 2, result.out
+    needs = "each entry needs exactly rule, tool, pointer and reason strings"
+    known = (
+        "(a breaking rule id such as tool-removed, or its code, TG950-TG977; see `toolgen rules`)"
+    )
+    at = "TG002 [error] [tool.toolgen] breaking_ignore: entry"
+    assert sorted(result.out.splitlines()) == sorted(
+        [
+            f"pyproject.toml:7:1: {at} 1: unknown rule 'TG999' {known}",
+            f"pyproject.toml:13:1: {at} 2: unknown rule 'no-such-rule' {known}",
+            f"pyproject.toml:22:1: {at} 3: the entry for TG950 on search needs a reason",
+            f"pyproject.toml:27:1: {at} 4: unknown key 'reasn'; {needs}",
+            f"pyproject.toml:24:1: {at} 4: missing pointer, reason; {needs}",
+            f"pyproject.toml:32:1: {at} 5: pointer must be a string",
+        ]
+    ), result.out
+
+
+@pytest.mark.parametrize(
+    ("text", "at", "message"),
+    [
+        (  # an inline array: an unknown rule where it is written
+            'breaking_ignore = [\n  {rule = "TG999", tool = "s", pointer = "/", reason = "r"},\n]\n',
+            "6:12",
+            "entry 1: unknown rule 'TG999'",
+        ),
+        (  # its other problems at the `breaking_ignore =` line
+            'breaking_ignore = [\n  {rule = "TG950", tool = "s", pointer = "/"},\n]\n',
+            "5:1",
+            "entry 1: missing reason",
+        ),
+        ("breaking_ignore = 3\n", "5:1", "must be an array of tables"),
+        (  # a table, not an array of them
+            '\n[tool.toolgen.breaking_ignore]\nrule = "TG950"\n',
+            "6:1",
+            "must be an array of tables ([[tool.toolgen.breaking_ignore]])",
+        ),
+    ],
+)
+def test_other_ignore_forms_are_located(
+    repo: Project, run: RunCLI, text: str, at: str, message: str
+) -> None:
+    repo.write("pyproject.toml", TABLE.rstrip("\n") + "\n" + text)
+    result = run("check", "--against", "HEAD", cwd=repo.root)
+    assert result.code == 2, result.out
+    assert result.out.startswith(
+        f"pyproject.toml:{at}: TG002 [error] [tool.toolgen] breaking_ignore: {message}"
+    ), result.out
 
 
 def test_missing_ref_is_a_clear_error(repo: Project, run: RunCLI) -> None:
     result = run("check", "--against", "no-such-ref", cwd=repo.root)
     assert result.code == 2
-    assert "TG010 [error]" in result.out
+    assert result.out.startswith(
+        "TG010 [error] --against no-such-ref: no such commit or ref 'no-such-ref' in this "
+        "repository; check the name, or fetch it first\n"
+    ), result.out
+    assert "shallow" not in result.out
+
+
+def test_a_ref_missing_from_a_shallow_clone_says_to_fetch_it(
+    repo: Project, run: RunCLI, tmp_path: Path
+) -> None:
+    _change(repo, run, **_edit("hints", "idempotent: true", "idempotent: false"))
+    _git(repo.root, "commit", "-qam", "v2")
+    clone = tmp_path / "clone"
+    _git(tmp_path, "clone", "-q", "--depth=1", repo.root.as_uri(), str(clone))
+    result = run("check", "--against", "HEAD~1", cwd=clone)
+    assert result.code == 2, result.out
+    assert (
+        "TG010 [error] --against HEAD~1: no such commit or ref 'HEAD~1' in this repository; "
+        "this clone is shallow and may not have it: fetch it first"
+    ) in result.out
+    assert run("check", "--against", "HEAD", cwd=clone).code == 0
+
+
+def test_a_removed_tool_is_located_at_its_baseline_descriptor(repo: Project, run: RunCLI) -> None:
+    """No handler is left to point at: the descriptor at the ref, where the working tree has it."""
+    _remove_search(repo, run)
+    github = run("check", "--against", "HEAD", "--format", "github", cwd=repo.root)
+    assert (
+        "::error file=generated/descriptors/search.json,line=1,col=1,title=TG950::tool-removed"
+    ) in github.out, github.out
+    data = run("check", "--against", "HEAD", "--format", "json", cwd=repo.root).json()
+    (row,) = [d for d in data["diagnostics"] if d["code"] == "TG950"]
+    assert (row["path"], row["line"], row["col"]) == ("generated/descriptors/search.json", 1, 1)
+
+
+SCHEMA = "has a `parameters` that is not a JSON Schema"
 
 
 @pytest.mark.parametrize(
@@ -800,7 +933,7 @@ def test_a_recursive_model_is_compared_once(repo: Project, run: RunCLI) -> None:
             f"{at}TG965 [error] output-type-changed tool=tree /returns/properties/name: "
             "type ['string'] -> ['integer']",
             f"{at}TG975 [error] breaking-without-major-bump tool=tree /version: "
-            "1 breaking change(s) without a major version bump",
+            "1 breaking change without a major version bump",
             f"{at}TG977 [info] docs-changed tool=tree /returns/schema/$defs/Node/description: "
             "description changed",
         ]
@@ -953,6 +1086,25 @@ UNIT_CASES = [
     ),
     ("docs-changed", {"description": "Do it differently. Really."}),
 ]
+
+
+def test_a_tool_without_a_handler_location_is_located_at_its_baseline_descriptor() -> None:
+    from toolgen.breaking import Baseline, Ignore, compare, findings_to_diagnostics
+    from toolgen.diagnostics import Location
+
+    descriptor = Location("generated/descriptors/t.json")
+    old = Baseline({"t": _descriptor()}, {"t": descriptor})
+    new = {"t": _descriptor(risk="high")}
+    found = findings_to_diagnostics(compare(old, new), old, new, [], {})
+    assert {(d.code, d.location) for d in found} == {
+        ("TG973", descriptor),
+        ("TG975", descriptor),
+    }
+    handler = Location("src/t.py", 3, 1)
+    found = findings_to_diagnostics(compare(old, new), old, new, [], {"t": handler})
+    assert {d.location for d in found} == {handler}
+    ignored = [Ignore("TG973", "t", "/risk", "on purpose")]  # by code, as by id
+    assert findings_to_diagnostics(compare(old, new), old, new, ignored, {}) == []
 
 
 @pytest.mark.parametrize(("rule", "changes"), UNIT_CASES, ids=lambda c: str(c)[:30])

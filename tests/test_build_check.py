@@ -31,7 +31,7 @@ def test_build_writes_every_output_file(project: Project, run) -> None:
     assert set(project.snapshot()) == expected
     manifest = project.generated("manifest.json")
     assert set(manifest["files"]) == expected - {"manifest.json"}
-    assert "1 tools; 9 files written" in result.out
+    assert "1 tool; 9 files written" in result.out
 
 
 def test_output_is_byte_stable_and_formatted(project: Project, run) -> None:
@@ -327,3 +327,32 @@ def test_an_invalid_example_never_reaches_the_payload_even_when_its_report_is_of
         assert len(project.descriptor("lookup")["examples"]) == 3
         (tool,) = project.generated("anthropic/tools.json")
         assert tool["input_examples"] == [{"query": "y", "limit": 3}]
+
+
+def test_check_says_when_fail_on_fails_it(project: Project, run) -> None:
+    """Up to date, but failing on warnings: the last line says why it exits 1, compiled or
+    answered from the cache, and JSON and GitHub say it too."""
+    project.write("src/tools.py", tool_source(params="query: str, labels: dict[str, int]"))
+    assert run("build", cwd=project.root).code == 0
+    plain = run("check", cwd=project.root)
+    assert plain.code == 0
+    assert plain.out.splitlines()[-1] == "toolgen: 1 tool; generated is up to date"
+    assert "failing" not in plain.out
+    for extra in ((), ("--no-cache",)):
+        result = run("check", "--fail-on", "warning", *extra, cwd=project.root)
+        assert result.code == 1
+        assert result.out.splitlines()[-2:] == [
+            "toolgen: 1 tool; generated is up to date",
+            "toolgen: failing: 1 warning at or above --fail-on warning",
+        ], result.out
+    info = run("check", "--fail-on", "info", cwd=project.root).out
+    assert info.splitlines()[-1] == "toolgen: failing: 1 warning at or above --fail-on info"
+    data = run("check", "--fail-on", "warning", "--format", "json", cwd=project.root).json()
+    assert (data["fail_on"], data["failing"]) == ("warning", {"warning": 1})
+    data = run("check", "--format", "json", cwd=project.root).json()
+    assert (data["fail_on"], data["failing"]) == ("error", {})
+    github = run("check", "--fail-on", "warning", "--format", "github", cwd=project.root)
+    assert github.out.splitlines()[-1] == (
+        "::error title=toolgen --fail-on::failing: 1 warning at or above --fail-on warning"
+    )
+    assert "::error" not in run("check", "--format", "github", cwd=project.root).out

@@ -447,7 +447,7 @@ def test_other_toolgen_code_misses(shop: Project, run, monkeypatch: pytest.Monke
     from toolgen import cache
 
     assert run("build", cwd=shop.root).code == 0
-    assert "1 files written" not in run("build", cwd=shop.root).out
+    assert "1 file written" not in run("build", cwd=shop.root).out
     key = cache.config_key(load_config(None, cwd=shop.root))
     monkeypatch.setattr(cache, "code_fingerprint", lambda: "other code")
     assert cache.config_key(load_config(None, cwd=shop.root)) != key

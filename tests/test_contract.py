@@ -32,7 +32,7 @@ LINT_CASES = [
         "TG902",
         tool_source().replace(" Use it for product questions.", ""),
         "5:1",
-        "description has 1 sentence(s)",
+        "description has 1 sentence; 2-5 tell a model enough",
     ),
     (
         "TG903",
@@ -255,3 +255,30 @@ def test_description_budget(project: Project, run) -> None:
     assert "TG930 [warning] tool lookup: description has 63 characters, over the budget" in (
         result.out
     )
+
+
+@pytest.mark.parametrize(
+    ("config", "where"),
+    [
+        ('[tool.toolgen.rules]\nTG904 = "off"\nTG101 = "off"\n', "pyproject.toml:6:1"),
+        ('rules = {TG904 = "off", TG102 = "off"}\n', "pyproject.toml:4:25"),
+        ('rules.TG102 = "warning"\n', "pyproject.toml:4:7"),
+        ('[tool.toolgen.rules]\n"TG403" = "error"\n', "pyproject.toml:5:1"),
+    ],
+)
+def test_a_fixed_rule_cannot_be_configured(project: Project, run, config: str, where: str) -> None:  # type: ignore[no-untyped-def]
+    """A syntax error or a duplicate name turned off would be accepted and do nothing, or
+    silently drop a tool: the configuration is refused, at the line that sets it."""
+    result = _build(project, run, tool_source(), config)
+    assert result.code == 2, result.out
+    code = next(c for c in ("TG101", "TG102", "TG403") if c in config)
+    assert f"{where}: TG002 [error] [tool.toolgen] rules: {code} (" in result.out
+    assert "cannot be configured: its level is fixed at error (see `toolgen rules`)" in result.out
+    assert not project.out.exists()
+
+
+def test_a_duplicate_tool_name_is_never_dropped_silently(project: Project, run) -> None:  # type: ignore[no-untyped-def]
+    project.write("src/other.py", tool_source())  # found first: src/tools.py has the duplicate
+    result = _build(project, run, tool_source().replace("@tool\n", "@tool  # toolgen: ignore\n"))
+    assert result.code == 1
+    assert "src/tools.py:5:1: TG102 [error] tool name `lookup` is already used" in result.out

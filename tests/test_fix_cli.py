@@ -14,7 +14,7 @@ def test_check_mode_exits_1_and_writes_nothing(project: Project, run) -> None:
     before = path.read_text()
     result = run("fix", "--check", cwd=project.root)
     assert result.code == 1
-    assert "toolgen: 1 of 1 files would fix" in result.out
+    assert "toolgen: 1 of 1 file would be fixed" in result.out
     assert "src/tools.py:" in result.out and "TG802 [warning]" in result.out
     assert path.read_text() == before
 

@@ -41,7 +41,7 @@ def test_fresh_folder_init_then_build_and_check_pass(folder: Path, run) -> None:
     assert build.code == 0, build.out
     # compiles cleanly: the summary line and not a single diagnostic
     assert build.out.splitlines() == [
-        "toolgen: 1 tools; 9 files written, 0 removed, 0 unchanged in generated"
+        "toolgen: 1 tool; 9 files written, 0 removed, 0 unchanged in generated"
     ]
     descriptor = json.loads((folder / "generated/descriptors/greet_user.json").read_text())
     assert descriptor["conformance_level"] == 3

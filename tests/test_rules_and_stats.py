@@ -56,3 +56,47 @@ def test_catalog_budget_is_a_warning(project: Project, run) -> None:
     assert build.code == 0
     assert "TG931 [warning] anthropic catalog is about" in build.out
     assert "over the budget of 10 tokens" in run("stats", cwd=project.root).out
+
+
+def test_stats_top_takes_a_positive_number(project: Project, run) -> None:  # type: ignore[no-untyped-def]
+    project.write("src/a.py", tool_source(name="small"))
+    project.write("src/b.py", tool_source(name="bigger", params="query: str, limit: int = 5"))
+    for bad in ("0", "-1", "x"):
+        result = run("stats", "--top", bad, cwd=project.root)
+        assert result.code == 2, bad
+        assert "argument --top: must be a whole number of 1 or more" in result.err
+        assert result.out == ""
+    text = run("stats", "--top", "9", cwd=project.root).out  # 10 rows: 2 tools, 5 payloads
+    assert "... 1 more row (--top N)" in text
+    assert "more row" not in run("stats", "--top", "10", cwd=project.root).out
+
+
+def test_fixed_rules_are_marked_and_cover_every_fatal_code(run) -> None:  # type: ignore[no-untyped-def]
+    from toolgen.cli import FATAL_CODES
+    from toolgen.policy import UNSUPPRESSIBLE
+
+    fixed = {code for code, rule in RULES.items() if not rule.configurable}
+    assert FATAL_CODES | {"TG102"} <= fixed
+    assert fixed == UNSUPPRESSIBLE
+    text = run("rules", cwd=REPO).out
+    assert "TG102  error    two tools have the same name (level fixed)" in text
+    assert "TG301  error    parameter has no entry in the docstring's Args section\n" in text
+    rows = {r["code"]: r for r in run("rules", "--format", "json", cwd=REPO).json()["rules"]}
+    assert {code for code, r in rows.items() if not r["configurable"]} == fixed
+    assert "## TG101 (error, level fixed)" in run("rules", "--format", "markdown", cwd=REPO).out
+
+
+def test_counts_of_one_are_singular(project: Project, run) -> None:  # type: ignore[no-untyped-def]
+    project.write(
+        "pyproject.toml",
+        '[tool.toolgen]\nsources = ["src"]\nmin_level = 0\nbudget_catalog_tokens = 1\n',
+    )
+    project.write("src/a.py", tool_source().replace(" Use it for product questions.", ""))
+    build = run("build", cwd=project.root)
+    assert "over the budget of 1 token\n" in build.out
+    assert "TG902 [warning] tool lookup: description has 1 sentence; 2-5 tell" in build.out
+    assert "toolgen: 1 tool; 9 files written, 0 removed, 0 unchanged in generated" in build.out
+    (project.out / "docs" / "tools.md").unlink()
+    build = run("build", cwd=project.root)
+    assert "toolgen: 1 tool; 1 file written, 0 removed, 8 unchanged" in build.out
+    assert run("check", cwd=project.root).out.endswith("toolgen: 1 tool; generated is up to date\n")

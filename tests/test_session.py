@@ -114,7 +114,7 @@ def test_a_generated_file_edited_behind_the_sessions_back_is_seen(
     assert code == 1
     assert "generated/descriptors/search.json: changed" in out
     code, out = _build(session, project)
-    assert (code, "1 files written") == (0, out.split("; ")[1].split(",")[0])
+    assert (code, "1 file written") == (0, out.split("; ")[1].split(",")[0])
     assert '"search"' in target.read_text()
 
 

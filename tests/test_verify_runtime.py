@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from conftest import Project, tool_source
+from toolgen.diagnostics import Diagnostic, Location
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -67,3 +72,56 @@ def test_every_zoo_handler_verifies(run) -> None:
     assert [line for line in result.out.splitlines() if "TG702" in line] == [
         line for line in result.out.splitlines() if "nested_tool: not verified" in line
     ]
+
+
+SETTINGS = """
+from pydantic import BaseModel
+
+class Settings(BaseModel):
+    port: int
+
+SETTINGS = Settings(port="not a number")  # fails at import, with pydantic's multi-line text
+"""
+
+TEXT_LINE = re.compile(r"^[^:\n]+:\d+:\d+: TG\d{3} \[(error|warning|info)\] \S.*$")
+
+
+def test_a_multi_line_message_is_one_line_in_text_and_kept_in_json(
+    project: Project, run: Any
+) -> None:
+    """pydantic's error text (line breaks, indentation, a URL on a line of its own) in TG702:
+    one `path:line:col: CODE [level] message` line in the text format, escaped in the
+    GitHub format, as it is in JSON."""
+    project.write("src/tools.py", SETTINGS + "\n\n" + tool_source())
+    assert run("build", cwd=project.root).code == 0
+    text = run("check", "--verify-runtime", cwd=project.root)
+    assert text.code == 0, text.out
+    lines = text.out.splitlines()
+    assert lines[-1].startswith("toolgen: 1 tool; ")
+    assert all(TEXT_LINE.match(line) for line in lines[:-1]), text.out
+    (unverified,) = [line for line in lines if "TG702" in line]
+    assert "1 validation error for Settings port Input should be a valid integer" in unverified
+    assert " For further information visit https://errors.pydantic.dev/" in unverified
+    data = run("check", "--verify-runtime", "--format", "json", cwd=project.root).json()
+    (row,) = [d for d in data["diagnostics"] if d["code"] == "TG702"]
+    assert "\n" in row["message"]
+    assert " ".join(row["message"].split()) in unverified
+    github = run("check", "--verify-runtime", "--format", "github", cwd=project.root)
+    (annotation,) = [line for line in github.out.splitlines() if "TG702" in line]
+    assert "Settings%0Aport%0A" in annotation
+
+
+@pytest.mark.parametrize(
+    ("message", "shown"),
+    [
+        ("plain  text, spaces kept", "plain  text, spaces kept"),
+        ("first\nsecond", "first second"),
+        ("a:\n\n    b\r\n  c\n", "a: b c"),
+        ("\u2028x\x0by\u2029", "x y"),
+    ],
+)
+def test_text_lines_collapse_line_breaks(message: str, shown: str) -> None:
+    diagnostic = Diagnostic("TG702", message, Location("a.py", 2, 3))
+    assert diagnostic.format_text() == f"a.py:2:3: TG702 [warning] {shown}"
+    assert diagnostic.to_dict()["message"] == message
+    assert "\n" not in diagnostic.format_github()

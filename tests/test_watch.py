@@ -147,7 +147,7 @@ def test_a_module_imported_from_outside_the_sources_is_watched(
     text = stream.getvalue()
     assert "toolgen: watching src, pyproject.toml, models.py (Ctrl-C" in text
     assert "toolgen: watching src, pyproject.toml, other.py (Ctrl-C" in text
-    assert text.count(" tools; ") == 3, text  # one build each: first, models.py, tools.py
+    assert text.count(" 1 tool; ") == 3, text  # one build each: first, models.py, tools.py
 
 
 def test_an_imported_module_is_watched_when_the_first_build_is_answered_from_the_stamp(

@@ -24,9 +24,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeGuard
 
-from toolgen.diagnostics import Diagnostic, Level, Location, UserError
+from toolgen.config import relative_display
+from toolgen.diagnostics import Diagnostic, Level, Location, UserError, plural
 
-#: rule id -> (level, TG code). The rule id is what users write in `breaking_ignore`.
+#: rule id -> (level, TG code). Users write either in `breaking_ignore` (see `rule_id`).
 BREAKING_RULES: dict[str, tuple[Level, str]] = {
     "tool-removed": (Level.ERROR, "TG950"),
     "tool-removed-deprecated": (Level.INFO, "TG951"),
@@ -58,6 +59,15 @@ BREAKING_RULES: dict[str, tuple[Level, str]] = {
     "docs-changed": (Level.INFO, "TG977"),
 }
 
+_RULE_IDS = {code: rule for rule, (_, code) in BREAKING_RULES.items()}
+
+
+def rule_id(name: str) -> str | None:
+    """The rule id a `breaking_ignore` entry's `rule` names, by id (`tool-removed`) or by TG
+    code (`TG950`, as docs/rules.md lists it); None for no breaking rule."""
+    return name if name in BREAKING_RULES else _RULE_IDS.get(name)
+
+
 RISK_ORDER = ["low", "medium", "high", "critical", "forbidden"]
 BOUNDS_UPPER = ("maximum", "exclusiveMaximum", "maxLength", "maxItems", "maxProperties")
 BOUNDS_LOWER = ("minimum", "exclusiveMinimum", "minLength", "minItems", "minProperties")
@@ -81,32 +91,69 @@ class Ignore:
 
 
 # -- reading the baseline ---------------------------------------------------------------------
-def _git(args: list[str], cwd: Path) -> str:
+class Baseline(dict[str, dict[str, Any]]):
+    """The descriptors checked in at a ref, by tool name; `paths`: where each tool's
+    descriptor is in the working tree's out folder (`path:1:1`, shown as other paths are), the
+    location of a finding that has no handler to point at (a removed tool)."""
+
+    def __init__(
+        self, descriptors: dict[str, dict[str, Any]], paths: dict[str, Location] | None = None
+    ) -> None:
+        super().__init__(descriptors)
+        self.paths: dict[str, Location] = dict(paths or {})
+
+
+def _run_git(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
     try:
-        done = subprocess.run(
+        return subprocess.run(
             ["git", *args], cwd=cwd, capture_output=True, text=True, check=False, timeout=60
         )
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise UserError(Diagnostic("TG010", f"cannot run git: {exc}")) from None
+
+
+def _git(args: list[str], cwd: Path) -> str:
+    done = _run_git(args, cwd)
     if done.returncode != 0:
-        raise UserError(Diagnostic("TG010", f"git {' '.join(args)}: {done.stderr.strip()}"))
+        why = done.stderr.strip() or f"exit status {done.returncode}"
+        raise UserError(Diagnostic("TG010", f"git {' '.join(args)}: {why}"))
     return done.stdout
 
 
-def baseline(out: Path, ref: str) -> dict[str, dict[str, Any]]:
+def _no_commit(top: Path, ref: str) -> Diagnostic | None:
+    """TG010 when `ref` names no commit in the repository at `top` (None when it does), with
+    what to do: in a shallow clone, fetch it."""
+    if not ref.startswith("-"):  # never an option to git; no ref name starts with "-"
+        done = _run_git(["rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"], top)
+        if done.returncode == 0 and done.stdout.strip():
+            return None
+    shallow = _run_git(["rev-parse", "--is-shallow-repository"], top).stdout.strip() == "true"
+    hint = (
+        "this clone is shallow and may not have it: fetch it first (`git fetch --depth=1 "
+        "origin BRANCH`, then `--against origin/BRANCH`; `git fetch --deepen=N` for older "
+        "commits)"
+        if shallow
+        else "check the name, or fetch it first"
+    )
+    message = f"--against {ref}: no such commit or ref {ref!r} in this repository; {hint}"
+    return Diagnostic("TG010", message)
+
+
+def baseline(out: Path, ref: str) -> Baseline:
     """The descriptors checked in at `ref`, by tool name."""
     top = Path(
         _git(["rev-parse", "--show-toplevel"], out.parent if not out.exists() else out).strip()
     )
-    if not _git(["rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"], top).strip():
-        raise UserError(Diagnostic("TG010", f"no commit {ref!r} (in a shallow clone, fetch it)"))
+    missing = _no_commit(top, ref)
+    if missing:
+        raise UserError(missing)
     folder = (out / "descriptors").resolve().relative_to(top.resolve()).as_posix()
     names = (
         _git(["ls-tree", "--name-only", f"{ref}:{folder}"], top).split()
         if _exists(top, ref, folder)
         else []
     )
-    found: dict[str, dict[str, Any]] = {}
+    found = Baseline({})
     problems: list[Diagnostic] = []
     for name in names:
         if name.endswith(".json"):
@@ -124,7 +171,9 @@ def baseline(out: Path, ref: str) -> dict[str, dict[str, Any]]:
             if problem:
                 problems.append(_unreadable(where, problem))
                 continue
-            found[data.get("name", name[:-5])] = data
+            tool = data.get("name", name[:-5])
+            found[tool] = data
+            found.paths[tool] = Location(relative_display(out / "descriptors" / name, Path.cwd()))
     if problems:
         raise UserError(*problems)
     return found
@@ -613,12 +662,21 @@ def findings_to_diagnostics(
     locations: dict[str, Location],
 ) -> list[Diagnostic]:
     """Levels from the rule table, softened by a major version bump; ignores applied;
-    `breaking-without-major-bump` added where errors remain with the same major version."""
+    `breaking-without-major-bump` added where errors remain with the same major version.
+    Each is located at its tool's handler (`locations`), else, for a tool with none (one
+    removed), at its descriptor in the out folder (`old.paths` of a `Baseline`)."""
+    fallback = old.paths if isinstance(old, Baseline) else {}
+
+    def where(tool: str) -> Location | None:
+        return locations.get(tool) or fallback.get(tool)
+
     diagnostics: list[Diagnostic] = []
     errors_by_tool: dict[str, int] = {}
     for f in findings:
         if any(
-            i.rule == f.rule and i.tool == f.tool and (i.pointer or "/") == (f.pointer or "/")
+            rule_id(i.rule) == f.rule
+            and i.tool == f.tool
+            and (i.pointer or "/") == (f.pointer or "/")
             for i in ignores
         ):  # the pointer as printed: "/" for the whole tool
             continue
@@ -632,13 +690,13 @@ def findings_to_diagnostics(
         if level is Level.ERROR:
             errors_by_tool[f.tool] = errors_by_tool.get(f.tool, 0) + 1
         message = f"{f.rule} tool={f.tool} {f.pointer or '/'}: {f.message}"
-        diagnostics.append(Diagnostic(code, message, locations.get(f.tool), level))
+        diagnostics.append(Diagnostic(code, message, where(f.tool), level))
     for tool, count in sorted(errors_by_tool.items()):
         if tool in new:
             _, code = BREAKING_RULES["breaking-without-major-bump"]
             message = (
-                f"breaking-without-major-bump tool={tool} /version: {count} breaking change(s) "
-                "without a major version bump"
+                f"breaking-without-major-bump tool={tool} /version: "
+                f"{plural(count, 'breaking change')} without a major version bump"
             )
-            diagnostics.append(Diagnostic(code, message, locations.get(tool)))
+            diagnostics.append(Diagnostic(code, message, where(tool)))
     return diagnostics

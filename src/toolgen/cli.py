@@ -28,6 +28,7 @@ from toolgen.diagnostics import (
     UserError,
     format_lines,
     has_errors,
+    plural,
     sort_diagnostics,
 )
 from toolgen.stamp import record, replay
@@ -43,6 +44,17 @@ if TYPE_CHECKING:
 #: Codes that mean the run could not look at the project properly: exit 2, not 1.
 FATAL_CODES = frozenset({"TG001", "TG002", "TG003", "TG004", "TG005", "TG008", "TG010", "TG101"})
 FIX_HINT = "run `toolgen build` to update the generated files"
+
+
+def _positive_int(text: str) -> int:
+    """An argparse type: a whole number of 1 or more (anything else is a usage error)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a whole number of 1 or more, not {text!r}")
+    return value
 
 
 @functools.cache  # a process that answers many commands (`toolgen.server`) makes it once
@@ -168,7 +180,13 @@ def _parser() -> argparse.ArgumentParser:
         "stats", help="payload size per tool and platform, largest first, and catalog totals"
     )
     common(stats)
-    stats.add_argument("--top", type=int, default=20, metavar="N", help="rows to show (20)")
+    stats.add_argument(
+        "--top",
+        type=_positive_int,
+        default=20,
+        metavar="N",
+        help="rows to show in the text format, largest first: 1 or more (default: 20)",
+    )
     init = commands.add_parser(
         "init", help="add a [tool.toolgen] table and an example tool to an existing project"
     )
@@ -431,7 +449,7 @@ def _build_report(
             print("toolgen: errors found; nothing was written", file=stream)
         elif not args.quiet:
             print(
-                f"toolgen: {tools} tools; {len(report.written)} files "
+                f"toolgen: {plural(tools, 'tool')}; {plural(len(report.written), 'file')} "
                 f"written, {len(report.removed)} removed, {report.unchanged} unchanged "
                 f"in {config.display(config.out)}",
                 file=stream,
@@ -451,10 +469,13 @@ def cmd_check(args: argparse.Namespace, stream: TextIO) -> int:
         assert folder is not None
         lines = outcome.lines.get(args.format, "")  # none for JSON: the rows say it
         rows = outcome.rows if args.format == "json" else []
-        clean = _Checked(rows, lines, outcome.tools, Drift(), blocked=False, errors=False)
+        threshold = Level(args.fail_on)
+        code = _status({(c, Level(level)) for c, level in outcome.found}, threshold)
+        # only a failing run needs the count (the rows are JSON text until asked for)
+        failing = _failing([row["level"] for row in outcome.rows], threshold) if code else {}
+        clean = _Checked(rows, lines, outcome.tools, Drift(), False, False, failing)
         text = io.StringIO()
         _check_report(args, text, config, clean)
-        code = _status({(c, Level(level)) for c, level in outcome.found}, Level(args.fail_on))
         return _replayed(args, stream, config, (folder, key, outcome), text.getvalue(), code)
 
     from toolgen.output import compare, unified_diff
@@ -498,10 +519,25 @@ def cmd_check(args: argparse.Namespace, stream: TextIO) -> int:
         drift,
         blocked,
         has_errors(found),
+        _failing([d.severity.value for d in found], Level(args.fail_on)),
         lambda path: unified_diff(config.out, path, result.files[path]),
     )
     _check_report(args, stream, config, checked)
     return status
+
+
+def _failing(levels: Sequence[str], threshold: Level) -> dict[str, int]:
+    """How many of these diagnostic `levels` are at or above `threshold` (`--fail-on`), by
+    level, worst first; levels with none left out."""
+    counts = {level.value: levels.count(level.value) for level in Level}
+    return {k: n for k, n in counts.items() if n and Level(k).rank >= threshold.rank}
+
+
+def _failing_message(failing: dict[str, int], fail_on: str) -> str:
+    """`failing: 1 error, 3 warnings at or above --fail-on warning`."""
+    nouns = {"error": "errors", "warning": "warnings", "info": "info"}
+    found = ", ".join(plural(n, level, nouns[level]) for level, n in failing.items())
+    return f"failing: {found} at or above --fail-on {fail_on}"
 
 
 @dataclass
@@ -514,6 +550,7 @@ class _Checked:
     drift: Drift
     blocked: bool  # the handlers have errors: nothing was compared
     errors: bool  # error-level diagnostics (contract problems)
+    failing: dict[str, int]  # diagnostics at or above --fail-on, by level (`_failing`)
     diff: Callable[[str], str] | None = None  # a changed file's unified diff
 
 
@@ -528,6 +565,8 @@ def _check_report(
             "diagnostics": checked.rows,
             "tools": checked.tools,
             "drift": {kind: [f"{out_shown}/{p}" for p in paths] for kind, paths in kinds},
+            "fail_on": args.fail_on,
+            "failing": checked.failing,
         }
         _print_json(payload, stream)
         return
@@ -550,9 +589,16 @@ def _check_report(
         elif checked.errors:
             print("toolgen: contract problems found (see above)", file=stream)
         elif drift.clean:
-            print(f"toolgen: {checked.tools} tools; {out_shown} is up to date", file=stream)
+            tools = plural(checked.tools, "tool")
+            print(f"toolgen: {tools}; {out_shown} is up to date", file=stream)
         else:
             print(f"toolgen: {out_shown} is out of date; {FIX_HINT}", file=stream)
+    if checked.failing and not checked.blocked:  # the exit code's reason, last
+        message = _failing_message(checked.failing, args.fail_on)
+        if args.format == "github":
+            print(f"::error title=toolgen --fail-on::{message}", file=stream)
+        else:
+            print(f"toolgen: {message}", file=stream)
 
 
 def cmd_fix(args: argparse.Namespace, stream: TextIO) -> int:
@@ -575,8 +621,9 @@ def cmd_fix(args: argparse.Namespace, stream: TextIO) -> int:
         if mode == "diff":
             stream.write(report.diff)
         if args.format == "text":
-            verb = {"write": "fixed", "diff": "would fix", "check": "would fix"}[mode]
-            print(f"toolgen: {len(report.changed)} of {report.files} files {verb}", file=stream)
+            verb = {"write": "fixed", "diff": "would be fixed", "check": "would be fixed"}[mode]
+            files = plural(report.files, "file")
+            print(f"toolgen: {len(report.changed)} of {files} {verb}", file=stream)
     if any(d.code == "TG804" for d in report.diagnostics):
         return 2
     return 1 if mode == "check" and report.changed else 0
@@ -624,13 +671,20 @@ def cmd_rules(args: argparse.Namespace, stream: TextIO) -> int:
         stream.write(rules_markdown())
     elif args.format == "json":
         rows = [
-            {"code": r.code, "level": r.level.value, "summary": r.summary, "help": r.help}
+            {
+                "code": r.code,
+                "level": r.level.value,
+                "configurable": r.configurable,
+                "summary": r.summary,
+                "help": r.help,
+            }
             for r in RULES.values()
         ]
         _print_json({"rules": rows}, stream)
     else:
         for rule in RULES.values():
-            print(f"{rule.code}  {rule.level.value:<7}  {rule.summary}", file=stream)
+            fixed = "" if rule.configurable else " (level fixed)"
+            print(f"{rule.code}  {rule.level.value:<7}  {rule.summary}{fixed}", file=stream)
     return 0
 
 
@@ -658,10 +712,10 @@ def cmd_stats(args: argparse.Namespace, stream: TextIO) -> int:
         return 0
     _print_diagnostics(budgets, args.format, stream)
     print(f"{'tool':<32} {'platform':<17} {'chars':>7} {'~tokens':>8}", file=stream)
-    for size in sizes[: max(args.top, 0)]:
+    for size in sizes[: args.top]:
         print(f"{size.tool:<32} {size.platform:<17} {size.chars:>7} {size.tokens:>8}", file=stream)
     if len(sizes) > args.top:
-        print(f"... {len(sizes) - args.top} more rows (--top N)", file=stream)
+        print(f"... {plural(len(sizes) - args.top, 'more row')} (--top N)", file=stream)
     print(file=stream)
     print(f"{'catalog':<50} {'chars':>7} {'~tokens':>8}", file=stream)
     for platform, (chars, tokens) in totals.items():

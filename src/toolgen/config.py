@@ -62,7 +62,8 @@ class Config:
     budget_description_chars: int | None = None
     budget_catalog_tokens: int | None = None
     render: RenderOptions = field(default_factory=RenderOptions)
-    #: `[[tool.toolgen.breaking_ignore]]` entries: (rule, tool, pointer, reason)
+    #: `[[tool.toolgen.breaking_ignore]]` entries: (rule id, tool, pointer, reason); a rule
+    #: named by its TG code is given here by its id
     breaking_ignore: tuple[tuple[str, str, str, str], ...] = ()
     #: Each path of `sources` and `out` as given (joined to the folder it is relative to),
     #: with what it resolved to: a changed symlink changes the configuration.
@@ -176,6 +177,92 @@ def project_root(config_file: Path) -> Path:
     return config_file.parent
 
 
+_IGNORE_HEADER = re.compile(
+    r"""^\s*\[\[?\s*tool\s*\.\s*toolgen\s*\.\s*("breaking_ignore"|breaking_ignore)\s*\]"""
+)
+
+
+def _ignore_headers(lines: list[str]) -> list[tuple[int, int]]:
+    """(line, column) of each `[[tool.toolgen.breaking_ignore]]` header (or of a
+    `[tool.toolgen.breaking_ignore]` one), in order."""
+    return [
+        (number, len(line) - len(line.lstrip()) + 1)
+        for number, line in enumerate(lines, 1)
+        if _IGNORE_HEADER.match(line)
+    ]
+
+
+def _key_in_table(lines: list[str], header: int, key: str) -> tuple[int, int]:
+    """(line, column) of `key = ...` in the table whose header is on line `header`; the
+    header's own when the table does not set it on a line of its own."""
+    pattern = re.compile(rf"""^\s*("{re.escape(key)}"|'{re.escape(key)}'|{re.escape(key)})\s*=""")
+    for number in range(header + 1, len(lines) + 1):
+        line = lines[number - 1]
+        if line.lstrip().startswith("["):  # the next table
+            break
+        if pattern.match(line):
+            return number, len(line) - len(line.lstrip()) + 1
+    first = lines[header - 1]
+    return header, len(first) - len(first.lstrip()) + 1
+
+
+def _ignore_entry(entry: Any, prefix: str) -> tuple[str, str, str, str] | list[tuple[str, str]]:
+    """A `breaking_ignore` entry as (rule id, tool, pointer, reason), its `rule` named by id or
+    by TG code; else its problems, as (the key to locate it at, or "" for the entry; message
+    beginning with `prefix`)."""
+    keys = ("rule", "tool", "pointer", "reason")
+    needs = "each entry needs exactly rule, tool, pointer and reason strings"
+    if not isinstance(entry, dict):
+        return [("", f"{prefix}not a table; {needs}")]
+    problems = [
+        (key, f"{prefix}unknown key {key!r}; {needs}") for key in sorted(set(entry) - set(keys))
+    ]
+    missing = [k for k in keys if k not in entry]
+    if missing:
+        problems.append(("", f"{prefix}missing {', '.join(missing)}; {needs}"))
+    problems += [
+        (key, f"{prefix}{key} must be a string")
+        for key in keys
+        if key in entry and not isinstance(entry[key], str)
+    ]
+    if problems:
+        return problems
+    from toolgen.breaking import rule_id  # only for an entry: a `build` never needs it
+
+    rule = rule_id(entry["rule"])
+    if rule is None:
+        why = (
+            f"unknown rule {entry['rule']!r} (a breaking rule id such as tool-removed, or its "
+            "code, TG950-TG977; see `toolgen rules`)"
+        )
+        return [("rule", prefix + why)]
+    if not entry["reason"].strip():
+        return [
+            ("reason", f"{prefix}the entry for {entry['rule']} on {entry['tool']} needs a reason")
+        ]
+    return (rule, entry["tool"], entry["pointer"], entry["reason"])
+
+
+_RULES_HEADER = re.compile(r"""^\s*\[\s*tool\s*\.\s*toolgen\s*\.\s*("rules"|rules)\s*\]""")
+
+
+def _rule_at(lines: list[str], code: str) -> tuple[int, int] | None:
+    """(line, column) where `code` is given a level: its key in `[tool.toolgen.rules]`, or
+    its place in `rules = {...}` (or `rules.CODE = ...`); None when it is not found."""
+    name = re.escape(code)
+    key = re.compile(rf"""^\s*("{name}"|'{name}'|{name})\s*=""")
+    inline = re.compile(r"""^\s*("rules"|'rules'|rules)\s*[.=]""")
+    in_rules = False
+    for number, line in enumerate(lines, 1):
+        if line.lstrip().startswith("["):
+            in_rules = bool(_RULES_HEADER.match(line))
+        elif in_rules and key.match(line):
+            return number, len(line) - len(line.lstrip()) + 1
+        elif inline.match(line) and code in line:
+            return number, line.index(code) + 1
+    return None
+
+
 def _check(
     table: dict[str, Any],
     config_file: Path,
@@ -233,11 +320,21 @@ def _check(
     else:
         for code, level in values["rules"].items():
             if code not in RULES:
-                bad("rules", f"unknown rule {code!r} (see `toolgen rules`)")
+                why = f"unknown rule {code!r} (see `toolgen rules`)"
+            elif not RULES[code].configurable:
+                rule = RULES[code]
+                why = (
+                    f"{code} ({rule.summary}) cannot be configured: its level is fixed at "
+                    f"{rule.level.value} (see `toolgen rules`)"
+                )
             elif level not in RULE_LEVELS:
-                bad("rules", f"{code}: level must be one of {', '.join(RULE_LEVELS)}")
+                why = f"{code}: level must be one of {', '.join(RULE_LEVELS)}"
             else:
                 rule_levels[code] = level
+                continue
+            at = _rule_at(lines, code)  # the code's own line, rather than the table's
+            rule_at = Location(shown, *at) if at else where("rules")
+            problems.append(Diagnostic("TG002", f"[tool.toolgen] rules: {why}", rule_at))
     budgets: dict[str, int | None] = {}
     for key in ("budget_description_chars", "budget_catalog_tokens"):
         value = values[key]
@@ -255,23 +352,37 @@ def _check(
             bad(key, f"must be one of {', '.join(allowed)}")
     ignores: list[tuple[str, str, str, str]] = []
     entries = values["breaking_ignore"]
+    headers = _ignore_headers(lines)
     if not isinstance(entries, list):
-        bad("breaking_ignore", "must be an array of tables with rule, tool, pointer and reason")
-        entries = []
-    for entry in entries:
-        keys = ("rule", "tool", "pointer", "reason")
-        if (
-            not isinstance(entry, dict)
-            or set(entry) != set(keys)
-            or not all(isinstance(entry[k], str) for k in keys)
-        ):
-            bad(
-                "breaking_ignore", "each entry needs exactly rule, tool, pointer and reason strings"
+        problems.append(
+            Diagnostic(
+                "TG002",
+                "[tool.toolgen] breaking_ignore: must be an array of tables "
+                "([[tool.toolgen.breaking_ignore]]) with rule, tool, pointer and reason",
+                Location(shown, *headers[0]) if headers else where("breaking_ignore"),
             )
-        elif not entry["reason"].strip():
-            bad("breaking_ignore", f"entry for {entry['rule']} on {entry['tool']} needs a reason")
-        else:
-            ignores.append((entry["rule"], entry["tool"], entry["pointer"], entry["reason"]))
+        )
+        entries = []
+    for number, entry in enumerate(entries, 1):
+        # each entry at its `[[tool.toolgen.breaking_ignore]]` line (a key at its own line);
+        # the entries of an inline array at the `breaking_ignore =` line (an unknown rule at
+        # the first place below it that quotes it)
+        header = headers[number - 1] if len(headers) == len(entries) else None
+        checked = _ignore_entry(entry, f"[tool.toolgen] breaking_ignore: entry {number}: ")
+        for key, why in checked if isinstance(checked, list) else []:
+            if header is not None:
+                place = Location(shown, *(_key_in_table(lines, header[0], key) if key else header))
+            else:
+                place = where("breaking_ignore")
+                quoted = (f'"{entry["rule"]}"', f"'{entry['rule']}'") if key == "rule" else ()
+                for n, line in enumerate(lines[place.line - 1 :], place.line):
+                    col = max(line.find(q) for q in quoted) if quoted else -1
+                    if col >= 0:
+                        place = Location(shown, n, col + 2)  # the rule itself, inside its quotes
+                        break
+            problems.append(Diagnostic("TG002", why, place))
+        if isinstance(checked, tuple):
+            ignores.append(checked)
     style = values["docstring_style"]
     if style not in DOCSTRING_STYLES:
         bad("docstring_style", f"must be one of {', '.join(DOCSTRING_STYLES)}")

@@ -1,8 +1,9 @@
 """Diagnostics as data: a stable rule code, a level, a message and a source location.
 
 Every problem toolgen finds in user input becomes a `Diagnostic`; nothing in the pipeline prints
-or exits. The CLI formats them (`format_text`, `format_github`, `to_json`) and turns their levels
-into an exit code.
+or exits. The CLI formats them (`format_text`, `format_github`, `to_dict`) and turns their levels
+into an exit code. Each is one line in the text format (line breaks in a message become spaces)
+and in the GitHub format (line breaks escaped as `%0A`); JSON keeps the message as it is.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import functools
 from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import Any, Final, Literal
 
 
 class Level(StrEnum):
@@ -32,48 +33,60 @@ class Rule:
     level: Level
     summary: str
     help: str = ""  # why it matters and how to fix it: the rule's docs entry
+    #: False for a rule marked FIXED: `[tool.toolgen.rules]` cannot change its level (TG002)
+    #: and `# toolgen: ignore` does not silence it.
+    configurable: bool = True
 
 
-def _rules(*rows: tuple[str, Level, str, str]) -> dict[str, Rule]:
-    return {code: Rule(code, level, summary, help) for code, level, summary, help in rows}
+#: The mark of a rule whose level is fixed: one that stops the run (exit 2), one that no
+#: configuration reaches (`init`, `fix`), or one whose problem the compiler answers the same
+#: way at any level (leaving a tool out, or renaming it), so a lower level would only hide that.
+FIXED: Final = "fixed"
+
+_Row = tuple[str, Level, str, str] | tuple[str, Level, str, str, Literal["fixed"]]
+
+
+def _rules(*rows: _Row) -> dict[str, Rule]:
+    return {row[0]: Rule(*row[:4], configurable=len(row) == 4) for row in rows}
 
 
 E, W, I = Level.ERROR, Level.WARNING, Level.INFO  # noqa: E741
 
 #: Every rule toolgen can report, by stable code. Codes are never reused. `toolgen rules`
-#: lists them; docs/rules.md is generated from this table.
+#: lists them; docs/rules.md is generated from this table. A row that ends with FIXED is a
+#: rule whose level cannot be configured.
 RULES: dict[str, Rule] = _rules(
     # TG0xx: configuration, command line and files
     ("TG001", E, "configuration file missing, unreadable or without a [tool.toolgen] table",
-     "Add a [tool.toolgen] table to pyproject.toml, or pass --config FILE."),
+     "Add a [tool.toolgen] table to pyproject.toml, or pass --config FILE.", FIXED),
     ("TG002", E, "invalid configuration value",
-     "The message names the key and the values it accepts; see the README's Configuration."),
+     "The message names the key and the values it accepts; see the README's Configuration.", FIXED),
     ("TG003", E, "a configured source path does not exist",
-     "Fix the path in `sources`; relative paths resolve against the config file's folder."),
+     "Fix the path in `sources`; relative paths resolve against the config file's folder.", FIXED),
     ("TG004", E, "output folder resolves outside the project",
-     "`out` must be a folder inside the project, so that a build never writes elsewhere."),
+     "`out` must be a folder inside the project, so that a build never writes elsewhere.", FIXED),
     ("TG005", E, "source file cannot be read or decoded",
-     "Source files must be readable UTF-8."),
+     "Source files must be readable UTF-8.", FIXED),
     ("TG006", E, "`toolgen init` cannot set up the project",
      "The message says why (no such folder, pyproject.toml unreadable or not valid TOML, "
      "--sources empty, outside the project or not a folder, a write that failed) and what was "
-     "written before; pyproject.toml is written last, so it is unchanged."),
+     "written before; pyproject.toml is written last, so it is unchanged.", FIXED),
     ("TG007", E, "text with a lone surrogate, which no UTF-8 file can hold",
      "A string escape such as \\ud83d is half of a UTF-16 pair, and Python does not join "
-     "\\ud83d\\ude00: write the character itself or \\U0001f600."),
+     "\\ud83d\\ude00: write the character itself or \\U0001f600.", FIXED),
     ("TG008", E, "a generated file cannot be written",
      "A file stands where `out` needs a folder (or a folder where it needs a file), or the "
-     "folder cannot be written: the message names the path. Nothing in `out` was changed."),
+     "folder cannot be written: the message names the path. Nothing in `out` was changed.", FIXED),
     ("TG010", E, "the git baseline for --against cannot be read",
      "Run inside a git work tree and name a commit that exists here (fetch it in a shallow "
-     "clone) whose descriptors are valid (no conflict markers, known values)."),
+     "clone) whose descriptors are valid (no conflict markers, known values).", FIXED),
     # TG1xx: discovery
     ("TG101", E, "syntax error in a source file",
-     "toolgen parses every source file; fix the syntax error at the location shown."),
+     "toolgen parses every source file; fix the syntax error at the location shown.", FIXED),
     ("TG102", E, "two tools have the same name",
-     "Tool names are unique per catalog: rename one handler or pass `name=` to its marker."),
+     "Tool names are unique per catalog: rename one handler or pass `name=` to its marker.", FIXED),
     ("TG103", E, "tool name is not valid on every platform",
-     "Names must match ^[A-Za-z_][A-Za-z0-9_]{0,63}$ to be accepted by every platform."),
+     "Names must match ^[A-Za-z_][A-Za-z0-9_]{0,63}$ to be accepted by every platform.", FIXED),
     ("TG104", W, "no tool handlers found in the configured sources",
      "Check `sources` and `markers`: handlers need a marker the configuration names."),
     # TG2xx: signatures and types
@@ -116,7 +129,7 @@ RULES: dict[str, Rule] = _rules(
     ("TG402", E, "unknown decorator argument",
      "The message lists the arguments @tool accepts."),
     ("TG403", E, "invalid decorator argument value",
-     "The message says which value is expected."),
+     "The message says which value is expected.", FIXED),
     ("TG404", E, "contradictory safety settings",
      "A critical or forbidden tool cannot be autonomous; a tool that needs confirmation is not "
      "autonomous without it. Remove the contradiction or lower the risk."),
@@ -158,7 +171,7 @@ RULES: dict[str, Rule] = _rules(
     ("TG802", W, "fix: parameter needs a description; placeholder inserted",
      "Replace the placeholder with a real description."),
     ("TG803", I, "fix: docstring entry removed or reordered", "The entries follow the signature."),
-    ("TG804", E, "fix: file not changed: syntax error", "Fix the syntax error first."),
+    ("TG804", E, "fix: file not changed: syntax error", "Fix the syntax error first.", FIXED),
     # TG9xx: lint: conformance and good practice
     ("TG901", W, "tool name is not snake_case",
      "Canonical names are snake_case (lower case, digits, underscores)."),
@@ -299,7 +312,7 @@ class Diagnostic:
     @functools.cached_property
     def _text(self) -> str:
         where = f"{self.location}: " if self.location else ""
-        return f"{where}{self.code} [{self.severity.value}] {self.message}"
+        return f"{where}{self.code} [{self.severity.value}] {one_line(self.message)}"
 
     @functools.cached_property
     def _github(self) -> str:
@@ -322,6 +335,22 @@ class Diagnostic:
             "line": loc.line if loc else None,
             "col": loc.col if loc else None,
         }
+
+
+def one_line(message: str) -> str:
+    """`message` on one line, for the text format: each line break, with the whitespace
+    around it, becomes one space (a message may quote a multi-line error, e.g. pydantic's in
+    TG702). A message without line breaks is returned unchanged."""
+    lines = message.splitlines()
+    if lines == [message]:
+        return message
+    return " ".join(part for part in (line.strip() for line in lines) if part)
+
+
+def plural(count: int, noun: str, nouns: str = "") -> str:
+    """`1 tool`, `3 tools`: `count` and the noun in the number it needs (`nouns`: the plural,
+    when it is not the noun with an `s`)."""
+    return f"{count} {noun if count == 1 else nouns or noun + 's'}"
 
 
 def format_lines(diagnostics: Iterable[Diagnostic], fmt: str) -> str:

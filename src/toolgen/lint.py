@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from toolgen.descriptor import ToolDescriptor
+from toolgen.diagnostics import plural
 from toolgen.schema_ops import accepts_null
 
 Finding = tuple[str, str, ast.AST | None]  # code, message, where (None: the handler)
@@ -54,7 +55,8 @@ def name_snake_case(tool: ToolDescriptor, ctx: LintContext) -> Iterator[Finding]
 def description_sentences(tool: ToolDescriptor, ctx: LintContext) -> Iterator[Finding]:
     count = _sentences(tool.description)
     if not 2 <= count <= 5:
-        yield "TG902", f"description has {count} sentence(s); 2-5 tell a model enough", None
+        sentences = plural(count, "sentence")
+        yield "TG902", f"description has {sentences}; 2-5 tell a model enough", None
 
 
 def description_length(tool: ToolDescriptor, ctx: LintContext) -> Iterator[Finding]:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from toolgen.compiler import compile_project
 from toolgen.config import Config
 from toolgen.descriptor import ToolDescriptor
-from toolgen.diagnostics import Diagnostic, Location, sort_diagnostics
+from toolgen.diagnostics import Diagnostic, Location, plural, sort_diagnostics
 from toolgen.discover import Listing
 from toolgen.index import Dependencies
 from toolgen.render.project import RenderMemo, ToolRender, render_project, render_tool
@@ -74,7 +74,7 @@ def catalog_budget(files: dict[str, bytes], budget: int) -> list[Diagnostic]:
         Diagnostic(
             "TG931",
             f"{platform} catalog is about {tokens} tokens ({chars} characters), over the budget "
-            f"of {budget} tokens",
+            f"of {plural(budget, 'token')}",
         )
         for platform, (chars, tokens) in totals.items()
         if tokens > budget

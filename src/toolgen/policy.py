@@ -5,7 +5,9 @@
   is reported on that line; on a handler's decorator or `def` line it suppresses it for the
   whole handler.
 
-Configuration, parse and I/O problems (TG0xx, TG101) cannot be suppressed.
+Rules whose level is fixed (`Rule.configurable` false: configuration, parse and I/O problems,
+and those the compiler answers by leaving a tool out, such as TG102) cannot be suppressed; the
+configuration refuses a level for them (TG002).
 """
 
 from __future__ import annotations
@@ -15,9 +17,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from toolgen.diagnostics import Diagnostic, Level
+from toolgen.diagnostics import RULES, Diagnostic, Level
 
-UNSUPPRESSIBLE = frozenset({"TG001", "TG002", "TG003", "TG004", "TG005", "TG010", "TG101"})
+UNSUPPRESSIBLE = frozenset(code for code, rule in RULES.items() if not rule.configurable)
 _IGNORE = re.compile(r"#\s*toolgen:\s*ignore(?:\[([A-Za-z0-9_,\s]*)\])?")
 
 #: `None` in a code set: every rule.
