@@ -663,6 +663,28 @@ def test_ignore_entry_names_its_rule_by_id_or_by_code(
     assert _breaking_lines(result.out) == []
 
 
+def test_configured_levels_apply_to_breaking_rules(repo: Project, run: RunCLI) -> None:
+    """`[tool.toolgen.rules]` sets a breaking rule's level like any other's: input-param-removed
+    (TG954) down to a warning lets `check` pass (and leaves no error to ask a major bump for),
+    docs-changed (TG977) off is not reported at all."""
+    rules = '[tool.toolgen.rules]\nTG954 = "warning"\nTG977 = "off"\n'
+    repo.write("pyproject.toml", TABLE + rules)
+    summary = "Search the whole catalog. Use it for product questions."  # docs-changed
+    result = _change(repo, run, params=REMOVED[0], docs=REMOVED[1], summary=summary)
+    assert result.code == 0, result.out
+    (line,) = _breaking_lines(result.out)
+    assert "TG954 [warning] input-param-removed tool=search /properties/limit" in line
+    assert run("check", "--against", "HEAD", "--fail-on", "warning", cwd=repo.root).code == 1
+    repo.write("pyproject.toml", TABLE)  # the table's levels again: an error, and no bump
+    result = run("check", "--against", "HEAD", cwd=repo.root)
+    assert result.code == 1, result.out
+    assert [line.split(" tool=")[0] for line in _breaking_lines(result.out)] == [
+        f"src/tools.py:{_def_line(repo)}:1: TG954 [error] input-param-removed",
+        f"src/tools.py:{_def_line(repo)}:1: TG975 [error] breaking-without-major-bump",
+        f"src/tools.py:{_def_line(repo)}:1: TG977 [info] docs-changed",
+    ]
+
+
 def test_ignore_entry_by_code_for_a_removed_tool(repo: Project, run: RunCLI) -> None:
     repo.write(
         "pyproject.toml",

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from conftest import Project, tool_source
+from conftest import CONFIG, Project, tool_source
 from toolgen.diagnostics import Diagnostic, Location
 
 REPO = Path(__file__).resolve().parent.parent
@@ -63,6 +63,12 @@ def test_a_handler_that_fails_to_import_is_a_warning(project: Project, run) -> N
     assert "TG702 [warning] tool lookup: not verified at run time (ModuleNotFoundError" in (
         result.out
     )
+    for level, shown in (("error", "TG702 [error] tool lookup: not verified"), ("off", "")):
+        project.write("pyproject.toml", f'{CONFIG}\n[tool.toolgen.rules]\nTG702 = "{level}"\n')
+        assert run("build", cwd=project.root).code == 0
+        result = run("check", "--verify-runtime", cwd=project.root)
+        assert result.code == (1 if shown else 0), result.out  # the configured level holds
+        assert ("TG702" in result.out) == bool(shown) and shown in result.out
 
 
 def test_every_zoo_handler_verifies(run) -> None:

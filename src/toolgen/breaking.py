@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeGuard
@@ -660,9 +661,11 @@ def findings_to_diagnostics(
     new: dict[str, dict[str, Any]],
     ignores: list[Ignore],
     locations: dict[str, Location],
+    levels: Mapping[str, Level | None] | None = None,
 ) -> list[Diagnostic]:
-    """Levels from the rule table, softened by a major version bump; ignores applied;
-    `breaking-without-major-bump` added where errors remain with the same major version.
+    """Levels from the rule table, or from the configuration's `levels` by code (None: off),
+    softened by a major version bump; ignores applied; `breaking-without-major-bump` added
+    where errors remain with the same major version.
     Each is located at its tool's handler (`locations`), else, for a tool with none (one
     removed), at its descriptor in the out folder (`old.paths` of a `Baseline`)."""
     fallback = old.paths if isinstance(old, Baseline) else {}
@@ -670,6 +673,7 @@ def findings_to_diagnostics(
     def where(tool: str) -> Location | None:
         return locations.get(tool) or fallback.get(tool)
 
+    levels = levels or {}
     diagnostics: list[Diagnostic] = []
     errors_by_tool: dict[str, int] = {}
     for f in findings:
@@ -680,7 +684,9 @@ def findings_to_diagnostics(
             for i in ignores
         ):  # the pointer as printed: "/" for the whole tool
             continue
-        level, code = BREAKING_RULES[f.rule]
+        level, code = _level(f.rule, levels)
+        if level is None:
+            continue
         before, after = (
             _version(old.get(f.tool, {}).get("version")),
             _version(new.get(f.tool, {}).get("version")),
@@ -691,12 +697,19 @@ def findings_to_diagnostics(
             errors_by_tool[f.tool] = errors_by_tool.get(f.tool, 0) + 1
         message = f"{f.rule} tool={f.tool} {f.pointer or '/'}: {f.message}"
         diagnostics.append(Diagnostic(code, message, where(f.tool), level))
+    level, code = _level("breaking-without-major-bump", levels)
     for tool, count in sorted(errors_by_tool.items()):
-        if tool in new:
-            _, code = BREAKING_RULES["breaking-without-major-bump"]
+        if tool in new and level is not None:
             message = (
                 f"breaking-without-major-bump tool={tool} /version: "
                 f"{plural(count, 'breaking change')} without a major version bump"
             )
-            diagnostics.append(Diagnostic(code, message, where(tool)))
+            diagnostics.append(Diagnostic(code, message, where(tool), level))
     return diagnostics
+
+
+def _level(rule: str, levels: Mapping[str, Level | None]) -> tuple[Level | None, str]:
+    """The level of breaking `rule` (the configuration's, by its code, else the table's) and
+    its code."""
+    level, code = BREAKING_RULES[rule]
+    return levels.get(code, level), code

@@ -492,14 +492,16 @@ def cmd_check(args: argparse.Namespace, stream: TextIO) -> int:
         old = baseline(config.out, args.against)
         new = {d.name: d.to_json_dict() for d in result.descriptors}
         ignores = [Ignore(*entry) for entry in config.breaking_ignore]
+        levels = config.policy().levels
         found = findings_to_diagnostics(
-            compare_contracts(old, new), old, new, ignores, result.locations
+            compare_contracts(old, new), old, new, ignores, result.locations, levels
         )
         result.diagnostics = sort_diagnostics([*result.diagnostics, *found])
     if args.verify_runtime and not blocked:
         from toolgen.runtime import verify_runtime
 
         found = verify_runtime(config, result.descriptors, result.locations, result.search_roots)
+        found = config.policy().apply(found)  # the configured levels of TG7xx
         result.diagnostics = sort_diagnostics([*result.diagnostics, *found])
     status = _exit_for(result.diagnostics, Level(args.fail_on))
     blocked = blocked or status == 2
