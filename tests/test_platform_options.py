@@ -71,6 +71,27 @@ def test_anthropic_strict_moves_unsupported_constraints_into_words(project: Proj
     assert schema["$defs"]["Page"]["additionalProperties"] is False
 
 
+def test_anthropic_strict_words_count_one_and_many() -> None:
+    from toolgen.render.anthropic import strict_subset
+
+    schema = {
+        "type": "object",
+        "properties": {
+            "code": {"type": "string", "minLength": 1, "maxLength": 8},
+            "tags": {"type": "array", "minItems": 1, "maxItems": 1, "uniqueItems": False},
+            "pair": {"type": "array", "minItems": 2, "maxItems": 3},
+            "meta": {"type": "object", "minProperties": 1, "maxProperties": 2},
+        },
+    }
+    words = {name: p.get("description") for name, p in strict_subset(schema)["properties"].items()}
+    assert words == {
+        "code": "At least 1 character. At most 8 characters.",
+        "tags": "At most 1 item.",  # minItems 1 and uniqueItems false are in the subset
+        "pair": "At least 2 items. At most 3 items.",
+        "meta": "At least 1 entry. At most 2 entries.",
+    }
+
+
 def test_anthropic_strict_refuses_recursion(project: Project, run) -> None:
     source = tool_source(params="root: Node", imports=NODE)
     out = _build(project, run, "anthropic_strict = true\n", source)

@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from toolgen.descriptor import ToolDescriptor
+from toolgen.diagnostics import plural
 from toolgen.render.options import RenderOptions
 from toolgen.schema_ops import is_recursive
 from toolgen.validate import schema_errors
@@ -26,19 +27,21 @@ MAX_STRICT_TOOLS = 20
 MAX_OPTIONAL_PARAMS = 24
 MAX_UNION_PARAMS = 16
 
-#: Keywords the strict subset does not support, and how to say them in words.
-IN_WORDS = {
-    "minimum": "Must be at least {}.",
-    "exclusiveMinimum": "Must be greater than {}.",
-    "maximum": "Must be at most {}.",
-    "exclusiveMaximum": "Must be less than {}.",
-    "multipleOf": "Must be a multiple of {}.",
-    "minLength": "At least {} characters.",
-    "maxLength": "At most {} characters.",
-    "maxItems": "At most {} items.",
-    "uniqueItems": "Items must be unique.",
-    "minProperties": "At least {} entries.",
-    "maxProperties": "At most {} entries.",
+#: Keywords the strict subset does not support, and how to say them in words: the sentence,
+#: and the noun counted by the value, one and many (None: the value as it is).
+IN_WORDS: dict[str, tuple[str, tuple[str, str] | None]] = {
+    "minimum": ("Must be at least {}.", None),
+    "exclusiveMinimum": ("Must be greater than {}.", None),
+    "maximum": ("Must be at most {}.", None),
+    "exclusiveMaximum": ("Must be less than {}.", None),
+    "multipleOf": ("Must be a multiple of {}.", None),
+    "minLength": ("At least {}.", ("character", "characters")),
+    "maxLength": ("At most {}.", ("character", "characters")),
+    "minItems": ("At least {}.", ("item", "items")),  # only past 1: 0 and 1 are in the subset
+    "maxItems": ("At most {}.", ("item", "items")),
+    "uniqueItems": ("Items must be unique.", None),
+    "minProperties": ("At least {}.", ("entry", "entries")),
+    "maxProperties": ("At most {}.", ("entry", "entries")),
 }
 
 
@@ -90,6 +93,11 @@ def request_limits(tools: list[ToolDescriptor], report: Any, options: RenderOpti
             report("TG604", tools[0], f"Anthropic: {count} {what} in one request (limit {limit})")
 
 
+def _in_subset(key: str, value: Any) -> bool:
+    """The strict subset takes this keyword with this value (so: no words for it)."""
+    return (key == "uniqueItems" and value is False) or (key == "minItems" and value in (0, 1))
+
+
 def strict_subset(schema: Any) -> Any:
     """`schema` without what the strict subset rejects; those constraints become words."""
     if isinstance(schema, list):
@@ -99,10 +107,10 @@ def strict_subset(schema: Any) -> Any:
     out: dict[str, Any] = {}
     words: list[str] = []
     for key, value in schema.items():
-        if key in IN_WORDS and not (key == "uniqueItems" and value is False):
-            words.append(IN_WORDS[key].format(value))
-        elif key == "minItems" and value not in (0, 1):
-            words.append(f"At least {value} items.")
+        if key in IN_WORDS and not _in_subset(key, value):
+            sentence, noun = IN_WORDS[key]
+            counted = plural(value, *noun) if noun else value
+            words.append(sentence.format(counted))
         elif key in ("properties", "$defs"):
             out[key] = {name: strict_subset(sub) for name, sub in value.items()}
         elif key in ("items", "anyOf", "allOf", "prefixItems", "additionalProperties"):
