@@ -356,3 +356,22 @@ def test_check_says_when_fail_on_fails_it(project: Project, run) -> None:
         "::error title=toolgen --fail-on::failing: 1 warning at or above --fail-on warning"
     )
     assert "::error" not in run("check", "--format", "github", cwd=project.root).out
+
+
+def test_handlers_in_a_module_python_cannot_import_are_a_warning(project: Project, run) -> None:
+    project.write("src/my-tools.py", tool_source(name="first"))
+    for package in ("src/pkg/__init__.py", "src/pkg/class/__init__.py"):
+        project.write(package, "")
+    project.write("src/pkg/class/tools.py", tool_source(name="second"))  # `class`: a keyword
+    project.write("src/notes-1.py", "X = 1\n")  # no handler: nothing to import, no warning
+    project.write("src/ok_tools.py", tool_source(name="third"))
+    result = run("build", cwd=project.root)
+    assert result.code == 0, result.out
+    found = [line for line in result.out.splitlines() if "TG105" in line]
+    assert found == [
+        "src/my-tools.py:1:1: TG105 [warning] module `my-tools` cannot be imported by that name "
+        "(every part must be a Python identifier): rename the file or folder",
+        "src/pkg/class/tools.py:1:1: TG105 [warning] module `pkg.class.tools` cannot be "
+        "imported by that name (every part must be a Python identifier): rename the file or folder",
+    ]
+    assert project.descriptor("first")["source"]["module"] == "my-tools"  # built all the same

@@ -7,6 +7,7 @@ them, and returns descriptors plus diagnostics. Writing files is `toolgen.output
 from __future__ import annotations
 
 import ast
+import keyword
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -163,12 +164,26 @@ def compile_file(
                 unit.diagnostics.extend(problems)
                 if descriptor is not None:
                     unit.tools.append((descriptor, module.location(node)))
+    if unit.tools and not importable(file.module):
+        unit.diagnostics.append(
+            Diagnostic(
+                "TG105",
+                f"module `{file.module}` cannot be imported by that name (every part must be a "
+                "Python identifier): rename the file or folder",
+                Location(unit.shown, 1, 1),
+            )
+        )
     unit.dependencies = index.dependencies(touched)
     unit.diagnostics.extend(unit.dependencies.problems)
     shared.update(touched - {file.module})
     if file.module not in shared:  # no other file has used it so far: free its syntax tree
         index.release(file.module)
     return unit
+
+
+def importable(module: str) -> bool:
+    """Whether `import module` can name it: dotted Python identifiers, none a keyword."""
+    return all(part.isidentifier() and not keyword.iskeyword(part) for part in module.split("."))
 
 
 def compile_handler(

@@ -89,6 +89,9 @@ RULES: dict[str, Rule] = _rules(
      "Names must match ^[A-Za-z_][A-Za-z0-9_]{0,63}$ to be accepted by every platform.", FIXED),
     ("TG104", W, "no tool handlers found in the configured sources",
      "Check `sources` and `markers`: handlers need a marker the configuration names."),
+    ("TG105", W, "handlers in a module that Python cannot import by its name",
+     "A file or folder name such as `my-tools.py` is no module name: `toolgen serve`, "
+     "`--verify-runtime` and your own code cannot import the handlers. Rename it (my_tools.py)."),
     # TG2xx: signatures and types
     ("TG201", E, "annotation names something that cannot be resolved statically",
      "Import the name in the handler's module (an `if TYPE_CHECKING:` import is enough), or use "
