@@ -36,6 +36,41 @@ def test_syntax_error_is_located_and_exits_2(built: Project, run) -> None:
     assert "TG101 [error] cannot parse" in out
 
 
+@pytest.mark.parametrize(
+    ("extra", "problem"),
+    [
+        ('{"enum": 7}', "/enum: 7 is not of type 'array'"),
+        ('{"properties": []}', "/properties: [] is not of type 'object'"),
+        ('{"type": 5}', "/type: 5 is not valid under any of the given schemas"),
+        ('{"$ref": 12}', "/$ref: 12 is not of type 'string'"),
+        ('{"required": "x"}', "/required: 'x' is not of type 'array'"),
+    ],
+)
+def test_json_schema_extra_that_is_no_schema(built: Project, run, extra: str, problem: str) -> None:
+    """What json_schema_extra adds goes into the schema as it is: it must be a JSON Schema."""
+    field = f"Annotated[str, Field(json_schema_extra={extra})]"
+    imports = "from typing import Annotated\nfrom pydantic import Field"
+    built.write("src/bad.py", tool_source(params=f"query: {field}", imports=imports))
+    _fails(
+        built,
+        run,
+        1,
+        f"src/bad.py:6:40: TG208 [error] json_schema_extra is not a valid JSON Schema: {problem}",
+    )
+    model = (
+        "from pydantic import BaseModel, ConfigDict\n\n\n"
+        f"class Page(BaseModel):\n    model_config = ConfigDict(json_schema_extra={extra})\n"
+        "    size: int = 1\n"
+    )
+    built.write("src/bad.py", tool_source(params="page: Page", imports=model))
+    _fails(
+        built,
+        run,
+        1,
+        f"src/bad.py:5:1: TG208 [error] json_schema_extra is not a valid JSON Schema: {problem}",
+    )
+
+
 def test_unresolvable_annotation(built: Project, run) -> None:
     built.write("src/bad.py", tool_source(params="query: str, page: Paging"))
     _fails(built, run, 1, "src/bad.py:5:30: TG201 [error] cannot resolve `Paging` in module bad")

@@ -109,6 +109,9 @@ RULES: dict[str, Rule] = _rules(
      "Use a literal default (or None) and compute the real default inside the handler."),
     ("TG207", W, "return type not annotated; returns schema left open",
      "Annotate the return type so the contract says what a caller gets back."),
+    ("TG208", E, "json_schema_extra does not make a valid JSON Schema",
+     "What json_schema_extra adds goes into the schema as it is: its keywords must have the "
+     "values JSON Schema 2020-12 allows (`enum` a list, `type` a type name, ...)."),
     # TG3xx: docstrings
     ("TG301", E, "parameter has no entry in the docstring's Args section",
      "Describe every parameter in `Args:` (or Field(description=...)); `toolgen fix` adds the "

@@ -26,3 +26,10 @@ def schema_errors(schema: dict[str, Any], instance: Any) -> list[SchemaError]:
         pointer = "/" + "/".join(str(p) for p in error.absolute_path)
         found.append(SchemaError(pointer, str(error.validator), error.message))
     return found
+
+
+def schema_problems(schema: Any) -> list[SchemaError]:
+    """Each way `schema` is no JSON Schema (2020-12, checked against its metaschema)."""
+    from jsonschema import Draft202012Validator
+
+    return schema_errors(Draft202012Validator.META_SCHEMA, schema)

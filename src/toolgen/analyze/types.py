@@ -544,6 +544,7 @@ class SchemaBuilder:
             elif kw.arg == "json_schema_extra":
                 if not isinstance(value, dict):
                     raise self.problem("TG205", "json_schema_extra must be a dict", kw, module)
+                self._check_extra(value, kw, module)
                 spec.extra.update(value)
             else:
                 spec.constrain(kw.arg, value)
@@ -1013,8 +1014,19 @@ class SchemaBuilder:
         if extra in ("forbid", "allow"):
             out["additionalProperties"] = extra == "allow"
         if isinstance(config.get("json_schema_extra"), dict):
+            if symbol.node is not None and symbol.module is not None:  # a project model's
+                self._check_extra(config["json_schema_extra"], symbol.node, symbol.module)
             out.update(drop_titles(config["json_schema_extra"]))
         return out
+
+    def _check_extra(self, extra: dict[str, Any], node: ast.AST, module: Module) -> None:
+        """TG208 when what `json_schema_extra` adds is no JSON Schema (it goes in as it is)."""
+        from toolgen.validate import schema_problems
+
+        problems = schema_problems(extra)
+        if problems:
+            message = f"json_schema_extra is not a valid JSON Schema: {problems[0]}"
+            raise self.problem("TG208", message, node, module)
 
     def _is_pydantic_dataclass(self, symbol: Symbol) -> bool:
         node, module = symbol.node, symbol.module
