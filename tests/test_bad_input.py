@@ -71,6 +71,39 @@ def test_json_schema_extra_that_is_no_schema(built: Project, run, extra: str, pr
     )
 
 
+@pytest.mark.parametrize(
+    ("annotation", "imports", "problem"),
+    [
+        (
+            'Annotated[str, Field(pattern="[")]',
+            "Field",
+            "constraint `pattern='['`: is not a regular",
+        ),
+        ("Annotated[str, Field(max_length=-1)]", "Field", "`max_length=-1`: must be a whole"),
+        ('Annotated[str, Field(min_length="x")]', "Field", "`min_length='x'`: must be a whole"),
+        ('Annotated[int, Field(ge="a")]', "Field", "`ge='a'`: must be a finite number"),
+        (
+            "Annotated[int, Field(multiple_of=0)]",
+            "Field",
+            "`multiple_of=0`: must be greater than 0",
+        ),
+        ("Annotated[int, Field(lt=True)]", "Field", "`lt=True`: must be a finite number"),
+        ("Annotated[str, MinLen(-2)]", "MinLen", "`min_length=-2`: must be a whole number"),
+        ("Annotated[int, Interval(gt='x')]", "Interval", "`gt='x'`: must be a finite number"),
+        ('constr(pattern="(")', "constr", "constraint `pattern='('`: is not a regular expression"),
+        ("conint(multiple_of=-1)", "conint", "`multiple_of=-1`: must be greater than 0"),
+    ],
+)
+def test_constraint_values_a_schema_cannot_take(
+    built: Project, run, annotation: str, imports: str, problem: str
+) -> None:
+    source = {"MinLen": "annotated_types", "Interval": "annotated_types"}.get(imports, "pydantic")
+    header = f"from typing import Annotated\nfrom {source} import {imports}"
+    built.write("src/bad.py", tool_source(params=f"value: {annotation}", imports=header))
+    out = _fails(built, run, 1, "TG209 [error] ")
+    assert problem in out
+
+
 def test_unresolvable_annotation(built: Project, run) -> None:
     built.write("src/bad.py", tool_source(params="query: str, page: Paging"))
     _fails(built, run, 1, "src/bad.py:5:30: TG201 [error] cannot resolve `Paging` in module bad")

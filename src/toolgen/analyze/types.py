@@ -12,6 +12,8 @@ carrying a located diagnostic; the caller records it and moves on to the next pa
 from __future__ import annotations
 
 import ast
+import math
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -365,6 +367,8 @@ class SchemaBuilder:
             del constraints["min_length"]  # conlist/conset: pydantic shows no minItems of 0
         if "pattern" in constraints and not isinstance(constraints["pattern"], str):
             raise self.problem("TG205", "constr(pattern=...) must be a string", call, module)
+        for key, value in constraints.items():
+            self._check_constraint(key, value, keywords[key], module)
         return schema, [("constraint", key, value) for key, value in constraints.items()]
 
     def field_schema(
@@ -467,6 +471,7 @@ class SchemaBuilder:
             return self.field_call(node, module)
         if path in ANNOTATED_TYPES and len(node.args) == 1:
             value = self._literal(node.args[0], module)
+            self._check_constraint(ANNOTATED_TYPES[path], value, node.args[0], module)
             return FieldSpec().constrain(ANNOTATED_TYPES[path], value)
         if path in ("annotated_types.Len", "annotated_types.Interval"):
             names = (
@@ -483,6 +488,7 @@ class SchemaBuilder:
                 del constraints["min_length"]
             spec = FieldSpec()
             for key, value in constraints.items():
+                self._check_constraint(key, value, bound[key], module)
                 spec.constrain(key, value)
             return spec
         if path == "pydantic.WithJsonSchema" and node.args:
@@ -547,6 +553,7 @@ class SchemaBuilder:
                 self._check_extra(value, kw, module)
                 spec.extra.update(value)
             else:
+                self._check_constraint(kw.arg, value, kw.value, module)
                 spec.constrain(kw.arg, value)
         return spec
 
@@ -1019,6 +1026,13 @@ class SchemaBuilder:
             out.update(drop_titles(config["json_schema_extra"]))
         return out
 
+    def _check_constraint(self, key: str, value: Any, node: ast.AST, module: Module) -> None:
+        """TG209 when a constraint's value is not one its JSON Schema keyword takes (so that
+        pydantic would refuse it, or the schema would be invalid)."""
+        why = constraint_problem(key, value)
+        if why:
+            raise self.problem("TG209", f"constraint `{key}={value!r}`: {why}", node, module)
+
     def _check_extra(self, extra: dict[str, Any], node: ast.AST, module: Module) -> None:
         """TG208 when what `json_schema_extra` adds is no JSON Schema (it goes in as it is)."""
         from toolgen.validate import schema_problems
@@ -1225,6 +1239,29 @@ class SchemaBuilder:
 
     def problem(self, code: str, message: str, node: ast.AST, module: Module) -> TypeProblem:
         return TypeProblem(Diagnostic(code, message, module.location(node)))
+
+
+def constraint_problem(key: str, value: Any) -> str | None:
+    """Why `value` is no value for constraint `key` (None: it is one): bounds are finite
+    numbers, `multiple_of` one above 0, lengths whole numbers from 0, a pattern a regular
+    expression that compiles."""
+    number = isinstance(value, int | float) and not isinstance(value, bool)
+    if key in NUMERIC_CONSTRAINTS:
+        if not number or not math.isfinite(value):
+            return "must be a finite number"
+        if key == "multiple_of" and value <= 0:
+            return "must be greater than 0"
+    elif key in ("min_length", "max_length"):
+        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            return "must be a whole number, 0 or more"
+    elif key == "pattern":
+        if not isinstance(value, str):
+            return "must be a string"
+        try:
+            re.compile(value)
+        except re.error as exc:
+            return f"is not a regular expression ({exc})"
+    return None
 
 
 def _applies(key: str, kind: Any) -> bool:
