@@ -375,3 +375,13 @@ def test_handlers_in_a_module_python_cannot_import_are_a_warning(project: Projec
         "imported by that name (every part must be a Python identifier): rename the file or folder",
     ]
     assert project.descriptor("first")["source"]["module"] == "my-tools"  # built all the same
+
+
+def test_field_default_ellipsis_means_required_as_in_pydantic(project: Project, run) -> None:
+    imports = "from typing import Annotated\nfrom pydantic import Field"
+    params = "query: Annotated[str, Field(default=...)], page: Annotated[int, Field(..., ge=1)]"
+    project.write("src/tools.py", tool_source(params=params, imports=imports))
+    assert run("build", cwd=project.root).code == 0
+    parameters = project.descriptor("lookup")["parameters"]
+    assert parameters["required"] == ["query", "page"]
+    assert "default" not in parameters["properties"]["query"]

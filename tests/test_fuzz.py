@@ -528,6 +528,71 @@ def test_hostile_decorator_arguments(decorator: str) -> None:
     assert_diagnostics_only({"src/hostile.py": source}, config=CONFIG + ALL_MARKERS)
 
 
+# -- hostile field metadata ----------------------------------------------------------------------
+FIELD_KEYS = st.sampled_from(
+    ["gt", "ge", "lt", "le", "multiple_of", "min_length", "max_length", "pattern", "default",
+     "description", "examples", "title", "alias", "json_schema_extra", "strict", "deprecated",
+     "max_digits", "frozen", "colour"]
+)  # fmt: skip
+TYPES = st.sampled_from(["str", "int", "float", "list[int]", "dict[str, int]", "int | None", "x"])
+SCHEMAISH = st.dictionaries(  # json_schema_extra's own shape: keywords with any value
+    st.sampled_from(["type", "enum", "properties", "required", "items", "$ref", "anyOf",
+                     "minimum", "pattern", "format", "const", "title", "x-any"]),
+    JSONISH,
+    max_size=3,
+)  # fmt: skip
+
+
+@st.composite
+def field_metadata(draw: st.DrawFn) -> str:
+    """An `Annotated` parameter type with hostile metadata: `Field(...)`, annotated-types'
+    constraints, or a `con*` type, each argument any literal or expression."""
+
+    def value() -> str:
+        return draw(st.one_of(JSONISH.map(repr), EXPRESSIONS, SCHEMAISH.map(repr)))
+
+    kind = draw(st.sampled_from(["Field", "Field", "annotated", "con"]))
+    if kind == "con":
+        call = draw(st.sampled_from(["constr", "conint", "confloat", "conlist"]))
+        item = "int, " if call == "conlist" else ""
+        keywords = ", ".join(
+            f"{draw(FIELD_KEYS)}={value()}" for _ in range(draw(st.integers(0, 3)))
+        )
+        return f"{call}({item}{keywords})"
+    if kind == "annotated":
+        call = draw(
+            st.sampled_from(
+                ["Gt", "Ge", "Lt", "Le", "MultipleOf", "MinLen", "MaxLen", "Len", "Interval"]
+            )
+        )
+        arguments = ", ".join(value() for _ in range(draw(st.integers(0, 2))))
+        return f"Annotated[{draw(TYPES)}, {call}({arguments})]"
+    keywords = ", ".join(f"{draw(FIELD_KEYS)}={value()}" for _ in range(draw(st.integers(1, 4))))
+    return f"Annotated[{draw(TYPES)}, Field({keywords})]"
+
+
+FIELD_IMPORTS = (
+    "from typing import Annotated\n"
+    "from annotated_types import Ge, Gt, Interval, Le, Len, Lt, MaxLen, MinLen, MultipleOf\n"
+    "from pydantic import Field, confloat, conint, conlist, constr"
+)
+
+
+@fuzz(120)
+@given(field_metadata())
+@example('Annotated[str, Field(pattern="[")]')
+@example("Annotated[int, Field(json_schema_extra={'enum': 7})]")
+@example("Annotated[dict[str, int], Field(json_schema_extra={'properties': []})]")
+@example("Annotated[int, Field(multiple_of=0, ge='a')]")
+@example("Annotated[str, Len(-1, 'x')]")
+@example('constr(pattern="(", min_length=-1)')
+@example("Annotated[str, Field(default=...)]")  # required, as `Field(...)`
+@example("Annotated[str, Field(description={'type': None}, examples=1)]")
+def test_hostile_field_metadata(annotation: str) -> None:
+    source = tool_source(params=f"value: {annotation}", imports=FIELD_IMPORTS)
+    assert_diagnostics_only({"src/hostile.py": source})
+
+
 # -- a 5 MB module ------------------------------------------------------------------------------
 def test_a_five_megabyte_module_builds() -> None:
     """A generated module of ~5 MB: 400 handlers, each with a 12 kB docstring paragraph."""

@@ -106,8 +106,8 @@ def jsonable(value: Any) -> Any:
         return {_json_key(k): jsonable(v) for k, v in value.items()}
     if isinstance(value, bytes):
         return value.decode("utf-8", "replace")
-    if isinstance(value, complex):
-        raise ValueError("complex numbers have no JSON form")
+    if isinstance(value, complex) or value is Ellipsis:
+        raise ValueError(f"{value!r} has no JSON form")
     if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
         raise ValueError("non-finite floats have no JSON form")
     return value

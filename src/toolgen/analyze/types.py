@@ -217,6 +217,14 @@ ANNOTATED_TYPES = {
 }
 
 NUMERIC_CONSTRAINTS = {**BOUND_KEYWORDS, "multiple_of": "multipleOf"}
+#: `Field()` arguments whose value must be of a kind (as pydantic types them), and its name.
+FIELD_VALUE_KINDS: dict[str, tuple[type | tuple[type, ...], str]] = {
+    "description": (str, "a string"),
+    "examples": (list, "a list"),
+    "alias": (str, "a string"),
+    "deprecated": ((bool, str), "a boolean or a string"),
+    "json_schema_extra": (dict, "a dict"),
+}
 LENGTH_KEYS = {
     "string": ("minLength", "maxLength"),
     "array": ("minItems", "maxItems"),
@@ -508,10 +516,8 @@ class SchemaBuilder:
 
     def field_call(self, call: ast.Call, module: Module) -> FieldSpec:
         spec = FieldSpec()
-        if call.args:
-            first = call.args[0]
-            if not (isinstance(first, ast.Constant) and first.value is Ellipsis):
-                spec.default = self._literal(first, module)
+        if call.args and not _is_ellipsis(call.args[0]):
+            spec.default = self._literal(call.args[0], module)
         for kw in call.keywords:
             if kw.arg is None or kw.arg not in FIELD_KEYWORDS:
                 name = "**" if kw.arg is None else kw.arg
@@ -519,6 +525,8 @@ class SchemaBuilder:
             if kw.arg == "default_factory":
                 spec.has_factory = True
                 continue
+            if kw.arg == "default" and _is_ellipsis(kw.value):
+                continue  # `Field(default=...)`, like `Field(...)`: required
             if kw.arg in {
                 "title",
                 "strict",
@@ -537,6 +545,10 @@ class SchemaBuilder:
             }:
                 continue  # no effect on the validation schema toolgen renders
             value = self._literal(kw.value, module)
+            kinds = FIELD_VALUE_KINDS.get(kw.arg)
+            if kinds is not None and not isinstance(value, kinds[0]):
+                message = f"Field({kw.arg}=...) must be {kinds[1]}"
+                raise self.problem("TG205", message, kw, module)
             if kw.arg == "default":
                 spec.default = value
             elif kw.arg == "description":
@@ -548,8 +560,6 @@ class SchemaBuilder:
             elif kw.arg == "deprecated":
                 spec.deprecated = bool(value)
             elif kw.arg == "json_schema_extra":
-                if not isinstance(value, dict):
-                    raise self.problem("TG205", "json_schema_extra must be a dict", kw, module)
                 self._check_extra(value, kw, module)
                 spec.extra.update(value)
             else:
@@ -1239,6 +1249,10 @@ class SchemaBuilder:
 
     def problem(self, code: str, message: str, node: ast.AST, module: Module) -> TypeProblem:
         return TypeProblem(Diagnostic(code, message, module.location(node)))
+
+
+def _is_ellipsis(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and node.value is Ellipsis
 
 
 def constraint_problem(key: str, value: Any) -> str | None:
