@@ -294,10 +294,14 @@ class Child:
             time.sleep(0.1)
 
     def stop(self) -> None:
+        """Kill it if it still runs; close its pipes."""
         if self.process.poll() is None:
             self.process.kill()
         self.process.wait(timeout=TIMEOUT)
         self.reader.join(timeout=TIMEOUT)
+        for pipe in (self.process.stderr, self.process.stdout):
+            if pipe is not None:
+                pipe.close()
 
 
 def test_build_watch_sees_a_folder_moved_in_and_away(tools: Project, tmp_path: Path) -> None:
@@ -327,9 +331,6 @@ def test_build_watch_sees_a_folder_moved_in_and_away(tools: Project, tmp_path: P
         assert "Traceback" not in child.out
     finally:
         child.stop()
-        for pipe in (child.process.stderr, child.process.stdout):
-            if pipe is not None:
-                pipe.close()
 
 
 def test_build_watch_in_a_child_process(tools: Project) -> None:
@@ -374,10 +375,6 @@ def test_build_watch_in_a_child_process(tools: Project) -> None:
         assert "Traceback" not in child.out
     finally:
         child.stop()
-        if child.process.stderr is not None:
-            child.process.stderr.close()
-        if child.process.stdout is not None:
-            child.process.stdout.close()
 
 
 def test_build_watch_follows_an_imported_module_saved_by_replacing_it(project: Project) -> None:
@@ -409,6 +406,3 @@ def test_build_watch_follows_an_imported_module_saved_by_replacing_it(project: P
         assert "Traceback" not in child.out
     finally:
         child.stop()
-        for pipe in (child.process.stderr, child.process.stdout):
-            if pipe is not None:
-                pipe.close()
