@@ -130,7 +130,16 @@ def _parser() -> argparse.ArgumentParser:
         help="lowest diagnostic level that fails the check (default: error)",
     )
     schema = commands.add_parser(
-        "schema", help="print the JSON Schema of the descriptor format (descriptors/*.json)"
+        "schema",
+        help="print a published JSON Schema: the descriptor format (descriptors/*.json), or a "
+        "command's --format json report",
+    )
+    schema.add_argument(
+        "name",
+        nargs="?",
+        choices=("descriptor", "check-report", "build-report"),
+        default="descriptor",
+        help="which schema (default: descriptor); each is also in schemas/NAME.schema.json",
     )
     schema.set_defaults(format="text")
 
@@ -736,8 +745,12 @@ def cmd_init(args: argparse.Namespace, stream: TextIO) -> int:
 def cmd_schema(args: argparse.Namespace, stream: TextIO) -> int:
     from toolgen.descriptor import descriptor_json_schema
     from toolgen.render.jsonout import dump_json
+    from toolgen.reports import report_json_schema
 
-    stream.write(dump_json(descriptor_json_schema()).decode())
+    schema = (
+        descriptor_json_schema() if args.name == "descriptor" else report_json_schema(args.name)
+    )
+    stream.write(dump_json(schema).decode())
     return 0
 
 
