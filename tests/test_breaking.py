@@ -121,6 +121,18 @@ def _def_line(repo: Project) -> int:
     return next(n for n, line in enumerate(lines, 1) if line.startswith("def search"))
 
 
+def _parameter_at(repo: Project, line: str) -> str | None:
+    """`src/tools.py:LINE:COL: ` of the parameter an expected `line` is about, when the
+    handler (still) has it: such a finding points at the parameter, not at the `def`."""
+    found = re.search(r" /(?:parameters/)?properties/([^/: ]+)", line)
+    if not found or not (repo.root / "src" / "tools.py").exists():
+        return None
+    number = _def_line(repo)
+    source = (repo.root / "src" / "tools.py").read_text().splitlines()[number - 1]
+    column = source.find(f"{found.group(1)}: ")
+    return f"src/tools.py:{number}:{column + 1}: " if column > 0 else None
+
+
 def _unbumped(count: int = 1) -> str:
     return (
         "@TG975 [error] breaking-without-major-bump tool=search /version: "
@@ -582,7 +594,8 @@ def test_rule(repo: Project, run: RunCLI, case: Case) -> None:
         result = _change(repo, run, **case.changes)
         at = f"src/tools.py:{_def_line(repo)}:1: "  # located at the handler's def
     expected = sorted(
-        line.replace("@", at, 1) if line[0] == "@" else line for line in case.expected
+        line.replace("@", _parameter_at(repo, line) or at, 1) if line[0] == "@" else line
+        for line in case.expected
     )
     assert _breaking_lines(result.out) == expected, result.out
     breaking = any(" [error] " in line for line in expected)
@@ -1140,3 +1153,44 @@ def test_rule_table(rule: str, changes: dict[str, object]) -> None:
     level, code = BREAKING_RULES[rule]
     assert any(d.code == code and d.severity is level for d in diagnostics)
     assert compare(old, {"t": _descriptor()}) == []  # and an unchanged tool has none
+
+
+SPREAD = '''
+from typing import Annotated
+
+from pydantic import Field
+from toolgen import tool
+
+
+@tool(version="1.0.0")
+def search(
+    query: str,
+    limit: Annotated[{kind}, Field(description="Most results.")] = 10,
+) -> list[str]:
+    """Search the catalog. Use it for product questions.
+
+    Args:
+        query: Words.
+        limit: Most results.
+    """
+    raise NotImplementedError
+'''
+
+
+def test_a_finding_about_a_parameter_points_at_its_line(project: Project, run: RunCLI) -> None:
+    """In a signature over several lines; a finding about the whole tool stays at the `def`."""
+    project.write("src/tools.py", SPREAD.format(kind="int"))
+    assert run("build", cwd=project.root).code == 0
+    _git(project.root, "init", "-q")
+    _git(project.root, "add", "-A")
+    _git(project.root, "commit", "-qm", "v1")
+    project.write("src/tools.py", SPREAD.format(kind="bool"))
+    assert run("build", cwd=project.root).code == 0
+    result = run("check", "--against", "HEAD", cwd=project.root)
+    assert result.code == 1, result.out
+    assert _breaking_lines(result.out) == [
+        "src/tools.py:10:5: TG956 [error] input-type-narrowed tool=search /properties/limit: "
+        "type ['integer'] -> ['boolean']",
+        "src/tools.py:8:1: TG975 [error] breaking-without-major-bump tool=search /version: "
+        "1 breaking change without a major version bump",
+    ]

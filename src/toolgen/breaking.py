@@ -19,6 +19,7 @@ or an entry in `[[tool.toolgen.breaking_ignore]]` (rule + tool + JSON pointer + 
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -662,16 +663,23 @@ def findings_to_diagnostics(
     ignores: list[Ignore],
     locations: dict[str, Location],
     levels: Mapping[str, Level | None] | None = None,
+    parameters: Mapping[str, Mapping[str, Location]] | None = None,
 ) -> list[Diagnostic]:
     """Levels from the rule table, or from the configuration's `levels` by code (None: off),
     softened by a major version bump; ignores applied; `breaking-without-major-bump` added
     where errors remain with the same major version.
-    Each is located at its tool's handler (`locations`), else, for a tool with none (one
-    removed), at its descriptor in the out folder (`old.paths` of a `Baseline`)."""
+    Each is located at the parameter it is about (`parameters`: by tool, then by property
+    name; see `parameter_locations`), else at its tool's handler (`locations`), else, for a
+    tool with none (one removed), at its descriptor in the out folder (`old.paths` of a
+    `Baseline`)."""
     fallback = old.paths if isinstance(old, Baseline) else {}
+    parameters = parameters or {}
 
-    def where(tool: str) -> Location | None:
-        return locations.get(tool) or fallback.get(tool)
+    def where(tool: str, pointer: str = "") -> Location | None:
+        found = PARAMETER.match(pointer)
+        name = found.group(1).replace("~1", "/").replace("~0", "~") if found else None
+        at = parameters.get(tool, {}).get(name) if name else None
+        return at or locations.get(tool) or fallback.get(tool)
 
     levels = levels or {}
     diagnostics: list[Diagnostic] = []
@@ -696,7 +704,7 @@ def findings_to_diagnostics(
         if level is Level.ERROR:
             errors_by_tool[f.tool] = errors_by_tool.get(f.tool, 0) + 1
         message = f"{f.rule} tool={f.tool} {f.pointer or '/'}: {f.message}"
-        diagnostics.append(Diagnostic(code, message, where(f.tool), level))
+        diagnostics.append(Diagnostic(code, message, where(f.tool, f.pointer), level))
     level, code = _level("breaking-without-major-bump", levels)
     for tool, count in sorted(errors_by_tool.items()):
         if tool in new and level is not None:
@@ -706,6 +714,30 @@ def findings_to_diagnostics(
             )
             diagnostics.append(Diagnostic(code, message, where(tool), level))
     return diagnostics
+
+
+#: A finding's pointer into a tool's parameters: the property it is about (JSON-escaped).
+PARAMETER = re.compile(r"^/(?:parameters/)?properties/([^/]+)")
+
+
+def parameter_locations(handler: Location, cwd: Path) -> dict[str, Location]:
+    """Where each parameter of the handler whose `def` is at `handler` is written, by name
+    (its property's name): what a finding about that property points at. Empty when the file
+    cannot be read or parsed again."""
+    import ast
+
+    try:
+        tree = ast.parse((cwd / handler.path).read_bytes())
+    except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
+        return {}
+    found: dict[str, Location] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.lineno == handler.line:
+            a = node.args
+            for arg in [*a.posonlyargs, *a.args, *a.kwonlyargs]:
+                found[arg.arg] = Location(handler.path, arg.lineno, arg.col_offset + 1)
+            break
+    return found
 
 
 def _level(rule: str, levels: Mapping[str, Level | None]) -> tuple[Level | None, str]:

@@ -495,15 +495,20 @@ def cmd_check(args: argparse.Namespace, stream: TextIO) -> int:
     result = generate(config, _units(folder, key, session), _jobs(args), memo)
     blocked = has_errors(result.diagnostics)  # the handlers themselves have errors
     if args.against and not blocked:
-        from toolgen.breaking import Ignore, baseline, findings_to_diagnostics
+        from toolgen.breaking import Ignore, baseline, findings_to_diagnostics, parameter_locations
         from toolgen.breaking import compare as compare_contracts
 
         old = baseline(config.out, args.against)
         new = {d.name: d.to_json_dict() for d in result.descriptors}
         ignores = [Ignore(*entry) for entry in config.breaking_ignore]
         levels = config.policy().levels
+        findings = compare_contracts(old, new)
+        parameters = {
+            tool: parameter_locations(result.locations[tool], config.cwd)
+            for tool in {f.tool for f in findings} & result.locations.keys()
+        }
         found = findings_to_diagnostics(
-            compare_contracts(old, new), old, new, ignores, result.locations, levels
+            findings, old, new, ignores, result.locations, levels, parameters
         )
         result.diagnostics = sort_diagnostics([*result.diagnostics, *found])
     if args.verify_runtime and not blocked:
