@@ -59,4 +59,7 @@ def test_a_placeholder_is_not_a_description(project: Project, run) -> None:
     run("fix", cwd=project.root)
     build = run("build", cwd=project.root)
     assert build.code == 1  # `limit` still has only the placeholder
-    assert "TG301 [error] parameter `limit` is not described" in build.out
+    assert (
+        "TG301 [error] parameter `limit` is not described: replace the placeholder "
+        "`TODO: describe this parameter.` in the docstring's Args section with what it means"
+    ) in build.out

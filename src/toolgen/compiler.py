@@ -393,7 +393,8 @@ class _HandlerCompiler:
                 self.problems.append(exc.diagnostic)
                 continue
             entry = self.doc.params.get(param.name)
-            if entry is not None and entry.text == PLACEHOLDER:
+            placeholder = entry is not None and entry.text == PLACEHOLDER
+            if placeholder:
                 entry = None  # `toolgen fix` left it for the author: not a description yet
             if entry is not None and entry.text and (docstring_wins or "description" not in schema):
                 # Field(description=...) wins over the docstring, unless the framework says not
@@ -405,8 +406,14 @@ class _HandlerCompiler:
                 self.problems.append(
                     Diagnostic(
                         "TG301",
-                        f"parameter `{param.name}` is not described: add it to the docstring's "
-                        "Args section (or give it Field(description=...))",
+                        f"parameter `{param.name}` is not described: "
+                        + (
+                            f"replace the placeholder `{PLACEHOLDER}` in the docstring's Args "
+                            "section with what it means"
+                            if placeholder
+                            else "add it to the docstring's Args section (or give it "
+                            "Field(description=...))"
+                        ),
                         self.module.location(param.node),
                         # a framework's handlers are read as they are: a warning, not a block
                         None if self.preset.native else Level.WARNING,
