@@ -99,6 +99,9 @@ def test_check_reports_missing_and_changed_with_diff(project: Project, run) -> N
     changed = run("check", "--diff", cwd=project.root)
     assert changed.code == 1
     assert "generated/descriptors/lookup.json: changed" in changed.out
+    # headers name the file as the drift lines do (as `toolgen fix --diff` names sources)
+    header = "--- a/generated/descriptors/lookup.json\n+++ b/generated/descriptors/lookup.json\n"
+    assert header in changed.out
     assert '-  "description": "Look something up in the catalog. Use it for product' in changed.out
     assert '+  "description": "Find something in the catalog. Use it for product' in changed.out
     assert changed.out.rstrip().endswith("run `toolgen build` to update the generated files")

@@ -536,7 +536,9 @@ def cmd_check(args: argparse.Namespace, stream: TextIO) -> int:
         blocked,
         has_errors(found),
         _failing([d.severity.value for d in found], Level(args.fail_on)),
-        lambda path: unified_diff(config.out, path, result.files[path]),
+        lambda path: unified_diff(
+            config.out, path, result.files[path], config.display(config.out / path)
+        ),
     )
     _check_report(args, stream, config, checked)
     return status
