@@ -295,6 +295,70 @@ def test_malformed_examples(built: Project, run) -> None:
     assert "src/bad.py:21:9: TG307 [error] example result is neither JSON nor a Python" in out
 
 
+def test_values_python_reads_but_json_has_not(built: Project, run) -> None:
+    """Found by fuzzing: a status of digits int() cannot read (`²`) was a ValueError, and a
+    result of NaN or Infinity (which Python's json module reads) was written into the JSON."""
+    doc = (
+        "\n    Errors:\n"
+        "        CODE (², retryable): A superscript.\n\n"
+        "    Examples:\n"
+        '        >>> lookup(query="a")\n'
+        "        NaN\n\n"
+        '        >>> lookup(query="b")\n'
+        '        {"hits": [1e999]}\n\n'
+        "        >>> lookup(query=1e999)\n"
+    )
+    built.write("src/bad.py", tool_source(extra_doc=doc))
+    out = _fails(built, run, 1, "src/bad.py:12:9: TG304 [error] Errors entry CODE: cannot read '²'")
+    assert "src/bad.py:15:9: TG307 [error] example result: nan (NaN, Infinity or out" in out
+    assert "src/bad.py:18:9: TG307 [error] example result: inf (NaN, Infinity or out" in out
+    assert "src/bad.py:21:9: TG307 [error] example argument `query`: inf (NaN, Infin" in out
+
+
+CONFIG_PATHS = [
+    # (`[tool.toolgen]` lines, code, message fragment); found by fuzzing: each was a traceback
+    ('out = "x\\u0000y"', "TG008", "has a NUL character, which no file name can hold"),
+    ('sources = ["src\\u0000"]', "TG003", "has a NUL character, which no file name can hold"),
+    (f'out = "{"a" * 300}"', "TG008", "cannot be used: File name too long"),
+    (f'sources = ["{"a" * 300}"]', "TG003", "cannot be used: File name too long"),
+    (f'out = "{"a/" * 2100}"', "TG008", "cannot be used: File name too long"),
+    ('out = "src/good.py/generated"', "TG008", "src/good.py is a file, not a folder"),
+    # ... and these wrote the generated files into folders that are not the project's own
+    ('out = ".toolgen_cache"', "TG004", "must be a folder of the project, not in toolgen's cache"),
+    ('out = ".git/generated"', "TG004", "must be a folder of the project, not in git's .git"),
+]
+
+
+@pytest.mark.parametrize(("line", "code", "message"), CONFIG_PATHS)
+def test_config_paths_no_folder_can_have(built: Project, run, line: str, code: str, message: str):
+    key = line.split()[0]
+    table = '[tool.toolgen]\nsources = ["src"]\nout = "generated"\n'
+    table = "\n".join(line if ln.startswith(key) else ln for ln in table.splitlines()) + "\n"
+    built.write("pyproject.toml", table)
+    line_number = 2 if key == "sources" else 3
+    out = _fails(built, run, 2, f"pyproject.toml:{line_number}:1: {code} [error] ")
+    assert message in out
+
+
+def test_config_paths_that_are_symlink_loops(built: Project, run) -> None:
+    """Python 3.11 raises RuntimeError resolving a symlink loop: a TG003 or TG008 now."""
+    (built.root / "loop").symlink_to("loop")
+    built.write("pyproject.toml", '[tool.toolgen]\nsources = ["loop"]\nout = "loop/x"\n')
+    out = _fails(built, run, 2, "pyproject.toml:2:1: TG003 [error] source path ")
+    assert "loop is a symlink loop" in out
+    assert "pyproject.toml:3:1: TG008 [error] out " in out
+    assert "loop/x is a symlink loop" in out
+
+
+def test_a_source_file_that_is_a_symlink_loop(built: Project, run) -> None:
+    """Expected: a TG005 `cannot read`, as a dangling symlink gets."""
+    (built.root / "src" / "loop.py").symlink_to("loop.py")
+    result = run("build", cwd=built.root)
+    assert result.err == "", "no traceback on user input"
+    assert result.code == 2
+    assert "loop.py" in result.out and "TG005 [error] cannot read" in result.out
+
+
 def test_undecodable_file(built: Project, run) -> None:
     (built.root / "src" / "latin.py").write_bytes(b"x = '\xe9'\n")
     _fails(built, run, 2, "TG005 [error] cannot read src/latin.py")
@@ -367,6 +431,22 @@ UNSUPPORTED = [
     ("x: Pair[int]", "Pair = tuple", "5:15", "generic alias `Pair[int]` not supported"),
     ("x: Annotated[str, Field(ge=1)]", "from typing import Annotated\nfrom pydantic import Field",
      "6:25", "constraint `ge` does not apply to a schema of type string"),
+    # found by fuzzing (tests/test_fuzz.py): a traceback, or "nests too deeply" at the def
+    ("x: Annotated", "from typing import Annotated", "5:15",
+     "`Annotated`: Annotated takes a type and at least one metadata item"),
+    ("x: 'Annotated[()]'", "from typing import Annotated", "5:15",
+     "`Annotated[()]`: Annotated takes a type and at least one metadata item"),
+    ("x: Annotated[int]", "from typing import Annotated", "5:15",
+     "`Annotated[int]`: Annotated takes a type and at least one metadata item"),
+    ("x: dict[str]", "", "5:15", "`dict[str]`: a mapping takes two types, keys and values"),
+    ("x: A", "from pydantic import BaseModel\nclass A(B, BaseModel):\n    a: int\nclass B(A):\n"
+     "    b: int", "5:9", "the bases of class `B` lead back to it (B -> A -> B)"),
+    ("x: E", "from enum import Enum\nclass E(Enum):\n    A = 1\n    B = E.A", "5:9",
+     "TG205 [error] `E.A`: the member values of enum E refer back to it"),
+    ("x: float = 1e999", "", "5:23",
+     "TG206 [error] default `1e309`: inf (NaN, Infinity or out of range) has no JSON form"),
+    ("x: Literal[1j]", "from typing import Literal", "5:23",
+     "TG205 [error] `1j`: 1j has no JSON form"),
 ]  # fmt: skip
 
 

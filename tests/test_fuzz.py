@@ -1,14 +1,17 @@
-"""Fuzzing: broken, odd, deep, huge and hostile handler sources give diagnostics, never a
-traceback, and never a write outside `out`.
+"""Fuzzing: broken, odd, deep, huge and hostile handler sources (their type annotations,
+docstring sections, decorator and Field arguments) and `[tool.toolgen]` tables give
+diagnostics, never a traceback, and never a write outside `out`.
 
 Every example runs `toolgen build` in-process (like conftest's `run`) in a fresh project under
 a parent folder of its own, then checks the same things:
 
 - exit 0, 1 or 2; nothing on stderr (no "Traceback", no "toolgen: internal error");
 - exit 1 or 2 comes with an error-level TG diagnostic and nothing written to `out`;
-- exit 0 leaves valid UTF-8 JSON in `out`, and `toolgen check` is clean right after;
-- the project outside `out` is byte for byte what it was (toolgen's own lock file and cache
-  folder aside), and nothing appears beside the project.
+- exit 0 leaves valid UTF-8 JSON in `out` (strict: no NaN or Infinity), and `toolgen check`
+  is clean right after;
+- every file of the project is byte for byte what it was (toolgen's cache folder aside), new
+  files appear under `out` only, nothing appears beside the project, and `check` writes
+  nothing.
 
 Hypothesis runs derandomized (the same examples on every run) with a bounded number of
 examples, so the suite is repeatable in CI. For a longer, random hunt:
@@ -18,12 +21,15 @@ examples, so the suite is repeatable in CI. For a longer, random hunt:
 from __future__ import annotations
 
 import contextlib
+import datetime
 import io
 import json
+import math
 import os
 import re
 import sys
 import tempfile
+import tomllib
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -34,6 +40,8 @@ from hypothesis import strategies as st
 from conftest import REPO, tool_source
 from toolgen.analyze.decorators import DECORATOR_KEYS
 from toolgen.cli import main
+from toolgen.config import DOCSTRING_STYLES, MARKER_PRESETS, PLATFORMS
+from toolgen.diagnostics import RULES
 
 DEEP = int(os.environ.get("TOOLGEN_FUZZ_EXAMPLES", "0"))
 
@@ -63,6 +71,10 @@ ERROR = re.compile(r"\bTG\d{3} \[error\]")
 ERROR_CODE = re.compile(r"\b(TG\d{3}) \[error\]")
 
 
+def _not_json(constant: str) -> None:
+    raise AssertionError(f"{constant} is no JSON value (RFC 8259), yet it was written")
+
+
 # -- running toolgen on one source --------------------------------------------------------------
 def _run(root: Path, *args: str) -> tuple[int, str, str]:
     """`toolgen ARGS` in `root`; stdout as a strict UTF-8 stream, like a real terminal's."""
@@ -75,16 +87,28 @@ def _run(root: Path, *args: str) -> tuple[int, str, str]:
 
 
 def _snapshot(root: Path) -> dict[str, bytes]:
-    """Every file of the project outside `out`, lock file and cache folder aside."""
+    """Every file of the project, the cache folder aside."""
     found: dict[str, bytes] = {}
     for folder, dirs, files in os.walk(root):
         here = Path(folder)
         if here == root:
-            dirs[:] = [d for d in dirs if d not in ("generated", *CACHE_DIRS)]
+            dirs[:] = [d for d in dirs if d not in CACHE_DIRS]
         for name in files:
             path = here / name
             found[path.relative_to(root).as_posix()] = path.read_bytes()
     return found
+
+
+def _exists(path: Path) -> bool:
+    """`path.exists()`, False for a name too long to look up (where `exists` raises)."""
+    try:
+        return path.exists()
+    except OSError:
+        return False
+
+
+#: In a config, the project's own folder (absolute paths into it).
+ROOT = "@ROOT@"
 
 
 @contextlib.contextmanager
@@ -94,7 +118,7 @@ def _project(files: dict[str, str | bytes], config: str = CONFIG) -> Iterator[Pa
         parent = Path(tmp) / "parent"
         root = parent / "proj"
         (root / "src").mkdir(parents=True)
-        (root / "pyproject.toml").write_text(config, encoding="utf-8")
+        (root / "pyproject.toml").write_text(config.replace(ROOT, str(root)), encoding="utf-8")
         for relpath, content in files.items():
             path = root / relpath
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -104,33 +128,42 @@ def _project(files: dict[str, str | bytes], config: str = CONFIG) -> Iterator[Pa
         yield root
 
 
-def assert_diagnostics_only(files: dict[str, str | bytes], config: str = CONFIG) -> tuple[int, str]:
-    """Build a project of `files` and check the contract above; returns (exit code, stdout)."""
+def assert_diagnostics_only(
+    files: dict[str, str | bytes], config: str = CONFIG, out: str = "generated"
+) -> tuple[int, str]:
+    """Build a project of `files` and check the contract above; returns (exit code, stdout).
+    `out`: the folder the config names (relative to the project, or under ROOT)."""
     with _project(files, config) as root:
         before = _snapshot(root)
-        code, out, err = _run(root, "build")
+        generated = Path(os.path.normpath(root / out.replace(ROOT, str(root))))
+        existed = _exists(generated)
+        code, output, err = _run(root, "build")
         assert err == "", f"stderr must stay empty:\n{err[-3000:]}"
-        assert "Traceback" not in out and "internal error" not in out, out[-3000:]
-        assert code in (0, 1, 2), out[-3000:]
-        generated = root / "generated"
+        assert "Traceback" not in output and "internal error" not in output, output[-3000:]
+        assert code in (0, 1, 2), output[-3000:]
+        after = _snapshot(root)
+        assert {k: after.get(k) for k in before} == before, "no file of the project may change"
+        new = [root / name for name in sorted(set(after) - set(before))]
         if code:
-            assert ERROR.search(out), f"exit {code} without an error diagnostic:\n{out[-3000:]}"
-            assert not generated.exists(), "a failing build must write nothing"
+            assert ERROR.search(output), (
+                f"exit {code} without an error diagnostic:\n{output[-3000:]}"
+            )
+            assert not new and (existed or not _exists(generated)), "a failing build wrote"
         else:
-            written = [p for p in generated.rglob("*") if p.is_file()]
-            assert written, out[-3000:]
-            for path in written:
+            assert new, output[-3000:]
+            for path in new:
+                assert path.is_relative_to(generated), f"{path} written outside `out`"
                 text = path.read_bytes().decode("utf-8")  # strict: valid UTF-8
                 if path.suffix == ".json":
-                    json.loads(text)
+                    json.loads(text, parse_constant=_not_json)  # no NaN, Infinity
             check_code, check_out, check_err = _run(root, "check")
             assert (check_code, check_err) == (0, ""), check_out[-3000:]
             assert "is up to date" in check_out
-        assert _snapshot(root) == before, "nothing outside `out` may change"
+            assert _snapshot(root) == after, "`check` writes nothing"
         if currently_in_test_context():  # --hypothesis-show-statistics shows the mix
-            event(f"exit {code}: {' '.join(sorted(set(ERROR_CODE.findall(out))))}")
+            event(f"exit {code}: {' '.join(sorted(set(ERROR_CODE.findall(output))))}")
         assert sorted(p.name for p in root.parent.iterdir()) == ["proj"], "nothing beside it"
-    return code, out
+    return code, output
 
 
 # -- seeds: real handler modules of the repository, read as text (never imported) ---------------
@@ -591,6 +624,519 @@ FIELD_IMPORTS = (
 def test_hostile_field_metadata(annotation: str) -> None:
     source = tool_source(params=f"value: {annotation}", imports=FIELD_IMPORTS)
     assert_diagnostics_only({"src/hostile.py": source})
+
+
+# -- type annotations --------------------------------------------------------------------------
+#: What a handler writes where a type goes: mostly types toolgen reads (builtins, the classes
+#: `type_classes` defines), sometimes odd ones (`typing` names through `typing.`, `t.` and `te.`,
+#: bare generics, names that resolve nowhere, expressions that are no type).
+COMMON_TYPES = st.sampled_from(
+    ["int", "str", "float", "bool", "bytes", "None", "Any", "object", "datetime", "UUID",
+     "Decimal", "TD", "TDP", "DC", "M", "E", "Node", "Alias", "NT", "list[int]", "dict[str, int]"]
+)  # fmt: skip
+ODD_TYPES = st.sampled_from(
+    ["typing.Any", "te.Any", "type[int]", "type", "Callable[[int], str]", "Callable[..., int]",
+     "t.Callable", "Self", "T", "list", "dict", "tuple", "set", "frozenset", "List", "Dict",
+     "t.Optional", "Union", "Literal", "Annotated", "te.Annotated", "NotRequired", "ClassVar",
+     "Final", "...", "Ellipsis", "nowhere", "nowhere.Thing", "typing.Nope", "te.Nope", "E.A",
+     "M.nested", "M.Inner", "1", "''", "f()", "lambda: 0", "x[0]", "typing", "t.List", "te.Self"]
+)  # fmt: skip
+TYPE_LEAVES = st.one_of(COMMON_TYPES, COMMON_TYPES, ODD_TYPES)
+#: What `Literal[...]` is given: odd members as well as the usual ones.
+USUAL_MEMBERS = st.sampled_from(['"a"', '"b"', "1", "-1", "True", "None", "E.A"])
+LITERAL_MEMBERS = st.one_of(
+    USUAL_MEMBERS,
+    USUAL_MEMBERS,
+    st.sampled_from(
+        ["''", "0", "-0.0", "1.5", "-2.5e-3", "10 ** 400", str(10**40), "1e999", "b'x'",
+         "b'\\xff'", "E", "E.NOPE", "Literal['x']", "Literal[1, None]", "t.Literal[()]", "()",
+         "[]", "{}", "-x", "x", "1j", "...", '"\\ud800"', "(1, 2)", "-True", "+1", "~1"]
+    ),
+)  # fmt: skip
+#: `Annotated[...]` metadata items, the known kinds and others.
+ANNOTATED_META = st.sampled_from(
+    ['Field(description="d")', "Field()", "Field(default=1)", '"a doc"', "1", "None", "Gt(0)",
+     "MinLen(1)", "Strict()", "Field(ge=1)", "Field(max_length=3)", "object()", "x", "..."]
+)  # fmt: skip
+TYPING = st.sampled_from(["", "", "typing.", "t.", "te."])
+
+
+def _type_forms(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
+    """One level of the annotation grammar around `inner` annotations: generics with right and
+    wrong numbers of arguments, unions, Literal, Annotated, qualifiers, forward references."""
+    args = st.lists(inner, max_size=3).map(lambda xs: ", ".join(xs) or "()")
+    generics = st.sampled_from(["list", "dict", "set", "tuple", "frozenset"])
+    typing_generics = st.sampled_from(
+        ["List", "Dict", "Tuple", "Set", "FrozenSet", "Sequence", "Mapping", "Callable", "Optional",
+         "Union", "Literal", "ClassVar", "NotRequired", "Required", "ReadOnly", "Final", "Self"]
+    )  # fmt: skip
+    others = st.sampled_from(["type", "Json", "SkipJsonSchema", "E", "M", "T", "Alias", "NT"])
+    literal = st.one_of(st.lists(LITERAL_MEMBERS, min_size=1, max_size=4), st.just([])).map(
+        lambda xs: ", ".join(xs) or "()"
+    )
+    some = st.lists(ANNOTATED_META, min_size=1, max_size=3)
+    metadata = st.one_of(some, some, some, st.just([]))
+    return st.one_of(
+        st.tuples(generics, inner).map(lambda p: f"{p[0]}[{p[1]}]"),
+        st.tuples(inner, inner).map(lambda p: f"dict[{p[0]}, {p[1]}]"),
+        st.tuples(generics, args).map(lambda p: f"{p[0]}[{p[1]}]"),
+        st.tuples(TYPING, typing_generics, args).map(lambda p: f"{p[0]}{p[1]}[{p[2]}]"),
+        st.tuples(others, args).map(lambda p: f"{p[0]}[{p[1]}]"),
+        st.tuples(TYPING, inner).map(lambda p: f"{p[0]}Optional[{p[1]}]"),
+        st.tuples(inner, inner).map(lambda p: f"{p[0]} | {p[1]}"),
+        st.tuples(TYPING, literal).map(lambda p: f"{p[0]}Literal[{p[1]}]"),
+        st.tuples(TYPING, inner, metadata).map(
+            lambda p: f"{p[0]}Annotated[{', '.join([p[1], *p[2]])}]"
+        ),
+        st.tuples(inner, st.sampled_from(["", "...", "int, ...", "()", "inner"])).map(
+            lambda p: f"tuple[{p[0]}, {p[1].replace('inner', p[0])}]" if p[1] else f"tuple[{p[0]}]"
+        ),
+        inner.map(repr),  # a string forward reference
+        st.tuples(inner, st.integers(0, 30)).map(lambda p: repr(p[0][: p[1]])),  # often broken
+    )
+
+
+ANNOTATIONS = st.recursive(TYPE_LEAVES, _type_forms, max_leaves=8)
+CLASS_NAMES = ("TD", "TDP", "DC", "M", "E", "Node")
+CLASS_KINDS = {
+    "typeddict": "class {name}({bases}TypedDict{total}):",
+    "dataclass": "@dataclass\nclass {name}({bases}):",
+    "model": "class {name}({bases}BaseModel):",
+    "enum": "class {name}({bases}Enum):",
+    "str enum": "class {name}({bases}str, Enum):",
+    "int enum": "class {name}({bases}IntEnum):",
+    "plain": "class {name}({bases}):",
+}
+KINDS = st.sampled_from(["typeddict", "dataclass", "model", "enum"] * 3 + sorted(CLASS_KINDS))
+FIELD_NAMES = st.sampled_from(["a", "b", "next", "items", "model_config", "_p", "self", "A", "B"])
+FIELD_DEFAULTS = st.sampled_from(
+    ["", "", "", "", " = None", " = 1", ' = "x"', " = []", " = field(default_factory=list)",
+     " = Field(default_factory=dict)", " = Field(1)", " = Field(...)", " = auto()", " = E.A",
+     " = x", " = M()", " = field(default=2)", " = Field(default_factory=lambda: [1])"]
+)  # fmt: skip
+ENUM_MEMBERS = st.one_of(
+    st.sampled_from(["A = 1", 'B = "b"', "C = auto()"]),
+    st.sampled_from(
+        ["D = -1.5", "E_ = None", "F = (1, 2)", "G = A", "_ignore_ = []", "H = x", 'A = "dup"',
+         "I = 10 ** 400", "J = b'j'", "K = [1]", "L: int = 3", "M_ = E.A"]
+    ),
+)  # fmt: skip
+CLASS_EXTRAS = st.sampled_from(
+    ['model_config = ConfigDict(extra="forbid")', "model_config = {'extra': 'allow'}",
+     "model_config = ConfigDict(json_schema_extra={'x-a': 1})", "model_config = x",
+     "def method(self) -> int:\n        return 1", "class Inner(BaseModel):\n        v: int",
+     "nested: ClassVar[int] = 1", "a = 1"]
+)  # fmt: skip
+ALIASES = st.sampled_from(
+    ["Alias = list[Alias]", "Alias = int | None", "Alias = M", 'Alias = "list[Alias]"',
+     'Alias = Optional["Node"]', "Alias = Alias", "Alias: TypeAlias = dict[str, TD]",
+     "Alias = Annotated[int, Field(ge=0)]", "Alias = TypeVar('Alias')", "Alias = 3"]
+)  # fmt: skip
+
+
+@st.composite
+def type_classes(draw: st.DrawFn) -> str:
+    """The module's own classes: TypedDicts (`total=False` too), dataclasses, models, enums and
+    plain classes whose names the annotations use, with odd fields (self-reference, recursion,
+    ClassVar, default_factory) and bases drawn from each other (cycles and mixes included)."""
+    blocks = []
+    for name in draw(st.permutations(CLASS_NAMES)):  # any order: forward references as well
+        kind = draw(KINDS)
+        bases = draw(st.lists(st.sampled_from([*CLASS_NAMES, "Generic[T]"]), max_size=2))
+        bases = bases if draw(st.integers(0, 2)) == 0 else []
+        total = draw(st.sampled_from(["", "", ", total=False", ", total=True", ", total=x"]))
+        header = CLASS_KINDS[kind].format(
+            name=name,
+            bases="".join(b + ", " for b in bases) if kind != "plain" else ", ".join(bases),
+            total=total if kind == "typeddict" else "",
+        )
+        body = []
+        if draw(st.booleans()):
+            body.append(f'"""{draw(st.sampled_from(["A thing.", "", "Résumé.", "x" * 50]))}"""')
+        if kind.endswith("enum"):
+            body += draw(
+                st.lists(ENUM_MEMBERS, min_size=draw(st.sampled_from([0, 1, 1])), max_size=3)
+            )
+        for _ in range(draw(st.integers(0, 3))):
+            field_name = draw(FIELD_NAMES)
+            annotation = draw(st.one_of(COMMON_TYPES, COMMON_TYPES, ANNOTATIONS))
+            if draw(st.integers(0, 5)) == 0:
+                annotation = f"ClassVar[{annotation}]"
+            body.append(f"{field_name}: {annotation}{draw(FIELD_DEFAULTS)}")
+        if draw(st.integers(0, 4)) == 0:
+            body.append(draw(CLASS_EXTRAS))
+        blocks.append(header + "\n" + "\n".join("    " + line for line in body or ["pass"]))
+    newtype = f'NT = NewType("NT", {draw(st.one_of(COMMON_TYPES, ANNOTATIONS))})'
+    return "\n\n\n".join([*blocks, draw(ALIASES), newtype])
+
+
+TYPE_IMPORTS = """\
+import typing
+import typing as t
+from dataclasses import dataclass, field
+from datetime import datetime
+from decimal import Decimal
+from enum import Enum, IntEnum, auto
+from typing import (
+    Annotated, Any, Callable, ClassVar, Dict, Final, FrozenSet, Generic, List, Literal, Mapping,
+    NewType, Optional, Sequence, Set, Tuple, TypeAlias, TypeVar, Union,
+)
+from uuid import UUID
+
+import typing_extensions as te
+from annotated_types import Gt, MinLen
+from pydantic import BaseModel, ConfigDict, Field, Json, SkipJsonSchema, Strict
+from typing_extensions import NotRequired, ReadOnly, Required, Self, TypedDict
+
+T = TypeVar("T")
+"""
+
+
+def typed_source(params: str, returns: str = "str", classes: str = "", future: bool = False) -> str:
+    """A handler module: `params` (`; `-separated annotations, the last one perhaps with a
+    default), `returns`, and the module's own `classes` after TYPE_IMPORTS."""
+    annotations = params.split("; ")
+    source = tool_source(
+        params=", ".join(f"p{i}: {a}" for i, a in enumerate(annotations)),
+        args_doc="\n".join(f"        p{i}: Part {i}." for i in range(len(annotations))),
+        returns=returns,
+        imports=TYPE_IMPORTS + "\n\n" + classes,
+    )
+    return "from __future__ import annotations\n" + source if future else source
+
+
+@st.composite
+def typed_handler(draw: st.DrawFn) -> tuple[str, str, str, bool]:
+    """`typed_source`'s arguments: parameter and return annotations from the grammar above,
+    the classes they may name, and whether annotations are postponed (PEP 563)."""
+    params = [draw(ANNOTATIONS) for _ in range(draw(st.integers(1, 3)))]
+    params[-1] += draw(st.sampled_from(["", "", " = None", " = 1", ' = "x"', " = Field([])"]))
+    return "; ".join(params), draw(ANNOTATIONS), draw(type_classes()), draw(st.booleans())
+
+
+@fuzz(200)
+@given(typed_handler())
+# found by fuzzing: bare `Annotated` was an AssertionError; `Annotated[()]` recursed until
+# "nests too deeply"; now TG202, as `Annotated[int]`, which Python refuses too
+@example(("Annotated", "str", "", False))
+@example(("int", "'Annotated'", "", False))
+@example(("Annotated[()]", "str", "", False))
+@example(("Annotated[int]", "str", "", True))
+# were "nests too deeply" at the handler; now located at the base class or the member
+@example(
+    (
+        "DC",
+        "str",
+        "@dataclass\nclass DC(M):\n    a: int\n\n\nclass M(DC, BaseModel):\n    b: int",
+        False,
+    )
+)
+@example(("E", "str", "class E(Enum):\n    A = 1\n    B = E.A", False))
+@example(
+    ("Literal[E.A]", "str", "class E(Enum):\n    A = F.X\n\n\nclass F(Enum):\n    X = E.A", False)
+)
+# literals JSON has no value for: a TG205/TG206 that says so
+@example(("Literal[1e999]; float = -1e999", "str", "", False))
+@example(("dict[str]", "list[int, str]", "", False))
+def test_type_annotations(handler: tuple[str, str, str, bool]) -> None:
+    assert_diagnostics_only({"src/typed.py": typed_source(*handler)})
+
+
+# -- docstring sections ------------------------------------------------------------------------
+#: Lines of each kind of section, as source text (escapes are read by Python): well-formed
+#: entries and the ways they go wrong.
+SECTION_LINES: dict[str, list[str]] = {
+    "args": [
+        "query: The query.", "limit: How many.", "query (str): Words,", "    continued here.",
+        "limit (int, optional): At most.", "nope: Not a parameter.", "query:", ": nothing",
+        "query (unclosed: x", "*args: Extra.", "**kwargs: More.", "query: Described twice.",
+        "Query: Upper case.", "élan: A unicode name.", "1query: Digits first.", "query : spaced",
+        "query: TODO: describe this parameter.", "query: A face \\U0001f600.",
+    ],
+    "numpy args": [
+        "query : str", "    Words to look for.", "limit : int, optional", "    How many.", "query",
+        "limit :", ": int", "nope : str", "    Not a parameter.",
+    ],
+    "returns": ["The hits.", "dict: The hits.", "    continued.", "list of str", "    Best first."],
+    "raises": ["ValueError: Bad input.", "NotFound: Missing.", "KeyError", ": x", "    more."],
+    "errors": [
+        "NOT_FOUND: Nothing matched.", "RATE_LIMITED: Slow down. Recovery: wait a minute.",
+        "CUSTOM (409, not retryable): Taken.", "CUSTOM (409): No retryable.", "CUSTOM: Unknown.",
+        "not_found: Lower case.", "NOT-FOUND: A dash.", "NÖT_FOUND: An umlaut.",
+        "CODE (²): A superscript.", "CODE (①, retryable): A circled digit.",
+        "CODE (٤٠٤, retryable): Arabic digits.", "CODE (1e3, retryable): A float.",
+        "CODE (99999999999999999999, retryable): Huge.", "CODE (): Empty.",
+        "CODE (retryable, not retryable, 404, 500): Twice.", "TIMEOUT (, ,): Commas.",
+        "CODE(404,retryable):No spaces", "Recovery: Only a recovery.", "NOT_FOUND: Duplicated.",
+        "    continued description.", "    Recovery: retry later.", "X (404, retryable): Recovery:",
+        "INTERNAL (600, retryable): Out of range.", "TIMEOUT (retry=maybe): Odd.", "_: Underscore.",
+    ],
+    "prompts": ["Find a thing:", "An odd one", "", "Raises:", "Args:", "    indented prose"],
+    "calls": [
+        '>>> lookup(query="a")', ">>> lookup(query='a', limit=3)", ">>> lookup(**{})",
+        ">>> lookup(query=...)", ">>> other()", '>>> lookup("a")', '>>> lookup(query="a)',
+        ">>> lookup(query=x)", ">>> lookup(query={1, 2})", ">>> lookup(query=1j)",
+        ">>> lookup(query=b'x')", '>>> lookup(query=float("nan"))', ">>> lookup.attr()",
+        ">>> lookup", ">>> ", ">>> Raises", ">>> lookup(query='a',\n... limit=2)", "...",
+        ">>> lookup(query=10**400)", ">>> lookup(query=1e999)", ">>> lookup(limit=None)",
+        ">>> lookup(query={'a': {1: 2}})", ">>> lookup(query=[[[[]]]])", ">>> lookup(limit=-1)",
+        ">>> lookup(query='a', query='b')", ">>> lookup(query='\\ud800')", ">>>lookup()",
+        '>>> lookup(query="a", limit=3, extra=1)', ">>> lookup(query='a'", ">>> lookup(*x)",
+    ],
+    "results": [
+        '{"hits": 1}', '"ok"', "'ok'", '{"error": {"code": "NOT_FOUND"}}', '{"error": "x"}',
+        '{"error": {"code": "VALIDATION_ERROR", "message": "bad"}}', '{"error": {"code": 1}}',
+        '{"error": {}}', '{"error": {"code": "NOT_FOUND", "message": 5, "details": [1]}}',
+        '{"error": {"code": "CUSTOM"}, "extra": 1}', "NaN", "Infinity", "-Infinity", "[1, 2",
+        "Traceback (most recent call last):", "ValueError: bad", "None", "null", "{1: 2}",
+        "{(1, 2): 3}", "{1, 2}", "1e999", "10**400", "True", "...", "<object at 0x1>",
+        '{"a": NaN}', "[" * 50 + "]" * 50, "b'bytes'", "1j", "[1e999]", "{'a': 1j}", "[1, 2]",
+        '{"error": {"code": "RATE_LIMITED", "message": "slow"}}', "{", "}", '"\\ud800"',
+    ],
+    "idempotency": [
+        "idempotent: true", "safe: yes", "destructive: false", "open_world: no", "open-world: True",
+        "Open World: FALSE", "idempotent: maybe", "safe: 1", "destructive: []", "idempotent",
+        ": true", "idempotent: true: false", "unknown: true", "idempotent: false", "SAFE: Yes",
+        "idempotent:", "    idempotent: true", "- idempotent: true",
+    ],
+    "bullets": [
+        "- Writes the cache.", "* Sends mail.", "+ Plus.", "a, b, c", "    continued", "-", "- ",
+        "1. Numbered.", "catalog:read", ",", "- \\ud83d",
+    ],
+    "prose": ["Some note.", "    Indented.", "Args:", "Errors:", ">>> lookup(query='a')"],
+}  # fmt: skip
+#: Section titles, the kind of lines each takes, as the styles write them.
+TITLES = [
+    ("Args", "args"), ("Arguments", "args"), ("Parameters", "args"), ("Keyword Args", "args"),
+    ("Returns", "returns"), ("Yields", "returns"), ("Raises", "raises"), ("Errors", "errors"),
+    ("Examples", "examples"), ("Example", "examples"), ("Idempotency", "idempotency"),
+    ("Side Effects", "bullets"), ("Permissions", "bullets"), ("Notes", "prose"),
+    ("See Also", "prose"), ("ARGS", "args"), ("errors", "errors"), ("Foo", "prose"),
+]  # fmt: skip
+SPHINX_FIELDS = [
+    ":param query: The query.", ":param int limit: How many.", ":param: Nothing.",
+    ":type query: str", ":returns: The hits.", ":rtype: dict", ":raises ValueError: Bad.",
+    ":raises: Bare.", ":param query:", ":param  : Blank.", ":keyword limit: A keyword.",
+    "    continued field.", ":param nope: Not a parameter.",
+]  # fmt: skip
+#: Both parameters described, in each style: a docstring usually starts with these.
+DESCRIBED = {
+    "google": "Args:\n    query: The query.\n    limit: How many.",
+    "numpy": "Parameters\n----------\nquery : str\n    The query.\nlimit : int\n    How many.",
+    "sphinx": ":param query: The query.\n:param limit: How many.",
+}
+INDENTS = st.sampled_from(["    ", "    ", "  ", "\t", " \t", "        ", ""])
+
+
+@st.composite
+def docstring_sections(draw: st.DrawFn) -> tuple[str, str]:
+    """(docstring_style, the docstring after its summary): Google, NumPy or Sphinx sections in
+    any order, duplicated or empty, indented with spaces, tabs or both."""
+    style = draw(st.sampled_from(["google", "numpy", "sphinx"]))
+    blocks = [DESCRIBED[style].split("\n")] if draw(st.integers(0, 4)) else []
+    for _ in range(draw(st.integers(1, 5))):
+        title, kind = draw(st.sampled_from(TITLES))
+        if style == "numpy" and kind == "args":
+            kind = "numpy args"
+        if kind == "examples":  # blocks of a prompt, a call and the result's lines
+            lines = []
+            for _ in range(draw(st.integers(0, 3))):
+                lines += draw(st.lists(st.sampled_from(SECTION_LINES["prompts"]), max_size=1))
+                lines += draw(st.sampled_from(SECTION_LINES["calls"])).split("\n")
+                lines += draw(st.lists(st.sampled_from(SECTION_LINES["results"]), max_size=2))
+                lines += draw(st.sampled_from([[""], [""], []]))
+        else:
+            lines = draw(st.lists(st.sampled_from(SECTION_LINES[kind]), max_size=6))
+        if style == "sphinx" and draw(st.booleans()):
+            blocks.append(draw(st.lists(st.sampled_from(SPHINX_FIELDS), min_size=1, max_size=4)))
+            continue
+        if style == "numpy":
+            head = [title, "-" * draw(st.integers(3, 12))]
+            blocks.append(head + [draw(INDENTS).removeprefix("    ") + line for line in lines])
+        else:
+            blocks.append([f"{title}:"] + [draw(INDENTS) + line for line in lines])
+    text = "\n\n".join("\n".join(block) for block in blocks)
+    config_style = draw(st.sampled_from(["auto", "auto", style, "google", "numpy", "sphinx"]))
+    return config_style, text
+
+
+DOC_HANDLER = '''\
+from typing import Any
+
+from toolgen import tool
+
+
+@tool
+def lookup(query: str, limit: int = 10) -> {returns}:
+    """Look something up in the catalog. Use it for product questions.
+
+{body}
+    """
+    raise NotImplementedError
+'''
+
+
+def doc_source(body: str, returns: str = "dict[str, Any]") -> str:
+    """The handler `lookup` whose docstring goes on with `body` (indented like the summary)."""
+    indented = "\n".join(("    " + line).rstrip() for line in body.split("\n"))
+    return DOC_HANDLER.format(returns=returns, body=indented)
+
+
+@fuzz(200)
+@given(docstring_sections(), st.sampled_from(["dict[str, Any]", "Any", "str", "list[int]"]))
+# found by fuzzing: a status of digits Python's int() cannot read was a ValueError
+@example(("auto", DESCRIBED["google"] + "\n\nErrors:\n    CODE (²): x."), "str")
+@example(("numpy", DESCRIBED["numpy"] + "\n\nErrors\n------\nCODE (①, retryable): x."), "str")
+# ... and a result of NaN or Infinity (which Python's json reads) was written into the JSON
+@example(("auto", DESCRIBED["google"] + '\n\nExamples:\n    >>> lookup(query="a")\n    NaN'), "Any")
+@example(
+    ("auto", DESCRIBED["sphinx"] + "\n\nExample:\n    >>> lookup(query='a')\n    [1e999]"), "Any"
+)
+@example(("google", DESCRIBED["google"] + "\n\nExamples:\n    >>> lookup(query=1e999)"), "Any")
+def test_docstring_sections(doc: tuple[str, str], returns: str) -> None:
+    style, body = doc
+    config = CONFIG + f'docstring_style = "{style}"\n'
+    assert_diagnostics_only({"src/documented.py": doc_source(body, returns)}, config=config)
+
+
+# -- config tables -----------------------------------------------------------------------------
+def toml_value(value: object) -> str:
+    """`value` written as TOML (an inline table for a dict)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and not math.isfinite(value):
+        return "nan" if value != value else "inf" if value > 0 else "-inf"
+    if isinstance(value, int | float):
+        return repr(value)
+    if isinstance(value, str):  # JSON's escapes are TOML's
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, datetime.date | datetime.time):  # datetime is a date
+        return value.isoformat()
+    if isinstance(value, list):
+        return "[" + ", ".join(toml_value(v) for v in value) + "]"
+    assert isinstance(value, dict)
+    return "{" + ", ".join(f"{toml_key(k)} = {toml_value(v)}" for k, v in value.items()) + "}"
+
+
+def toml_key(key: str) -> str:
+    return key if re.fullmatch(r"[A-Za-z0-9_-]+", key) else json.dumps(key, ensure_ascii=False)
+
+
+TOML_TEXT = st.text(st.characters(exclude_categories=["Cs"]), max_size=12)
+TOML_VALUES = st.recursive(
+    TOML_TEXT | st.integers() | st.floats() | st.booleans() | st.datetimes() | st.dates()
+    | st.times(),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(TOML_TEXT, inner, max_size=3),
+    max_leaves=8,
+)  # fmt: skip
+#: `sources` and `out` values: good ones, and absolute, parent, empty, unicode, very long,
+#: NUL-bearing, file-not-folder ones.
+PATHS = st.sampled_from(
+    ["src", "src/", "./src", "src/handler.py", "src/sub", "src/missing.py", "", ".", "..",
+     "../..", "../proj/src", "/", "/tmp", "/nonexistent", ROOT, f"{ROOT}/src", f"{ROOT}/gen",
+     "src/../src", "gen", "gen/sub/deeper", "génération", "\u202egen", "a" * 300, "a/" * 2100,
+     "x\x00y", "~", "~/gen", "src/handler.py/x", "pyproject.toml", "generated",
+     "generated/../generated", "C:\\gen", "gen\\sub", " gen ", "gen\n", ".toolgen_cache", ".git",
+     "*", "src/*.py", "\U0001d521", "src//handler.py", "gen/.", "//"]
+)  # fmt: skip
+RULE_CODES = st.sampled_from([*sorted(RULES)[::7], "TG001", "TG999", "tg301", "", "TG", "*", "é"])
+#: Each known key with values of its own kind (right or wrong), or any TOML value.
+CONFIG_VALUES: dict[str, st.SearchStrategy[object]] = {
+    "sources": st.lists(PATHS, max_size=3) | PATHS,
+    "out": PATHS,
+    "platforms": st.lists(st.sampled_from([*PLATFORMS, "OpenAI", "x", ""]), max_size=5),
+    "markers": st.lists(st.sampled_from([*MARKER_PRESETS, "django", ""]), max_size=3),
+    "skip_params": st.lists(st.sampled_from(["user_id", "*", "[", "q*", "", "**", "ctx"])),
+    "docstring_style": st.sampled_from([*DOCSTRING_STYLES, "Google", "rst", ""]),
+    "min_level": st.sampled_from([0, 1, 2, 3, -1, 4, 10**30, 1.0, True, "1"]),
+    "rules": st.dictionaries(
+        RULE_CODES, st.sampled_from(["error", "warning", "info", "off", "fatal", "", 1, True])
+    ),
+    "budget_description_chars": st.sampled_from([1, 600, 0, -1, 10**30, 1.5, True, "600"]),
+    "budget_catalog_tokens": st.sampled_from([1, 1000, 0, -5, 2**63, 2.5, False, "none"]),
+    "openai_strict": st.booleans(),
+    "anthropic_strict": st.booleans(),
+    "inline_defs": st.booleans(),
+    "gemini_schema": st.sampled_from(["openapi", "json_schema", "JSON", ""]),
+    "mcp_revision": st.sampled_from(["2025-11-25", "2025-06-18", "2024-01-01", ""]),
+    "breaking_ignore": st.lists(
+        st.dictionaries(
+            st.sampled_from(["rule", "tool", "pointer", "reason", "extra"]),
+            st.sampled_from(["tool-removed", "TG950", "TG001", "nope", "lookup", "/x", "", " "])
+            | TOML_VALUES,
+        )
+        | TOML_VALUES,
+        max_size=3,
+    ),
+}
+
+
+@st.composite
+def config_table(draw: st.DrawFn) -> str:
+    """A `[tool.toolgen]` table, as TOML: a working one with keys replaced, added or removed,
+    each value of its own kind or any TOML type, tables written inline or as sections."""
+    table: dict[str, object] = {"sources": ["src"], "out": "generated", "min_level": 0}
+    keys = st.sampled_from([*CONFIG_VALUES, "colour", "Sources", "tool", "rules.TG301", "out "])
+    for _ in range(draw(st.integers(1, 4))):
+        key = draw(keys)
+        if draw(st.integers(0, 4)) == 0:  # known key, any value
+            table[key] = draw(TOML_VALUES)
+        elif key in CONFIG_VALUES:
+            table[key] = draw(CONFIG_VALUES[key])
+        elif draw(st.booleans()):
+            table.pop(draw(st.sampled_from(sorted(table))), None)
+        else:
+            table[key] = draw(TOML_VALUES)
+    lines, sections = [], []
+    for key, value in table.items():
+        if isinstance(value, dict) and draw(st.booleans()):
+            sections.append(f"\n[tool.toolgen.{toml_key(key)}]")
+            sections += [f"{toml_key(k)} = {toml_value(v)}" for k, v in value.items()]
+        elif (
+            isinstance(value, list)
+            and value
+            and all(isinstance(v, dict) for v in value)
+            and draw(st.booleans())
+        ):
+            for entry in value:
+                assert isinstance(entry, dict)
+                sections.append(f"\n[[tool.toolgen.{toml_key(key)}]]")
+                sections += [f"{toml_key(k)} = {toml_value(v)}" for k, v in entry.items()]
+        else:
+            lines.append(f"{toml_key(key)} = {toml_value(value)}")
+    return "\n".join(["[tool.toolgen]", *lines, *sections]) + "\n"
+
+
+def configured_out(config: str) -> str:
+    """The `out` a config names when it is one (where a build may write), else the default."""
+    try:
+        out = tomllib.loads(config).get("tool", {}).get("toolgen", {}).get("out")
+    except tomllib.TOMLDecodeError:
+        return "generated"
+    return out if isinstance(out, str) and out and "\x00" not in out else "generated"
+
+
+CONFIG_FILES: dict[str, str | bytes] = {
+    "src/handler.py": tool_source(),
+    "src/sub/other.py": tool_source(name="other"),
+}
+
+
+@fuzz(150)
+@given(config_table())
+# found by fuzzing: each was a traceback (OSError, ValueError, FileExistsError)
+@example('[tool.toolgen]\nsources = ["src"]\nout = "' + "a" * 300 + '"\n')
+@example('[tool.toolgen]\nsources = ["' + "a" * 300 + '"]\n')
+@example('[tool.toolgen]\nsources = ["src"]\nout = "' + "a/" * 2100 + '"\n')
+@example('[tool.toolgen]\nsources = ["src"]\nout = "x\\u0000y"\n')
+@example('[tool.toolgen]\nsources = ["src\\u0000"]\n')
+@example('[tool.toolgen]\nsources = ["src"]\nout = "src/handler.py/x"\n')
+# ... and these wrote the generated files into the cache folder (safe to delete at any time)
+# or into .git: TG004 now
+@example('[tool.toolgen]\nsources = ["src"]\nout = ".toolgen_cache"\n')
+@example('[tool.toolgen]\nsources = ["src"]\nout = ".git/generated"\n')
+def test_config_tables(config: str) -> None:
+    assert_diagnostics_only(CONFIG_FILES, config=config, out=configured_out(config))
 
 
 # -- a 5 MB module ------------------------------------------------------------------------------

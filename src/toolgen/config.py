@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from toolgen.cache import FOLDER as CACHE_FOLDER
 from toolgen.diagnostics import RULES, Diagnostic, Level, Location, UserError
 from toolgen.policy import Policy
 from toolgen.render.options import GEMINI_SCHEMAS, MCP_REVISIONS, RenderOptions
@@ -166,6 +167,37 @@ def relative_display(path: Path, cwd: Path) -> str:
         return path.relative_to(cwd.resolve()).as_posix()
     except ValueError:
         return path.as_posix()
+
+
+def resolve_path(path: Path) -> tuple[Path, str | None]:
+    """`path` made absolute with its symlinks followed, and why no file or folder can be
+    there (None: one can), to end a message that starts with the path: a NUL character, a
+    name or path longer than the system takes, a symlink loop. Such a path is returned as
+    given."""
+    try:
+        resolved = path.resolve()
+    except ValueError:  # "embedded null byte"
+        return path, "has a NUL character, which no file name can hold"
+    except RuntimeError:  # Python 3.11's "Symlink loop from ..."
+        return path, "is a symlink loop"
+    except OSError as exc:
+        return path, f"cannot be used: {exc.strerror or exc}"
+    try:
+        resolved.stat()
+    except (FileNotFoundError, NotADirectoryError):  # not there (yet): the callers' concern
+        pass
+    except OSError as exc:  # a name too long, a symlink loop (3.12+), no permission
+        return resolved, f"cannot be used: {exc.strerror or exc}"
+    return resolved, None
+
+
+def _in_a_file(out: Path) -> str | None:
+    """Why `out` cannot be made when a file stands where one of its parent folders must be
+    (`out` itself a file is `toolgen.output`'s TG008, written as it would be)."""
+    for parent in out.parents:
+        if parent.exists():
+            return None if parent.is_dir() else f"cannot be made: {parent} is a file, not a folder"
+    return None
 
 
 def project_root(config_file: Path) -> Path:
@@ -395,25 +427,41 @@ def _check(
         sources_given = [cwd / s for s in sources_override]
     else:
         sources_given = [base / s for s in str_list("sources")]
-    source_paths = [s.resolve() for s in sources_given]  # symlinks followed: see below
-    if not sources_override and not source_paths and not problems:
-        bad("sources", "must name at least one file or folder")
     # A path given on the command line is located nowhere in the config file.
     given, sources_at = (" (given as PATH)", None) if sources_override else ("", where("sources"))
-    for path in source_paths:
+    source_paths = []
+    for source in sources_given:
+        path, unusable = resolve_path(source)  # symlinks followed: see below
+        source_paths.append(path)
+        if unusable:
+            message = f"source path {path}{given} {unusable}"
+            problems.append(Diagnostic("TG003", message, sources_at))
+            continue
         if not path.is_relative_to(root.resolve()):
             message = f"source path {path}{given} is outside the project {root}"
             problems.append(Diagnostic("TG003", message, sources_at))
         if not path.exists():
             message = f"source path {path}{given} does not exist"
             problems.append(Diagnostic("TG003", message, sources_at))
+    if not sources_override and not source_paths and not problems:
+        bad("sources", "must name at least one file or folder")
 
     out_given = (cwd / out_override) if out_override else (base / out_value)
-    out = out_given.resolve()  # a symlink is followed here, so one pointing outside is refused
-    if not out.is_relative_to(root.resolve()) or out == root.resolve():
-        given, out_at = (" (given as --out)", None) if out_override else ("", where("out"))
+    out, unusable = resolve_path(out_given)  # symlinks followed: one pointing outside is refused
+    given, out_at = (" (given as --out)", None) if out_override else ("", where("out"))
+    inside = out.relative_to(root.resolve()).parts if out.is_relative_to(root.resolve()) else ()
+    if not inside:
         message = f"out {out}{given} must be a folder inside the project {root}"
         problems.append(Diagnostic("TG004", message, out_at))
+    elif inside[0] == CACHE_FOLDER or ".git" in inside:
+        # the cache is safe to delete at any time; git keeps its own files in .git
+        where_in = "toolgen's cache folder" if inside[0] == CACHE_FOLDER else "git's .git folder"
+        message = f"out {out}{given} must be a folder of the project, not in {where_in}"
+        problems.append(Diagnostic("TG004", message, out_at))
+    elif unusable is None:
+        unusable = _in_a_file(out)
+    if unusable:
+        problems.append(Diagnostic("TG008", f"out {out}{given} {unusable}", out_at))
     if problems:
         raise UserError(*problems)
     return Config(

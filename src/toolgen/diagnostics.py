@@ -63,8 +63,9 @@ RULES: dict[str, Rule] = _rules(
      "The message names the key and the values it accepts; see the README's Configuration.", FIXED),
     ("TG003", E, "a configured source path does not exist",
      "Fix the path in `sources`; relative paths resolve against the config file's folder.", FIXED),
-    ("TG004", E, "output folder resolves outside the project",
-     "`out` must be a folder inside the project, so that a build never writes elsewhere.", FIXED),
+    ("TG004", E, "output folder resolves outside the project (or into .git or the cache)",
+     "`out` must be a folder inside the project, so that a build never writes elsewhere, and "
+     "not in .git or toolgen's cache folder (.toolgen_cache, safe to delete at any time).", FIXED),
     ("TG005", E, "source file cannot be read or decoded",
      "Source files must be readable UTF-8.", FIXED),
     ("TG006", E, "`toolgen init` cannot set up the project",

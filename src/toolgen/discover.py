@@ -107,7 +107,10 @@ def discover(
         source = source.resolve()
         files = _walk(source, looked) if source.is_dir() else [(source, False)]
         for file, link in files:
-            resolved = file.resolve() if link else file  # `source` and the folders are real
+            try:
+                resolved = file.resolve() if link else file  # `source` and folders are real
+            except (OSError, RuntimeError):  # a symlink loop: reading it fails later (TG005)
+                resolved = file
             if link and links is not None:
                 links[str(file)] = str(resolved)
             if resolved not in seen:

@@ -23,35 +23,55 @@ class NotLiteral(Exception):
         self.why = why
 
 
-def literal_value(node: ast.expr, module: Module, index: ModuleIndex, depth: int = 0) -> Any:
-    """The value of `node`, or raise `NotLiteral`. JSON-ready: tuples and sets become lists."""
+def literal_value(
+    node: ast.expr,
+    module: Module,
+    index: ModuleIndex,
+    depth: int = 0,
+    enums: tuple[ast.ClassDef, ...] = (),
+) -> Any:
+    """The value of `node`, or raise `NotLiteral`. JSON-ready: tuples and sets become lists.
+    `enums`: the enum classes whose member values are being read (a member that names one of
+    them, `B = E.A` inside `class E`, is an error at run time)."""
     if depth > 20:
         raise NotLiteral(node, "too deeply nested")
     try:
-        return jsonable(ast.literal_eval(node))
+        value = ast.literal_eval(node)
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
         pass
+    else:
+        try:
+            return jsonable(value)
+        except (ValueError, RecursionError) as exc:
+            if not isinstance(node, ast.List | ast.Tuple | ast.Set | ast.Dict):
+                # a literal with no JSON form: `1e999`, `1j`, `...`; a container of them is
+                # read item by item below, to point at the item
+                raise NotLiteral(node, f"`{_source(node)}`: {exc}") from None
     if isinstance(node, ast.Name | ast.Attribute):
         symbol = index.resolve_expr(module, node)
         if symbol is not None and symbol.module is not None:
             if symbol.kind == "member" and isinstance(symbol.node, ast.ClassDef):
-                values = enum_values(symbol.node, symbol.module, index)
+                if any(cls is symbol.node for cls in enums):
+                    name = symbol.node.name
+                    why = f"`{_source(node)}`: the member values of enum {name} refer back to it"
+                    raise NotLiteral(node, why)
+                values = enum_values(symbol.node, symbol.module, index, enums)
                 member = symbol.path.rsplit(".", 1)[-1]
                 if member in values:
                     return values[member]
             if symbol.kind == "assign" and isinstance(symbol.node, ast.expr):
-                return literal_value(symbol.node, symbol.module, index, depth + 1)
+                return literal_value(symbol.node, symbol.module, index, depth + 1, enums)
     if isinstance(node, ast.List | ast.Tuple | ast.Set):
-        return [literal_value(e, module, index, depth + 1) for e in node.elts]
+        return [literal_value(e, module, index, depth + 1, enums) for e in node.elts]
     if isinstance(node, ast.Dict):
         result: dict[str, Any] = {}
         for key, value in zip(node.keys, node.values, strict=True):
             if key is None:
                 raise NotLiteral(node, "dict unpacking")
-            k = literal_value(key, module, index, depth + 1)
+            k = literal_value(key, module, index, depth + 1, enums)
             if not isinstance(k, str | int | float | bool) and k is not None:
                 raise NotLiteral(key, "dict key must be a string or number")
-            result[_json_key(k)] = literal_value(value, module, index, depth + 1)
+            result[_json_key(k)] = literal_value(value, module, index, depth + 1, enums)
         return result
     raise NotLiteral(node, f"`{_source(node)}` is not a literal")
 
@@ -59,8 +79,11 @@ def literal_value(node: ast.expr, module: Module, index: ModuleIndex, depth: int
 STR_ENUM_BASES = frozenset({"builtins.str", "enum.StrEnum"})
 
 
-def enum_values(cls: ast.ClassDef, module: Module, index: ModuleIndex) -> dict[str, Any]:
-    """Each member's value, as `enum` would assign it (`auto()` included)."""
+def enum_values(
+    cls: ast.ClassDef, module: Module, index: ModuleIndex, enums: tuple[ast.ClassDef, ...] = ()
+) -> dict[str, Any]:
+    """Each member's value, as `enum` would assign it (`auto()` included). `enums`: as for
+    `literal_value`, the enums whose values are being read already."""
     str_based = any(
         (symbol := index.resolve_expr(module, base)) is not None and symbol.path in STR_ENUM_BASES
         for base in cls.bases
@@ -78,7 +101,7 @@ def enum_values(cls: ast.ClassDef, module: Module, index: ModuleIndex) -> dict[s
                 target.id.lower() if str_based else (last + 1 if isinstance(last, int) else 1)
             )
         else:
-            values[target.id] = literal_value(stmt.value, module, index, 1)
+            values[target.id] = literal_value(stmt.value, module, index, 1, (*enums, cls))
     return values
 
 
@@ -109,7 +132,7 @@ def jsonable(value: Any) -> Any:
     if isinstance(value, complex) or value is Ellipsis:
         raise ValueError(f"{value!r} has no JSON form")
     if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
-        raise ValueError("non-finite floats have no JSON form")
+        raise ValueError(f"{value!r} (NaN, Infinity or out of range) has no JSON form")
     return value
 
 

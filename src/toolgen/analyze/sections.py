@@ -80,7 +80,7 @@ class SectionReader:
             retryable: bool | None = None
             for part in (p.strip() for p in (entry.annotation or "").split(",") if p.strip()):
                 low = part.lower().replace("_", "-")
-                if part.isdigit() and 100 <= int(part) <= 599:
+                if part.isascii() and part.isdigit() and 100 <= int(part) <= 599:  # not "²"
                     status = int(part)
                 elif low in ("retryable", "retryable=true", "retry"):
                     retryable = True
@@ -217,9 +217,14 @@ class SectionReader:
         arguments: dict[str, Any] = {}
         for kw in call.keywords:
             try:
-                arguments[str(kw.arg)] = jsonable(ast.literal_eval(kw.value))
+                value = ast.literal_eval(kw.value)
             except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
                 self._report("TG307", f"example argument `{kw.arg}` is not a literal value", at)
+                return None
+            try:
+                arguments[str(kw.arg)] = jsonable(value)
+            except (ValueError, RecursionError) as exc:  # 1e999, 1j, ...
+                self._report("TG307", f"example argument `{kw.arg}`: {exc}", at)
                 return None
         example: dict[str, Any] = {}
         prompt = join_text(block["prose"]).rstrip(":").strip()
@@ -232,10 +237,15 @@ class SectionReader:
                 result = json.loads(text)
             except (ValueError, RecursionError):
                 try:
-                    result = jsonable(ast.literal_eval(text))
+                    result = ast.literal_eval(text)
                 except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
                     self._report("TG307", "example result is neither JSON nor a Python literal", at)
                     return None
+            try:  # Python's json reads NaN, Infinity and 1e999 (as inf): JSON has no such value
+                result = jsonable(result)
+            except (ValueError, RecursionError) as exc:
+                self._report("TG307", f"example result: {exc}", at)
+                return None
             if isinstance(result, dict) and set(result) == {"error"}:
                 error = result["error"]
                 if not isinstance(error, dict) or not isinstance(error.get("code"), str):

@@ -327,6 +327,8 @@ class SchemaBuilder:
         #: `extra` of the models being built: pydantic applies a model's config to the stdlib
         #: dataclasses and TypedDicts it contains
         self._extra: list[Any] = [None]
+        #: project classes whose bases are known not to lead back to them
+        self._acyclic: set[str] = set()
 
     # -- entry points ----------------------------------------------------------------------
     def schema(self, node: ast.expr, module: Module) -> Schema:
@@ -404,7 +406,8 @@ class SchemaBuilder:
             if isinstance(inner, ast.Subscript):
                 kind = self._kind_of(self._resolve(inner.value, home))
                 args = _subscript_args(inner)
-                if kind == "annotated" and args:
+                if kind == "annotated":
+                    self._check_annotated(inner, args, home)
                     levels.append((args[1:], home))
                     inner = args[0]
                     continue
@@ -699,6 +702,7 @@ class SchemaBuilder:
         """enum, typeddict, dataclass or model, following project base classes."""
         node, module = symbol.node, symbol.module
         assert isinstance(node, ast.ClassDef) and module is not None
+        self._check_bases(symbol)
         for dec in node.decorator_list:
             target = dec.func if isinstance(dec, ast.Call) else dec
             found = self._resolve(target, module, strict=False)
@@ -719,6 +723,27 @@ class SchemaBuilder:
                 if kind in ("enum", "typeddict", "model"):
                     return kind
         return None
+
+    def _check_bases(self, symbol: Symbol, trail: tuple[str, ...] = ()) -> None:
+        """TG202 at the base that leads a class back to itself (`class A(B)` and `class B(A)`:
+        the names toolgen reads, the last binding of each, make no class hierarchy). A class
+        that names itself (`class A(A)`, subclassing an earlier `A`) is left to the callers."""
+        if symbol.path in self._acyclic:
+            return
+        node, module = symbol.node, symbol.module
+        assert isinstance(node, ast.ClassDef) and module is not None
+        trail = (*trail, symbol.path)
+        for base in node.bases:
+            found = self._resolve(base, module, strict=False)
+            if found.kind != "class" or found.module is None or found.path == symbol.path:
+                continue
+            if found.path in trail:
+                cycle = trail[trail.index(found.path) :]  # ends with this class: start there
+                names = " -> ".join(p.rsplit(".", 1)[-1] for p in (symbol.path, *cycle))
+                message = f"the bases of class `{node.name}` lead back to it ({names})"
+                raise self.problem("TG202", message, base, module)
+            self._check_bases(found, trail)
+        self._acyclic.add(symbol.path)
 
     def _resolve(self, node: ast.expr, module: Module, *, strict: bool = True) -> Symbol:
         dotted = dotted_name(node)
@@ -818,8 +843,11 @@ class SchemaBuilder:
     def dict_schema(
         self, symbol: Symbol, node: ast.expr, module: Module, args: list[ast.expr] | None
     ) -> Schema:
-        if not args or len(args) != 2:
+        if not args:
             return {"type": "object", "additionalProperties": True}
+        if len(args) != 2:  # `dict[str]`: Python refuses it (pydantic would, too)
+            message = f"`{_text(node)}`: a mapping takes two types, keys and values"
+            raise self.problem("TG202", message, node, module)
         keys = self.schema(args[0], module)
         values = self.schema(args[1], module)
         out: Schema = {"type": "object", "additionalProperties": values or True}
@@ -863,9 +891,19 @@ class SchemaBuilder:
     def annotated_schema(
         self, symbol: Symbol, node: ast.expr, module: Module, args: list[ast.expr] | None
     ) -> Schema:
-        assert isinstance(node, ast.Subscript)
+        self._check_annotated(node, args, module)
         schema, _ = self.field_schema(node, module, nested=True)
         return schema
+
+    def _check_annotated(self, node: ast.expr, args: list[ast.expr] | None, module: Module) -> None:
+        """TG202 for `Annotated` without a type and metadata, which Python refuses at run
+        time (bare, `Annotated[()]`, `Annotated[int]`)."""
+        if args is None or len(args) < 2:
+            message = (
+                f"`{_text(node)}`: Annotated takes a type and at least one metadata item, "
+                "as in Annotated[int, Field(ge=0)]"
+            )
+            raise self.problem("TG202", message, node, module)
 
     def qualifier_schema(
         self, symbol: Symbol, node: ast.expr, module: Module, args: list[ast.expr] | None
@@ -975,6 +1013,7 @@ class SchemaBuilder:
     def _project_bases(self, symbol: Symbol) -> list[Symbol]:
         node, module = symbol.node, symbol.module
         assert isinstance(node, ast.ClassDef) and module is not None
+        self._check_bases(symbol)
         bases = []
         for base in node.bases:
             found = self._resolve(base, module, strict=False)
