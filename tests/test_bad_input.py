@@ -144,6 +144,29 @@ def test_example_arguments_that_do_not_fit_the_schema(built: Project, run) -> No
     assert "src/bad.py:17:9: TG501" in out
 
 
+def test_every_example_problem_comes_in_one_build(built: Project, run) -> None:
+    """A malformed example (TG307) or an undescribed parameter (TG301) does not hide the
+    other examples' problems until it is fixed; a type error does (its schema is short)."""
+    doc = (
+        "\n    Examples:\n"
+        '        >>> lookup(query="x", limit=500)\n        "ok"\n\n'
+        '        >>> lookup(query=x)\n        "ok"\n'
+    )
+    params = "query: str, limit: Annotated[int, Field(le=50)] = 10"
+    imports = "from typing import Annotated\nfrom pydantic import Field"
+    built.write("src/bad.py", tool_source(params=params, imports=imports, extra_doc=doc))
+    out = _fails(built, run, 1, "TG501 [error] example arguments: /limit: 500 is greater than")
+    assert "TG307 [error] example argument `query` is not a literal value" in out
+    undescribed = tool_source(params=params, imports=imports, extra_doc=doc, args_doc="")
+    built.write("src/bad.py", undescribed)
+    out = _fails(built, run, 1, "TG501 [error] example arguments: /limit: 500 is greater than")
+    assert "TG301 [error] parameter `limit` is not described" in out
+    mistyped = params.replace("limit: Annotated", "limit: Nowhere, other: Annotated")
+    built.write("src/bad.py", tool_source(params=mistyped, imports=imports, extra_doc=doc))
+    out = _fails(built, run, 1, "TG201 [error] cannot resolve `Nowhere`")
+    assert "TG501" not in out
+
+
 def test_example_result_that_does_not_fit_returns(built: Project, run) -> None:
     doc = '\n    Examples:\n        >>> lookup(query="x")\n        42\n'
     built.write("src/bad.py", tool_source(extra_doc=doc))

@@ -247,8 +247,14 @@ class _HandlerCompiler:
                 option_nodes.get("name", self.node),
             )
             name = self.node.name
+        before = len(self.problems)
         parameters_schema = self.parameters_schema()
         returns_schema = self.returns_schema()
+        # a signature or type error leaves a schema short: examples cannot be checked with it
+        whole = not any(
+            d.code.startswith("TG2") and d.severity is Level.ERROR
+            for d in self.policy.apply(self.problems[before:], self.ignores)
+        )
         if not description:
             self.report(
                 "TG303",
@@ -279,9 +285,10 @@ class _HandlerCompiler:
                     option_nodes.get(key, self.handler.decorator),
                 )
         self.problems.extend(reader.diagnostics)
+        if whole:  # also when another error stops the tool: all of its problems at once
+            self.check_examples(examples, parameters_schema, returns_schema, errors)
         if self.failed():
             return None, self.problems
-        self.check_examples(examples, parameters_schema, returns_schema, errors)
 
         risk = options.get("risk", DEFAULT_RISK)
         autonomous, confirmation = RISK_DEFAULTS.get(risk, RISK_DEFAULTS[DEFAULT_RISK])
