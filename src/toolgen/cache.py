@@ -78,7 +78,7 @@ def _shared(path: str, group: int) -> bool:
     return parent.st_gid == group and bool(parent.st_mode & 0o020)
 
 
-def trusted(folder: Path) -> bool:
+def usable(folder: Path) -> bool:
     """Whether a run may use the cache `folder`: not there yet (it will be made, as `ours`),
     or `ours`."""
     return not os.path.lexists(folder) or ours(os.fspath(folder))

@@ -359,11 +359,11 @@ def _replayed(
 def _cache(args: argparse.Namespace, config: Config) -> tuple[Path | None, str]:
     """The cache folder (None with `--no-cache`, or when it is not one to trust) and the key
     of this configuration."""
-    from toolgen.cache import cache_dir, config_key, trusted
+    from toolgen.cache import cache_dir, config_key, usable
     from toolgen.config import relative_display
 
     folder = cache_dir(config, not args.no_cache)
-    if folder is not None and not trusted(folder):
+    if folder is not None and not usable(folder):
         shown = relative_display(folder, config.cwd)
         print(
             f"toolgen: not using the cache folder {shown}: it is not a folder of this user's "
