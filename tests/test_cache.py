@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from conftest import REPO, Project
+from toolgen import unit_cache
 from toolgen.cache import FOLDER, ours
 from toolgen.config import load_config
 from toolgen.descriptor import ToolDescriptor
@@ -406,19 +407,19 @@ def test_a_file_saved_during_a_run_is_not_stamped(
     shop.write(
         "src/shop/other.py", HANDLERS.replace("search", "find").replace("count", "n") + "#\n"
     )
-    real_get = UnitCache.get
+    real_restore = unit_cache.restore_with
     models = str((shop.root / "src/shop/models.py").resolve())
 
-    def get(self: UnitCache, file, roots):  # type: ignore[no-untyped-def]
-        unit = real_get(self, file, roots)
-        if unit is not None and file.path.name == "tools.py":
+    def restore_with(entry, tool):  # type: ignore[no-untyped-def]
+        unit = real_restore(entry, tool)
+        if unit.shown.endswith("tools.py"):
             unit.dependencies.read[models] = "0" * 64  # as read before the save
         return unit
 
-    monkeypatch.setattr(UnitCache, "get", get)
+    monkeypatch.setattr(unit_cache, "restore_with", restore_with)
     assert run("build", cwd=shop.root).code == 0
     assert not list((shop.root / ".toolgen_cache" / "stamps").glob("*.json"))
-    monkeypatch.setattr(UnitCache, "get", real_get)
+    monkeypatch.setattr(unit_cache, "restore_with", real_restore)
     assert run("build", cwd=shop.root).code == 0
     assert list((shop.root / ".toolgen_cache" / "stamps").glob("*.json"))
 

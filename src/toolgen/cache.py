@@ -26,7 +26,7 @@ from toolgen._version import __version__
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (see above)
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterable
     from pathlib import Path
     from typing import Any
 
@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 
 FOLDER = ".toolgen_cache"
 #: Bumped when the layout of cache entries changes, so old entries are never misread.
-LAYOUT = 3
+LAYOUT = 4
 
 
 def cache_dir(config: Config, enabled: bool = True) -> Path | None:
@@ -127,7 +127,16 @@ def is_file(path: str) -> bool:
 
 def checksum(data: bytes) -> bytes:
     """What an entry starts with: two 32-bit checks of the rest (damage, not tampering)."""
-    return f"{zlib.crc32(data):08x}{zlib.adler32(data):08x}".encode()
+    return checksum_of((data,))
+
+
+def checksum_of(parts: Iterable[bytes]) -> bytes:
+    """`checksum` of the bytes of all `parts` one after the other, taken one at a time (a
+    stamp's texts can be megabytes: they are not joined)."""
+    crc, adler = 0, 1
+    for data in parts:
+        crc, adler = zlib.crc32(data, crc), zlib.adler32(data, adler)
+    return f"{crc:08x}{adler:08x}".encode()
 
 
 def load_entry(
@@ -178,7 +187,8 @@ def store_entry(
         os.makedirs(f"{base}/{kind}", exist_ok=True)
         data = dumps(value)
         with open(tmp, "wb") as handle:
-            handle.write(checksum(data) + b"\n" + data)
+            handle.write(checksum(data) + b"\n")
+            handle.write(data)
         os.replace(tmp, target)
     except Exception:  # a full disk, a read-only project, a value that will not serialise
         with contextlib.suppress(OSError):

@@ -15,7 +15,8 @@ import os
 import sys
 import time
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
@@ -38,6 +39,7 @@ if TYPE_CHECKING:
     from toolgen.output import Drift, Seen, WriteReport
     from toolgen.pipeline import Generated
     from toolgen.session import Session
+    from toolgen.spool import Content
     from toolgen.stamp import Outcome
     from toolgen.unit_cache import UnitCache
 
@@ -293,17 +295,13 @@ def cmd_build(args: argparse.Namespace, stream: TextIO) -> int:
         code = _build_report(args, text, config, rows, lines, outcome.tools, unchanged)
         return _replayed(args, stream, config, (folder, key, outcome), text.getvalue(), code)
 
-    from toolgen.pipeline import generate
-
-    session = _session(args, folder, key)
-    memo = session.render if session else None
-    result = generate(config, _units(folder, key, session), _jobs(args), memo)
-    _read(args, frozenset(result.inputs.read))
-    status = _exit_for(result.diagnostics, Level.ERROR)
-    seen, retire = (session.seen, session.retire) if session else (None, None)
-    report = None if status else _write(config, result.files, seen, retire)
-    if folder and report is not None:
-        _stamp(folder, key, started, config, result, session)
+    with _generating(args, config, folder, key) as (result, session):
+        _read(args, frozenset(result.inputs.read))
+        status = _exit_for(result.diagnostics, Level.ERROR)
+        seen, retire = (session.seen, session.retire) if session else (None, None)
+        report = None if status else _write(config, result.files, seen, retire)
+        if folder and report is not None:
+            _stamp(folder, key, started, config, result, session)
     shown = result.diagnostics
     if args.quiet:
         shown = [d for d in shown if d.severity is Level.ERROR]
@@ -312,9 +310,29 @@ def cmd_build(args: argparse.Namespace, stream: TextIO) -> int:
     return status
 
 
+@contextmanager
+def _generating(
+    args: argparse.Namespace, config: Config, folder: Path | None, key: str
+) -> Iterator[tuple[Generated, Session | None]]:
+    """What a build makes, with the session it used: in memory in a process that builds
+    again, else spooled (`toolgen.pipeline`), the spool open until the block ends."""
+    session = _session(args, folder, key)
+    units = _units(folder, key, session)
+    if session is not None:
+        from toolgen.pipeline import generate
+
+        yield generate(config, units, _jobs(args), session.render), session
+        return
+    from toolgen.pipeline import generate_spooled
+    from toolgen.spool import Spool
+
+    with Spool.temporary() as spool:
+        yield generate_spooled(config, units, _jobs(args), spool), None
+
+
 def _write(
     config: Config,
-    files: dict[str, bytes],
+    files: Mapping[str, Content],
     seen: Seen | None,
     retire: Callable[[Path], None] | None,
 ) -> WriteReport:
@@ -487,12 +505,24 @@ def cmd_check(args: argparse.Namespace, stream: TextIO) -> int:
         _check_report(args, text, config, clean)
         return _replayed(args, stream, config, (folder, key, outcome), text.getvalue(), code)
 
-    from toolgen.output import compare, unified_diff
-    from toolgen.pipeline import generate
+    with _generating(args, config, folder, key) as (result, session):
+        return _checked(args, stream, config, (folder, key, started), result, session)
 
-    session = _session(args, folder, key)
-    memo = session.render if session else None
-    result = generate(config, _units(folder, key, session), _jobs(args), memo)
+
+def _checked(
+    args: argparse.Namespace,
+    stream: TextIO,
+    config: Config,
+    cache: tuple[Path | None, str, int],
+    result: Generated,
+    session: Session | None,
+) -> int:
+    """`toolgen check` once the build is made: the contract and runtime checks, the drift,
+    and the report. `cache` is (folder, key, when the run started)."""
+    from toolgen.output import Drift, compare, unified_diff
+
+    folder, key, started = cache
+    plain = not (args.against or args.verify_runtime)
     blocked = has_errors(result.diagnostics)  # the handlers themselves have errors
     if args.against and not blocked:
         from toolgen.breaking import Ignore, baseline, findings_to_diagnostics, parameter_locations
@@ -537,11 +567,17 @@ def cmd_check(args: argparse.Namespace, stream: TextIO) -> int:
         has_errors(found),
         _failing([d.severity.value for d in found], Level(args.fail_on)),
         lambda path: unified_diff(
-            config.out, path, result.files[path], config.display(config.out / path)
+            config.out, path, _bytes(result.files[path]), config.display(config.out / path)
         ),
     )
     _check_report(args, stream, config, checked)
     return status
+
+
+def _bytes(content: Content) -> bytes:
+    from toolgen.spool import as_bytes
+
+    return as_bytes(content)
 
 
 def _failing(levels: Sequence[str], threshold: Level) -> dict[str, int]:
@@ -665,7 +701,7 @@ def cmd_show(args: argparse.Namespace, stream: TextIO) -> int:
         print(f"toolgen: no tool named {args.name!r}; tools: {', '.join(names)}", file=stream)
         return 2
     if args.platform == "descriptor":
-        document = json.loads(result.files[f"descriptors/{args.name}.json"])
+        document = json.loads(_bytes(result.files[f"descriptors/{args.name}.json"]))
     else:
         label = "openai-chat" if args.platform == "openai" else args.platform
         entries = payload_entries(result.files, label)

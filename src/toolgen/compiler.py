@@ -11,7 +11,7 @@ import keyword
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Generic, Protocol, TypeVar
 
 from pydantic import ValidationError
 
@@ -43,9 +43,20 @@ DESCRIPTOR_KEYS = {"keywords": "tool_search_keywords"}
 IMPLICIT_ERROR = "VALIDATION_ERROR"
 
 
+class Named(Protocol):
+    """What a compilation holds of each tool: a descriptor, or what a spooled build keeps of
+    it (`toolgen.render.spooled.SpooledTool`)."""
+
+    @property
+    def name(self) -> str: ...
+
+
+T = TypeVar("T", bound=Named)
+
+
 @dataclass
-class Compilation:
-    descriptors: list[ToolDescriptor] = field(default_factory=list)
+class Compilation(Generic[T]):
+    descriptors: list[T] = field(default_factory=list)  # by name
     diagnostics: list[Diagnostic] = field(default_factory=list)
     locations: dict[str, Location] = field(default_factory=dict)  # tool name -> its def
     search_roots: list[str] = field(default_factory=list)  # where the modules import from
@@ -53,16 +64,16 @@ class Compilation:
     sources: Listing = field(default_factory=lambda: Listing([], [], set(), {}))
     inputs: Dependencies = field(default_factory=Dependencies)  # every file read, for the cache
     #: `finish`'s result for each new descriptor, by id() (with the descriptor, kept alive).
-    finished: dict[int, tuple[ToolDescriptor, Any]] = field(default_factory=dict)
+    finished: dict[int, tuple[T, Any]] = field(default_factory=dict)
 
 
 @dataclass
-class FileUnit:
+class FileUnit(Generic[T]):
     """One source file's share of a compilation: what the unit cache stores and restores."""
 
     shown: str  # the file as shown to the user
     suppressions: FileSuppressions
-    tools: list[tuple[ToolDescriptor, Location]] = field(default_factory=list)
+    tools: list[tuple[T, Location]] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
     dependencies: Dependencies = field(default_factory=Dependencies)
     #: What `compile_project`'s `finish` made of each tool, in the order of `tools` (the
@@ -74,9 +85,11 @@ class UnitStore(Protocol):
     """Where compiled files are kept between runs (`toolgen.unit_cache.UnitCache`). `roots`
     are the search roots in order: a unit is valid for the same ones only."""
 
-    def get(self, file: SourceFile, roots: tuple[str, ...]) -> FileUnit | None: ...
+    def get(self, file: SourceFile, roots: tuple[str, ...]) -> FileUnit[ToolDescriptor] | None: ...
 
-    def put(self, file: SourceFile, roots: tuple[str, ...], unit: FileUnit) -> None: ...
+    def put(
+        self, file: SourceFile, roots: tuple[str, ...], unit: FileUnit[ToolDescriptor]
+    ) -> None: ...
 
 
 def compile_project(
@@ -84,54 +97,80 @@ def compile_project(
     store: UnitStore | None = None,
     jobs: int = 1,
     finish: Callable[[ToolDescriptor], Any] | None = None,
-) -> Compilation:
+) -> Compilation[ToolDescriptor]:
     """Every handler under the configured sources. With a `store`, files whose bytes and
     dependencies did not change are taken from it instead of being analysed again; the
     others are analysed in `jobs` processes (`toolgen.parallel`), where `finish` is applied
     to each new descriptor too (its results: `Compilation.finished`)."""
+
+    def make(
+        unit: FileUnit[ToolDescriptor], file: SourceFile, roots: tuple[str, ...]
+    ) -> FileUnit[ToolDescriptor]:
+        if finish is not None:
+            unit.finished = [finish(descriptor) for descriptor, _ in unit.tools]
+        return unit
+
+    lookup = store.get if store else None
+    return compile_units(config, make, jobs, lookup, store.put if store else None)
+
+
+#: A compiled file made into what a compilation keeps (in the process that compiled it).
+Make = Callable[[FileUnit[ToolDescriptor], SourceFile, tuple[str, ...]], FileUnit[T]]
+Lookup = Callable[[SourceFile, tuple[str, ...]], FileUnit[T] | None]
+
+
+def compile_units(
+    config: Config,
+    make: Make[T],
+    jobs: int = 1,
+    lookup: Lookup[T] | None = None,
+    keep: Callable[[SourceFile, tuple[str, ...], FileUnit[T]], None] | None = None,
+) -> Compilation[T]:
+    """`compile_project`, for any form of unit: each file is taken from `lookup` (given the
+    search roots), or else analysed in one of `jobs` processes and made into a unit by `make`
+    there, then handed to `keep` here."""
     files, listing = list_sources(config.sources)
     index = ModuleIndex(search_roots(files, config.root), lambda p: config.display(p))
-    result = Compilation(search_roots=[str(r) for r in index.search_roots])
+    result: Compilation[T] = Compilation(search_roots=[str(r) for r in index.search_roots])
     result.sources = listing
     seen: dict[str, Location] = {}
     policy = config.policy()
     roots = tuple(result.search_roots)
-    units: list[FileUnit | None] = [store.get(f, roots) if store else None for f in files]
+    units: list[FileUnit[T] | None] = [lookup(f, roots) if lookup else None for f in files]
     missed = [i for i, unit in enumerate(units) if unit is None]
     shared: set[str] = set()  # modules that some file used besides its own
 
-    def work(chunk: list[int]) -> list[FileUnit]:
-        made = [compile_file(files[i], index, config, policy, shared) for i in chunk]
-        if finish is not None:
-            for unit in made:
-                unit.finished = [finish(descriptor) for descriptor, _ in unit.tools]
-        return made
+    def work(chunk: list[int]) -> list[FileUnit[T]]:
+        return [
+            make(compile_file(files[i], index, config, policy, shared), files[i], roots)
+            for i in chunk
+        ]
 
     for i, fresh in zip(missed, map_chunks(missed, work, jobs), strict=True):
         units[i] = fresh
-        if store:
-            store.put(files[i], roots, fresh)
+        if keep:
+            keep(files[i], roots, fresh)
     for unit in units:
         assert unit is not None
         result.suppressions[unit.shown] = unit.suppressions
         result.diagnostics.extend(unit.diagnostics)
         result.inputs.merge(unit.dependencies)
-        for (descriptor, _), done in zip(unit.tools, unit.finished, strict=False):
-            result.finished[id(descriptor)] = (descriptor, done)
-        for descriptor, where in unit.tools:
-            if descriptor.name in seen:
+        for (tool, _), done in zip(unit.tools, unit.finished, strict=False):
+            result.finished[id(tool)] = (tool, done)
+        for tool, where in unit.tools:
+            if tool.name in seen:
                 result.diagnostics.append(
                     Diagnostic(
                         "TG102",
-                        f"tool name `{descriptor.name}` is already used by the handler at "
-                        f"{seen[descriptor.name]}",
+                        f"tool name `{tool.name}` is already used by the handler at "
+                        f"{seen[tool.name]}",
                         where,
                     )
                 )
                 continue
-            seen[descriptor.name] = where
-            result.locations[descriptor.name] = where
-            result.descriptors.append(descriptor)
+            seen[tool.name] = where
+            result.locations[tool.name] = where
+            result.descriptors.append(tool)
     if not files or (not result.descriptors and not result.diagnostics):
         result.diagnostics.append(
             Diagnostic(
@@ -147,11 +186,11 @@ def compile_project(
 
 def compile_file(
     file: SourceFile, index: ModuleIndex, config: Config, policy: Policy, shared: set[str]
-) -> FileUnit:
+) -> FileUnit[ToolDescriptor]:
     """The handlers of one file, and everything their analysis read (for the unit cache).
     `shared` collects the modules that files have used besides their own: the file's module
     is released from the index afterwards unless it is one of them."""
-    unit = FileUnit(config.display(file.path), FileSuppressions())
+    unit: FileUnit[ToolDescriptor] = FileUnit(config.display(file.path), FileSuppressions())
     with index.tracking() as touched:
         module = index.add_file(file.module, file.path)
         if module is not None:

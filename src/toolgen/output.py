@@ -20,13 +20,14 @@ import json
 import os
 import re
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from toolgen.cache import is_file
 from toolgen.render import MANIFEST
+from toolgen.spool import Content, Spooled, as_bytes, chunks_of
 from toolgen.stamp import Stat, file_stat, trusted
 
 #: What a process knows of each generated file (relative path): its bytes, its `stat`, and
@@ -121,10 +122,13 @@ def same_manifest(old: bytes, new: bytes) -> bool:
     return bool(a.get("files") == b.get("files"))
 
 
-def _holds(out: Path, relpath: str, data: bytes, seen: Seen | None) -> bool | None:
+def _holds(out: Path, relpath: str, data: Content, seen: Seen | None) -> bool | None:
     """Whether the file has `data` (None: it is not there), read only when `seen` cannot say;
-    what is read is seen anew."""
+    what is read is seen anew. Spooled bytes are compared a chunk at a time (and not seen:
+    only a run of its own spools)."""
     path = f"{out}/{relpath}"
+    if isinstance(data, Spooled):
+        return _holds_spooled(path, data)
     known = seen.get(relpath) if seen is not None else None
     if known is not None and trusted(known[1], known[2], path):
         return known[0] is data or known[0] == data
@@ -137,17 +141,29 @@ def _holds(out: Path, relpath: str, data: bytes, seen: Seen | None) -> bool | No
     return current == data
 
 
+def _holds_spooled(path: str, data: Spooled) -> bool | None:
+    try:
+        with open(path, "rb") as handle:
+            if os.fstat(handle.fileno()).st_size != data.size:
+                return False
+            return all(handle.read(len(chunk)) == chunk for chunk in data.chunks())
+    except OSError:
+        return None
+
+
 def _same_manifest_on_disk(out: Path, new: bytes) -> bool:
     return same_manifest(_read(out / MANIFEST) or b"", new)
 
 
-def compare(out: Path, files: dict[str, bytes], seen: Seen | None = None) -> Drift:
+def compare(out: Path, files: Mapping[str, Content], seen: Seen | None = None) -> Drift:
     drift = Drift()
     for relpath, data in files.items():
         holds = _holds(out, relpath, data, seen)
         if holds is None:
             drift.missing.append(relpath)
-        elif not holds and not (relpath == MANIFEST and _same_manifest_on_disk(out, data)):
+        elif not holds and not (
+            relpath == MANIFEST and _same_manifest_on_disk(out, as_bytes(data))
+        ):
             drift.changed.append(relpath)
     drift.stale = sorted(managed_files(out) - set(files))
     return drift
@@ -183,7 +199,7 @@ def build_lock(out: Path) -> Iterator[None]:
 
 def write(
     out: Path,
-    files: dict[str, bytes],
+    files: Mapping[str, Content],
     seen: Seen | None = None,
     retire: Callable[[Path], None] | None = None,
 ) -> WriteReport:
@@ -203,7 +219,10 @@ class WriteError(Exception):
 
 
 def _write(
-    out: Path, files: dict[str, bytes], seen: Seen | None, retire: Callable[[Path], None] | None
+    out: Path,
+    files: Mapping[str, Content],
+    seen: Seen | None,
+    retire: Callable[[Path], None] | None,
 ) -> WriteReport:
     report = WriteReport()
     stale = managed_files(out) - set(files)
@@ -235,8 +254,9 @@ def _write(
             retire(out / relpath)
         Path(tmp).replace(out / relpath)
         report.written.append(relpath)
-        if seen is not None:
-            seen[relpath] = (files[relpath], file_stat(f"{out}/{relpath}"), start)
+        data = files[relpath]
+        if seen is not None and isinstance(data, bytes):
+            seen[relpath] = (data, file_stat(f"{out}/{relpath}"), start)
     for relpath in sorted(stale):
         try:
             (out / relpath).unlink()
@@ -271,7 +291,7 @@ def _check_paths(out: Path, relpaths: list[str]) -> list[Path]:
     return missing
 
 
-def _temporary(target: Path, data: bytes) -> str:
+def _temporary(target: Path, data: Content) -> str:
     """`_write_temporary`, with an OSError as WriteError."""
     try:
         return _write_temporary(target, data)
@@ -292,7 +312,7 @@ def atomic_write(target: Path, data: bytes) -> None:
         raise
 
 
-def _write_temporary(target: Path, data: bytes) -> str:
+def _write_temporary(target: Path, data: Content) -> str:
     """`data` in a new file beside `target` (its folder made if needed), by `TEMPORARY`'s
     name: the file's path."""
     import tempfile
@@ -301,7 +321,8 @@ def _write_temporary(target: Path, data: bytes) -> str:
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
+            for chunk in chunks_of(data):
+                handle.write(chunk)
         Path(tmp).chmod(0o644)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

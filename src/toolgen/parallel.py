@@ -1,11 +1,12 @@
 """Compiling source files in several processes: a cold build of a large project on all cores.
 
-`map_chunks(items, work, jobs)` runs `work` on `jobs` interleaved chunks of `items`: one in
-this process and the others in forked children, which send their results back pickled through
-a pipe. Results come back in the order of `items`, so the output does not depend on the number
-of processes. A child that fails for any reason leaves its chunk to this process: parallelism
-can make a run faster, never different. Without `os.fork` (Windows), with one job, or with
-few items, everything runs here.
+`map_chunks(items, work, jobs)` runs `work` on `jobs` interleaved chunks of `items`, each in a
+forked child, which sends its results back pickled through a pipe. This process only collects:
+what the analysis leaves behind stays in the children, so a large project's build holds no
+more than its results here. Results come back in the order of `items`, so the output does not
+depend on the number of processes. A child that fails for any reason leaves its chunk to this
+process: parallelism can make a run faster, never different. Without `os.fork` (Windows), with
+one job, or with few items, everything runs here.
 
 `TOOLGEN_JOBS` sets the number of processes (default: the CPU count, at most 8; 1 turns it
 off). `toolgen build --watch` always works in one process.
@@ -38,10 +39,8 @@ def map_chunks(items: Sequence[T], work: Callable[[list[T]], list[R]], jobs: int
     if jobs <= 1 or len(items) < MIN_ITEMS or not hasattr(os, "fork"):
         return work(list(items))
     chunks = [list(items[i::jobs]) for i in range(jobs)]
-    children = [(_fork(work, chunk), chunk) for chunk in chunks[1:]]
-    done = [work(chunks[0])]
-    for child, chunk in children:
-        done.append(_collect(child, work, chunk))
+    children = [(_fork(work, chunk), chunk) for chunk in chunks]
+    done = [_collect(child, work, chunk) for child, chunk in children]
     merged: list[R] = [None] * len(items)  # type: ignore[list-item]
     for i, results in enumerate(done):
         merged[i::jobs] = results

@@ -1,24 +1,35 @@
-"""The whole pipeline in one call: discover → analyze → descriptors → render (no writing)."""
+"""The whole pipeline in one call: discover → analyze → descriptors → render (no writing).
+
+`generate` holds everything in memory, and keeps what a process that builds again can reuse;
+`generate_spooled` is for a run of its own: each tool is rendered as soon as it is analysed
+and its rendered texts go to a spool on disk (`toolgen.spool`), so that no more than a file's
+descriptors are held at once, whatever the size of the project. Both give the same files and
+diagnostics.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any, overload
 
-from toolgen.compiler import compile_project
+from toolgen.compiler import FileUnit, compile_project, compile_units
 from toolgen.config import Config
 from toolgen.descriptor import ToolDescriptor
 from toolgen.diagnostics import Diagnostic, Location, plural, sort_diagnostics
-from toolgen.discover import Listing
+from toolgen.discover import Listing, SourceFile
 from toolgen.index import Dependencies
-from toolgen.render.project import RenderMemo, ToolRender, render_project, render_tool
+from toolgen.render.project import RenderMemo, ToolRender, layouts, render_project, render_tool
+from toolgen.render.spooled import SpooledTool, render_spooled, spool_tool
+from toolgen.spool import Content, Spool
 from toolgen.stats import catalog_totals, tool_sizes
 from toolgen.unit_cache import UnitCache
 
 
 @dataclass
 class Generated:
-    files: dict[str, bytes]
-    descriptors: list[ToolDescriptor]
+    files: Mapping[str, Content]
+    descriptors: Sequence[ToolDescriptor]  # by name
     diagnostics: list[Diagnostic]
     locations: dict[str, Location]
     search_roots: list[str]
@@ -68,7 +79,86 @@ def generate(
     )
 
 
-def catalog_budget(files: dict[str, bytes], budget: int) -> list[Diagnostic]:
+def generate_spooled(config: Config, cache: UnitCache | None, jobs: int, spool: Spool) -> Generated:
+    """`generate` for a run of its own, its output in `spool` (see the module's doc). Units
+    found in the cache are spooled as stored, no descriptor validated; descriptors are read
+    back from the spool when asked for (`Generated.descriptors`), while `spool` is open."""
+    platforms, options = config.platforms, config.render
+    shapes = layouts(platforms, options)
+
+    def make(
+        unit: FileUnit[ToolDescriptor], file: SourceFile, roots: tuple[str, ...]
+    ) -> FileUnit[SpooledTool]:  # in the process that compiled the file
+        renders = {id(d): render_tool(d, platforms, options) for d, _ in unit.tools}
+        if cache is not None:
+            cache.store_now(file, roots, unit, renders)
+        tools = [
+            (spool_tool(d.name, d.visible, renders[id(d)], shapes, spool), where)
+            for d, where in unit.tools
+        ]
+        spool.flush()  # a worker's pieces are read by the process it reports to
+        return FileUnit(unit.shown, unit.suppressions, tools, unit.diagnostics, unit.dependencies)
+
+    def stored(tool: dict[str, Any]) -> SpooledTool:
+        if tool["render"] is None:  # stored by a session, not rendered (a duplicate name)
+            descriptor = ToolDescriptor.model_validate_json(tool["descriptor"])
+            render = render_tool(descriptor, platforms, options)
+        else:
+            render = ToolRender.from_json(tool["descriptor"], tool["render"])
+        return spool_tool(tool["name"], tool["visible"], render, shapes, spool)
+
+    def lookup(file: SourceFile, roots: tuple[str, ...]) -> FileUnit[SpooledTool] | None:
+        return cache.get_with(file, roots, stored) if cache is not None else None
+
+    compiled = compile_units(config, make, jobs, lookup)
+    if cache is not None:
+        cache.done()
+    found: list[Diagnostic] = []
+
+    def report(code: str, name: str, message: str) -> None:
+        found.append(Diagnostic(code, f"tool {name}: {message}", compiled.locations.get(name)))
+
+    files, shas = render_spooled(compiled.descriptors, platforms, options, spool, report)
+    found = [*compiled.diagnostics, *config.policy().apply(found, compiled.suppressions)]
+    if config.budget_catalog_tokens is not None:
+        found += catalog_budget(files, config.budget_catalog_tokens)
+    return Generated(
+        files,
+        SpooledDescriptors(compiled.descriptors, spool),
+        sort_diagnostics(found),
+        compiled.locations,
+        compiled.search_roots,
+        compiled.sources,
+        compiled.inputs,
+        shas,
+    )
+
+
+class SpooledDescriptors(Sequence[ToolDescriptor]):
+    """The descriptors of spooled tools, each read back from the spool when asked for."""
+
+    def __init__(self, tools: list[SpooledTool], spool: Spool) -> None:
+        self.tools, self.spool = tools, spool
+
+    def __len__(self) -> int:
+        return len(self.tools)
+
+    @overload
+    def __getitem__(self, i: int) -> ToolDescriptor: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[ToolDescriptor]: ...
+
+    def __getitem__(self, i: int | slice) -> ToolDescriptor | list[ToolDescriptor]:
+        if isinstance(i, slice):
+            return [self._read(tool) for tool in self.tools[i]]
+        return self._read(self.tools[i])
+
+    def _read(self, tool: SpooledTool) -> ToolDescriptor:
+        return ToolDescriptor.model_validate_json(self.spool.read(tool.descriptor))
+
+
+def catalog_budget(files: Mapping[str, Content], budget: int) -> list[Diagnostic]:
     totals = catalog_totals(tool_sizes(files))
     return [
         Diagnostic(

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Sequence
 from typing import Any
 
 from toolgen.config import Config
@@ -27,7 +28,7 @@ TIMEOUT_SECONDS = 300
 
 def verify_runtime(
     config: Config,
-    descriptors: list[ToolDescriptor],
+    descriptors: Sequence[ToolDescriptor],
     locations: dict[str, Location],
     search_paths: list[str],
 ) -> list[Diagnostic]:

@@ -29,11 +29,11 @@ from __future__ import annotations
 
 import os
 
-from toolgen.cache import checksum, file_sha, is_file, load_entry, prune, store_entry
+from toolgen.cache import checksum_of, file_sha, is_file, load_entry, prune, store_entry
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterator, Mapping
     from pathlib import Path
     from typing import Any
 
@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from toolgen.diagnostics import Diagnostic
     from toolgen.discover import Listing
     from toolgen.index import Dependencies
+    from toolgen.spool import Content
 
 KIND = "stamps"
 KEEP = 16  # one per configuration, command-line paths and toolgen version in use
@@ -85,6 +86,12 @@ class Outcome:
         return rows
 
 
+def _joined(texts: list[str]) -> Iterator[bytes]:
+    """The bytes of the texts joined by NUL characters, a text at a time."""
+    for i, text in enumerate(texts):
+        yield (b"\0" if i else b"") + text.encode()
+
+
 def record(
     folder: Path,
     key: str,
@@ -92,26 +99,27 @@ def record(
     sources: Listing,
     inputs: Dependencies,
     out: Path,
-    files: dict[str, bytes],
+    files: Mapping[str, Content],
     shas: dict[str, str],
     tools: int,
     diagnostics: list[Diagnostic],
 ) -> None:
     """Stamp a clean run that started at `started_ns` (`time.time_ns()`, before reading);
     `shas` has the sha256 of the `files` it knows already."""
-    import hashlib
     import json
 
     from toolgen.diagnostics import format_lines
     from toolgen.output import owned_files
+    from toolgen.spool import sha_of
 
     base = str(out)
     out_folders: set[str] = set()
     owned_files(out, out_folders)
-    rows = json.dumps([d.to_dict() for d in diagnostics], ensure_ascii=False)
+    # json.dumps of the list of rows, without holding every row's dict at once
+    rows = "[" + ", ".join(json.dumps(d.to_dict(), ensure_ascii=False) for d in diagnostics) + "]"
     lines = {fmt: format_lines(diagnostics, fmt) for fmt in ("text", "github")}
     found = sorted({(d.code, d.severity.value) for d in diagnostics})
-    ident = checksum("\0".join([str(tools), str(len(files)), rows, *lines.values()]).encode())
+    ident = checksum_of(_joined([str(tools), str(len(files)), rows, *lines.values()]))
     stamp = {
         "started": started_ns,
         "roots": sources.roots,
@@ -123,7 +131,7 @@ def record(
         "out": base,
         "out_folders": _folder_stats(out_folders),
         "outputs": {
-            rel: (shas.get(rel) or hashlib.sha256(data).hexdigest(), *file_stat(f"{base}/{rel}"))
+            rel: (shas.get(rel) or sha_of(data), *file_stat(f"{base}/{rel}"))
             for rel, data in files.items()
         },
         "tools": tools,

@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
+
+from toolgen.spool import Content, as_bytes
 
 CHARS_PER_TOKEN = 4
 
@@ -40,17 +43,17 @@ def entry_name(entry: dict[str, Any]) -> str:
     return str(entry.get("name") or entry.get("function", {}).get("name", "?"))
 
 
-def payload_entries(files: dict[str, bytes], platform: str) -> list[dict[str, Any]] | None:
+def payload_entries(files: Mapping[str, Content], platform: str) -> list[dict[str, Any]] | None:
     """The tool entries of one platform's payload; None when it was not rendered."""
     path, key = PAYLOADS[platform]
     if path not in files:
         return None
-    document = json.loads(files[path])
+    document = json.loads(as_bytes(files[path]))
     entries: list[dict[str, Any]] = document if key == "list" else document.get(key, [])
     return entries
 
 
-def tool_sizes(files: dict[str, bytes]) -> list[ToolSize]:
+def tool_sizes(files: Mapping[str, Content]) -> list[ToolSize]:
     """Every tool's size on every platform that was rendered, largest first."""
     sizes = []
     for platform in PAYLOADS:

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from toolgen.cache import file_sha, is_file, load_entry, prune, store_entry
-from toolgen.compiler import FileUnit
+from toolgen.compiler import FileUnit, T
 from toolgen.descriptor import ToolDescriptor
 from toolgen.diagnostics import Location, diagnostic_from_dict, has_errors
 from toolgen.discover import SourceFile
@@ -40,7 +40,7 @@ KEEP = 512  # entries kept at least, whatever the project's size
 Renders = dict[int, tuple[ToolDescriptor, ToolRender]]
 #: The units of the last build, by key: each with its dependencies as stored on disk (files
 #: read with their sha256, paths looked for and missing), and its tools' renders.
-Memory = dict[str, tuple[FileUnit, dict[str, Any], Renders]]
+Memory = dict[str, tuple[FileUnit[ToolDescriptor], dict[str, Any], Renders]]
 
 
 class UnitCache:
@@ -66,7 +66,8 @@ class UnitCache:
         #: Renders of the tools of units found in the cache, by id() of their descriptor
         #: (kept with it, so that the id cannot be reused by another object).
         self.known: dict[int, tuple[ToolDescriptor, ToolRender]] = {}
-        self._pending: list[tuple[str, FileUnit]] = []  # compiled units, stored by `save`
+        #: compiled units, stored by `save`
+        self._pending: list[tuple[str, FileUnit[ToolDescriptor]]] = []
 
     def sha(self, path: str) -> str | None:
         if path not in self._shas:
@@ -85,20 +86,16 @@ class UnitCache:
         text = "\0".join((self.config_key, str(file.path), file.module, sha, *roots))
         return hashlib.sha256(text.encode()).hexdigest()
 
-    def get(self, file: SourceFile, roots: tuple[str, ...]) -> FileUnit | None:
+    def get(self, file: SourceFile, roots: tuple[str, ...]) -> FileUnit[ToolDescriptor] | None:
         self.files += 1
         key = self._key(file, roots)
         if key is None:
             return None
         kept = self.memory.get(key) if self.memory is not None else None
         entry = kept[1] if kept else load_entry(self.folder, KIND, key)
-        if entry is None:
+        if not self._current(entry):
             return None
         try:
-            if any(self.sha(path) != sha for path, sha in entry["read"].items()):
-                return None
-            if any(self.exists(path) for path in entry["missing"]):
-                return None
             unit, renders = kept[0::2] if kept else _restore(entry)
         except Exception:  # a damaged or foreign entry is a miss: a cache never breaks a run
             return None
@@ -107,14 +104,68 @@ class UnitCache:
         self._used[key] = (unit, entry, renders)
         return unit
 
-    def put(self, file: SourceFile, roots: tuple[str, ...], unit: FileUnit) -> None:
+    def get_with(
+        self, file: SourceFile, roots: tuple[str, ...], tool: Callable[[dict[str, Any]], T]
+    ) -> FileUnit[T] | None:
+        """The unit as stored, each of its tools made by `tool` from its stored form (its
+        descriptor text, `where`, name, visibility and render): what a spooled build takes,
+        no descriptor validated. Neither `known` nor the memory learn of it."""
+        self.files += 1
+        key = self._key(file, roots)
+        entry = load_entry(self.folder, KIND, key) if key is not None else None
+        if entry is None or not self._current(entry):
+            return None
+        try:
+            unit = restore_with(entry, tool)
+        except Exception:  # a damaged or foreign entry is a miss
+            return None
+        self.hits += 1
+        return unit
+
+    def _current(self, entry: Any) -> bool:
+        """Whether `entry` is one of ours whose files read are unchanged."""
+        try:
+            if any(self.sha(path) != sha for path, sha in entry["read"].items()):
+                return False
+            return not any(self.exists(path) for path in entry["missing"])
+        except Exception:  # None, or not an entry of ours
+            return False
+
+    def put(self, file: SourceFile, roots: tuple[str, ...], unit: FileUnit[ToolDescriptor]) -> None:
         """Keep a compiled unit, to be stored with its tools' renders by `save`."""
+        key = self._storable(file, roots, unit)
+        if key is not None:
+            self._pending.append((key, unit))
+
+    def store_now(
+        self,
+        file: SourceFile,
+        roots: tuple[str, ...],
+        unit: FileUnit[ToolDescriptor],
+        renders: dict[int, ToolRender],
+    ) -> None:
+        """Store a compiled unit with its tools' renders at once (a spooled build does, in the
+        process that compiled it); `prune` is left to `done`."""
+        key = self._storable(file, roots, unit)
+        if key is not None:
+            store_entry(self.folder, KIND, key, _entry(unit, renders))
+
+    def done(self) -> None:
+        """After a spooled build: keep the folder's size in bounds."""
+        if self.hits < self.files:
+            prune(self.folder, KIND, keep=max(KEEP, 4 * self.files))
+
+    def _storable(
+        self, file: SourceFile, roots: tuple[str, ...], unit: FileUnit[ToolDescriptor]
+    ) -> str | None:
+        """The key to store `unit` under; None when it is not to be stored: it has errors, or
+        the file changed while it was being read."""
         key = self._key(file, roots)
         if key is None or has_errors(unit.diagnostics):
-            return
+            return None
         if unit.dependencies.read.get(str(file.path)) != self.sha(str(file.path)):
-            return  # the file changed while it was being read: store nothing
-        self._pending.append((key, unit))
+            return None
+        return key
 
     def save(self, renders: dict[int, ToolRender]) -> None:
         """Store the units compiled in this run, with the renders of their tools; and this
@@ -139,13 +190,15 @@ class UnitCache:
             prune(self.folder, KIND, keep=max(KEEP, 4 * self.files))
 
 
-def _entry(unit: FileUnit, renders: dict[int, ToolRender]) -> dict[str, Any]:
+def _entry(unit: FileUnit[ToolDescriptor], renders: dict[int, ToolRender]) -> dict[str, Any]:
     tools = []
     for descriptor, where in unit.tools:
         render = renders.get(id(descriptor))  # None: not rendered (a duplicate name)
         text = render.descriptor if render else dump_json(descriptor.to_json_dict()).decode()
         tools.append(
             {
+                "name": descriptor.name,
+                "visible": descriptor.visible,
                 "descriptor": text,
                 "where": [where.path, where.line, where.col],
                 "render": render.to_json() if render else None,
@@ -163,16 +216,26 @@ def _entry(unit: FileUnit, renders: dict[int, ToolRender]) -> dict[str, Any]:
 
 def _restore(
     entry: dict[str, Any],
-) -> tuple[FileUnit, dict[int, tuple[ToolDescriptor, ToolRender]]]:
-    tools, renders = [], {}
-    for tool in entry["tools"]:
-        descriptor = ToolDescriptor.model_validate_json(tool["descriptor"])
-        path, line, col = tool["where"]
-        tools.append((descriptor, Location(str(path), int(line), int(col))))
-        if tool["render"] is not None:
-            render = ToolRender.from_json(tool["descriptor"], tool["render"])
+) -> tuple[FileUnit[ToolDescriptor], dict[int, tuple[ToolDescriptor, ToolRender]]]:
+    renders: dict[int, tuple[ToolDescriptor, ToolRender]] = {}
+
+    def tool(stored: dict[str, Any]) -> ToolDescriptor:
+        descriptor = ToolDescriptor.model_validate_json(stored["descriptor"])
+        if stored["render"] is not None:
+            render = ToolRender.from_json(stored["descriptor"], stored["render"])
             renders[id(descriptor)] = (descriptor, render)
-    unit = FileUnit(
+        return descriptor
+
+    return restore_with(entry, tool), renders
+
+
+def restore_with(entry: dict[str, Any], tool: Callable[[dict[str, Any]], T]) -> FileUnit[T]:
+    """The unit stored in `entry`, each tool made by `tool` from its stored form."""
+    tools = []
+    for stored in entry["tools"]:
+        path, line, col = stored["where"]
+        tools.append((tool(stored), Location(str(path), int(line), int(col))))
+    return FileUnit(
         entry["shown"],
         FileSuppressions.from_json(entry["suppressions"]),
         tools,
@@ -182,4 +245,3 @@ def _restore(
             {str(path) for path in entry["missing"]},
         ),
     )
-    return unit, renders

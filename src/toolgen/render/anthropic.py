@@ -73,24 +73,32 @@ def render(tools: list[ToolDescriptor], report: Any, options: RenderOptions) -> 
     return {"anthropic/tools.json": payload}
 
 
-def request_limits(tools: list[ToolDescriptor], report: Any, options: RenderOptions) -> None:
-    """Anthropic's limits on strict tools in one request, counted over the whole catalog."""
-    if not options.anthropic_strict:
-        return
-    strict = [t for t in tools if not is_recursive(t.parameters)]
-    optional = unions = 0
-    for tool in strict:
-        required = tool.parameters.get("required", [])
-        properties = tool.parameters.get("properties", {})
-        optional += sum(1 for name in properties if name not in required)
-        unions += sum(1 for p in properties.values() if len(p.get("anyOf", [])) > 1)
-    for count, limit, what in (
-        (len(strict), MAX_STRICT_TOOLS, "strict tools"),
-        (optional, MAX_OPTIONAL_PARAMS, "optional parameters in strict tools"),
-        (unions, MAX_UNION_PARAMS, "union parameters in strict tools"),
-    ):
-        if count > limit and tools:
-            report("TG604", tools[0], f"Anthropic: {count} {what} in one request (limit {limit})")
+def request_tally(tool: ToolDescriptor, options: RenderOptions) -> tuple[int, ...]:
+    """What one tool adds to a request's limits on strict tools (`request_limits`): (strict
+    tools, optional parameters, union parameters)."""
+    if not options.anthropic_strict or is_recursive(tool.parameters):
+        return (0, 0, 0)
+    required = tool.parameters.get("required", [])
+    properties = tool.parameters.get("properties", {})
+    optional = sum(1 for name in properties if name not in required)
+    unions = sum(1 for p in properties.values() if len(p.get("anyOf", [])) > 1)
+    return (1, optional, unions)
+
+
+def request_limits(tallies: list[tuple[int, ...]]) -> list[tuple[str, str]]:
+    """Anthropic's limits on strict tools in one request, over the whole catalog's tallies:
+    (code, message) for each limit passed."""
+    totals = [sum(column) for column in zip(*tallies, strict=True)] or [0, 0, 0]
+    limits = (
+        (MAX_STRICT_TOOLS, "strict tools"),
+        (MAX_OPTIONAL_PARAMS, "optional parameters in strict tools"),
+        (MAX_UNION_PARAMS, "union parameters in strict tools"),
+    )
+    return [
+        ("TG604", f"Anthropic: {count} {what} in one request (limit {limit})")
+        for count, (limit, what) in zip(totals, limits, strict=True)
+        if count > limit
+    ]
 
 
 def _in_subset(key: str, value: Any) -> bool:

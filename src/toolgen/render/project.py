@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 from toolgen._version import __version__
 from toolgen.descriptor import ToolDescriptor
@@ -17,7 +17,6 @@ from toolgen.schema_ops import inline_refs
 
 Report = Callable[[str, ToolDescriptor, str], None]
 Renderer = Callable[[list[ToolDescriptor], Report, RenderOptions], dict[str, Any]]
-Assembler = Callable[[list[ToolDescriptor], list[str]], str]
 
 #: Platform name (as in config `platforms`) to its renderer.
 RENDERERS: dict[str, Renderer] = {
@@ -27,21 +26,31 @@ RENDERERS: dict[str, Renderer] = {
     "mcp": mcp.render,
 }
 
+
+class Sectioned(NamedTuple):
+    """A document made of one part per tool, kept with the tool's render: `parts(tool)` is
+    the tool's (index line, section), and `head(index lines)` what comes before the sections
+    (`catalog.join_sections` puts them together)."""
+
+    parts: Callable[[ToolDescriptor], tuple[str, str]]
+    head: Callable[[list[str]], str]
+
+
 #: Outputs for people and typed callers, written whatever the platforms: those made of one
-#: section per tool (each kept with the tool's render), then those made all at once.
-SECTIONED: dict[str, tuple[Callable[[ToolDescriptor], str], Assembler]] = {
-    "docs/tools.md": (catalog.tool_section, catalog.tools_markdown),
+#: part per tool, then those made all at once.
+SECTIONED: dict[str, Sectioned] = {
+    "docs/tools.md": Sectioned(catalog.tool_parts, catalog.markdown_head),
 }
 DOCUMENTS: dict[str, Callable[..., dict[str, Any]]] = {"python": python.render}  # + memo=
 
+#: What a catalog adds up to for one request's limits: what each tool adds (its tally, kept
+#: with its render), and the check over all of them ((code, message) for each limit passed).
+Tally = Callable[[ToolDescriptor, RenderOptions], tuple[int, ...]]
+CATALOG_CHECKS: dict[str, tuple[Tally, Callable[[list[tuple[int, ...]]], list[tuple[str, str]]]]]
+CATALOG_CHECKS = {"anthropic": (anthropic.request_tally, anthropic.request_limits)}
 
-#: Checks over a whole catalog (one request's limits), after the per-tool rendering.
-CATALOG_CHECKS: dict[str, Callable[[list[ToolDescriptor], Report, RenderOptions], None]] = {
-    "anthropic": anthropic.request_limits,
-}
 
-
-#: Stands for the entries while a payload's form is laid out (see `_assemble`).
+#: Stands for the entries while a payload's form is laid out (see `_layout`).
 ENTRIES_MARK = "@toolgen:entries@"
 
 
@@ -53,8 +62,10 @@ class ToolRender:
 
     descriptor: str  # the text of descriptors/<name>.json
     entries: dict[str, list[str]] = field(default_factory=dict)  # payload path -> JSON texts
-    sections: dict[str, str] = field(default_factory=dict)  # document path -> its section
+    #: document path -> (its index line, its section)
+    sections: dict[str, tuple[str, str]] = field(default_factory=dict)
     problems: list[tuple[str, str]] = field(default_factory=list)  # (code, message)
+    tallies: dict[str, tuple[int, ...]] = field(default_factory=dict)  # by CATALOG_CHECKS key
     _encoded: bytes | None = field(default=None, repr=False, compare=False)
 
     def encoded(self) -> bytes:
@@ -65,13 +76,20 @@ class ToolRender:
 
     def to_json(self) -> dict[str, Any]:
         """What to store besides the descriptor text (stored once, beside it)."""
-        return {"entries": self.entries, "sections": self.sections, "problems": self.problems}
+        return {
+            "entries": self.entries,
+            "sections": self.sections,
+            "problems": self.problems,
+            "tallies": self.tallies,
+        }
 
     @classmethod
     def from_json(cls, descriptor: str, data: dict[str, Any]) -> ToolRender:
         """The inverse of `to_json` (the cache checks its entries' bytes as a whole)."""
         problems = [(code, message) for code, message in data["problems"]]
-        return cls(descriptor, data["entries"], data["sections"], problems)
+        sections = {path: (index, text) for path, (index, text) in data["sections"].items()}
+        tallies = {key: tuple(tally) for key, tally in data["tallies"].items()}
+        return cls(descriptor, data["entries"], sections, problems, tallies)
 
 
 @dataclass
@@ -117,11 +135,10 @@ def render_project(
         rendered.diagnostics.append(Diagnostic(code, f"tool {tool.name}: {message}", where))
 
     files: dict[str, bytes] = {}
-    shapes: dict[str, Any] = {}  # each payload's form around its entries
-    for platform in platforms:
-        shapes.update(RENDERERS[platform]([], report, options))
+    shapes = layouts(platforms, options)
     visible = []
-    sections: dict[str, list[str]] = {path: [] for path in SECTIONED}
+    parts: dict[str, list[tuple[str, str]]] = {path: [] for path in SECTIONED}
+    tallies: dict[str, list[tuple[int, ...]]] = {key: [] for key in CATALOG_CHECKS}
     tools = rendered.tools
     for descriptor in descriptors:
         hit = known.get(id(descriptor))
@@ -135,19 +152,24 @@ def render_project(
         if descriptor.visible:
             visible.append(_for_platforms(descriptor, options))
             for path in SECTIONED:
-                sections[path].append(tool.sections[path])
+                parts[path].append(tool.sections[path])
+            for key, tally in tool.tallies.items():
+                tallies[key].append(tally)
     if rendered_tools is not None:
         rendered_tools(tools)
-    for path, shape in shapes.items():
+    for path, layout in shapes.items():
         items: list[str] = []
         for tool in tools.values():
             items.extend(tool.entries.get(path, ()) if keep else tool.entries.pop(path, ()))
-        files[path] = _assemble(shape, items, reuse).encode()
-    for platform in platforms:
-        if platform in CATALOG_CHECKS:
-            CATALOG_CHECKS[platform](visible, report, options)
-    for path, (_, assemble) in SECTIONED.items():
-        files[path] = assemble(visible, sections[path]).encode()
+        indented = (
+            [_indented(e, layout, reuse) for e in items] if reuse else map(layout.entry, items)
+        )
+        files[path] = layout.text(list(indented)).encode()
+    for code, message in catalog_problems(tallies):
+        report(code, visible[0], message)
+    for path, (_, head) in SECTIONED.items():
+        index, sections = [i for i, _ in parts[path]], [s for _, s in parts[path]]
+        files[path] = catalog.join_sections(head(index), sections).encode()
     for renderer in DOCUMENTS.values():
         for path, value in renderer(visible, report, options, memo=memo and memo.python).items():
             files[path] = value.encode() if isinstance(value, str) else dump_json(value)
@@ -159,6 +181,60 @@ def render_project(
     if reuse is not None:
         reuse.rotate()
     return rendered
+
+
+def catalog_problems(tallies: dict[str, list[tuple[int, ...]]]) -> list[tuple[str, str]]:
+    """What `CATALOG_CHECKS` find over the visible tools' tallies (by check)."""
+    return [
+        problem
+        for key, (_, check) in CATALOG_CHECKS.items()
+        if tallies.get(key)
+        for problem in check(tallies[key])
+    ]
+
+
+@dataclass(frozen=True)
+class Layout:
+    """A payload's text around its entries: JSON's layout puts an entry at depth d as its own
+    text with every line indented 2*d spaces (`entry`), and strings never hold a raw
+    newline, so a payload is `prefix`, the indented entries joined by ",\n", and `suffix`;
+    or `empty`, without entries."""
+
+    empty: str
+    prefix: str
+    indent: str
+    suffix: str
+
+    def entry(self, text: str) -> str:
+        return self.indent + text.replace("\n", "\n" + self.indent)
+
+    def text(self, entries: list[str]) -> str:
+        """The payload holding these (indented) entries."""
+        return self.prefix + ",\n".join(entries) + self.suffix if entries else self.empty
+
+
+def layouts(platforms: tuple[str, ...], options: RenderOptions) -> dict[str, Layout]:
+    """The layout of each payload that `platforms` make (by path)."""
+    shapes: dict[str, Any] = {}
+    for platform in platforms:
+        shapes.update(RENDERERS[platform]([], _no_report, options))
+    return {path: _layout(shape) for path, shape in shapes.items()}
+
+
+def _no_report(*_: Any) -> None:  # an empty catalog has nothing to report
+    return None
+
+
+def _layout(shape: Any) -> Layout:
+    text = dump_json(_filled(shape, [ENTRIES_MARK])).decode()
+    mark = text.index(f'"{ENTRIES_MARK}"')
+    start = text.rindex("\n", 0, mark) + 1
+    return Layout(
+        dump_json(shape).decode(),
+        text[:start],
+        text[start:mark],
+        text[mark + len(ENTRIES_MARK) + 2 :],
+    )
 
 
 def render_tool(
@@ -174,8 +250,11 @@ def render_tool(
         for platform in platforms:
             for path, value in RENDERERS[platform]([shown], report, options).items():
                 tool.entries[path] = [_json_text(item) for item in _items(value)]
-        for path, (section, _) in SECTIONED.items():
-            tool.sections[path] = section(shown)
+        for path, (made, _) in SECTIONED.items():
+            tool.sections[path] = made(shown)
+        for platform in platforms:
+            if platform in CATALOG_CHECKS:
+                tool.tallies[platform] = CATALOG_CHECKS[platform][0](shown, options)
     return tool
 
 
@@ -202,27 +281,8 @@ def _json_text(value: Any) -> str:
     return dump_json(value)[:-1].decode()
 
 
-def _assemble(shape: Any, entries: list[str], reuse: Reuse | None = None) -> str:
-    """The text `dump_json` gives for `shape` with its entry list holding `entries`, built
-    from each entry's own text: JSON's layout puts an entry at depth d as its text with every
-    line indented 2*d spaces, and strings never hold a raw newline."""
-    if not entries:
-        return dump_json(shape).decode()
-    text = dump_json(_filled(shape, [ENTRIES_MARK])).decode()
-    mark = text.index(f'"{ENTRIES_MARK}"')
-    start = text.rindex("\n", 0, mark) + 1
-    indent = text[start:mark]
-    if reuse is not None:
-        body = ",\n".join([_indented(entry, indent, reuse) for entry in entries])
-    else:
-        body = ",\n".join(indent + entry.replace("\n", "\n" + indent) for entry in entries)
-    return text[:start] + body + text[mark + len(ENTRIES_MARK) + 2 :]
-
-
-def _indented(entry: str, indent: str, reuse: Reuse) -> str:
-    return reuse.get(
-        ("indent", id(entry), indent), entry, lambda: indent + entry.replace("\n", "\n" + indent)
-    )
+def _indented(entry: str, layout: Layout, reuse: Reuse) -> str:
+    return reuse.get(("indent", id(entry), layout.indent), entry, lambda: layout.entry(entry))
 
 
 def _filled(shape: Any, items: list[Any]) -> Any:
@@ -232,7 +292,12 @@ def _filled(shape: Any, items: list[Any]) -> Any:
 
 
 def manifest(files: dict[str, bytes], reuse: Reuse | None = None) -> dict[str, Any]:
-    return {"toolgen_version": __version__, "files": file_shas(files, reuse)}
+    return manifest_for(file_shas(files, reuse))
+
+
+def manifest_for(shas: dict[str, str]) -> dict[str, Any]:
+    """The manifest of files with these sha256 (by path, in sorted order)."""
+    return {"toolgen_version": __version__, "files": shas}
 
 
 def file_shas(files: dict[str, bytes], reuse: Reuse | None = None) -> dict[str, str]:

@@ -14,13 +14,12 @@ import itertools
 import json
 import keyword
 import re
-from typing import Any
-
-from toolgen.descriptor import ToolDescriptor
+from collections.abc import Iterable
+from typing import Any, Protocol
 
 
 def render(
-    tools: list[ToolDescriptor], report: Any, options: Any = None, *, memo: Memo | None = None
+    tools: Iterable[Typed], report: Any, options: Any = None, *, memo: Memo | None = None
 ) -> dict[str, Any]:
     """The module; with a `memo`, each tool's blocks are kept in it for the next call."""
     return {"python/tools.py": python_module(tools, memo)}
@@ -199,14 +198,25 @@ class Memo:
         return number
 
 
-def python_module(tools: list[ToolDescriptor], memo: Memo | None = None) -> str:
+class Typed(Protocol):
+    """What the module is made from: a tool's name and its parameters schema."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def parameters(self) -> dict[str, Any]: ...
+
+
+def python_module(tools: Iterable[Typed], memo: Memo | None = None) -> str:
+    """The module, the tools taken one by one (a run of its own need not hold them all:
+    `toolgen.render.spooled` reads them back one at a time)."""
     writer = _Writer()
     args: list[tuple[str, str]] = []
-    memo = memo or Memo()  # a run of its own keeps nothing
     kept, states = {}, {}
     state = 0
     for tool in tools:
-        hit = memo.tools.get((id(tool), state))
+        hit = memo.tools.get((id(tool), state)) if memo else None
         if hit is not None and hit[0] is tool:
             _, blocks, log, after = hit
             writer.replay(blocks, log)
@@ -218,18 +228,20 @@ def python_module(tools: list[ToolDescriptor], memo: Memo | None = None) -> str:
             name = writer.unique(f"{_camel(tool.name)}Args")
             writer.blocks.append(writer.typed_dict(name, {**schema, "description": None}, defs))
             blocks, log = writer.blocks[first:], tuple(writer.log[logged:])
-            after = memo.after(state, log, states)
-        kept[(id(tool), state)] = (tool, blocks, log, after)
+            after = memo.after(state, log, states) if memo else state + 1
+        if memo:  # a run of its own keeps nothing
+            kept[(id(tool), state)] = (tool, blocks, log, after)
         args.append((tool.name, log[0][1]))  # the first name a tool takes is its Args class
         state = after
-    memo.tools, memo.states = kept, states
-    names = [json.dumps(t.name) for t in tools]
+    if memo:
+        memo.tools, memo.states = kept, states
+    names = [json.dumps(name) for name, _ in args]
     source = [
-        _collection("ToolName = Literal[", names, "]") if tools else "ToolName = str\n",
+        _collection("ToolName = Literal[", names, "]") if args else "ToolName = str\n",
         "#: Each tool's canonical descriptor, relative to the generated folder.\n"
         + _collection(
             "DESCRIPTORS: dict[ToolName, str] = {",
-            [f'{json.dumps(t.name)}: "descriptors/{t.name}.json"' for t in tools],
+            [f'{json.dumps(name)}: "descriptors/{name}.json"' for name, _ in args],
             "}",
         ),
         *writer.blocks,

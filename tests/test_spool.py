@@ -1,0 +1,245 @@
+"""The spooled build (`toolgen.spool`, `generate_spooled`): a run of its own keeps rendered
+texts on disk, not in memory, and makes exactly the files and diagnostics that the in-memory
+build makes, in one process or several, from fresh analysis or from the cache."""
+
+from __future__ import annotations
+
+import gc
+import hashlib
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import REPO, Project
+from toolgen.config import load_config
+from toolgen.descriptor import ToolDescriptor
+from toolgen.output import compare, write
+from toolgen.parallel import map_chunks
+from toolgen.pipeline import Generated, generate, generate_spooled
+from toolgen.spool import CHUNK, Piece, Spool, Spooled, as_bytes
+from toolgen.unit_cache import UnitCache
+
+HANDLERS = '''
+from typing import Literal
+from pydantic import BaseModel, Field
+from toolgen import tool
+
+
+class Node(BaseModel):
+    """A tree: recursive, so never strict on Anthropic."""
+
+    label: str
+    children: list["Node"] = []
+
+
+@tool
+def walk(root: Node) -> int:
+    """Count a tree's nodes.
+
+    Args:
+        root: The tree.
+
+    Returns:
+        How many nodes.
+    """
+    return 0
+
+
+@tool(risk="forbidden")
+def wipe(target: str) -> None:
+    """Wipe everything (never sent to a model).
+
+    Args:
+        target: What to wipe.
+    """
+
+
+@tool
+def search(
+    query: str, limit: int = Field(10, ge=1, le=50), mode: Literal["a", "b"] | None = None
+) -> list[str]:
+    """Search the shop.
+
+    Args:
+        query: Words to look for.
+        limit: How many results at most.
+        mode: How to match.
+
+    Examples:
+        >>> search(query="lamp", limit=2)
+        ["lamp"]
+    """
+    return []
+'''
+
+BROKEN = '''
+from toolgen import tool
+
+
+@tool
+def broken(x) -> int:
+    """No annotation: an error, so this file is never stored in the cache."""
+    return 0
+'''
+
+MANY = """
+from toolgen import tool
+{defs}
+"""
+
+ONE = '''
+
+@tool
+def tool_{n}(a: int, b: str | None = None, c: float | None = None) -> int:
+    """Tool number {n}.
+
+    Args:
+        a: First.
+        b: Second.
+        c: Third.
+    """
+    return {n}
+'''
+
+
+@pytest.fixture
+def varied(project: Project) -> Project:
+    """Forbidden, recursive and constrained tools, a duplicate name (TG102), a handler with an
+    error, enough strict tools to pass Anthropic's per-request limits (TG604), all platforms
+    and the inline_defs option."""
+    project.write(
+        "pyproject.toml",
+        """
+        [tool.toolgen]
+        sources = ["src"]
+        out = "generated"
+        min_level = 0
+        anthropic_strict = true
+        inline_defs = true
+        """,
+    )
+    project.write("src/shop/__init__.py", "")
+    project.write("src/shop/tools.py", HANDLERS)
+    project.write("src/shop/again.py", HANDLERS.split("@tool(risk=")[0] + "\n# the same name\n")
+    project.write("src/shop/broken.py", BROKEN)
+    for group in range(8):  # with the others, enough files for workers (`parallel.MIN_ITEMS`)
+        defs = "".join(ONE.format(n=group * 4 + n) for n in range(4))
+        project.write(f"src/shop/many_{group}.py", MANY.format(defs=defs))
+    return project
+
+
+def _same(memory: Generated, spooled: Generated) -> None:
+    assert sorted(spooled.files) == sorted(memory.files)
+    for path, data in memory.files.items():
+        assert as_bytes(spooled.files[path]) == data, path
+    assert spooled.shas == memory.shas
+    assert spooled.diagnostics == memory.diagnostics
+    assert spooled.locations == memory.locations
+    assert [d.to_json_dict() for d in spooled.descriptors] == [
+        d.to_json_dict() for d in memory.descriptors
+    ]
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_spooled_build_makes_what_the_in_memory_build_makes(varied: Project, jobs: int) -> None:
+    config = load_config(None, cwd=varied.root)
+    memory = generate(config)
+    codes = {d.code for d in memory.diagnostics}
+    assert {"TG102", "TG203", "TG603", "TG604"} <= codes  # the cases this project is made to reach
+    with Spool.temporary() as spool:
+        _same(memory, generate_spooled(config, None, jobs, spool))
+
+
+def test_the_repository_examples_spool_to_the_same_bytes() -> None:
+    config = load_config(None, cwd=REPO)
+    with Spool.temporary() as spool:
+        _same(generate(config), generate_spooled(config, None, 2, spool))
+
+
+def test_a_spooled_build_from_the_cache_makes_the_same_files(
+    varied: Project, tmp_path: Path
+) -> None:
+    """Units stored by a spooled build (in the worker that compiled them) or by the in-memory
+    build are spooled as stored, and give the same files."""
+    config = load_config(None, cwd=varied.root)
+    memory = generate(config)
+    for first in ("spooled", "memory"):
+        folder = tmp_path / first
+        with Spool.temporary() as spool:
+            if first == "spooled":
+                generate_spooled(config, UnitCache(folder, "key"), 2, spool)
+            else:
+                generate(config, UnitCache(folder, "key"))
+        again = UnitCache(folder, "key")
+        with Spool.temporary() as spool:
+            _same(memory, generate_spooled(config, again, 2, spool))
+        assert again.hits == again.files - 1  # all but the file with an error (not stored)
+
+
+def test_a_spooled_build_holds_no_descriptor(varied: Project) -> None:
+    """What makes a large project fit in memory: once a file's tools are spooled, their
+    descriptors are let go (they are read back only when asked for)."""
+    config = load_config(None, cwd=varied.root)
+    gc.collect()
+    before = {id(o) for o in gc.get_objects() if isinstance(o, ToolDescriptor)}  # other tests'
+    with Spool.temporary() as spool:
+        result = generate_spooled(config, None, 1, spool)
+        gc.collect()
+        alive = [o for o in gc.get_objects() if isinstance(o, ToolDescriptor)]
+        assert [o for o in alive if id(o) not in before] == []
+        assert len(result.descriptors) == 35
+        assert result.descriptors[0].name == "search"  # read back from the spool
+
+
+def test_spooled_files_are_compared_and_written_by_their_bytes(varied: Project) -> None:
+    config = load_config(None, cwd=varied.root)
+    with Spool.temporary() as spool:
+        result = generate_spooled(config, None, 2, spool)
+        assert compare(config.out, result.files).missing  # nothing written yet
+        write(config.out, result.files)
+        assert compare(config.out, result.files).clean
+        for path, content in result.files.items():
+            assert (config.out / path).read_bytes() == as_bytes(content)
+        payload = config.out / "openai/chat_completions.json"
+        text = payload.read_bytes()
+        payload.write_bytes(text.replace(b"Tool number 7.", b"Tool number 8."))  # same size
+        assert compare(config.out, result.files).changed == ["openai/chat_completions.json"]
+        payload.write_bytes(text + b"\n")
+        assert compare(config.out, result.files).changed == ["openai/chat_completions.json"]
+        write(config.out, result.files)
+        assert payload.read_bytes() == text
+
+
+def _add_in_workers(spool: Spool, chunk: list[int]) -> list[tuple[int, Piece]]:
+    made = [(n, spool.add(f"worker {os.getpid()} item {n}\n".encode())) for n in chunk]
+    spool.flush()
+    return made
+
+
+def test_pieces_added_in_forked_workers_are_read_back_here() -> None:
+    with Spool.temporary() as spool:
+        mine = spool.add(b"from this process")
+        items = list(range(40))
+        made = map_chunks(items, lambda chunk: _add_in_workers(spool, chunk), 2)
+        files = {piece.file for _, piece in made}
+        assert len(files) == 2 and mine.file not in files  # a file per worker
+        for n, piece in made:
+            assert spool.read(piece).endswith(f" item {n}\n".encode())
+        assert spool.read(mine) == b"from this process"  # still waiting in the buffer
+        folder = spool.folder
+    assert not Path(folder).exists()
+
+
+def test_spooled_bytes_come_in_chunks_with_their_sha() -> None:
+    with Spool.temporary() as spool:
+        pieces: list[Any] = [spool.add(bytes([n % 251]) * 50_000) for n in range(60)]
+        parts = [b"head", *pieces, b"tail"]
+        whole = b"head" + b"".join(spool.read(p) for p in pieces) + b"tail"
+        content = Spooled(spool, parts)
+        chunks = list(content.chunks())
+        assert len(chunks) > 1 and all(len(c) < CHUNK + 50_000 for c in chunks)
+        assert b"".join(chunks) == whole == content.read()
+        assert content.size == len(whole)
+        assert content.sha == hashlib.sha256(whole).hexdigest()
