@@ -243,3 +243,42 @@ def test_spooled_bytes_come_in_chunks_with_their_sha() -> None:
         assert b"".join(chunks) == whole == content.read()
         assert content.size == len(whole)
         assert content.sha == hashlib.sha256(whole).hexdigest()
+
+
+def test_a_build_without_room_for_its_spool_is_made_in_memory(
+    varied: Project, run: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No room or no right in the temporary folder, from the start or once spooling: the
+    build says so and is made in memory, with the same files."""
+    import tempfile
+
+    assert run("build", cwd=varied.root).code == 1  # an error and a duplicate name
+    varied.write("src/shop/broken.py", "")
+    varied.write("src/shop/again.py", "")
+    assert run("build", cwd=varied.root).code == 0
+    expected = varied.snapshot()
+    for path in varied.out.rglob("*.json"):
+        path.unlink()
+    monkeypatch.setattr(tempfile, "tempdir", str(varied.root / "no" / "such" / "folder"))
+    done = run("build", "--no-cache", cwd=varied.root)
+    assert done.code == 0
+    assert "cannot keep the build's temporary files" in done.err and "in memory" in done.err
+    assert varied.snapshot() == expected
+    monkeypatch.undo()
+
+    calls = {"n": 0}
+    real_add = Spool.add
+
+    def add(self: Spool, data: bytes) -> Piece:
+        calls["n"] += 1
+        if calls["n"] > 20:
+            raise OSError(28, "No space left on device", self.folder)
+        return real_add(self, data)
+
+    monkeypatch.setattr(Spool, "add", add)
+    monkeypatch.setenv("TOOLGEN_JOBS", "1")
+    for path in varied.out.rglob("*.json"):
+        path.unlink()
+    done = run("build", "--no-cache", cwd=varied.root)
+    assert done.code == 0 and "No space left on device" in done.err
+    assert varied.snapshot() == expected

@@ -315,19 +315,33 @@ def _generating(
     args: argparse.Namespace, config: Config, folder: Path | None, key: str
 ) -> Iterator[tuple[Generated, Session | None]]:
     """What a build makes, with the session it used: in memory in a process that builds
-    again, else spooled (`toolgen.pipeline`), the spool open until the block ends."""
-    session = _session(args, folder, key)
-    units = _units(folder, key, session)
-    if session is not None:
-        from toolgen.pipeline import generate
-
-        yield generate(config, units, _jobs(args), session.render), session
-        return
-    from toolgen.pipeline import generate_spooled
+    again, else spooled (`toolgen.pipeline`), the spool open until the block ends. Where
+    the spool cannot be written (no room or no right in the temporary folder), in memory."""
+    from toolgen.pipeline import generate, generate_spooled
     from toolgen.spool import Spool
 
-    with Spool.temporary() as spool:
-        yield generate_spooled(config, units, _jobs(args), spool), None
+    session = _session(args, folder, key)
+    if session is not None:
+        units = _units(folder, key, session)
+        yield generate(config, units, _jobs(args), session.render), session
+        return
+    spool = None
+    try:
+        spool = Spool.temporary()
+        result = generate_spooled(config, _units(folder, key, None), _jobs(args), spool)
+    except OSError as exc:
+        if spool is not None:
+            spool.close()
+        reason = exc.strerror or str(exc)
+        print(
+            f"toolgen: cannot keep the build's temporary files in {exc.filename or '$TMPDIR'} "
+            f"({reason}); building in memory",
+            file=sys.stderr,
+        )
+        yield generate(config, _units(folder, key, None), _jobs(args)), None
+        return
+    with spool:
+        yield result, None
 
 
 def _write(
