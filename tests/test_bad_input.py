@@ -534,3 +534,52 @@ def test_every_rule_is_exercised_by_a_test() -> None:
         code for code in RULES if code not in tests and f'"{rule_ids.get(code, code)}' not in tests
     ]
     assert untested == []
+
+
+@pytest.mark.parametrize(
+    ("generator", "where"),
+    [
+        ("lambda name: name.upper()", "src/shop.py:5:47"),
+        ("AliasGenerator(validation_alias=str.upper)", "src/shop.py:5:79"),
+    ],
+)
+def test_an_alias_generator_toolgen_cannot_run(
+    built: Project, run, generator: str, where: str
+) -> None:
+    """A model's properties would be named by code toolgen does not run: a located error, not
+    a schema with the wrong property names. pydantic's own generators are applied
+    (`aliased` in the zoo)."""
+    built.write(
+        "src/shop.py",
+        f"""
+        from pydantic import AliasGenerator, BaseModel, ConfigDict
+        from toolgen import tool
+
+        class Query(BaseModel):
+            model_config = ConfigDict(alias_generator={generator})
+            text: str
+
+        @tool
+        def find(query: Query) -> int:
+            '''Find things.
+
+            Args:
+                query: What to find.
+            '''
+            return 0
+        """,
+    )
+    out = _fails(built, run, 1, f"{where}: TG202 [error] alias_generator")
+    assert "cannot be applied without running it" in out
+
+
+def test_a_validation_alias_that_names_nothing(built: Project, run) -> None:
+    built.write(
+        "src/shop.py",
+        tool_source(
+            name="find",
+            params="query: str = Field('', validation_alias=3)",
+            imports="from pydantic import Field",
+        ),
+    )
+    _fails(built, run, 1, "TG205 [error] Field(validation_alias=...) must be a string")

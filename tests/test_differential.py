@@ -92,6 +92,7 @@ def test_every_fixture_tool_is_covered() -> None:
         "named",
         "formats",
         "aliases",
+        "aliased",
         "recursive",
         "method_tool",
         "static_tool",

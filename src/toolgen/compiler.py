@@ -22,7 +22,14 @@ from toolgen.analyze.literals import surrogate_node, unwritable
 from toolgen.analyze.markers import presets
 from toolgen.analyze.sections import SectionReader
 from toolgen.analyze.signature import Param, parameters
-from toolgen.analyze.types import FIELD_CALLS, MISSING, FieldSpec, SchemaBuilder, TypeProblem
+from toolgen.analyze.types import (
+    FIELD_CALLS,
+    MISSING,
+    FieldSpec,
+    SchemaBuilder,
+    TypeProblem,
+    property_name,
+)
 from toolgen.config import Config
 from toolgen.conformance import conformance_level, missing_by_level
 from toolgen.descriptor import DEFAULT_RISK, NAME_PATTERN, RISK_DEFAULTS, ToolDescriptor
@@ -465,9 +472,10 @@ class _HandlerCompiler:
                         None if self.preset.native else Level.WARNING,
                     )
                 )
-            properties[param.name] = schema
+            key = property_name(merged, param.name)  # as `validate_call` names it
+            properties[key] = schema
             if merged.default is MISSING and not merged.has_factory:
-                required.append(param.name)
+                required.append(key)
         known = {a.arg for a in _all_args(self.node)}
         for entry_name, entry in self.doc.params.items():
             if entry_name not in known:

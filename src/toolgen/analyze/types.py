@@ -18,6 +18,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from pydantic import alias_generators
+
 from toolgen.analyze.literals import NotLiteral, enum_values, literal_value
 from toolgen.diagnostics import Diagnostic
 from toolgen.index import Module, ModuleIndex, Symbol, dotted_name
@@ -195,6 +197,15 @@ TYPEDDICT_BASES = frozenset({"typing.TypedDict"})
 MODEL_BASES = frozenset({"pydantic.BaseModel"})
 DATACLASS_DECORATORS = frozenset({"dataclasses.dataclass", "pydantic.dataclasses.dataclass"})
 FIELD_CALLS = frozenset({"pydantic.Field"})
+#: pydantic's own alias generators (pure functions of a field name), by path.
+ALIAS_GENERATORS: dict[str, Callable[[str], str]] = {
+    "pydantic.alias_generators.to_camel": alias_generators.to_camel,
+    "pydantic.alias_generators.to_pascal": alias_generators.to_pascal,
+    "pydantic.alias_generators.to_snake": alias_generators.to_snake,
+}
+ALIAS_GENERATOR_CLASSES = frozenset({"pydantic.AliasGenerator", "pydantic.aliases.AliasGenerator"})
+ALIAS_CHOICES = frozenset({"pydantic.AliasChoices", "pydantic.aliases.AliasChoices"})
+ALIAS_PATHS = frozenset({"pydantic.AliasPath", "pydantic.aliases.AliasPath"})
 DATACLASS_FIELD_CALLS = frozenset({"dataclasses.field"})
 VALIDATORS = frozenset(
     {
@@ -276,6 +287,8 @@ class FieldSpec:
     description: str | None = None
     examples: list[Any] | None = None
     alias: str | None = None
+    #: `validation_alias`, as the name it gives the property ("": the field's own name)
+    validation_alias: str | None = None
     deprecated: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
     override: Schema | None = None  # WithJsonSchema: the schema to show, whatever else applies
@@ -292,6 +305,8 @@ class FieldSpec:
         self.description = other.description or self.description
         self.examples = other.examples if other.examples is not None else self.examples
         self.alias = other.alias or self.alias
+        if other.validation_alias is not None:
+            self.validation_alias = other.validation_alias
         self.deprecated = self.deprecated or other.deprecated
         self.extra.update(other.extra)
         self.override = other.override if other.override is not None else self.override
@@ -530,6 +545,9 @@ class SchemaBuilder:
                 continue
             if kw.arg == "default" and _is_ellipsis(kw.value):
                 continue  # `Field(default=...)`, like `Field(...)`: required
+            if kw.arg == "validation_alias":
+                spec.validation_alias = self._validation_name(kw.value, module)
+                continue
             if kw.arg in {
                 "title",
                 "strict",
@@ -538,7 +556,6 @@ class SchemaBuilder:
                 "repr",
                 "init",
                 "kw_only",
-                "validation_alias",
                 "serialization_alias",
                 "union_mode",
                 "discriminator",
@@ -1045,12 +1062,67 @@ class SchemaBuilder:
                 for kw in value.keywords:
                     if kw.arg in ("extra", "json_schema_extra"):
                         config[kw.arg] = self._literal(kw.value, module)
+                    elif kw.arg == "alias_generator":
+                        config[kw.arg] = self._alias_generator(kw.value, module)
             elif isinstance(value, ast.Dict):
-                literal = self._literal(value, module)
-                config.update(
-                    {k: literal[k] for k in ("extra", "json_schema_extra") if k in literal}
-                )
+                for key, item in zip(value.keys, value.values, strict=True):
+                    name = key.value if isinstance(key, ast.Constant) else None
+                    if name in ("extra", "json_schema_extra"):
+                        config[name] = self._literal(item, module)
+                    elif name == "alias_generator":
+                        config[name] = self._alias_generator(item, module)
         return config
+
+    def _alias_generator(self, node: ast.expr, module: Module) -> str | None:
+        """The path of the function that names a model's properties (`alias_generator`, or
+        an `AliasGenerator`'s validation or plain alias); TG202 for one toolgen cannot run."""
+        if isinstance(node, ast.Constant) and node.value is None:
+            return None
+        if isinstance(node, ast.Call) and dotted_name(node.func):
+            called = self._resolve(node.func, module, strict=False).path
+            if called in ALIAS_GENERATOR_CLASSES:
+                chosen = {kw.arg: kw.value for kw in node.keywords}
+                if node.args:
+                    chosen.setdefault("alias", node.args[0])
+                inner = chosen.get("validation_alias", chosen.get("alias"))
+                return None if inner is None else self._alias_generator(inner, module)
+        elif dotted_name(node):
+            path = self._resolve(node, module, strict=False).path
+            if path in ALIAS_GENERATORS:
+                return path
+        known = ", ".join(name.rpartition(".")[2] for name in ALIAS_GENERATORS)
+        message = (
+            f"alias_generator `{_text(node)}` cannot be applied without running it: use one "
+            f"of pydantic.alias_generators ({known}), or give each field an alias"
+        )
+        raise self.problem("TG202", message, node, module)
+
+    def _validation_name(self, node: ast.expr, module: Module) -> str:
+        """The property name a `validation_alias` gives: a string; the first choice of
+        `AliasChoices` that is a name (a string, or an `AliasPath` of one); "" for the
+        field's own name (an `AliasPath` into nested data, as pydantic's schema does)."""
+        single = self._alias_path_name(node, module)
+        if single is not None:
+            return single
+        if isinstance(node, ast.Call) and dotted_name(node.func):
+            called = self._resolve(node.func, module, strict=False).path
+            if called in ALIAS_CHOICES:
+                names = (self._alias_path_name(arg, module) for arg in node.args)
+                return next((name for name in names if name is not None), "")
+            if called in ALIAS_PATHS:
+                return ""
+        message = "Field(validation_alias=...) must be a string, AliasChoices or AliasPath"
+        raise self.problem("TG205", message, node, module)
+
+    def _alias_path_name(self, node: ast.expr, module: Module) -> str | None:
+        """The name of a one-step path: a string, or `AliasPath("name")`."""
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            return node.value
+        if isinstance(node, ast.Call) and dotted_name(node.func) and not node.keywords:
+            called = self._resolve(node.func, module, strict=False).path
+            if called in ALIAS_PATHS and len(node.args) == 1:
+                return self._alias_path_name(node.args[0], module)
+        return None
 
     def _is_classvar(self, annotation: ast.expr, module: Module) -> bool:
         target = annotation.value if isinstance(annotation, ast.Subscript) else annotation
@@ -1105,6 +1177,8 @@ class SchemaBuilder:
         assert isinstance(node, ast.ClassDef) and module is not None
         properties: Schema = {}
         required: list[str] = []
+        generator = self.model_config(symbol).get("alias_generator") if kind == "model" else None
+        generate = ALIAS_GENERATORS[generator] if generator else None
         for f in self.class_fields(symbol):
             spec = self._value_spec(f.value, f.module, kind)
             # a model's config reaches the types of the fields it declares itself
@@ -1118,7 +1192,7 @@ class SchemaBuilder:
                 schema, merged = self.field_schema(f.annotation, f.module, spec)
             finally:
                 self._extra.pop()
-            name = merged.alias or f.name
+            name = property_name(merged, f.name, generate)
             properties[name] = schema
             if kind == "typeddict":
                 if self._typeddict_required(f.annotation, f.module, bool(f.total)):
@@ -1288,6 +1362,17 @@ class SchemaBuilder:
 
     def problem(self, code: str, message: str, node: ast.AST, module: Module) -> TypeProblem:
         return TypeProblem(Diagnostic(code, message, module.location(node)))
+
+
+def property_name(spec: FieldSpec, name: str, generate: Callable[[str], str] | None = None) -> str:
+    """The name pydantic validates a field or parameter by (and gives its property): its
+    `validation_alias`, else its `alias`, else what the model's alias generator makes of
+    `name`, else `name`."""
+    if spec.validation_alias is not None:
+        return spec.validation_alias or name
+    if spec.alias:
+        return spec.alias
+    return generate(name) if generate is not None else name
 
 
 def _is_ellipsis(node: ast.expr) -> bool:

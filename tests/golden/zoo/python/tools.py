@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, Literal, NotRequired, TypedDict
 
 ToolName = Literal[
+    "aliased",
     "aliases",
     "constrained",
     "containers",
@@ -29,6 +30,7 @@ ToolName = Literal[
 
 #: Each tool's canonical descriptor, relative to the generated folder.
 DESCRIPTORS: dict[ToolName, str] = {
+    "aliased": "descriptors/aliased.json",
     "aliases": "descriptors/aliases.json",
     "constrained": "descriptors/constrained.json",
     "containers": "descriptors/containers.json",
@@ -49,6 +51,33 @@ DESCRIPTORS: dict[ToolName, str] = {
     "sphinx_tool": "descriptors/sphinx_tool.json",
     "static_tool": "descriptors/static_tool.json",
 }
+
+
+class Camel(TypedDict):
+    """Property names made by pydantic's own alias generator."""
+
+    firstName: str
+    LN: NotRequired[str]
+    middleName: NotRequired[str]
+    nick: NotRequired[str]
+    deep_value: NotRequired[int]
+
+
+class Pascal(TypedDict):
+    """An AliasGenerator: its validation alias names the properties."""
+
+    UserId: int
+
+
+class AliasedArgs(TypedDict):
+    #: Names from to_camel.
+    camel: Camel
+    #: Names from an AliasGenerator.
+    pascal: Pascal
+    #: Sent as pageSize.
+    pageSize: NotRequired[int]
+    #: Sent as order.
+    order: NotRequired[str]
 
 
 class AliasesArgs(TypedDict):
@@ -379,6 +408,7 @@ class StaticToolArgs(TypedDict):
 
 #: The arguments TypedDict of each tool, by name.
 ARGUMENTS: dict[ToolName, Any] = {
+    "aliased": AliasedArgs,
     "aliases": AliasesArgs,
     "constrained": ConstrainedArgs,
     "containers": ContainersArgs,
