@@ -67,12 +67,24 @@ class ToolRender:
     problems: list[tuple[str, str]] = field(default_factory=list)  # (code, message)
     tallies: dict[str, tuple[int, ...]] = field(default_factory=dict)  # by CATALOG_CHECKS key
     _encoded: bytes | None = field(default=None, repr=False, compare=False)
+    _chunks: dict[tuple[str, str], bytes] = field(default_factory=dict, repr=False, compare=False)
 
     def encoded(self) -> bytes:
         """The descriptor file's bytes: the same object each time (`manifest` hashes it once)."""
         if self._encoded is None:
             self._encoded = self.descriptor.encode()
         return self._encoded
+
+    def chunk(self, path: str, layout: Layout, keep: bool = True) -> bytes:
+        """This tool's entries in the payload at `path`, as they stand there (`Layout.chunk`):
+        made once and kept when `keep` (a process that renders again reuses it), else made
+        and its entries let go."""
+        made = self._chunks.get((path, layout.indent))
+        if made is None:
+            made = layout.chunk(self.entries[path] if keep else self.entries.pop(path))
+            if keep:
+                self._chunks[(path, layout.indent)] = made
+        return made
 
     def to_json(self) -> dict[str, Any]:
         """What to store besides the descriptor text (stored once, beside it)."""
@@ -158,13 +170,8 @@ def render_project(
     if rendered_tools is not None:
         rendered_tools(tools)
     for path, layout in shapes.items():
-        items: list[str] = []
-        for tool in tools.values():
-            items.extend(tool.entries.get(path, ()) if keep else tool.entries.pop(path, ()))
-        indented = (
-            [_indented(e, layout, reuse) for e in items] if reuse else map(layout.entry, items)
-        )
-        files[path] = layout.text(list(indented)).encode()
+        chunks = [tool.chunk(path, layout, keep) for tool in tools.values() if path in tool.entries]
+        files[path] = layout.payload([chunk for chunk in chunks if chunk])
     for code, message in catalog_problems(tallies):
         report(code, visible[0], message)
     for path, (_, head) in SECTIONED.items():
@@ -205,12 +212,16 @@ class Layout:
     indent: str
     suffix: str
 
-    def entry(self, text: str) -> str:
-        return self.indent + text.replace("\n", "\n" + self.indent)
+    def chunk(self, entries: list[str]) -> bytes:
+        """Entries (their own JSON texts) as they stand in the payload, one after another."""
+        indent = self.indent
+        return ",\n".join(indent + e.replace("\n", "\n" + indent) for e in entries).encode()
 
-    def text(self, entries: list[str]) -> str:
-        """The payload holding these (indented) entries."""
-        return self.prefix + ",\n".join(entries) + self.suffix if entries else self.empty
+    def payload(self, chunks: list[bytes]) -> bytes:
+        """The payload holding these chunks of entries (none empty)."""
+        if not chunks:
+            return self.empty.encode()
+        return b"".join([self.prefix.encode(), b",\n".join(chunks), self.suffix.encode()])
 
 
 def layouts(platforms: tuple[str, ...], options: RenderOptions) -> dict[str, Layout]:
@@ -281,10 +292,6 @@ def _json_text(value: Any) -> str:
     return dump_json(value)[:-1].decode()
 
 
-def _indented(entry: str, layout: Layout, reuse: Reuse) -> str:
-    return reuse.get(("indent", id(entry), layout.indent), entry, lambda: layout.entry(entry))
-
-
 def _filled(shape: Any, items: list[Any]) -> Any:
     if isinstance(shape, list):
         return items
@@ -347,5 +354,5 @@ class RenderMemo:
     """What a process that renders again and again (`toolgen build --watch`, through its
     `toolgen.session.Session`) keeps from one `render_project` to the next."""
 
-    reuse: Reuse = field(default_factory=Reuse)  # indented entries and file hashes
+    reuse: Reuse = field(default_factory=Reuse)  # file hashes
     python: python.Memo = field(default_factory=python.Memo)  # the Python module's blocks

@@ -56,10 +56,9 @@ def spool_tool(
     """Append `render`'s parts to `spool` (entries indented as `shapes` lay them out)."""
     data = render.encoded()
     tool = SpooledTool(name, visible, spool.add(data), hashlib.sha256(data).hexdigest())
-    for path, texts in render.entries.items():
+    for path, texts in list(render.entries.items()):
         if texts:
-            layout = shapes[path]
-            tool.entries[path] = spool.add(",\n".join(map(layout.entry, texts)).encode())
+            tool.entries[path] = spool.add(render.chunk(path, shapes[path], keep=False))
     for path, (index, section) in render.sections.items():
         tool.sections[path] = (index, spool.add(("\n" + section).encode()))
     tool.problems, tool.tallies = render.problems, render.tallies
@@ -115,6 +114,7 @@ def render_spooled(
 
 
 def _payload(spool: Spool, layout: Layout, pieces: list[Piece]) -> Spooled:
+    """`Layout.payload`, with the chunks in the spool."""
     if not pieces:
         return Spooled(spool, [layout.empty.encode()])
     parts: list[bytes | Piece] = [layout.prefix.encode()]
