@@ -173,13 +173,11 @@ def unified_diff(out: Path, relpath: str, new: bytes, shown: str = "") -> str:
     """How `new` differs from the file `relpath` in `out`, with headers `a/SHOWN` and
     `b/SHOWN` (`shown`: how to name the file, as `toolgen fix --diff` does; `relpath` if
     not given)."""
-    import difflib
+    from toolgen.textdiff import unified_diff as diff_lines
 
     old = (_read(out / relpath) or b"").decode("utf-8", "replace").splitlines(keepends=True)
     name = shown or relpath
-    lines = difflib.unified_diff(
-        old, new.decode().splitlines(keepends=True), f"a/{name}", f"b/{name}"
-    )
+    lines = diff_lines(old, new.decode().splitlines(keepends=True), f"a/{name}", f"b/{name}")
     return "".join(lines)
 
 
