@@ -18,7 +18,8 @@ repository (/tmp is slow to create files on some machines), then times whole pro
 - with `toolgen build --watch` running: the same one-file rebuild, which the watch answers
   (`toolgen.server`), and the time from saving an edit to the new descriptor on disk with no
   command run at all (watchfiles waits for 0.1 s of quiet before it reports a change)
-- with --big N: a cold build of N tools, reported as a multiple of the first corpus's build
+- with --big N: a cold build of N tools, reported as a multiple of the first corpus's build,
+  and a cold build of one module of about 5 MB (400 handlers), each with its peak memory
 
 Bytecode is compiled first, for toolgen and for the corpus (what `pip install` and a first run
 leave behind), so that no run pays for compiling source: this matters where
