@@ -23,6 +23,15 @@ class Page(BaseModel):
     size: Annotated[int, Field(ge=1, le=50)] = 10
 """
 
+NAMED_DICT = """
+from pydantic import BaseModel
+
+
+class Stamp(BaseModel):
+    at: str
+    extra: dict[str, str]
+"""
+
 NODE = """
 from __future__ import annotations
 from pydantic import BaseModel
@@ -90,6 +99,44 @@ def test_anthropic_strict_words_count_one_and_many() -> None:
         "pair": "At least 2 items. At most 3 items.",
         "meta": "At least 1 entry. At most 2 entries.",
     }
+
+
+@pytest.mark.parametrize(
+    ("params", "imports", "obstacle"),
+    [
+        ("pair: tuple[int, str]", "", "a tuple (prefixItems)"),
+        ("counts: dict[str, int]", "", "a free-form object (dict)"),
+        ("meta: dict", "", "a free-form object (dict)"),
+        ("when: list[Stamp]", NAMED_DICT, "a free-form object (dict)"),
+    ],
+)
+def test_anthropic_strict_sends_what_it_cannot_hold_without_strict(
+    project: Project, run, params: str, imports: str, obstacle: str
+) -> None:
+    """The subset closes every object and has no tuples: such a tool goes without strict
+    (cut to the subset, a dict could only be sent empty), and does not count toward the
+    per-request limits on strict tools."""
+    source = tool_source(params=params, imports=imports)
+    out = _build(project, run, "anthropic_strict = true\n", source)
+    message = f"Anthropic: {obstacle} cannot be strict; the tool is sent without strict"
+    assert f"TG603 [warning] tool lookup: {message}" in out
+    (tool,) = project.generated("anthropic/tools.json")
+    assert "strict" not in tool
+
+
+def test_anthropic_strict_puts_formats_outside_the_subset_into_words(project: Project, run) -> None:
+    source = tool_source(
+        params="site: AnyUrl, host: IPvAnyAddress",
+        imports="from pydantic import AnyUrl, IPvAnyAddress",
+    )
+    out = _build(project, run, "anthropic_strict = true\n", source)
+    assert "TG603" not in out
+    (tool,) = project.generated("anthropic/tools.json")
+    assert tool["strict"] is True
+    properties = tool["input_schema"]["properties"]
+    assert properties["site"]["format"] == "uri"  # in the subset
+    assert "format" not in properties["host"]
+    assert properties["host"]["description"] == "The host. Format: ipvanyaddress."
 
 
 def test_anthropic_strict_refuses_recursion(project: Project, run) -> None:
@@ -174,6 +221,7 @@ UNSUPPORTED_IN_ANTHROPIC_STRICT = {
     "uniqueItems",
     "minProperties",
     "maxProperties",
+    "prefixItems",
 }
 
 
@@ -201,8 +249,9 @@ def test_anthropic_strict_subset_holds_for_the_whole_zoo(tmp_path: Path, run) ->
     tools = json.loads((tmp_path / "out" / "anthropic" / "tools.json").read_text())
     strict = [t for t in tools if t.get("strict")]
     assert {t["name"] for t in tools} - {t["name"] for t in strict} == {
-        "recursive",
-        "models_and_dicts",
+        "recursive",  # recursion
+        "models_and_dicts",  # recursion
+        "containers",  # a tuple and dicts
     }
     for tool in strict:
         assert not _keys(tool["input_schema"]) & UNSUPPORTED_IN_ANTHROPIC_STRICT, tool["name"]

@@ -159,8 +159,9 @@ RULES: dict[str, Rule] = _rules(
      "Free-form objects and open values cannot be strict; describe them with a model."),
     ("TG602", W, "construct not representable in Gemini's schema subset; tool left out of Gemini",
      "Recursive models cannot be inlined for Gemini; flatten the type for that platform."),
-    ("TG603", W, "recursive schema cannot be Anthropic-strict; sent without strict",
-     "Anthropic's strict subset has no recursion; flatten the type or leave strict off."),
+    ("TG603", W, "schema cannot be Anthropic-strict; the tool is sent without strict",
+     "Anthropic's strict subset has no recursion, tuples or free-form objects (dicts): use "
+     "a model with named fields, or leave strict off."),
     ("TG604", W, "more strict tools, optional or union parameters than one Anthropic request takes",
      "At most 20 strict tools, 24 optional and 16 union parameters per request: send fewer "
      "tools or turn anthropic_strict off."),

@@ -8,13 +8,15 @@ descriptor as documentation only, even where that report is switched off or igno
 With `anthropic_strict = true` each tool is sent with `strict: true` and its schema cut to the
 strict subset (reference/platforms.md): numeric bounds, string lengths and array bounds other
 than `minItems` 0 or 1 are not supported there, so they move into the property's description
-text instead of being lost. A recursive schema cannot be strict: that tool goes without it
-(TG603). Past the per-request limits (20 strict tools, 24 optional or 16 union parameters in
-all) the build warns (TG604).
+text instead of being lost, as do string formats outside the subset. A schema the subset
+cannot hold (recursion, a tuple, a free-form object) sends its tool without strict (TG603).
+Past the per-request limits (20 strict tools, 24 optional or 16 union parameters in all) the
+build warns (TG604).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from toolgen.descriptor import ToolDescriptor
@@ -23,6 +25,10 @@ from toolgen.render.options import RenderOptions
 from toolgen.schema_ops import is_recursive
 from toolgen.validate import schema_errors
 
+#: String formats the strict subset takes; others become words.
+FORMATS = frozenset(
+    {"date-time", "time", "date", "duration", "email", "hostname", "uri", "ipv4", "ipv6", "uuid"}
+)
 MAX_STRICT_TOOLS = 20
 MAX_OPTIONAL_PARAMS = 24
 MAX_UNION_PARAMS = 16
@@ -62,10 +68,10 @@ def render(tools: list[ToolDescriptor], report: Any, options: RenderOptions) -> 
         if examples:
             entry["input_examples"] = examples
         if options.anthropic_strict:
-            if is_recursive(tool.parameters):
-                report(
-                    "TG603", tool, "Anthropic: a recursive schema cannot be strict; sent without"
-                )
+            obstacle = strict_obstacle(tool.parameters)
+            if obstacle is not None:
+                message = f"Anthropic: {obstacle} cannot be strict; the tool is sent without strict"
+                report("TG603", tool, message)
             else:
                 entry["input_schema"] = strict_subset(tool.parameters)
                 entry["strict"] = True
@@ -73,10 +79,43 @@ def render(tools: list[ToolDescriptor], report: Any, options: RenderOptions) -> 
     return {"anthropic/tools.json": payload}
 
 
+def strict_obstacle(schema: dict[str, Any]) -> str | None:
+    """What keeps a parameters schema out of the strict subset, in words (None: nothing):
+    recursion, a tuple (`prefixItems`), or a free-form object (a dict: the subset closes
+    every object, so a dict could only be sent empty)."""
+    if is_recursive(schema):
+        return "a recursive schema"
+    for node in _subschemas(schema):
+        if "prefixItems" in node:
+            return "a tuple (prefixItems)"
+        kind = node.get("type")
+        is_object = kind == "object" or (isinstance(kind, list) and "object" in kind)
+        if is_object and node is not schema and "properties" not in node:
+            return "a free-form object (dict)"
+        if is_object and node.get("additionalProperties") not in (None, False):
+            return "a free-form object (dict)"
+    return None
+
+
+def _subschemas(schema: Any) -> Iterator[dict[str, Any]]:
+    """`schema` and every schema inside it."""
+    if not isinstance(schema, dict):
+        return
+    yield schema
+    for key in ("properties", "$defs"):
+        for sub in schema.get(key, {}).values():
+            yield from _subschemas(sub)
+    for key in ("items", "additionalProperties"):
+        yield from _subschemas(schema.get(key))
+    for key in ("anyOf", "allOf", "oneOf", "prefixItems"):
+        for sub in schema.get(key, []):
+            yield from _subschemas(sub)
+
+
 def request_tally(tool: ToolDescriptor, options: RenderOptions) -> tuple[int, ...]:
     """What one tool adds to a request's limits on strict tools (`request_limits`): (strict
     tools, optional parameters, union parameters)."""
-    if not options.anthropic_strict or is_recursive(tool.parameters):
+    if not options.anthropic_strict or strict_obstacle(tool.parameters) is not None:
         return (0, 0, 0)
     required = tool.parameters.get("required", [])
     properties = tool.parameters.get("properties", {})
@@ -115,7 +154,9 @@ def strict_subset(schema: Any) -> Any:
     out: dict[str, Any] = {}
     words: list[str] = []
     for key, value in schema.items():
-        if key in IN_WORDS and not _in_subset(key, value):
+        if key == "format" and value not in FORMATS:
+            words.append(f"Format: {value}.")
+        elif key in IN_WORDS and not _in_subset(key, value):
             sentence, noun = IN_WORDS[key]
             counted = plural(value, *noun) if noun else value
             words.append(sentence.format(counted))
