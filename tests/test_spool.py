@@ -282,3 +282,33 @@ def test_a_build_without_room_for_its_spool_is_made_in_memory(
     done = run("build", "--no-cache", cwd=varied.root)
     assert done.code == 0 and "No space left on device" in done.err
     assert varied.snapshot() == expected
+
+
+def test_spools_that_killed_runs_left_are_removed(tmp_path: Path) -> None:
+    """Only this user's, whose process is gone, untouched for an hour."""
+    import subprocess
+    import sys
+
+    from toolgen.spool import PREFIX, STALE_S, sweep
+
+    child = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], check=True,
+                           capture_output=True, text=True)  # fmt: skip
+    gone = int(child.stdout)
+    folders = {
+        "stale": tmp_path / f"{PREFIX}{gone}-abc",
+        "young": tmp_path / f"{PREFIX}{gone}-def",
+        "alive": tmp_path / f"{PREFIX}{os.getpid()}-ghi",
+        "other": tmp_path / "toolgen-spools-of-nobody",
+    }
+    for folder in folders.values():
+        folder.mkdir()
+        (folder / "1.bin").write_bytes(b"x")
+    now = folders["young"].stat().st_mtime
+    for name in ("stale", "alive", "other"):
+        os.utime(folders[name], (now - STALE_S - 1, now - STALE_S - 1))
+    sweep(str(tmp_path), now)
+    assert {name for name, folder in folders.items() if folder.exists()} == {
+        "young",
+        "alive",
+        "other",
+    }

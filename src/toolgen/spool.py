@@ -8,7 +8,8 @@ literal bytes and pieces, read back in order when it is hashed, compared or writ
 
 Each process appends to a file of its own in the spool's folder (forked workers too: their
 pieces name their file, and the process that reads them opens it by name). The folder is a
-new folder in the system's temporary folder, removed when the spool is closed.
+new folder in the system's temporary folder, removed when the spool is closed; a run killed
+by a signal leaves its folder, which a later run removes (`sweep`).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import hashlib
 import os
 import shutil
 import tempfile
+import time
 from collections.abc import Iterator, Sequence
 from typing import NamedTuple
 
@@ -24,6 +26,10 @@ from typing import NamedTuple
 BUFFER = 1 << 20
 #: What `Spooled.chunks` gives at most at once.
 CHUNK = 1 << 20
+#: Spool folders are `PREFIX<process id>-<random>` in the temporary folder.
+PREFIX = "toolgen-spool-"
+#: A killed run's spool is removed once it is this old (seconds).
+STALE_S = 3600
 
 
 class Piece(NamedTuple):
@@ -49,9 +55,11 @@ class Spool:
 
     @classmethod
     def temporary(cls) -> Spool:
-        """A spool in a new folder in the system's temporary folder (`$TMPDIR`): one that a
-        killed run leaves is the system's to clean."""
-        return cls(tempfile.mkdtemp(prefix="toolgen-spool-"))
+        """A spool in a new folder in the system's temporary folder (`$TMPDIR`), named with
+        this process's id; those that killed runs left are removed first (`sweep`)."""
+        base = tempfile.gettempdir()
+        sweep(base)
+        return cls(tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-", dir=base))
 
     def add(self, data: bytes) -> Piece:
         """Append `data`; where it is."""
@@ -107,6 +115,31 @@ class Spool:
 
     def __exit__(self, *_: object) -> None:
         self.close()
+
+
+def sweep(base: str, now: float | None = None) -> None:
+    """Remove the spools in `base` that runs killed by a signal left (nothing of theirs ran
+    to clean up): this user's, whose process is gone, untouched for `STALE_S` (a process id
+    seen from another PID namespace, or reused, can only make a spool look alive)."""
+    now = time.time() if now is None else now
+    try:
+        entries = list(os.scandir(base))
+    except OSError:
+        return
+    for entry in entries:
+        pid = entry.name.removeprefix(PREFIX).partition("-")[0]
+        if not entry.name.startswith(PREFIX) or not pid.isdigit():
+            continue
+        path = entry.path
+        try:
+            st = entry.stat(follow_symlinks=False)
+            if st.st_uid != os.getuid() or now - st.st_mtime < STALE_S:
+                continue
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            shutil.rmtree(path, ignore_errors=True)
+        except OSError:  # gone meanwhile, or another user's process: alive
+            continue
 
 
 class Spooled:
