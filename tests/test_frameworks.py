@@ -198,3 +198,20 @@ def test_frameworks_are_not_recognised_unless_their_preset_is_configured() -> No
         REPO / "pyproject.toml", cwd=REPO, sources_override=[str(FRAMEWORKS / "agents_tools.py")]
     )
     assert generate(config).descriptors == []
+
+
+def test_mcp_output_schemas_equal_what_fastmcp_publishes() -> None:
+    """`outputSchema`: an object return (a model, a dict) as it is, anything else wrapped as
+    `{"result": ...}`; FastMCP marks the wrapped ones with a key of its own."""
+    pytest.importorskip("fastmcp")
+    from toolgen.render.mcp import output_schema
+
+    ours = _static("fastmcp")
+    tools = asyncio.run(_module("fastmcp_server").mcp.list_tools())
+    published = {t.name: t.output_schema for t in tools}
+    assert any(
+        schema and "result" not in schema.get("properties", {}) for schema in published.values()
+    )
+    for name, theirs in published.items():
+        mine = output_schema(ours[name].returns.schema_)
+        assert drop(mine, {"title"}) == drop(theirs, {"title", "x-fastmcp-wrap-result"}), name

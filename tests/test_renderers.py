@@ -176,6 +176,9 @@ def test_mcp_output_schema_has_an_object_root() -> None:
         **model,
         "$defs": {"B": b},
     }
+    counts = {"type": "object", "additionalProperties": {"type": "integer"}}  # dict[str, int]
+    assert output_schema(counts) == counts  # an object root already: as FastMCP publishes it
+    assert output_schema({"type": "object"}) == {"type": "object"}  # dict
     listed = {"type": "array", "items": {"$ref": "#/$defs/B"}, "$defs": {"B": b}}
     assert output_schema(listed) == {
         "type": "object",

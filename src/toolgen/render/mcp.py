@@ -1,8 +1,8 @@
 """MCP: a `tools/list` result (spec 2025-11-25) with annotations from the idempotency block.
 
-`outputSchema` must have an object root: an object return schema (or a `$ref` to a model) is
-inlined as the root; any other return type is wrapped as `{"result": ...}`, the shape the
-dispatcher then returns as `structuredContent`.
+`outputSchema` must have an object root: an object return schema (a model, a `$ref` to one
+inlined as the root, or a dict) is published as it is, as FastMCP does; any other return type
+is wrapped as `{"result": ...}`, the shape the dispatcher then returns as `structuredContent`.
 """
 
 from __future__ import annotations
@@ -63,7 +63,7 @@ def output_schema(schema: dict[str, Any]) -> dict[str, Any] | None:
         if target.get("type") == "object" and not _refers_to(defs, f"#/$defs/{name}"):
             rest = {k: v for k, v in defs.items() if k != name}
             return {**target, **({"$defs": rest} if rest else {})}
-    if root.get("type") == "object" and "properties" in root:
+    if root.get("type") == "object":  # a model's fields, or a dict's entries
         return schema
     wrapped: dict[str, Any] = {
         "type": "object",
