@@ -190,6 +190,26 @@ def test_inline_defs_for_clients_without_refs(project: Project, run) -> None:
     assert "$ref" in json.dumps(project.descriptor("lookup"))  # the descriptor keeps its refs
 
 
+def test_inline_defs_reaches_return_schemas(project: Project, run) -> None:
+    """MCP's outputSchema comes from the return type: inlined too."""
+    source = tool_source(returns="list[Page]", imports=MODELS)
+    out = _build(project, run, "inline_defs = true\n", source)
+    assert "TG607" not in out
+    (tool,) = project.generated("mcp/tools.json")["tools"]
+    assert "$ref" not in json.dumps(tool)
+    assert tool["outputSchema"]["properties"]["result"]["items"]["properties"]["size"]
+    assert "$ref" in json.dumps(project.descriptor("lookup")["returns"])
+
+
+def test_inline_defs_says_what_recursion_keeps(project: Project, run) -> None:
+    source = tool_source(params="root: Node", returns="Node", imports=NODE)
+    out = _build(project, run, "inline_defs = true\n", source)
+    for where in ("parameters", "return"):
+        message = f"inline_defs: recursive model Node in the {where} cannot be inlined"
+        assert f"TG607 [warning] tool lookup: {message}" in out
+    assert "$ref" in (project.out / "mcp/tools.json").read_text()
+
+
 def test_platform_options_are_checked(project: Project, run) -> None:
     project.write(
         "pyproject.toml",

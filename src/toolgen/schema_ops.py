@@ -83,8 +83,13 @@ def drop_titles(value: Any, *, in_properties: bool = False) -> Any:
 
 def is_recursive(schema: dict[str, Any]) -> bool:
     """Does some `$defs` entry refer to itself, directly or through others?"""
+    return bool(recursive_defs(schema))
+
+
+def recursive_defs(schema: dict[str, Any]) -> list[str]:
+    """The `$defs` entries that refer to themselves, directly or through others (in order)."""
     defs: dict[str, Any] = schema.get("$defs", {})
-    return any(_reaches(defs, name, name, set()) for name in defs)
+    return [name for name in defs if _reaches(defs, name, name, set())]
 
 
 def accepts_null(schema: Any) -> bool:

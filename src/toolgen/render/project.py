@@ -13,7 +13,7 @@ from toolgen.diagnostics import Diagnostic, Location
 from toolgen.render import MANIFEST, anthropic, catalog, gemini, mcp, openai, python
 from toolgen.render.jsonout import dump_json
 from toolgen.render.options import RenderOptions
-from toolgen.schema_ops import inline_refs
+from toolgen.schema_ops import inline_refs, recursive_defs
 
 Report = Callable[[str, ToolDescriptor, str], None]
 Renderer = Callable[[list[ToolDescriptor], Report, RenderOptions], dict[str, Any]]
@@ -258,6 +258,8 @@ def render_tool(
 
     if descriptor.visible:  # forbidden tools keep their descriptor and reach no payload
         shown = _for_platforms(descriptor, options)
+        if options.inline_defs:
+            tool.problems.extend(inline_problems(descriptor))
         for platform in platforms:
             for path, value in RENDERERS[platform]([shown], report, options).items():
                 tool.entries[path] = [_json_text(item) for item in _items(value)]
@@ -270,9 +272,33 @@ def render_tool(
 
 
 def _for_platforms(descriptor: ToolDescriptor, options: RenderOptions) -> ToolDescriptor:
-    if options.inline_defs:  # for clients that cannot resolve `$ref`
-        return descriptor.model_copy(update={"parameters": inline_refs(descriptor.parameters)})
-    return descriptor
+    """The descriptor as the payloads show it: with `inline_defs` (for clients that cannot
+    resolve `$ref`), its parameters and return schemas inlined."""
+    if not options.inline_defs:
+        return descriptor
+    returns = descriptor.returns
+    inlined = returns.model_copy(update={"schema_": inline_refs(returns.schema_)})
+    return descriptor.model_copy(
+        update={"parameters": inline_refs(descriptor.parameters), "returns": inlined}
+    )
+
+
+def inline_problems(descriptor: ToolDescriptor) -> list[tuple[str, str]]:
+    """TG607 for each recursive model that `inline_defs` has to leave as a `$ref`."""
+    found = []
+    for where, schema in (
+        ("parameters", descriptor.parameters),
+        ("return", descriptor.returns.schema_),
+    ):
+        for name in recursive_defs(schema):
+            found.append(
+                (
+                    "TG607",
+                    f"inline_defs: recursive model {name} in the {where} cannot be inlined; "
+                    "its `$ref`s and `$defs` stay",
+                )
+            )
+    return found
 
 
 def _items(payload: Any) -> list[Any]:
