@@ -134,7 +134,7 @@ def test_a_correct_file_comes_back_byte_identical(tmp_path: Path) -> None:
 
 def test_google_diagnostics_locate_each_change(tmp_path: Path) -> None:
     root = _copy(tmp_path, "google.py")
-    report = fix_files(_config(root), "check")
+    report = fix_files(_config(root), "write")  # added entries: in the written text
     assert _codes(report.diagnostics) == [
         ("TG801", "google.py:20:9"),
         ("TG801", "google.py:21:9"),
@@ -169,11 +169,11 @@ def test_google_diagnostics_locate_each_change(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("name", GOLDEN)
 def test_locations_point_at_the_entries(tmp_path: Path, name: str) -> None:
-    """Added entries are located in the fixed text, removed ones in the original."""
+    """Written, added entries are located in the fixed text; removed ones in the original."""
     root = _copy(tmp_path, f"{name}.py")
     before = (root / f"{name}.py").read_text(encoding="utf-8").splitlines()
     after = _expected(name).splitlines()
-    report = fix_files(_config(root), "check")
+    report = fix_files(_config(root), "write")
     assert report.diagnostics
     for found in report.diagnostics:
         assert found.location is not None
@@ -185,6 +185,54 @@ def test_locations_point_at_the_entries(tmp_path: Path, name: str) -> None:
         entry = re.findall(r"`([^`]+)`", found.message)[1]
         text = (after if found.code in ("TG801", "TG802") else before)[line - 1][col - 1 :]
         assert re.match(rf"(:param )?{entry}\b", text), (found, text)
+
+
+@pytest.mark.parametrize("name", GOLDEN)
+def test_checked_or_shown_added_entries_are_located_in_the_file_as_it_is(
+    tmp_path: Path, name: str
+) -> None:
+    """`--check` and `--diff` change nothing: an added entry is located in its handler's
+    docstring as it is on disk, at the column it will have, in signature order."""
+    source = (FIXTURES / f"{name}.py").read_text(encoding="utf-8")
+    spans = {
+        node.name: (node.body[0].lineno, node.body[0].end_lineno)
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+    }
+    for folder in ("write", "check", "diff"):
+        (tmp_path / folder).mkdir()
+    written = fix_files(_config(_copy(tmp_path / "write", f"{name}.py")), "write").diagnostics
+    in_fixed = {(d.code, d.message): d.location for d in written}
+    for mode in ("check", "diff"):
+        root = _copy(tmp_path / mode, f"{name}.py")
+        shown = fix_files(_config(root), mode).diagnostics  # type: ignore[arg-type]
+        added = [d for d in shown if d.code in ("TG801", "TG802")]
+        assert added
+        for found in added:
+            fixed = in_fixed[(found.code, found.message)]
+            assert found.location is not None and fixed is not None
+            function = re.findall(r"`([^`]+)`", found.message)[0]
+            first, last = spans[function]
+            assert first <= found.location.line <= (last or first), (mode, found)
+            assert found.location.col == fixed.col
+            assert found.location.line <= fixed.line  # nothing above it was added on disk
+
+
+def test_google_check_locates_added_entries_in_the_file_as_it_is(tmp_path: Path) -> None:
+    root = _copy(tmp_path, "google.py")
+    report = fix_files(_config(root), "check")
+    assert _codes(report.diagnostics) == [
+        ("TG801", "google.py:20:9"),  # `limit` and `region` go after `query`: before line 20
+        ("TG801", "google.py:20:9"),
+        ("TG802", "google.py:33:9"),  # at the end of the section: before the closing quotes
+        ("TG803", "google.py:43:9"),
+        ("TG803", "google.py:55:9"),
+        ("TG801", "google.py:74:9"),  # a new section, at the blank line before Returns
+        ("TG802", "google.py:74:9"),
+        ("TG802", "google.py:86:9"),  # a one-line docstring: its line
+        ("TG801", "google.py:98:13"),  # where the removed `old` stands
+        ("TG803", "google.py:98:13"),
+    ]
 
 
 @pytest.mark.parametrize("name", GOLDEN)

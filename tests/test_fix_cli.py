@@ -63,3 +63,13 @@ def test_a_placeholder_is_not_a_description(project: Project, run) -> None:
         "TG301 [error] parameter `limit` is not described: replace the placeholder "
         "`TODO: describe this parameter.` in the docstring's Args section with what it means"
     ) in build.out
+
+
+def test_a_source_that_cannot_be_read_exits_2(project: Project, run) -> None:
+    """As `build` does for the same file (TG005): a symlink that loops."""
+    project.write("src/tools.py", STALE)
+    (project.root / "src" / "loop.py").symlink_to("loop.py")
+    for mode in ((), ("--check",), ("--diff",)):
+        result = run("fix", *mode, cwd=project.root)
+        assert result.code == 2, (mode, result.out)
+        assert "src/loop.py:1:1: TG005 [error] cannot read src/loop.py" in result.out

@@ -692,8 +692,8 @@ def cmd_fix(args: argparse.Namespace, stream: TextIO) -> int:
             verb = {"write": "fixed", "diff": "would be fixed", "check": "would be fixed"}[mode]
             files = plural(report.files, "file")
             print(f"toolgen: {len(report.changed)} of {files} {verb}", file=stream)
-    if any(d.code == "TG804" for d in report.diagnostics):
-        return 2
+    if any(d.code == "TG804" or d.code in FATAL_CODES for d in report.diagnostics):
+        return 2  # a file that cannot be read or parsed, as `build` says it
     return 1 if mode == "check" and report.changed else 0
 
 

@@ -18,9 +18,11 @@ edge: it finds the handlers statically (never importing them), works out their e
 parameters as the compiler does, and writes, diffs or only checks the files.
 
 Diagnostic locations: an added entry (TG801, TG802) is located where it stands in the fixed
-text, which is where its author has to go; a removed or reordered entry (TG803) where it stood
-in the original text. A placeholder an earlier run inserted is reported again (TG802) on every
-run until someone replaces it; the text is not changed for it.
+text, which is where its author has to go, when the fix is written; when it is only checked or
+shown (`--check`, `--diff`), where it would go in the file as it is. A removed or reordered
+entry (TG803) is located where it stood in the original text. A placeholder an earlier run
+inserted is reported again (TG802) on every run until someone replaces it; the text is not
+changed for it.
 
 Left alone, without a diagnostic (the compiler still reports their TG301/TG302): a handler
 without a docstring, a docstring on the `def` line (`def f(x): "Doc."`), an implicitly
@@ -114,13 +116,19 @@ class FixReport:
 
 # -- the pure core -------------------------------------------------------------------------
 def fix_source(
-    source: str, path: str, exposed: dict[int, list[FixParam]], style: str = "auto"
+    source: str,
+    path: str,
+    exposed: dict[int, list[FixParam]],
+    style: str = "auto",
+    in_fixed_text: bool = True,
 ) -> FixResult:
     """Fix the docstrings of the handlers whose `def` lines are the keys of `exposed`.
 
     `exposed[line]` lists that handler's exposed parameters in signature order. `path` is only
     used in diagnostics. `style` is "auto" (detected per docstring, as the compiler does) or a
     style the compiler knows. A source that does not parse is returned unchanged with TG804.
+    Added entries are located in the fixed text, or with `in_fixed_text=False` (the fix is
+    only checked or shown) where they would go in `source`.
     """
     if style != "auto" and style not in PARSERS:
         raise KeyError(f"no docstring style named {style!r}; known: auto, {', '.join(PARSERS)}")
@@ -163,12 +171,12 @@ def fix_source(
     new_module = MetadataWrapper(module, unsafe_skip_copy=True).visit(_Rewriter(fix_one))
     new_text = new_module.code
     if new_text == text:
-        return FixResult(source, _diagnostics(edits, path))
+        return FixResult(source, _diagnostics(edits, path, in_fixed_text))
     try:
         _parse(new_text)
     except SyntaxError as exc:  # a bug in the fix: never hand back broken code
         raise RuntimeError(f"toolgen fix produced invalid Python for {path}: {exc}") from exc
-    return FixResult(bom + new_text, _diagnostics(edits, path), changed=True)
+    return FixResult(bom + new_text, _diagnostics(edits, path, in_fixed_text), changed=True)
 
 
 def _parse(text: str) -> ast.Module:
@@ -202,12 +210,25 @@ class _Edit:
     old_lines: int
     literal: str
     new_lines: int
-    added: list[tuple[int, int, _Added]]  # (index of the line in the new literal, column, what)
+    #: (index of the line in the new literal, where it goes in the old one, column, what)
+    added: list[tuple[int, int, int, _Added]]
     removed: list[tuple[int, int, str]]  # (index of the line in the old literal, column, name)
     reordered: list[tuple[int, int, str]]  # (index in the old literal, column, section title)
 
 
-def _diagnostics(edits: list[_Edit], path: str) -> list[Diagnostic]:
+def _origins(old: list[str], new: list[str]) -> list[int]:
+    """For each line of `new`, the index in `old` of the same line, or of the line an added
+    line goes before (`len(old)` after the last)."""
+    found: list[int] = []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old, new).get_opcodes():
+        found += range(i1, i2) if tag == "equal" else [i1] * (j2 - j1)
+    return found
+
+
+def _diagnostics(edits: list[_Edit], path: str, in_fixed_text: bool = True) -> list[Diagnostic]:
+    """The diagnostics of `edits`; added entries located in the fixed text (`in_fixed_text`:
+    it is written) or, in the original, at the docstring line they would go before (its last
+    line, for an entry that goes at its end)."""
     found: list[Diagnostic] = []
     shift = 0  # how many lines the fixes above this docstring added
     for edit in sorted(edits, key=lambda e: e.start):
@@ -220,8 +241,9 @@ def _diagnostics(edits: list[_Edit], path: str) -> list[Diagnostic]:
             where = Location(path, edit.start + index, col)
             message = f"`{func}`: reordered the {title} to follow the signature"
             found.append(Diagnostic("TG803", message, where))
-        for index, col, added in edit.added:
-            where = Location(path, edit.start + shift + index, col)
+        for index, origin, col, added in edit.added:
+            line = edit.start + shift + index if in_fixed_text else edit.start + origin
+            where = Location(path, line, col)
             if added.lingering:
                 message = (
                     f"`{func}`: parameter `{added.name}` still has the placeholder description "
@@ -609,7 +631,12 @@ class _DocFixer:
         last = lines[-1][0]
         if last != self.raw[-1] and last.endswith((quote[0], "\\")):
             lines.append((self.margin_ws, None))  # it would run into the closing quotes
-        added = [(index, len(_ws(text)) + 1, tag) for index, (text, tag) in enumerate(lines) if tag]
+        origins = _origins(self.raw, [text for text, _ in lines])
+        added = [
+            (index, min(origins[index], len(self.raw) - 1), len(_ws(text)) + 1, tag)
+            for index, (text, tag) in enumerate(lines)
+            if tag
+        ]
         literal = prefix + quote + newline.join(text for text, _ in lines) + quote
         if literal == self.literal and not added:
             return None
@@ -808,7 +835,7 @@ def fix_files(config: Config, mode: FixMode) -> FixReport:
             )
             continue
         exposed = exposed_params(index, file, config)
-        result = fix_source(source, shown, exposed, config.docstring_style)
+        result = fix_source(source, shown, exposed, config.docstring_style, mode == "write")
         report.diagnostics.extend(result.diagnostics)
         if not result.changed:
             continue
