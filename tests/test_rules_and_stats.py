@@ -58,6 +58,19 @@ def test_catalog_budget_is_a_warning(project: Project, run) -> None:
     assert "over the budget of 10 tokens" in run("stats", cwd=project.root).out
 
 
+def test_stats_says_which_handlers_it_cannot_count(project: Project, run) -> None:  # type: ignore[no-untyped-def]
+    project.write("src/a.py", tool_source(name="small"))
+    project.write("src/b.py", tool_source(name="broken", params="x"))
+    text = run("stats", cwd=project.root)
+    assert "src/b.py:5:12: TG203 [error]" in text.out
+    assert "toolgen: 1 error above: handlers with errors are not counted" in text.out
+    rows = run("stats", "--format", "json", cwd=project.root).json()
+    assert {r["tool"] for r in rows["tools"]} == {"small"}
+    assert [d["code"] for d in rows["diagnostics"]] == ["TG203"]
+    github = run("stats", "--format", "github", cwd=project.root)
+    assert github.code == 2 and "invalid choice: 'github'" in github.err
+
+
 def test_stats_top_takes_a_positive_number(project: Project, run) -> None:  # type: ignore[no-untyped-def]
     project.write("src/a.py", tool_source(name="small"))
     project.write("src/b.py", tool_source(name="bigger", params="query: str, limit: int = 5"))

@@ -20,11 +20,29 @@ def test_show_prints_a_descriptor_or_a_platform_entry(run) -> None:  # type: ign
     gemini = run("show", "calculator", "--platform", "gemini", cwd=REPO).json()
     assert gemini["parameters"]["type"] == "OBJECT"
     missing = run("show", "nope", cwd=REPO)
-    assert missing.code == 2
-    assert "no tool named 'nope'; tools: bulk_send_emails, calculator" in missing.out
+    assert (missing.code, missing.out) == (2, "")  # what went wrong is on stderr
+    assert "no tool named 'nope'; tools: bulk_send_emails, calculator" in missing.err
     forbidden = run("show", "read_private_key", "--platform", "mcp", cwd=REPO)
-    assert forbidden.code == 1
-    assert "read_private_key is not in the mcp payload" in forbidden.out
+    assert (forbidden.code, forbidden.out) == (1, "")
+    assert (
+        "read_private_key is not in the mcp payload: its risk is forbidden (such tools reach "
+        "no payload)" in forbidden.err
+    )
+
+
+def test_show_says_why_a_tool_is_missing(project: Project, run) -> None:  # type: ignore[no-untyped-def]
+    node = "from __future__ import annotations\nfrom pydantic import BaseModel\n\n\n"
+    node += "class Node(BaseModel):\n    children: list[Node] = []\n"
+    project.write("src/a.py", tool_source(name="walk", params="root: Node", imports=node))
+    project.write("src/b.py", tool_source(name="broken", params="x"))
+    gemini = run("show", "walk", "--platform", "gemini", cwd=project.root)
+    assert gemini.code == 1
+    assert "walk is not in the gemini payload: TG602 Gemini:" in gemini.err
+    assert "recursive model Node cannot be inlined" in gemini.err
+    broken = run("show", "broken", cwd=project.root)
+    assert broken.code == 2
+    assert "no tool named 'broken'; tools: walk" in broken.err
+    assert "src/b.py:5:12: TG203 [error] parameter `x` has no type annotation" in broken.err
 
 
 def test_two_builds_at_once_leave_consistent_output(project: Project) -> None:

@@ -68,7 +68,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"toolgen {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    def common(sub: argparse.ArgumentParser) -> None:
+    def common(
+        sub: argparse.ArgumentParser, formats: tuple[str, ...] = ("text", "json", "github")
+    ) -> None:
         sub.add_argument(
             "paths",
             nargs="*",
@@ -83,7 +85,7 @@ def _parser() -> argparse.ArgumentParser:
         )
         sub.add_argument(
             "--format",
-            choices=("text", "json", "github"),
+            choices=formats,
             default="text",
             help="how to print diagnostics (default: text, `path:line:col: CODE [level] msg`)",
         )
@@ -176,7 +178,11 @@ def _parser() -> argparse.ArgumentParser:
         help="text table (default), JSON, or the Markdown of docs/rules.md",
     )
 
-    show = commands.add_parser("show", help="print one tool's descriptor or platform payload")
+    show = commands.add_parser(
+        "show",
+        help="print one tool's descriptor or platform payload (exit 1: the tool is not in that "
+        "payload, and why; exit 2: no such tool, or the platform is not configured)",
+    )
     show.add_argument("name", help="the tool's name")
     show.add_argument("--config", metavar="FILE", type=Path, help="TOML file with [tool.toolgen]")
     show.add_argument(
@@ -190,7 +196,7 @@ def _parser() -> argparse.ArgumentParser:
     stats = commands.add_parser(
         "stats", help="payload size per tool and platform, largest first, and catalog totals"
     )
-    common(stats)
+    common(stats, ("text", "json"))  # a table, not annotations: no github format
     stats.add_argument(
         "--top",
         type=_positive_int,
@@ -706,13 +712,20 @@ def cmd_serve(args: argparse.Namespace, stream: TextIO) -> int:
 
 
 def cmd_show(args: argparse.Namespace, stream: TextIO) -> int:
+    """Print the document on `stream`; why there is none on stderr (exit 1: the tool is not in
+    that payload; 2: no such tool, or the platform is not configured)."""
     from toolgen.pipeline import generate
     from toolgen.stats import entry_name, payload_entries
 
-    result = generate(_load(args))
+    config = _load(args)
+    result = generate(config)
     names = sorted(d.name for d in result.descriptors)
     if args.name not in names:
-        print(f"toolgen: no tool named {args.name!r}; tools: {', '.join(names)}", file=stream)
+        errors = [d for d in result.diagnostics if d.severity is Level.ERROR]
+        known = ", ".join(names) or "none"
+        print(f"toolgen: no tool named {args.name!r}; tools: {known}", file=sys.stderr)
+        if errors:  # the tool may be one of the handlers with an error
+            sys.stderr.write(format_lines(errors, "text"))
         return 2
     if args.platform == "descriptor":
         document = json.loads(_bytes(result.files[f"descriptors/{args.name}.json"]))
@@ -720,15 +733,33 @@ def cmd_show(args: argparse.Namespace, stream: TextIO) -> int:
         label = "openai-chat" if args.platform == "openai" else args.platform
         entries = payload_entries(result.files, label)
         if entries is None:
-            print(f"toolgen: platform {args.platform} is not configured", file=stream)
+            print(f"toolgen: platform {args.platform} is not configured", file=sys.stderr)
             return 2
         found = [e for e in entries if entry_name(e) == args.name]
         if not found:
-            print(f"toolgen: {args.name} is not in the {args.platform} payload", file=stream)
+            why = _left_out(result, args.name)
+            print(
+                f"toolgen: {args.name} is not in the {args.platform} payload: {why}",
+                file=sys.stderr,
+            )
             return 1
         document = found[0]
     _print_json(document, stream)
     return 0
+
+
+def _left_out(result: Generated, name: str) -> str:
+    """Why a tool reaches no entry in a payload: its risk, or what rendering reported."""
+    descriptor = next(d for d in result.descriptors if d.name == name)
+    if not descriptor.visible:
+        return f"its risk is {descriptor.risk} (such tools reach no payload)"
+    said = [  # what rendering reported (TG6xx): e.g. a model Gemini cannot take
+        d
+        for d in result.diagnostics
+        if d.code.startswith("TG6") and d.message.startswith(f"tool {name}: ")
+    ]
+    reasons = [f"{d.code} {d.message.removeprefix(f'tool {name}: ')}" for d in said]
+    return "; ".join(reasons) or "nothing says why (please report it)"
 
 
 def cmd_rules(args: argparse.Namespace, stream: TextIO) -> int:
@@ -764,7 +795,10 @@ def cmd_stats(args: argparse.Namespace, stream: TextIO) -> int:
     result = generate(config)
     sizes = tool_sizes(result.files)
     totals = catalog_totals(sizes)
-    budgets = [d for d in result.diagnostics if d.code in ("TG930", "TG931")]
+    # the budgets, and the errors of handlers that are therefore not in these numbers
+    budgets = [
+        d for d in result.diagnostics if d.code in ("TG930", "TG931") or d.severity is Level.ERROR
+    ]
     if args.format == "json":
         _print_json(
             {
@@ -779,6 +813,12 @@ def cmd_stats(args: argparse.Namespace, stream: TextIO) -> int:
         )
         return 0
     _print_diagnostics(budgets, args.format, stream)
+    failed = sum(1 for d in budgets if d.severity is Level.ERROR)
+    if failed:
+        print(
+            f"toolgen: {plural(failed, 'error')} above: handlers with errors are not counted",
+            file=stream,
+        )
     print(f"{'tool':<32} {'platform':<17} {'chars':>7} {'~tokens':>8}", file=stream)
     for size in sizes[: args.top]:
         print(f"{size.tool:<32} {size.platform:<17} {size.chars:>7} {size.tokens:>8}", file=stream)
