@@ -146,6 +146,42 @@ def test_config_flag_works_from_any_folder(project: Project, run, tmp_path: Path
     assert not (elsewhere / "generated").exists()
 
 
+def test_the_fix_hint_repeats_what_the_check_was_given(project: Project, run) -> None:
+    """A drift hint that can be pasted as it is: the same sources, config and out."""
+    project.write("src/tools.py", tool_source())
+    project.write("conf/my toolgen.toml", '[tool.toolgen]\nsources = ["../src"]\nmin_level = 0\n')
+    config = "conf/my toolgen.toml"
+    result = run("check", "--config", config, "--out", "gen", cwd=project.root)
+    assert result.code == 1
+    hint = "run `toolgen build --config 'conf/my toolgen.toml' --out gen` to update"
+    assert hint in result.out
+    assert run("build", "--config", config, "--out", "gen", cwd=project.root).code == 0
+    (project.root / "gen" / "descriptors" / "lookup.json").unlink()
+    github = run("check", "src", "--out", "gen", "--format", "github", cwd=project.root)
+    assert "run `toolgen build src --out gen` to update" in github.out
+
+
+def test_config_mistakes_are_said_plainly(project: Project, run) -> None:
+    project.write("src/tools.py", tool_source())
+    folder = run("build", "--config", "src", cwd=project.root)
+    assert folder.code == 2
+    assert "TG001 [error] configuration file src is a folder: give a TOML file" in folder.out
+    project.write(
+        "pyproject.toml",
+        '[tool.toolgen]\nsources = ["src", "nope"]\nplatforms = []\nmarkers = []\n',
+    )
+    empty = run("build", cwd=project.root)
+    assert empty.code == 2
+    assert "pyproject.toml:2:1: TG003 [error] source path nope does not exist" in empty.out
+    assert (
+        "pyproject.toml:3:1: TG002 [error] [tool.toolgen] platforms: must name at least one of "
+        "openai, anthropic, gemini, mcp" in empty.out
+    )
+    assert "pyproject.toml:4:1: TG002 [error] [tool.toolgen] markers: must name at least" in (
+        empty.out
+    )
+
+
 def test_nearest_pyproject_is_found_from_a_subfolder(project: Project, run) -> None:
     project.write("src/tools.py", tool_source())
     result = run("build", cwd=project.root / "src")

@@ -45,7 +45,6 @@ if TYPE_CHECKING:
 
 #: Codes that mean the run could not look at the project properly: exit 2, not 1.
 FATAL_CODES = frozenset({"TG001", "TG002", "TG003", "TG004", "TG005", "TG008", "TG010", "TG101"})
-FIX_HINT = "run `toolgen build` to update the generated files"
 
 
 def _positive_int(text: str) -> int:
@@ -600,6 +599,23 @@ def _bytes(content: Content) -> bytes:
     return as_bytes(content)
 
 
+def _build_command(args: argparse.Namespace) -> str:
+    """The `toolgen build` that goes with this run: its PATHs, --config and --out, quoted for
+    a shell, so that the hint can be pasted as it is."""
+    import shlex
+
+    words = ["toolgen", "build", *map(str, getattr(args, "paths", None) or [])]
+    if getattr(args, "config", None) is not None:
+        words += ["--config", str(args.config)]
+    if getattr(args, "out", None):
+        words += ["--out", str(args.out)]
+    return shlex.join(words)
+
+
+def _fix_hint(args: argparse.Namespace) -> str:
+    return f"run `{_build_command(args)}` to update the generated files"
+
+
 def _failing(levels: Sequence[str], threshold: Level) -> dict[str, int]:
     """How many of these diagnostic `levels` are at or above `threshold` (`--fail-on`), by
     level, worst first; levels with none left out."""
@@ -649,7 +665,8 @@ def _check_report(
         for path in paths:
             if args.format == "github":
                 print(
-                    f"::error file={out_shown}/{path},title={kind}::{kind}; {FIX_HINT}", file=stream
+                    f"::error file={out_shown}/{path},title={kind}::{kind}; {_fix_hint(args)}",
+                    file=stream,
                 )
                 continue
             print(f"{out_shown}/{path}: {kind}", file=stream)
@@ -658,7 +675,8 @@ def _check_report(
     if args.format == "text":
         if checked.blocked:
             print(
-                "toolgen: the handlers have errors; fix them, then run `toolgen build`", file=stream
+                f"toolgen: the handlers have errors; fix them, then run `{_build_command(args)}`",
+                file=stream,
             )
         elif checked.errors:
             print("toolgen: contract problems found (see above)", file=stream)
@@ -666,7 +684,7 @@ def _check_report(
             tools = plural(checked.tools, "tool")
             print(f"toolgen: {tools}; {out_shown} is up to date", file=stream)
         else:
-            print(f"toolgen: {out_shown} is out of date; {FIX_HINT}", file=stream)
+            print(f"toolgen: {out_shown} is out of date; {_fix_hint(args)}", file=stream)
     if checked.failing and not checked.blocked:  # the exit code's reason, last
         message = _failing_message(checked.failing, args.fail_on)
         if args.format == "github":

@@ -118,6 +118,9 @@ def load_config(
             )
     config_file = (cwd / config_file).resolve()
     shown = relative_display(config_file, cwd)
+    if config_file.is_dir():
+        message = f"configuration file {shown} is a folder: give a TOML file (a pyproject.toml)"
+        raise UserError(Diagnostic("TG001", message))
     if not config_file.is_file():
         raise UserError(Diagnostic("TG001", f"configuration file {shown} does not exist"))
     try:
@@ -341,6 +344,9 @@ def _check(
 
     platforms = choices("platforms", PLATFORMS)
     markers = choices("markers", MARKER_PRESETS)
+    for key, known in (("platforms", PLATFORMS), ("markers", MARKER_PRESETS)):
+        if values[key] == []:  # nothing to render for, or no way to find a handler
+            bad(key, f"must name at least one of {', '.join(known)}")
     skip_params = str_list("skip_params")
     min_level = values["min_level"]
     if not isinstance(min_level, int) or isinstance(min_level, bool) or not 0 <= min_level <= 3:
@@ -423,6 +429,9 @@ def _check(
         bad("out", "must be a non-empty string")
         out_value = "generated"
 
+    def as_shown(path: Path) -> str:  # relative to the working folder when inside it
+        return relative_display(path, cwd)
+
     if sources_override:
         sources_given = [cwd / s for s in sources_override]
     else:
@@ -434,14 +443,14 @@ def _check(
         path, unusable = resolve_path(source)  # symlinks followed: see below
         source_paths.append(path)
         if unusable:
-            message = f"source path {path}{given} {unusable}"
+            message = f"source path {as_shown(path)}{given} {unusable}"
             problems.append(Diagnostic("TG003", message, sources_at))
             continue
         if not path.is_relative_to(root.resolve()):
-            message = f"source path {path}{given} is outside the project {root}"
+            message = f"source path {as_shown(path)}{given} is outside the project {root}"
             problems.append(Diagnostic("TG003", message, sources_at))
         if not path.exists():
-            message = f"source path {path}{given} does not exist"
+            message = f"source path {as_shown(path)}{given} does not exist"
             problems.append(Diagnostic("TG003", message, sources_at))
     if not sources_override and not source_paths and not problems:
         bad("sources", "must name at least one file or folder")
@@ -451,17 +460,17 @@ def _check(
     given, out_at = (" (given as --out)", None) if out_override else ("", where("out"))
     inside = out.relative_to(root.resolve()).parts if out.is_relative_to(root.resolve()) else ()
     if not inside:
-        message = f"out {out}{given} must be a folder inside the project {root}"
+        message = f"out {as_shown(out)}{given} must be a folder inside the project {root}"
         problems.append(Diagnostic("TG004", message, out_at))
     elif inside[0] == CACHE_FOLDER or ".git" in inside:
         # the cache is safe to delete at any time; git keeps its own files in .git
         where_in = "toolgen's cache folder" if inside[0] == CACHE_FOLDER else "git's .git folder"
-        message = f"out {out}{given} must be a folder of the project, not in {where_in}"
+        message = f"out {as_shown(out)}{given} must be a folder of the project, not in {where_in}"
         problems.append(Diagnostic("TG004", message, out_at))
     elif unusable is None:
         unusable = _in_a_file(out)
     if unusable:
-        problems.append(Diagnostic("TG008", f"out {out}{given} {unusable}", out_at))
+        problems.append(Diagnostic("TG008", f"out {as_shown(out)}{given} {unusable}", out_at))
     if problems:
         raise UserError(*problems)
     return Config(
