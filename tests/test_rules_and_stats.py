@@ -54,7 +54,7 @@ def test_catalog_budget_is_a_warning(project: Project, run) -> None:
     project.write("src/a.py", tool_source())
     build = run("build", cwd=project.root)
     assert build.code == 0
-    assert "TG931 [warning] anthropic catalog is about" in build.out
+    assert "pyproject.toml:4:1: TG931 [warning] anthropic catalog is about" in build.out
     assert "over the budget of 10 tokens" in run("stats", cwd=project.root).out
 
 

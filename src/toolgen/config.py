@@ -62,6 +62,7 @@ class Config:
     rule_levels: dict[str, str] = field(default_factory=dict)
     budget_description_chars: int | None = None
     budget_catalog_tokens: int | None = None
+    budget_catalog_at: Location | None = None  # the line that sets it (where TG931 points)
     render: RenderOptions = field(default_factory=RenderOptions)
     #: `[[tool.toolgen.breaking_ignore]]` entries: (rule id, tool, pointer, reason); a rule
     #: named by its TG code is given here by its id
@@ -487,6 +488,7 @@ def _check(
         rule_levels=rule_levels,
         budget_description_chars=budgets["budget_description_chars"],
         budget_catalog_tokens=budgets["budget_catalog_tokens"],
+        budget_catalog_at=where("budget_catalog_tokens"),
         breaking_ignore=tuple(ignores),
         resolved=tuple(
             (str(given), str(path))

@@ -66,7 +66,7 @@ def generate(
         *config.policy().apply(rendered.diagnostics, compiled.suppressions),
     ]
     if config.budget_catalog_tokens is not None:
-        found += catalog_budget(rendered.files, config.budget_catalog_tokens)
+        found += catalog_budget(rendered.files, config.budget_catalog_tokens, config)
     return Generated(
         rendered.files,
         compiled.descriptors,
@@ -121,7 +121,7 @@ def generate_spooled(config: Config, cache: UnitCache | None, jobs: int, spool: 
     files, shas = render_spooled(compiled.descriptors, platforms, options, spool, report)
     found = [*compiled.diagnostics, *config.policy().apply(found, compiled.suppressions)]
     if config.budget_catalog_tokens is not None:
-        found += catalog_budget(files, config.budget_catalog_tokens)
+        found += catalog_budget(files, config.budget_catalog_tokens, config)
     return Generated(
         files,
         SpooledDescriptors(compiled.descriptors, spool),
@@ -158,13 +158,18 @@ class SpooledDescriptors(Sequence[ToolDescriptor]):
         return ToolDescriptor.model_validate_json(self.spool.read(tool.descriptor))
 
 
-def catalog_budget(files: Mapping[str, Content], budget: int) -> list[Diagnostic]:
+def catalog_budget(
+    files: Mapping[str, Content], budget: int, config: Config | None = None
+) -> list[Diagnostic]:
+    """TG931 for each platform's catalog over `budget`, located at the config line that sets
+    it (when `config` knows it)."""
     totals = catalog_totals(tool_sizes(files))
     return [
         Diagnostic(
             "TG931",
             f"{platform} catalog is about {tokens} tokens ({chars} characters), over the budget "
             f"of {plural(budget, 'token')}",
+            config.budget_catalog_at if config else None,
         )
         for platform, (chars, tokens) in totals.items()
         if tokens > budget
