@@ -999,6 +999,38 @@ def test_docstring_sections(doc: tuple[str, str], returns: str) -> None:
     assert_diagnostics_only({"src/documented.py": doc_source(body, returns)}, config=config)
 
 
+# -- the spooled build --------------------------------------------------------------------------
+@fuzz(40)
+@given(
+    typed_handler(),
+    docstring_sections(),
+    st.sampled_from(["", "anthropic_strict = true\n", "inline_defs = true\n"]),
+)
+def test_the_spooled_build_makes_what_the_in_memory_build_makes(
+    handler: tuple[str, str, str, bool], doc: tuple[str, str], options: str
+) -> None:
+    """A run of its own spools (`toolgen.pipeline.generate_spooled`); a watch keeps everything
+    in memory (`generate`): the same files and diagnostics, whatever the handlers."""
+    from toolgen.config import load_config
+    from toolgen.pipeline import generate, generate_spooled
+    from toolgen.spool import Spool, as_bytes
+
+    style, body = doc
+    files: dict[str, str | bytes] = {
+        "src/typed.py": typed_source(*handler),
+        "src/documented.py": doc_source(body, "str"),
+    }
+    config_text = CONFIG + f'docstring_style = "{style}"\n' + options
+    with _project(files, config=config_text) as root:
+        config = load_config(None, cwd=root)
+        memory = generate(config)
+        with Spool.temporary() as spool:
+            spooled = generate_spooled(config, None, 1, spool)
+            assert {p: as_bytes(c) for p, c in spooled.files.items()} == memory.files
+            assert spooled.diagnostics == memory.diagnostics
+            assert spooled.shas == memory.shas
+
+
 # -- config tables -----------------------------------------------------------------------------
 def toml_value(value: object) -> str:
     """`value` written as TOML (an inline table for a dict)."""
