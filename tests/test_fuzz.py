@@ -565,7 +565,13 @@ def test_hostile_decorator_arguments(decorator: str) -> None:
 FIELD_KEYS = st.sampled_from(
     ["gt", "ge", "lt", "le", "multiple_of", "min_length", "max_length", "pattern", "default",
      "description", "examples", "title", "alias", "json_schema_extra", "strict", "deprecated",
-     "max_digits", "frozen", "colour"]
+     "max_digits", "frozen", "colour", "validation_alias", "serialization_alias"]
+)  # fmt: skip
+#: What an alias may be, well-formed or not.
+ALIASES = st.sampled_from(
+    ["AliasChoices('a', 'b')", "AliasChoices(AliasPath('a', 0), 'b')", "AliasChoices()",
+     "AliasChoices(1, x)", "AliasPath('a')", "AliasPath('a', 0)", "AliasPath()", "AliasPath(x)",
+     "AliasChoices(AliasPath(AliasPath('a')))", "'q'", "''"]
 )  # fmt: skip
 TYPES = st.sampled_from(["str", "int", "float", "list[int]", "dict[str, int]", "int | None", "x"])
 SCHEMAISH = st.dictionaries(  # json_schema_extra's own shape: keywords with any value
@@ -582,7 +588,7 @@ def field_metadata(draw: st.DrawFn) -> str:
     constraints, or a `con*` type, each argument any literal or expression."""
 
     def value() -> str:
-        return draw(st.one_of(JSONISH.map(repr), EXPRESSIONS, SCHEMAISH.map(repr)))
+        return draw(st.one_of(JSONISH.map(repr), EXPRESSIONS, SCHEMAISH.map(repr), ALIASES))
 
     kind = draw(st.sampled_from(["Field", "Field", "annotated", "con"]))
     if kind == "con":
@@ -607,7 +613,7 @@ def field_metadata(draw: st.DrawFn) -> str:
 FIELD_IMPORTS = (
     "from typing import Annotated\n"
     "from annotated_types import Ge, Gt, Interval, Le, Len, Lt, MaxLen, MinLen, MultipleOf\n"
-    "from pydantic import Field, confloat, conint, conlist, constr"
+    "from pydantic import AliasChoices, AliasPath, Field, confloat, conint, conlist, constr"
 )
 
 
