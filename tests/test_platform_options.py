@@ -201,13 +201,26 @@ def test_inline_defs_reaches_return_schemas(project: Project, run) -> None:
     assert "$ref" in json.dumps(project.descriptor("lookup")["returns"])
 
 
-def test_inline_defs_says_what_recursion_keeps(project: Project, run) -> None:
-    source = tool_source(params="root: Node", returns="Node", imports=NODE)
+TYPED_NODE = """
+from __future__ import annotations
+from typing_extensions import TypedDict
+
+class Node(TypedDict):
+    children: list[Node]
+"""
+
+
+@pytest.mark.parametrize("imports", [NODE, TYPED_NODE], ids=["model", "typeddict"])
+def test_inline_defs_says_what_recursion_keeps(project: Project, run, imports: str) -> None:
+    source = tool_source(params="root: Node", returns="Node", imports=imports)
     out = _build(project, run, "inline_defs = true\n", source)
+    line = source.splitlines().index("def lookup(root: Node) -> Node:") + 1  # located at the def
     for where in ("parameters", "return"):
         message = f"inline_defs: recursive model Node in the {where} cannot be inlined"
-        assert f"TG607 [warning] tool lookup: {message}" in out
-    assert "$ref" in (project.out / "mcp/tools.json").read_text()
+        assert f"src/tools.py:{line}:1: TG607 [warning] tool lookup: {message}" in out
+    (tool,) = project.generated("mcp/tools.json")["tools"]
+    for schema in (tool["inputSchema"], tool["outputSchema"]):
+        assert list(schema["$defs"]) == ["Node"]
 
 
 def test_platform_options_are_checked(project: Project, run) -> None:

@@ -176,6 +176,8 @@ def test_mcp_output_schema_has_an_object_root() -> None:
         **model,
         "$defs": {"B": b},
     }
+    described = {"$ref": "#/$defs/A", "description": "An A.", "$defs": {"A": model, "B": b}}
+    assert output_schema(described) == {**model, "description": "An A.", "$defs": {"B": b}}
     counts = {"type": "object", "additionalProperties": {"type": "integer"}}  # dict[str, int]
     assert output_schema(counts) == counts  # an object root already: as FastMCP publishes it
     assert output_schema({"type": "object"}) == {"type": "object"}  # dict
@@ -186,6 +188,35 @@ def test_mcp_output_schema_has_an_object_root() -> None:
         "required": ["result"],
         "$defs": {"B": b},
     }
+
+
+def test_mcp_wraps_the_same_returns_with_and_without_inline_defs() -> None:
+    """`toolgen serve` asks `wraps` of the descriptor's return schema (with its `$ref`s) whether
+    to wrap what the published `outputSchema` wraps, which `inline_defs` may have inlined."""
+    from toolgen.render.mcp import wraps
+    from toolgen.schema_ops import inline_refs
+
+    page = {"type": "object", "properties": {"size": {"type": "integer"}}}
+    kids = {"type": "array", "items": {"$ref": "#/$defs/Node"}}
+    defs = {"Page": page, "Node": {"type": "object", "properties": {"kids": kids}}}
+    for root, wrapped in [
+        ({"type": "array", "items": {"$ref": "#/$defs/Page"}}, True),  # list[Page]
+        ({"anyOf": [{"$ref": "#/$defs/Page"}, {"type": "null"}]}, True),  # Page | None
+        ({"$ref": "#/$defs/Node"}, True),  # a recursive model
+        ({"type": "string"}, True),
+        ({"$ref": "#/$defs/Page"}, False),  # a model
+        ({"$ref": "#/$defs/Page", "description": "A page."}, False),  # Annotated[Page, ...]
+        ({"type": "object", "additionalProperties": {"$ref": "#/$defs/Page"}}, False),
+        ({"type": "object", "additionalProperties": {"type": "integer"}}, False),  # dict
+    ]:
+        schema = {**root, "$defs": defs}
+        for form in (schema, inline_refs(schema)):
+            published = output_schema(form)
+            assert published is not None
+            shown = {k: v for k, v in form.items() if k != "$defs"}
+            assert (published.get("properties") == {"result": shown}) is wrapped, root
+            assert wraps(form) is wrapped, root
+    assert not wraps({}) and not wraps({"type": "null"})  # no outputSchema: nothing to wrap
 
 
 def test_forbidden_tool_keeps_its_descriptor_but_reaches_no_payload() -> None:
@@ -264,6 +295,20 @@ def test_inline_refs_keeps_recursive_entries_and_what_they_use() -> None:
     assert siblings_only["properties"]["a"]["properties"] == {"b": {"$ref": "#/$defs/B"}}
     assert siblings_only["properties"]["n"] == {"$ref": "#/$defs/Node"}
     assert set(siblings_only["$defs"]) == {"A", "B", "Node"}
+
+
+def test_inline_refs_of_a_root_ref_leaves_no_defs_behind() -> None:
+    """A return type's schema is a root `$ref` beside `$defs`: inlined, the `$defs` go with it
+    (MCP's `outputSchema` with `inline_defs`); the Agents SDK form keeps a bare `$ref`."""
+    from toolgen.schema_ops import inline_refs
+
+    page = {"type": "object", "properties": {"b": {"$ref": "#/$defs/B"}}}
+    b = {"enum": ["x"], "type": "string"}
+    inlined = {"type": "object", "properties": {"b": b}}
+    model = {"$ref": "#/$defs/Page", "$defs": {"Page": page, "B": b}}
+    assert inline_refs(model) == inlined
+    assert inline_refs({**model, "description": "A page."}) == {**inlined, "description": "A page."}
+    assert inline_refs(model, only_with_siblings=True) == model
 
 
 def test_gemini_warns_when_an_enum_mixes_kinds() -> None:

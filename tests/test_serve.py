@@ -784,3 +784,134 @@ def test_toolgen_serve_command_lists_the_generated_tools(tmp_path: Path) -> None
 
     over_stdio(parameters, tmp_path / "err.log", session)
     assert names == [t["name"] for t in EXAMPLE_TOOLS]
+
+
+SHAPES = '''
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import BaseModel, Field
+
+from toolgen import tool
+
+
+class Page(BaseModel):
+    """A page."""
+
+    size: int = 10
+
+
+class Node(BaseModel):
+    """A tree."""
+
+    children: list[Node] = []
+
+
+@tool
+def pages(q: str) -> list[Page]:
+    """Return pages. A list of models.
+
+    Args:
+        q: The query.
+    """
+    return [Page()]
+
+
+@tool
+def counts(q: str) -> dict[str, int]:
+    """Count words. A dict.
+
+    Args:
+        q: The query.
+    """
+    return {q: 1}
+
+
+@tool
+def anything(q: str) -> dict[str, Any]:
+    """Return anything. A free-form dict.
+
+    Args:
+        q: The query.
+    """
+    return {q: [1]}
+
+
+@tool
+def by_name(q: str) -> dict[str, Page]:
+    """Return pages by name. A dict of models.
+
+    Args:
+        q: The query.
+    """
+    return {q: Page()}
+
+
+@tool
+def page(q: str) -> Page:
+    """Return a page. A model.
+
+    Args:
+        q: The query.
+    """
+    return Page()
+
+
+@tool
+def described(q: str) -> Annotated[Page, Field(description="The page.")]:
+    """Return a page. A described model.
+
+    Args:
+        q: The query.
+    """
+    return Page()
+
+
+@tool
+def tree(q: str) -> Node:
+    """Return a tree. A recursive model.
+
+    Args:
+        q: The query.
+    """
+    return Node(children=[Node()])
+'''
+
+SHAPE_RESULTS = {
+    "pages": {"result": [{"size": 10}]},
+    "counts": {"x": 1},
+    "anything": {"x": [1]},
+    "by_name": {"x": {"size": 10}},
+    "page": {"size": 10},
+    "described": {"size": 10},
+    "tree": {"result": {"children": [{"children": []}]}},
+}
+
+
+@pytest.mark.parametrize("inline_defs", [False, True])
+def test_structured_content_has_the_shape_of_the_published_output_schema(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, inline_defs: bool
+) -> None:
+    """A dict or a model goes out as it is and anything else as `{"result": ...}`, in the
+    `outputSchema` and in `structuredContent` alike, with `inline_defs` too (where the published
+    schema is inlined and the descriptor's is not)."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "shapes_tools.py").write_text(SHAPES)
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.toolgen]\nsources = ["src"]\nmin_level = 0\n'
+        f"inline_defs = {str(inline_defs).lower()}\n"
+    )
+    assert toolgen_main(["build", "--config", str(tmp_path / "pyproject.toml"), "--quiet"]) == 0
+    monkeypatch.syspath_prepend(str(tmp_path / "src"))
+    monkeypatch.delitem(sys.modules, "shapes_tools", raising=False)
+    dispatcher = Dispatcher(load_catalog(tmp_path / "generated"))
+    published = {t["name"]: t["outputSchema"] for t in dispatcher.catalog.tools}
+    for name, expected in SHAPE_RESULTS.items():
+        wrapped = set(published[name].get("properties", {})) == {"result"}
+        assert wrapped is (name in ("pages", "tree")), name
+        assert success(call(dispatcher, name, {"q": "x"})) == expected, name
+        if inline_defs and name != "tree":  # a recursive model keeps its $defs entry (TG607)
+            assert not {"$ref", "$defs"} & set(json.dumps(published[name]).split('"')), name
+    assert published["described"]["description"] == "The page."
+    monkeypatch.delitem(sys.modules, "shapes_tools", raising=False)

@@ -172,8 +172,10 @@ RULES: dict[str, Rule] = _rules(
      "`Literal[\"x\", 1, True]` reaches Gemini as the strings \"x\", \"1\", \"true\": use "
      "values of one kind, or accept the strings in the handler."),
     ("TG607", W, "a recursive model cannot be inlined (inline_defs); its $refs stay",
-     "Clients that cannot resolve `$ref` cannot read this tool's schema: flatten the type, or "
-     "leave such tools out for those clients."),
+     "The recursive model keeps its `$defs` entry, and the `$ref`s to it, in that parameters "
+     "schema or MCP `outputSchema`; every other model there is inlined. Clients that cannot "
+     "resolve `$ref` cannot read this tool's schema: flatten the type, or leave such tools out "
+     "for those clients."),
     # TG7xx: --verify-runtime (the handlers imported in a child process, on request only)
     ("TG701", E, "static parameters schema differs from pydantic's schema at run time",
      "Something only visible at run time shapes the schema (a custom __get_pydantic_json_schema__, "

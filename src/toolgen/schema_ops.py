@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+#: Not siblings of a `$ref` to keep when it is inlined: the reference itself, and the root's
+#: `$defs` (a root `$ref`, as a return type's schema has), which `inline_refs` rebuilds.
+REF_KEYS = frozenset({"$ref", "$defs"})
+
 
 def inline_refs(schema: dict[str, Any], *, only_with_siblings: bool = False) -> dict[str, Any]:
     """`schema` with every `$ref` to a non-recursive `$defs` entry replaced by the entry.
@@ -21,9 +25,9 @@ def inline_refs(schema: dict[str, Any], *, only_with_siblings: bool = False) -> 
             ref = value.get("$ref")
             if isinstance(ref, str) and ref.startswith("#/$defs/"):
                 name = ref.removeprefix("#/$defs/")
-                inline = not only_with_siblings or len(value) > 1
+                inline = not only_with_siblings or bool(value.keys() - REF_KEYS)
                 if name in defs and name not in recursive and inline:
-                    siblings = {k: walk(v) for k, v in value.items() if k != "$ref"}
+                    siblings = {k: walk(v) for k, v in value.items() if k not in REF_KEYS}
                     return {**walk(defs[name]), **siblings}
             return {k: walk(v) for k, v in value.items() if k != "$defs"}
         if isinstance(value, list):

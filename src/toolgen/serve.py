@@ -16,9 +16,10 @@ call without a transport:
 4. turn the JSON arguments into the handler's Python types with pydantic (models, dataclasses,
    UUIDs, enums ...) and call it: async handlers are awaited, sync ones run in a worker thread;
 5. dump the return value to JSON with pydantic (by alias, as the schema names the fields), wrap
-   it as `{"result": ...}` when the return type is not an object (as `render.mcp` wraps the
-   `outputSchema`), check it against the `outputSchema`, and answer with it as
-   `structuredContent` plus the same JSON as text.
+   it as `{"result": ...}` when the return type is not an object (`render.mcp.wraps`, the
+   decision that wrapped the `outputSchema`: a dict is an object and is not wrapped), check it
+   against the `outputSchema`, and answer with it as `structuredContent` plus the same JSON as
+   text.
 
 Failures are results with `isError: true` and an `{"error": {...}}` envelope (as structured
 content and as text): `toolgen.ToolError` gets the taxonomy of the code the handler declared;
@@ -57,6 +58,7 @@ from toolgen._marker import ToolError
 from toolgen._version import __version__
 from toolgen.config import Config
 from toolgen.descriptor import ToolDescriptor
+from toolgen.render.mcp import wraps as mcp_wraps
 from toolgen.schema_ops import accepts_null
 
 #: Tools per `tools/list` page; a longer list continues through `nextCursor`.
@@ -285,13 +287,13 @@ def internal_error_result(
 
 
 def wraps_result(output_schema: Mapping[str, Any] | None, return_schema: Mapping[str, Any]) -> bool:
-    """Whether the `outputSchema` wraps the return schema as `{"result": ...}` (what
-    `render.mcp` does for a return type that is not an object), read from the two files."""
-    if output_schema is None:
-        return False
-    root = {k: v for k, v in return_schema.items() if k != "$defs"}
-    required = output_schema.get("required")
-    return output_schema.get("properties") == {"result": root} and required == ["result"]
+    """Whether the `outputSchema` wraps the return value as `{"result": ...}`.
+
+    This is the renderer's own decision (`render.mcp.wraps`) on the descriptor's return schema,
+    not a comparison of that schema with the published one: with `inline_defs` the published
+    schema is inlined and the descriptor's keeps its `$ref`s, so the two never compare equal.
+    """
+    return output_schema is not None and mcp_wraps(dict(return_schema))
 
 
 def success_result(

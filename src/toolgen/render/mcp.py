@@ -1,8 +1,11 @@
 """MCP: a `tools/list` result (spec 2025-11-25) with annotations from the idempotency block.
 
-`outputSchema` must have an object root: an object return schema (a model, a `$ref` to one
-inlined as the root, or a dict) is published as it is, as FastMCP does; any other return type
-is wrapped as `{"result": ...}`, the shape the dispatcher then returns as `structuredContent`.
+`outputSchema` must have an object root. A return schema whose root is an object already is
+published as it is, as FastMCP does: a model, a dataclass or a TypedDict (a root `$ref` to one,
+inlined as the root), and a dict (`dict`, `dict[str, int]`, `dict[str, Any]`: an object with
+only `additionalProperties`). Any other return type (a scalar, a list, an optional, a recursive
+model) is wrapped as `{"result": ...}`; `wraps` says which, and the dispatcher (`toolgen serve`)
+asks it too, to send the same shape as `structuredContent`.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from typing import Any
 
 from toolgen.descriptor import ToolDescriptor
 from toolgen.render.options import RenderOptions
+from toolgen.schema_ops import recursive_defs
 
 #: Before 2025-11-25 the specification named no default JSON Schema dialect: say it.
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
@@ -52,19 +56,15 @@ def annotations_for(tool: ToolDescriptor) -> dict[str, Any]:
 
 
 def output_schema(schema: dict[str, Any]) -> dict[str, Any] | None:
+    """The `outputSchema` for a return schema: None for a tool that returns nothing, the
+    object itself for an object root, else the schema wrapped as `{"result": ...}`."""
     if not schema or schema == {"type": "null"}:
         return None
+    found = object_root(schema)
+    if found is not None:
+        return found
     defs = schema.get("$defs", {})
     root = {k: v for k, v in schema.items() if k != "$defs"}
-    ref = root.get("$ref", "")
-    if set(root) == {"$ref"} and ref.startswith("#/$defs/"):
-        name = ref.removeprefix("#/$defs/")
-        target = defs.get(name, {})
-        if target.get("type") == "object" and not _refers_to(defs, f"#/$defs/{name}"):
-            rest = {k: v for k, v in defs.items() if k != name}
-            return {**target, **({"$defs": rest} if rest else {})}
-    if root.get("type") == "object":  # a model's fields, or a dict's entries
-        return schema
     wrapped: dict[str, Any] = {
         "type": "object",
         "properties": {"result": root},
@@ -75,9 +75,37 @@ def output_schema(schema: dict[str, Any]) -> dict[str, Any] | None:
     return wrapped
 
 
-def _refers_to(value: Any, ref: str) -> bool:
-    if isinstance(value, dict):
-        return value.get("$ref") == ref or any(_refers_to(v, ref) for v in value.values())
-    if isinstance(value, list):
-        return any(_refers_to(v, ref) for v in value)
-    return False
+def wraps(schema: dict[str, Any]) -> bool:
+    """Does `output_schema` wrap this return schema as `{"result": ...}`?
+
+    The dispatcher (`toolgen serve`) asks this of the descriptor's return schema, which keeps
+    its `$ref`s, while the published `outputSchema` may come from the same schema inlined
+    (`inline_defs`): the answer is the same for both, as inlining turns a root `$ref` to a
+    non-recursive model into that model, which `object_root` accepts either way.
+    """
+    return bool(schema) and schema != {"type": "null"} and object_root(schema) is None
+
+
+def object_root(schema: dict[str, Any]) -> dict[str, Any] | None:
+    """`schema` as an `outputSchema` when its root is an object already, else None.
+
+    An object root is a model's fields or a dict's entries (`dict`, `dict[str, int]`: only
+    `additionalProperties`), published as it is; or a root `$ref` to a model that does not
+    refer to itself, with any sibling keys (an `Annotated` description), published as the
+    model, as `inline_refs` would inline it. A recursive model (by `inline_refs`' own test)
+    stays a `$ref`: not an object.
+    """
+    defs = schema.get("$defs", {})
+    root = {k: v for k, v in schema.items() if k != "$defs"}
+    if root.get("type") == "object":
+        return schema
+    ref = root.get("$ref")
+    if not isinstance(ref, str) or not ref.startswith("#/$defs/"):
+        return None
+    name = ref.removeprefix("#/$defs/")
+    target = defs.get(name, {})
+    if target.get("type") != "object" or name in recursive_defs(schema):
+        return None
+    siblings = {k: v for k, v in root.items() if k != "$ref"}
+    rest = {k: v for k, v in defs.items() if k != name}
+    return {**target, **siblings, **({"$defs": rest} if rest else {})}
