@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from conftest import REPO, Project, tool_source
-from toolgen.diagnostics import RULES
+from toolgen.diagnostics import RULES, Diagnostic, Level, Location, sort_diagnostics
 
 
 def test_rules_lists_every_rule(run) -> None:  # type: ignore[no-untyped-def]
@@ -113,3 +113,29 @@ def test_counts_of_one_are_singular(project: Project, run) -> None:  # type: ign
     build = run("build", cwd=project.root)
     assert "toolgen: 1 tool; 1 file written, 0 removed, 8 unchanged" in build.out
     assert run("check", cwd=project.root).out.endswith("toolgen: 1 tool; generated is up to date\n")
+
+
+def test_sort_diagnostics_keeps_each_once_by_location() -> None:
+    """Duplicates (same code, message, place and level) go; a level or a place of its own, or
+    none, keeps a diagnostic apart; the order is by path, line, column, code, message."""
+    here = Location("a.py", 3, 5)
+    found = sort_diagnostics(
+        [
+            Diagnostic("TG301", "no docstring", Location("b.py", 1, 1)),
+            Diagnostic("TG301", "no docstring", here),
+            Diagnostic("TG301", "no docstring", Location("a.py", 3, 5)),  # the same
+            Diagnostic("TG301", "no docstring", here, Level.INFO),
+            Diagnostic("TG104", "no handlers"),
+            Diagnostic("TG104", "no handlers", Location("")),
+            Diagnostic("TG104", "no handlers"),  # the same
+            Diagnostic("TG202", "alias", Location("a.py", 3, 1)),
+        ]
+    )
+    assert [(d.code, str(d.location), d.severity.value) for d in found] == [
+        ("TG104", "None", RULES["TG104"].level.value),
+        ("TG104", ":1:1", RULES["TG104"].level.value),
+        ("TG202", "a.py:3:1", RULES["TG202"].level.value),
+        ("TG301", "a.py:3:5", RULES["TG301"].level.value),
+        ("TG301", "a.py:3:5", "info"),
+        ("TG301", "b.py:1:1", RULES["TG301"].level.value),
+    ]

@@ -129,3 +129,30 @@ def test_another_configuration_starts_afresh(project: Project, run) -> None:  # 
     assert session.key != first
     assert project.snapshot() == _cold(project, run)
     assert not (Path(project.out) / "mcp").exists()
+
+
+def test_a_session_that_saw_a_source_change_does_not_read_the_stamp(
+    project: Project,
+    run,
+    monkeypatch: pytest.MonkeyPatch,  # type: ignore[no-untyped-def]
+) -> None:
+    """The stamp of the last build cannot hold once a file it read has changed: a build in a
+    session does not load it then. With nothing changed, it still replays from it."""
+    replayed: list[bool] = []
+
+    def replay(*args: object) -> stamp.Outcome | None:
+        outcome = stamp.replay(*args)  # type: ignore[arg-type]
+        replayed.append(outcome is not None)
+        return outcome
+
+    monkeypatch.setattr(cli, "replay", replay)
+    project.write("src/tools.py", tool_source("search"))
+    session = Session()
+    assert _build(session, project)[0] == 0
+    session.flush()  # the stamp (a server flushes once the answer is out)
+    assert _build(session, project)[1].startswith("toolgen: 1 tool; 0 files written")
+    assert replayed == [False, True]  # no stamp yet; then the first build's
+    project.write("src/tools.py", tool_source("search") + tool_source("count"))
+    assert _build(session, project)[0] == 0
+    assert replayed == [False, True]  # not asked: the session saw tools.py change
+    assert project.snapshot() == _cold(project, run)

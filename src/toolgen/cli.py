@@ -288,7 +288,7 @@ def cmd_build(args: argparse.Namespace, stream: TextIO) -> int:
     started = time.time_ns()  # before anything is read (see `toolgen.stamp`)
     config = _load(args)
     folder, key = _cache(args, config)
-    outcome = replay(folder, key, started) if folder else None
+    outcome = _replay(args, folder, key, started)
     if outcome is not None:  # nothing changed since the last good build (so: no errors)
         assert folder is not None
         _read(args, outcome.read)
@@ -371,7 +371,18 @@ def _write(
 def _read(args: argparse.Namespace, read: frozenset[str]) -> None:
     """Tell a session the files this build read (what `toolgen build --watch` watches)."""
     if getattr(args, "session", None) is not None:
-        args.session.read = read
+        args.session.remember_read(read)
+
+
+def _replay(
+    args: argparse.Namespace, folder: Path | None, key: str, started: int
+) -> Outcome | None:
+    """The stamped outcome of the last build or check (`toolgen.stamp.replay`), if nothing it
+    depends on changed. A session that saw a file it read change does not look."""
+    session: Session | None = getattr(args, "session", None)
+    if folder is None or (session is not None and session.changed_since_read(key)):
+        return None
+    return replay(folder, key, started)
 
 
 def _replayed(
@@ -510,7 +521,7 @@ def cmd_check(args: argparse.Namespace, stream: TextIO) -> int:
     config = _load(args)
     plain = not (args.against or args.verify_runtime)  # only the drift check can be replayed
     folder, key = _cache(args, config)
-    outcome = replay(folder, key, started) if folder and plain else None
+    outcome = _replay(args, folder, key, started) if plain else None
     if outcome is not None:  # nothing changed since the last clean check or build
         assert folder is not None
         lines = outcome.lines.get(args.format, "")  # none for JSON: the rows say it

@@ -314,8 +314,20 @@ class Diagnostic:
         return self.level
 
     def sort_key(self) -> tuple[str, int, int, str, str]:
+        return self._order
+
+    # Sorting a project's diagnostics again on each build (`toolgen build --watch`, thousands
+    # of them) compares and hashes these, made once per diagnostic, not its fields each time.
+    @functools.cached_property
+    def _order(self) -> tuple[str, int, int, str, str]:
         loc = self.location or Location("")
         return (loc.path, loc.line, loc.col, self.code, self.message)
+
+    @functools.cached_property
+    def _identity(self) -> tuple[str, str, tuple[str, int, int] | None, str]:
+        loc = self.location
+        where = None if loc is None else (loc.path, loc.line, loc.col)
+        return (self.code, self.message, where, self.severity.value)
 
     def format_text(self) -> str:
         return self._text
@@ -387,7 +399,8 @@ def has_errors(diagnostics: Iterable[Diagnostic]) -> bool:
 
 
 def sort_diagnostics(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
-    unique = {(d.code, d.message, d.location, d.severity): d for d in diagnostics}
+    """Each diagnostic once (same code, message, location and level), by location."""
+    unique = {d._identity: d for d in diagnostics}
     return sorted(unique.values(), key=Diagnostic.sort_key)
 
 

@@ -24,6 +24,7 @@ from pathlib import Path
 
 from toolgen.output import Seen
 from toolgen.render.project import RenderMemo
+from toolgen.stamp import Stat, file_stat
 from toolgen.unit_cache import Memory
 
 
@@ -36,6 +37,8 @@ class Session:
     later: list[Callable[[], None]] = field(default_factory=list)
     trash: Path | None = None  # where `retire` keeps old files (in the cache folder)
     read: frozenset[str] = frozenset()  # every file the last analysis read (the watch's too)
+    #: the `stat` of each file in `read` just after the build of `key` that read it
+    read_stats: dict[str, Stat] = field(default_factory=dict)
     _names: itertools.count[int] = field(default_factory=itertools.count)
 
     def retire(self, path: Path) -> None:
@@ -50,6 +53,17 @@ class Session:
         except OSError:  # not there yet, another file system, no hard links
             return
         self.later.append(lambda: kept.unlink(missing_ok=True))
+
+    def remember_read(self, read: frozenset[str]) -> None:
+        """Keep the files a build read, with their `stat` now (`changed_since_read`)."""
+        self.read = read
+        self.read_stats = {path: file_stat(path) for path in read}
+
+    def changed_since_read(self, key: str) -> bool:
+        """Whether a file that the last build of `key` read has changed since, by its `stat`.
+        Then that build's stamp cannot hold: a build need not read it to find out. (The stamp
+        is what says a build can be skipped: this only saves reading it when it cannot.)"""
+        return key == self.key and any(file_stat(p) != st for p, st in self.read_stats.items())
 
     def flush(self) -> None:
         """Do what was left for `later`."""
