@@ -67,8 +67,8 @@ def _walk(folder: Path, looked: set[str] | None) -> list[tuple[Path, bool]]:
 def search_roots(files: list[SourceFile], project_root: Path) -> list[Path]:
     """Where modules import from: each source's package root, the project root and `src/`.
     The compiler resolves names from these; `fix` and `serve` use the same."""
-    roots = [f.search_root for f in files] + [project_root, project_root / "src"]
-    return list(dict.fromkeys(r.resolve() for r in roots))
+    roots = dict.fromkeys([f.search_root for f in files] + [project_root, project_root / "src"])
+    return list(dict.fromkeys(r.resolve() for r in roots))  # most files share a root
 
 
 @dataclass
