@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, overload
 
+from toolgen.cache import load_entry, prune, store_entry
 from toolgen.compiler import FileUnit, compile_project, compile_units
 from toolgen.config import Config
 from toolgen.descriptor import ToolDescriptor
@@ -20,10 +21,14 @@ from toolgen.diagnostics import Diagnostic, Location, plural, sort_diagnostics
 from toolgen.discover import Listing, SourceFile
 from toolgen.index import Dependencies
 from toolgen.render.project import RenderMemo, ToolRender, layouts, render_project, render_tool
+from toolgen.render.python import StoredMemo
 from toolgen.render.spooled import SpooledTool, render_spooled, spool_tool
 from toolgen.spool import Content, Spool
 from toolgen.stats import catalog_totals, tool_sizes
 from toolgen.unit_cache import UnitCache
+
+#: The cache folder's kind for the Python module's blocks of each tool (`StoredMemo`).
+PYTHON = "python"
 
 
 @dataclass
@@ -118,7 +123,11 @@ def generate_spooled(config: Config, cache: UnitCache | None, jobs: int, spool: 
     def report(code: str, name: str, message: str) -> None:
         found.append(Diagnostic(code, f"tool {name}: {message}", compiled.locations.get(name)))
 
-    files, shas = render_spooled(compiled.descriptors, platforms, options, spool, report)
+    memo = StoredMemo(load_entry(cache.folder, PYTHON, cache.config_key)) if cache else None
+    files, shas = render_spooled(compiled.descriptors, platforms, options, spool, report, memo)
+    if cache is not None and memo is not None and memo.changed:
+        store_entry(cache.folder, PYTHON, cache.config_key, memo.entries)
+        prune(cache.folder, PYTHON, keep=16)  # one per configuration in use, as stamps
     found = [*compiled.diagnostics, *config.policy().apply(found, compiled.suppressions)]
     if config.budget_catalog_tokens is not None:
         found += catalog_budget(files, config.budget_catalog_tokens, config)

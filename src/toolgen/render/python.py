@@ -15,13 +15,18 @@ import json
 import keyword
 import re
 from collections.abc import Iterable
-from typing import Any, Protocol
+from typing import Any, Protocol, overload
 
 
 def render(
-    tools: Iterable[Typed], report: Any, options: Any = None, *, memo: Memo | None = None
+    tools: Iterable[Any],
+    report: Any,
+    options: Any = None,
+    *,
+    memo: Memo | StoredMemo | None = None,
 ) -> dict[str, Any]:
-    """The module; with a `memo`, each tool's blocks are kept in it for the next call."""
+    """The module (`python_module`: `Typed` tools, `Keyed` with a `StoredMemo`); with a
+    `memo`, each tool's blocks are kept in it for the next call."""
     return {"python/tools.py": python_module(tools, memo)}
 
 
@@ -136,6 +141,16 @@ def _literal(value: Any) -> str:
 LINE_LENGTH = 100
 
 
+class _BlackCalls:
+    """How many blocks black has formatted in this process (`StoredMemo` keeps no tool that
+    needed it)."""
+
+    calls = 0
+
+
+_BLACK = _BlackCalls()
+
+
 def _collection(opening: str, items: list[str], closing: str) -> str:
     """A bracketed list the way black writes it: on one line when it fits, else one item per
     line with a trailing comma."""
@@ -153,6 +168,7 @@ def _black_style(block: str) -> str:
     )
     if simple_docs and all(len(line) <= LINE_LENGTH for line in block.splitlines()):
         return block
+    _BLACK.calls += 1
     from black import format_str  # only a block black would change needs black
     from black.mode import Mode, TargetVersion
 
@@ -177,25 +193,88 @@ from typing import Any, Literal, NotRequired, TypedDict
 """
 
 
+#: What a tool did to the module: its blocks, and the names it took ((schema key, name) each).
+Blocks = list[str]
+Log = tuple[tuple[str, str], ...]
+
+
 class Memo:
     """What the last `python_module` made of each tool, for a process that builds again
     (`toolgen build --watch`): a tool's blocks depend on the tool and on the names the tools
     before it took, so each is kept under (the tool, the `state` before it), where a state is
-    a number standing for the names taken so far (`after`). When one tool changes, the tools
+    a number standing for the names taken so far (`made`). When one tool changes, the tools
     before it are taken as they were, and the tools after it too once the names taken are the
     same again (the changed tool took the same names)."""
 
+    start = 0
+
     def __init__(self) -> None:
         #: (id of the tool, state before it) -> (the tool, its blocks, its names, state after)
-        self.tools: dict[tuple[int, int], tuple[Any, list[str], tuple[Any, ...], int]] = {}
-        self.states: dict[tuple[int, tuple[Any, ...]], int] = {}  # (before, names) -> after
+        self.tools: dict[tuple[int, int], tuple[Any, Blocks, Log, int]] = {}
+        self.states: dict[tuple[int, Log], int] = {}  # (before, names) -> after
         self.numbers = itertools.count(1)
+        self._tools: dict[tuple[int, int], tuple[Any, Blocks, Log, int]] = {}  # this call's
+        self._states: dict[tuple[int, Log], int] = {}
 
-    def after(self, state: int, log: tuple[Any, ...], used: dict[Any, int]) -> int:
-        key = (state, log)
-        number = self.states.get(key) or next(self.numbers)
-        used[key] = number
-        return number
+    def find(self, tool: Typed, state: int) -> tuple[Blocks, Log, int] | None:
+        hit = self.tools.get((id(tool), state))
+        if hit is None or hit[0] is not tool:
+            return None
+        _, blocks, log, after = hit
+        self._keep(tool, state, blocks, log, after)
+        return blocks, log, after
+
+    def made(self, tool: Typed, state: int, blocks: Blocks, log: Log, black: bool) -> int:
+        after = self.states.get((state, log)) or next(self.numbers)
+        self._keep(tool, state, blocks, log, after)
+        return after
+
+    def _keep(self, tool: Typed, state: int, blocks: Blocks, log: Log, after: int) -> None:
+        self._tools[(id(tool), state)] = (tool, blocks, log, after)
+        self._states[(state, log)] = after
+
+    def done(self) -> None:
+        """Keep what this call used, for the next."""
+        self.tools, self.states, self._tools, self._states = self._tools, self._states, {}, {}
+
+
+class StoredMemo:
+    """`Memo` for runs of their own, kept in the cache folder between them (`entries`, plain
+    data): a tool is known by `Typed.key` (its descriptor's sha256), and a state by a hash of
+    the names taken before it, so that the next process finds what this one made. A tool
+    whose blocks black formatted is not kept: black's layout may change with its version,
+    which the cache is not keyed by (black is seldom needed, see `_black_style`)."""
+
+    start = ""
+
+    def __init__(self, entries: dict[str, Any] | None = None) -> None:
+        self.entries: dict[str, Any] = entries if isinstance(entries, dict) else {}
+        self.used: dict[str, list[Any]] = {}  # what to store for the next run
+        self.changed = False  # whether `done` left other entries than it was given
+
+    def find(self, tool: Keyed, state: str) -> tuple[Blocks, Log, str] | None:
+        key = f"{tool.key}:{state}"
+        hit = self.entries.get(key)
+        try:
+            blocks, log, after = hit  # type: ignore[misc]
+            found = (list(blocks), tuple((k, n) for k, n in log), str(after))
+        except (TypeError, ValueError):  # no entry, or not one of ours: render the tool
+            return None
+        self.used[key] = [found[0], [list(pair) for pair in found[1]], found[2]]
+        return found
+
+    def made(self, tool: Keyed, state: str, blocks: Blocks, log: Log, black: bool) -> str:
+        import hashlib
+
+        after = hashlib.sha256(json.dumps([state, log]).encode()).hexdigest()[:32]
+        if not black:
+            self.used[f"{tool.key}:{state}"] = [blocks, [list(pair) for pair in log], after]
+        return after
+
+    def done(self) -> None:
+        """Keep only what this call used (the cache stays the size of the project)."""
+        self.changed = self.used.keys() != self.entries.keys()
+        self.entries, self.used = self.used, {}
 
 
 class Typed(Protocol):
@@ -208,33 +287,46 @@ class Typed(Protocol):
     def parameters(self) -> dict[str, Any]: ...
 
 
-def python_module(tools: Iterable[Typed], memo: Memo | None = None) -> str:
+class Keyed(Typed, Protocol):
+    """A tool for a `StoredMemo`, with a `key` that changes with its name and parameters (a
+    tool found in the memo is not asked for its `parameters`)."""
+
+    @property
+    def key(self) -> str: ...
+
+
+@overload
+def python_module(tools: Iterable[Typed], memo: Memo | None = None) -> str: ...
+
+
+@overload
+def python_module(tools: Iterable[Keyed], memo: StoredMemo) -> str: ...
+
+
+def python_module(tools: Iterable[Any], memo: Memo | StoredMemo | None = None) -> str:
     """The module, the tools taken one by one (a run of its own need not hold them all:
-    `toolgen.render.spooled` reads them back one at a time)."""
+    `toolgen.render.spooled` reads them back one at a time). With a `memo`, a tool it holds
+    for the same state is not rendered again, and what this call made is kept in it."""
     writer = _Writer()
     args: list[tuple[str, str]] = []
-    kept, states = {}, {}
-    state = 0
+    state: Any = memo.start if memo else 0
     for tool in tools:
-        hit = memo.tools.get((id(tool), state)) if memo else None
-        if hit is not None and hit[0] is tool:
-            _, blocks, log, after = hit
+        hit = memo.find(tool, state) if memo else None
+        if hit is not None:
+            blocks, log, state = hit
             writer.replay(blocks, log)
-            states[(state, log)] = after
         else:
-            first, logged = len(writer.blocks), len(writer.log)
+            first, logged, formatted = len(writer.blocks), len(writer.log), _BLACK.calls
             schema = {k: v for k, v in tool.parameters.items() if k != "$defs"}
             defs = tool.parameters.get("$defs", {})
             name = writer.unique(f"{_camel(tool.name)}Args")
             writer.blocks.append(writer.typed_dict(name, {**schema, "description": None}, defs))
             blocks, log = writer.blocks[first:], tuple(writer.log[logged:])
-            after = memo.after(state, log, states) if memo else state + 1
-        if memo:  # a run of its own keeps nothing
-            kept[(id(tool), state)] = (tool, blocks, log, after)
+            black = _BLACK.calls != formatted
+            state = memo.made(tool, state, blocks, log, black) if memo else state + 1
         args.append((tool.name, log[0][1]))  # the first name a tool takes is its Args class
-        state = after
     if memo:
-        memo.tools, memo.states = kept, states
+        memo.done()
     names = [json.dumps(name) for name, _ in args]
     source = [
         _collection("ToolName = Literal[", names, "]") if args else "ToolName = str\n",

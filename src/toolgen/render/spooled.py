@@ -4,17 +4,17 @@
 keeps only where its parts are (`SpooledTool`), so the descriptor can go. `render_spooled`
 then lays each generated file out as `Spooled` parts in name order, the same bytes that
 `toolgen.render.project.render_project` makes: payloads from their `Layout`, the catalog from
-its index lines and sections, the Python module from the descriptors read back one at a time,
-and the manifest.
+its index lines and sections, the Python module from the descriptors read back one at a time
+(those of tools whose blocks the cache holds are not read), and the manifest.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any
 
 from toolgen.render import MANIFEST
 from toolgen.render.jsonout import dump_json
@@ -28,6 +28,7 @@ from toolgen.render.project import (
     layouts,
     manifest_for,
 )
+from toolgen.render.python import StoredMemo
 from toolgen.schema_ops import inline_refs
 from toolgen.spool import Content, Piece, Spool, Spooled, sha_of
 
@@ -65,9 +66,20 @@ def spool_tool(
     return tool
 
 
-class _Typed(NamedTuple):  # what the Python module is made from
-    name: str
-    parameters: dict[str, Any]
+class _Typed:
+    """What the Python module is made from (`toolgen.render.python.Keyed`): the parameters
+    are read back from the spool only when asked for (a tool the memo holds is not)."""
+
+    def __init__(self, tool: SpooledTool, spool: Spool, inline: bool) -> None:
+        self.name, self.key = tool.name, tool.sha  # the descriptor's sha256
+        self._tool, self._spool, self._inline = tool, spool, inline
+
+    @property
+    def parameters(self) -> dict[str, Any]:
+        parameters: dict[str, Any] = json.loads(self._spool.read(self._tool.descriptor))[
+            "parameters"
+        ]
+        return inline_refs(parameters) if self._inline else parameters
 
 
 def render_spooled(
@@ -76,9 +88,11 @@ def render_spooled(
     options: RenderOptions,
     spool: Spool,
     report: NamedReport,
+    memo: StoredMemo | None = None,
 ) -> tuple[dict[str, Content], dict[str, str]]:
     """Every generated file from `tools` (in name order, each name once), and the sha256 of
-    each file but the manifest."""
+    each file but the manifest. With a `memo` (from the cache), the Python module's blocks
+    of a tool it holds are not made again, and it keeps what this render made."""
     files: dict[str, Content] = {}
     visible = [tool for tool in tools if tool.visible]
     for tool in tools:
@@ -96,16 +110,10 @@ def render_spooled(
         sections = [tool.sections[path][1] for tool in visible]
         files[path] = Spooled(spool, _sectioned(spool, head(index), sections))
 
-    def typed() -> Iterator[_Typed]:
-        for tool in visible:
-            parameters = json.loads(spool.read(tool.descriptor))["parameters"]
-            if options.inline_defs:
-                parameters = inline_refs(parameters)
-            yield _Typed(tool.name, parameters)
-
+    typed = [_Typed(tool, spool, options.inline_defs) for tool in visible]
     for renderer in DOCUMENTS.values():
         on_tool = _by_name(report)
-        for path, value in renderer(typed(), on_tool, options).items():
+        for path, value in renderer(typed, on_tool, options, memo=memo).items():
             files[path] = value.encode() if isinstance(value, str) else dump_json(value)
     files = dict(sorted(files.items()))
     shas = {path: sha_of(content) for path, content in files.items()}
