@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from conftest import REPO, Project
-from toolgen import unit_cache
+from toolgen import stamp, unit_cache
 from toolgen.cache import FOLDER, ours
 from toolgen.config import load_config
 from toolgen.descriptor import ToolDescriptor
@@ -139,6 +139,19 @@ def test_no_op_check_replays_the_cold_diagnostics(shop: Project, run) -> None:  
     as_json = run("check", "--format", "json", cwd=shop.root).json()
     cold_json = run("check", "--format", "json", "--no-cache", cwd=shop.root).json()
     assert as_json == cold_json
+
+
+def test_replayed_json_rows_are_the_cold_rows_when_stamped_in_batches(
+    shop: Project,
+    run,
+    monkeypatch: pytest.MonkeyPatch,  # type: ignore[no-untyped-def]
+) -> None:
+    monkeypatch.setattr(stamp, "ROWS_AT_ONCE", 2)
+    assert run("build", cwd=shop.root).code == 0
+    cold = run("check", "--format", "json", "--no-cache", cwd=shop.root).json()
+    assert len(cold["diagnostics"]) > 2
+    run("check", cwd=shop.root)  # stamped
+    assert run("check", "--format", "json", cwd=shop.root).json() == cold
 
 
 @pytest.mark.parametrize("change", ["edit", "delete", "stale", "leftover", "source", "new_source"])

@@ -59,7 +59,9 @@ def _typed_dicts(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 
 def test_a_second_run_renders_only_the_tool_that_changed(
-    project: Project, run, monkeypatch: pytest.MonkeyPatch  # type: ignore[no-untyped-def]
+    project: Project,
+    run,
+    monkeypatch: pytest.MonkeyPatch,  # type: ignore[no-untyped-def]
 ) -> None:
     for name in ("alpha", "beta", "gamma"):
         project.write(f"src/{name}.py", tool_source(name))
@@ -72,7 +74,9 @@ def test_a_second_run_renders_only_the_tool_that_changed(
 
 
 def test_names_that_move_are_followed_by_runs_of_their_own(
-    project: Project, run, monkeypatch: pytest.MonkeyPatch  # type: ignore[no-untyped-def]
+    project: Project,
+    run,
+    monkeypatch: pytest.MonkeyPatch,  # type: ignore[no-untyped-def]
 ) -> None:
     """`b`'s model takes the name `AArgs` only while no tool `a` took it first: an edit to `a`
     changes the names of the tools after it, and the memo must not replay the old ones."""

@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     from toolgen.spool import Content
 
 KIND = "stamps"
+ROWS_AT_ONCE = 1000  # diagnostics turned into JSON together (`record`)
 KEEP = 16  # one per configuration, command-line paths and toolgen version in use
 
 #: How much older than the stamped run a file's ctime must be for its `stat` to be trusted:
@@ -115,8 +116,13 @@ def record(
     base = str(out)
     out_folders: set[str] = set()
     owned_files(out, out_folders)
-    # json.dumps of the list of rows, without holding every row's dict at once
-    rows = "[" + ", ".join(json.dumps(d.to_dict(), ensure_ascii=False) for d in diagnostics) + "]"
+    # json.dumps of the list of rows, a thousand rows' dicts at a time (not all at once)
+    batches = (diagnostics[i : i + ROWS_AT_ONCE] for i in range(0, len(diagnostics), ROWS_AT_ONCE))
+    rows = (
+        "["
+        + ", ".join(json.dumps([d.to_dict() for d in b], ensure_ascii=False)[1:-1] for b in batches)
+        + "]"
+    )
     lines = {fmt: format_lines(diagnostics, fmt) for fmt in ("text", "github")}
     found = sorted({(d.code, d.severity.value) for d in diagnostics})
     ident = checksum_of(_joined([str(tools), str(len(files)), rows, *lines.values()]))
