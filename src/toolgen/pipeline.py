@@ -20,7 +20,7 @@ from toolgen.descriptor import ToolDescriptor
 from toolgen.diagnostics import Diagnostic, Location, plural, sort_diagnostics
 from toolgen.discover import Listing, SourceFile
 from toolgen.index import Dependencies
-from toolgen.render.project import RenderMemo, ToolRender, layouts, render_project, render_tool
+from toolgen.render.project import RenderMemo, ToolRender, render_project, render_tool
 from toolgen.render.python import StoredMemo
 from toolgen.render.spooled import SpooledTool, render_spooled, spool_tool
 from toolgen.spool import Content, Spool
@@ -89,7 +89,6 @@ def generate_spooled(config: Config, cache: UnitCache | None, jobs: int, spool: 
     found in the cache are spooled as stored, no descriptor validated; descriptors are read
     back from the spool when asked for (`Generated.descriptors`), while `spool` is open."""
     platforms, options = config.platforms, config.render
-    shapes = layouts(platforms, options)
 
     def make(
         unit: FileUnit[ToolDescriptor], file: SourceFile, roots: tuple[str, ...]
@@ -98,8 +97,7 @@ def generate_spooled(config: Config, cache: UnitCache | None, jobs: int, spool: 
         if cache is not None:
             cache.store_now(file, roots, unit, renders)
         tools = [
-            (spool_tool(d.name, d.visible, renders[id(d)], shapes, spool), where)
-            for d, where in unit.tools
+            (spool_tool(d.name, d.visible, renders[id(d)], spool), where) for d, where in unit.tools
         ]
         spool.flush()  # a worker's pieces are read by the process it reports to
         return FileUnit(unit.shown, unit.suppressions, tools, unit.diagnostics, unit.dependencies)
@@ -110,7 +108,7 @@ def generate_spooled(config: Config, cache: UnitCache | None, jobs: int, spool: 
             render = render_tool(descriptor, platforms, options)
         else:
             render = ToolRender.from_json(tool["descriptor"], tool["render"])
-        return spool_tool(tool["name"], tool["visible"], render, shapes, spool)
+        return spool_tool(tool["name"], tool["visible"], render, spool)
 
     def lookup(file: SourceFile, roots: tuple[str, ...]) -> FileUnit[SpooledTool] | None:
         return cache.get_with(file, roots, stored) if cache is not None else None

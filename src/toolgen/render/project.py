@@ -56,18 +56,18 @@ ENTRIES_MARK = "@toolgen:entries@"
 
 @dataclass
 class ToolRender:
-    """One tool's share of the output: its descriptor file, its entry in each platform payload,
+    """One tool's share of the output: its descriptor file, its entries in each platform payload,
     and what rendering it reported. Catalogs are these put together in name order, so a tool
     whose descriptor did not change need not be rendered again (the unit cache keeps them)."""
 
     descriptor: str  # the text of descriptors/<name>.json
-    entries: dict[str, list[str]] = field(default_factory=dict)  # payload path -> JSON texts
+    #: payload path -> the tool's entries as they stand in that payload (`Layout.chunk`)
+    chunks: dict[str, bytes] = field(default_factory=dict)
     #: document path -> (its index line, its section)
     sections: dict[str, tuple[str, str]] = field(default_factory=dict)
     problems: list[tuple[str, str]] = field(default_factory=list)  # (code, message)
     tallies: dict[str, tuple[int, ...]] = field(default_factory=dict)  # by CATALOG_CHECKS key
     _encoded: bytes | None = field(default=None, repr=False, compare=False)
-    _chunks: dict[tuple[str, str], bytes] = field(default_factory=dict, repr=False, compare=False)
 
     def encoded(self) -> bytes:
         """The descriptor file's bytes: the same object each time (`manifest` hashes it once)."""
@@ -75,21 +75,11 @@ class ToolRender:
             self._encoded = self.descriptor.encode()
         return self._encoded
 
-    def chunk(self, path: str, layout: Layout, keep: bool = True) -> bytes:
-        """This tool's entries in the payload at `path`, as they stand there (`Layout.chunk`):
-        made once and kept when `keep` (a process that renders again reuses it), else made
-        and its entries let go."""
-        made = self._chunks.get((path, layout.indent))
-        if made is None:
-            made = layout.chunk(self.entries[path] if keep else self.entries.pop(path))
-            if keep:
-                self._chunks[(path, layout.indent)] = made
-        return made
-
     def to_json(self) -> dict[str, Any]:
-        """What to store besides the descriptor text (stored once, beside it)."""
+        """What to store besides the descriptor text (stored once, beside it; plain data, with
+        bytes: the cache stores it with `marshal`)."""
         return {
-            "entries": self.entries,
+            "chunks": self.chunks,
             "sections": self.sections,
             "problems": self.problems,
             "tallies": self.tallies,
@@ -98,10 +88,11 @@ class ToolRender:
     @classmethod
     def from_json(cls, descriptor: str, data: dict[str, Any]) -> ToolRender:
         """The inverse of `to_json` (the cache checks its entries' bytes as a whole)."""
+        chunks = {path: bytes(chunk) for path, chunk in data["chunks"].items()}
         problems = [(code, message) for code, message in data["problems"]]
         sections = {path: (index, text) for path, (index, text) in data["sections"].items()}
         tallies = {key: tuple(tally) for key, tally in data["tallies"].items()}
-        return cls(descriptor, data["entries"], sections, problems, tallies)
+        return cls(descriptor, chunks, sections, problems, tallies)
 
 
 @dataclass
@@ -128,12 +119,10 @@ def render_project(
     here.
 
     `rendered_tools` sees every tool's render once all are made (the unit cache stores them);
-    then each payload is put together and its entries let go, one payload at a time, so that
-    at most one copy of the payload text is held at once. With a `memo` (a process that builds
-    again: `toolgen build --watch`), the renders keep them, and what this render made that the
-    next can reuse is kept in it."""
+    then each payload is put together from the tools' chunks. With a `memo` (a process that
+    builds again: `toolgen build --watch`), what this render made that the next can reuse is
+    kept in it."""
     rendered = Rendered()
-    keep = memo is not None
     reuse = memo.reuse if memo else None
     options = options or RenderOptions()
     locations = locations or {}
@@ -170,7 +159,7 @@ def render_project(
     if rendered_tools is not None:
         rendered_tools(tools)
     for path, layout in shapes.items():
-        chunks = [tool.chunk(path, layout, keep) for tool in tools.values() if path in tool.entries]
+        chunks = [tool.chunks.get(path, b"") for tool in tools.values()]
         files[path] = layout.payload([chunk for chunk in chunks if chunk])
     for code, message in catalog_problems(tallies):
         report(code, visible[0], message)
@@ -224,8 +213,10 @@ class Layout:
         return b"".join([self.prefix.encode(), b",\n".join(chunks), self.suffix.encode()])
 
 
+@functools.cache
 def layouts(platforms: tuple[str, ...], options: RenderOptions) -> dict[str, Layout]:
-    """The layout of each payload that `platforms` make (by path)."""
+    """The layout of each payload that `platforms` make (by path; the same dict each time:
+    not to be changed)."""
     shapes: dict[str, Any] = {}
     for platform in platforms:
         shapes.update(RENDERERS[platform]([], _no_report, options))
@@ -260,9 +251,11 @@ def render_tool(
         shown = _for_platforms(descriptor, options)
         if options.inline_defs:
             tool.problems.extend(inline_problems(descriptor))
+        shapes = layouts(platforms, options)
         for platform in platforms:
             for path, value in RENDERERS[platform]([shown], report, options).items():
-                tool.entries[path] = [_json_text(item) for item in _items(value)]
+                entries = [_json_text(item) for item in _items(value)]
+                tool.chunks[path] = shapes[path].chunk(entries)
         for path, (made, _) in SECTIONED.items():
             tool.sections[path] = made(shown)
         for platform in platforms:

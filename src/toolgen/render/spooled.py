@@ -51,15 +51,13 @@ class SpooledTool:
     tallies: dict[str, tuple[int, ...]] = field(default_factory=dict)
 
 
-def spool_tool(
-    name: str, visible: bool, render: ToolRender, shapes: dict[str, Layout], spool: Spool
-) -> SpooledTool:
-    """Append `render`'s parts to `spool` (entries indented as `shapes` lay them out)."""
+def spool_tool(name: str, visible: bool, render: ToolRender, spool: Spool) -> SpooledTool:
+    """Append `render`'s parts to `spool`."""
     data = render.encoded()
     tool = SpooledTool(name, visible, spool.add(data), hashlib.sha256(data).hexdigest())
-    for path, texts in list(render.entries.items()):
-        if texts:
-            tool.entries[path] = spool.add(render.chunk(path, shapes[path], keep=False))
+    for path, chunk in render.chunks.items():
+        if chunk:
+            tool.entries[path] = spool.add(chunk)
     for path, (index, section) in render.sections.items():
         tool.sections[path] = (index, spool.add(("\n" + section).encode()))
     tool.problems, tool.tallies = render.problems, render.tallies
