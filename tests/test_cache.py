@@ -6,13 +6,14 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from conftest import REPO, Project
-from toolgen import stamp, unit_cache
+from toolgen import output, stamp, unit_cache
 from toolgen.cache import FOLDER, ours
 from toolgen.config import load_config
 from toolgen.descriptor import ToolDescriptor
@@ -547,3 +548,72 @@ def test_a_replayed_build_prints_what_a_compiled_one_prints(shop: Project, run, 
         assert quiet.json()["diagnostics"] == []
     else:
         assert (quiet.code, quiet.out) == (0, "")
+
+
+@pytest.fixture
+def opened(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The generated files read to compare them (by name), from now on; every `stat` of
+    them is trusted as soon as it is older than the run that saw it."""
+    monkeypatch.setattr(stamp, "RACY_NS", 0)
+    monkeypatch.setattr(stamp, "FINE_RACY_NS", 0)
+    names: list[str] = []
+    holds_spooled, read = output._holds_spooled, output._read
+
+    def spooled(path: str, data: Any) -> bool | None:
+        names.append(Path(path).name)
+        return holds_spooled(path, data)
+
+    def read_bytes(path: Path) -> bytes | None:
+        names.append(path.name)
+        return read(path)
+
+    monkeypatch.setattr(output, "_holds_spooled", spooled)
+    monkeypatch.setattr(output, "_read", read_bytes)
+    return names
+
+
+@pytest.mark.parametrize("command", ["build", "check"])
+def test_a_run_after_an_edit_reads_only_what_the_stamp_cannot_vouch_for(
+    shop: Project,
+    run,
+    opened: list[str],
+    command: str,  # type: ignore[no-untyped-def]
+) -> None:
+    """The last stamp cannot be replayed after an edit, but it still says which generated
+    files hold which bytes: those whose `stat` it trusts are not read again."""
+    assert run("build", cwd=shop.root).code == 0
+    assert run("check", cwd=shop.root).code == 0  # stamped, every file old enough to trust
+    time.sleep(0.01)
+    shop.write("src/shop/tools.py", HANDLERS.replace("Search the catalog", "Search the shop"))
+    opened.clear()
+    result = run(command, cwd=shop.root)
+    assert result.code == (0 if command == "build" else 1), result.out + result.err
+    assert "search.json" not in opened and "find.json" not in opened
+    if command == "check":
+        assert "generated/descriptors/search.json: changed" in result.out
+        assert "generated/descriptors/find.json" not in result.out
+    else:
+        assert "Search the shop" in (shop.out / "descriptors" / "search.json").read_text()
+        assert run("check", "--no-cache", cwd=shop.root).code == 0
+
+
+def test_a_generated_file_changed_behind_the_stamp_is_read(
+    shop: Project,
+    run,
+    opened: list[str],  # type: ignore[no-untyped-def]
+) -> None:
+    assert run("build", cwd=shop.root).code == 0
+    assert run("check", cwd=shop.root).code == 0
+    time.sleep(0.01)
+    target = shop.out / "descriptors" / "find.json"
+    before = target.stat()
+    target.write_text(target.read_text().replace('"find"', '"fnid"'))
+    os.utime(target, ns=(before.st_atime_ns, before.st_mtime_ns))  # its ctime still moves
+    shop.write("src/shop/tools.py", HANDLERS.replace("Search the catalog", "Search the shop"))
+    opened.clear()
+    result = run("check", cwd=shop.root)
+    assert "find.json" in opened
+    assert "generated/descriptors/find.json: changed" in result.out
+    assert run("build", cwd=shop.root).code == 0
+    assert '"fnid"' not in target.read_text()
+    assert run("check", "--no-cache", cwd=shop.root).code == 0

@@ -141,11 +141,11 @@ def test_a_session_that_saw_a_source_change_does_not_read_the_stamp(
     replayed: list[bool] = []
 
     def replay(*args: object) -> stamp.Outcome | None:
-        outcome = stamp.replay(*args)  # type: ignore[arg-type]
+        outcome = stamp.replay_loaded(*args)  # type: ignore[arg-type]
         replayed.append(outcome is not None)
         return outcome
 
-    monkeypatch.setattr(cli, "replay", replay)
+    monkeypatch.setattr(cli, "replay_loaded", replay)
     project.write("src/tools.py", tool_source("search"))
     session = Session()
     assert _build(session, project)[0] == 0

@@ -32,7 +32,9 @@ from toolgen.diagnostics import (
     plural,
     sort_diagnostics,
 )
-from toolgen.stamp import record, replay
+from toolgen.stamp import Written, record, replay_loaded
+from toolgen.stamp import load as load_stamp
+from toolgen.stamp import written as written_by
 
 if TYPE_CHECKING:
     from toolgen.config import Config
@@ -288,7 +290,7 @@ def cmd_build(args: argparse.Namespace, stream: TextIO) -> int:
     started = time.time_ns()  # before anything is read (see `toolgen.stamp`)
     config = _load(args)
     folder, key = _cache(args, config)
-    outcome = _replay(args, folder, key, started)
+    outcome, written = _replay(args, config, folder, key, started)
     if outcome is not None:  # nothing changed since the last good build (so: no errors)
         assert folder is not None
         _read(args, outcome.read)
@@ -304,7 +306,7 @@ def cmd_build(args: argparse.Namespace, stream: TextIO) -> int:
         _read(args, frozenset(result.inputs.read))
         status = _exit_for(result.diagnostics, Level.ERROR)
         seen, retire = (session.seen, session.retire) if session else (None, None)
-        report = None if status else _write(config, result.files, seen, retire)
+        report = None if status else _write(config, result.files, seen, retire, written)
         if folder and report is not None:
             _stamp(folder, key, started, config, result, session)
     shown = result.diagnostics
@@ -354,12 +356,13 @@ def _write(
     files: Mapping[str, Content],
     seen: Seen | None,
     retire: Callable[[Path], None] | None,
+    written: Written | None = None,
 ) -> WriteReport:
     """`toolgen.output.write`, with a file that cannot be written as TG008 (nothing changed)."""
     from toolgen.output import WriteError, write
 
     try:
-        return write(config.out, files, seen, retire)
+        return write(config.out, files, seen, retire, written)
     except WriteError as exc:
         shown = config.display(exc.path)
         message = f"cannot write {shown}: {exc.reason}; nothing in {config.display(config.out)}"
@@ -375,14 +378,18 @@ def _read(args: argparse.Namespace, read: frozenset[str]) -> None:
 
 
 def _replay(
-    args: argparse.Namespace, folder: Path | None, key: str, started: int
-) -> Outcome | None:
+    args: argparse.Namespace, config: Config, folder: Path | None, key: str, started: int
+) -> tuple[Outcome | None, Written]:
     """The stamped outcome of the last build or check (`toolgen.stamp.replay`), if nothing it
-    depends on changed. A session that saw a file it read change does not look."""
+    depends on changed; and, for a run of its own, what the stamp says of the generated files
+    (`toolgen.stamp.written`: a session knows more). A session that saw a file it read change
+    does not look."""
     session: Session | None = getattr(args, "session", None)
     if folder is None or (session is not None and session.changed_since_read(key)):
-        return None
-    return replay(folder, key, started)
+        return None, {}
+    stamp = load_stamp(folder, key)
+    outcome = replay_loaded(stamp, folder, key, started)
+    return outcome, written_by(stamp, str(config.out)) if session is None and not outcome else {}
 
 
 def _replayed(
@@ -521,7 +528,7 @@ def cmd_check(args: argparse.Namespace, stream: TextIO) -> int:
     config = _load(args)
     plain = not (args.against or args.verify_runtime)  # only the drift check can be replayed
     folder, key = _cache(args, config)
-    outcome = _replay(args, folder, key, started) if plain else None
+    outcome, written = _replay(args, config, folder, key, started) if plain else (None, {})
     if outcome is not None:  # nothing changed since the last clean check or build
         assert folder is not None
         lines = outcome.lines.get(args.format, "")  # none for JSON: the rows say it
@@ -536,22 +543,23 @@ def cmd_check(args: argparse.Namespace, stream: TextIO) -> int:
         return _replayed(args, stream, config, (folder, key, outcome), text.getvalue(), code)
 
     with _generating(args, config, folder, key) as (result, session):
-        return _checked(args, stream, config, (folder, key, started), result, session)
+        return _checked(args, stream, config, (folder, key, started, written), result, session)
 
 
 def _checked(
     args: argparse.Namespace,
     stream: TextIO,
     config: Config,
-    cache: tuple[Path | None, str, int],
+    cache: tuple[Path | None, str, int, Written],
     result: Generated,
     session: Session | None,
 ) -> int:
     """`toolgen check` once the build is made: the contract and runtime checks, the drift,
-    and the report. `cache` is (folder, key, when the run started)."""
+    and the report. `cache` is (folder, key, when the run started, what the stamp says of
+    the generated files)."""
     from toolgen.output import Drift, compare, unified_diff
 
-    folder, key, started = cache
+    folder, key, started, written = cache
     plain = not (args.against or args.verify_runtime)
     blocked = has_errors(result.diagnostics)  # the handlers themselves have errors
     if args.against and not blocked:
@@ -580,7 +588,7 @@ def _checked(
     status = _exit_for(result.diagnostics, Level(args.fail_on))
     blocked = blocked or status == 2
     seen = session.seen if session else None
-    drift = Drift() if blocked else compare(config.out, result.files, seen)
+    drift = Drift() if blocked else compare(config.out, result.files, seen, written)
     if not drift.clean:
         status = max(status, 1)
     elif folder and plain and not blocked:

@@ -9,7 +9,8 @@ renamed over their targets (the manifest last); a path in the way or a failed wr
 Both take `seen`, what a process that builds again (`toolgen build --watch`) knows of the
 files: the bytes it last wrote or read in each, with the file's `stat` then. A file whose
 `stat` is unchanged, and old enough to be trusted (`toolgen.stamp`'s rule), still holds those
-bytes and is not read again.
+bytes and is not read again. A run of its own knows as much from the last stamp (`written`:
+the sha256 of each file, with its `stat`), when it could not replay it.
 """
 
 from __future__ import annotations
@@ -27,8 +28,8 @@ from pathlib import Path
 
 from toolgen.cache import is_file
 from toolgen.render import MANIFEST
-from toolgen.spool import Content, Spooled, as_bytes, chunks_of
-from toolgen.stamp import Stat, file_stat, trusted
+from toolgen.spool import Content, Spooled, as_bytes, chunks_of, sha_of
+from toolgen.stamp import Stat, Written, file_stat, trusted
 
 #: What a process knows of each generated file (relative path): its bytes, its `stat`, and
 #: when they were seen (`time.time_ns()` before the file was read or written).
@@ -122,11 +123,16 @@ def same_manifest(old: bytes, new: bytes) -> bool:
     return bool(a.get("files") == b.get("files"))
 
 
-def _holds(out: Path, relpath: str, data: Content, seen: Seen | None) -> bool | None:
-    """Whether the file has `data` (None: it is not there), read only when `seen` cannot say;
-    what is read is seen anew. Spooled bytes are compared a chunk at a time (and not seen:
-    only a run of its own spools)."""
+def _holds(
+    out: Path, relpath: str, data: Content, seen: Seen | None, written: Written | None = None
+) -> bool | None:
+    """Whether the file has `data` (None: it is not there), read only when `seen` (or the
+    stamp's `written`) cannot say; what is read is seen anew. Spooled bytes are compared a
+    chunk at a time (and not seen: only a run of its own spools)."""
     path = f"{out}/{relpath}"
+    stamped = written.get(relpath) if written else None
+    if stamped is not None and trusted(stamped[1], stamped[2], path):
+        return stamped[0] == sha_of(data)
     if isinstance(data, Spooled):
         return _holds_spooled(path, data)
     known = seen.get(relpath) if seen is not None else None
@@ -155,10 +161,15 @@ def _same_manifest_on_disk(out: Path, new: bytes) -> bool:
     return same_manifest(_read(out / MANIFEST) or b"", new)
 
 
-def compare(out: Path, files: Mapping[str, Content], seen: Seen | None = None) -> Drift:
+def compare(
+    out: Path,
+    files: Mapping[str, Content],
+    seen: Seen | None = None,
+    written: Written | None = None,
+) -> Drift:
     drift = Drift()
     for relpath, data in files.items():
-        holds = _holds(out, relpath, data, seen)
+        holds = _holds(out, relpath, data, seen, written)
         if holds is None:
             drift.missing.append(relpath)
         elif not holds and not (
@@ -200,11 +211,12 @@ def write(
     files: Mapping[str, Content],
     seen: Seen | None = None,
     retire: Callable[[Path], None] | None = None,
+    written: Written | None = None,
 ) -> WriteReport:
     """Make `out` hold `files` (see the module's doc); `retire` is called with each file
     about to be replaced (`toolgen.session.Session.retire`)."""
     with build_lock(out):
-        return _write(out, files, seen, retire)
+        return _write(out, files, seen, retire, written)
 
 
 class WriteError(Exception):
@@ -221,6 +233,7 @@ def _write(
     files: Mapping[str, Content],
     seen: Seen | None,
     retire: Callable[[Path], None] | None,
+    written: Written | None,
 ) -> WriteReport:
     report = WriteReport()
     stale = managed_files(out) - set(files)
@@ -231,7 +244,7 @@ def _write(
         (out / relpath).unlink(missing_ok=True)
     stale -= leftovers
     ordered = sorted(p for p in files if p != MANIFEST) + ([MANIFEST] if MANIFEST in files else [])
-    changed = [p for p in ordered if not _holds(out, p, files[p], seen)]
+    changed = [p for p in ordered if not _holds(out, p, files[p], seen, written)]
     report.unchanged = len(ordered) - len(changed)
     # All or nothing: every new file is first written beside its target; only once all are
     # there are they renamed over the targets (the manifest last).

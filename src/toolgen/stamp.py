@@ -150,9 +150,21 @@ def record(
     prune(folder, KIND, keep=KEEP)
 
 
+def load(folder: Folder, key: str) -> dict[str, Any] | None:
+    """The stamp of configuration `key`, or None (for `replay_loaded` and `written`)."""
+    stamp = load_entry(folder, KIND, key)
+    return stamp if isinstance(stamp, dict) else None
+
+
 def replay(folder: Folder, key: str, started_ns: int) -> Outcome | None:
     """The stamped outcome if nothing it depends on changed, else None."""
-    stamp = load_entry(folder, KIND, key)
+    return replay_loaded(load(folder, key), folder, key, started_ns)
+
+
+def replay_loaded(
+    stamp: dict[str, Any] | None, folder: Folder, key: str, started_ns: int
+) -> Outcome | None:
+    """`replay` of a stamp already loaded (`load`): it may be refreshed in place."""
     try:
         if stamp is None:
             return None
@@ -174,6 +186,26 @@ def replay(folder: Folder, key: str, started_ns: int) -> Outcome | None:
         return Outcome(stamp)
     except Exception:  # a damaged or foreign stamp is a miss: a cache never breaks a run
         return None
+
+
+#: Generated files as a stamp saw them (by path under `out`): each one's sha256 and `stat`
+#: then, with when the stamped run started (what `trusted` needs).
+Written = dict[str, tuple[str, Stat, int]]
+
+
+def written(stamp: dict[str, Any] | None, out: str) -> Written:
+    """The generated files in `out` as `stamp` saw them ({} without a stamp of ours for
+    `out`): a later run that cannot replay the stamp still need not read those whose `stat`
+    says they hold the stamped bytes (`toolgen.output`)."""
+    try:
+        assert stamp is not None and stamp["out"] == out
+        started = int(stamp["started"])
+        return {
+            str(rel): (str(entry[0]), (entry[1], entry[2], entry[3], entry[4]), started)
+            for rel, entry in stamp["outputs"].items()
+        }
+    except Exception:  # no stamp, or not one of ours: nothing is known
+        return {}
 
 
 def _sources_hold(stamp: dict[str, Any]) -> dict[str, Stat] | None:
