@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -56,6 +57,16 @@ class Project:
             for p in self.out.rglob("*")
             if p.is_file()
         }
+
+
+def cold_snapshot(project: Project, run: Callable[..., Run]) -> dict[str, bytes]:
+    """What a build without any cache, in a copy of the project, writes (`Project.snapshot`)."""
+    copy = Project(project.root.parent / "cold")
+    shutil.rmtree(copy.root, ignore_errors=True)
+    shutil.copytree(project.root, copy.root, ignore=shutil.ignore_patterns(".toolgen_cache"))
+    shutil.rmtree(copy.out, ignore_errors=True)
+    assert run("build", "--no-cache", cwd=copy.root).code == 0
+    return copy.snapshot()
 
 
 CONFIG = """

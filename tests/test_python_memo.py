@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from conftest import Project, tool_source
+from conftest import Project, cold_snapshot, tool_source
 from toolgen.cache import load_entry, store_entry
 from toolgen.pipeline import PYTHON
 from toolgen.render import python
@@ -33,16 +33,6 @@ class _Tool:
 
 def _object(**properties: Any) -> dict[str, Any]:
     return {"type": "object", "properties": properties, "required": sorted(properties)}
-
-
-def _cold(project: Project, run) -> dict[str, bytes]:  # type: ignore[no-untyped-def]
-    """What a build without any cache, in a copy of the project, writes."""
-    copy = Project(project.root.parent / "cold")
-    shutil.rmtree(copy.root, ignore_errors=True)
-    shutil.copytree(project.root, copy.root, ignore=shutil.ignore_patterns(".toolgen_cache"))
-    shutil.rmtree(copy.out, ignore_errors=True)
-    assert run("build", "--no-cache", cwd=copy.root).code == 0
-    return copy.snapshot()
 
 
 def _typed_dicts(monkeypatch: pytest.MonkeyPatch) -> list[str]:
@@ -70,7 +60,7 @@ def test_a_second_run_renders_only_the_tool_that_changed(
     project.write("src/beta.py", tool_source("beta", params="query: str, limit: int = 5"))
     assert run("build", cwd=project.root).code == 0
     assert made == ["BetaArgs"]
-    assert project.snapshot() == _cold(project, run)
+    assert project.snapshot() == cold_snapshot(project, run)
 
 
 def test_names_that_move_are_followed_by_runs_of_their_own(
@@ -90,7 +80,7 @@ def test_names_that_move_are_followed_by_runs_of_their_own(
     assert run("build", cwd=project.root).code == 0
     assert made == ["ARenamedArgs", "BArgs", "AArgs"]  # b again: the names before it moved
     assert "class AArgs2(TypedDict)" not in (project.out / "python" / "tools.py").read_text()
-    assert project.snapshot() == _cold(project, run)
+    assert project.snapshot() == cold_snapshot(project, run)
     made.clear()
     project.write("src/a.py", tool_source("a"))
     assert run("build", cwd=project.root).code == 0
@@ -111,11 +101,11 @@ def test_a_damaged_or_foreign_memo_is_rendered_around(project: Project, run) -> 
     store_entry(folder, PYTHON, key, {**stored, first: ["not", "an"], "x": 1})
     shutil.rmtree(project.out)
     assert run("build", cwd=project.root).code == 0
-    assert project.snapshot() == _cold(project, run)
+    assert project.snapshot() == cold_snapshot(project, run)
     store_entry(folder, PYTHON, key, ["not a memo"])
     shutil.rmtree(project.out)
     assert run("build", cwd=project.root).code == 0
-    assert project.snapshot() == _cold(project, run)
+    assert project.snapshot() == cold_snapshot(project, run)
 
 
 def test_the_memo_replays_blocks_and_names_without_asking_for_parameters() -> None:

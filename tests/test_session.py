@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, Project, tool_source
+from conftest import REPO, Project, cold_snapshot, tool_source
 from toolgen import cli, stamp
 from toolgen.session import Session
 
@@ -33,16 +33,6 @@ def _check(session: Session, project: Project) -> tuple[int, str]:
     args.session, args.argv, args.jobs = session, None, 1
     out = io.StringIO()
     return cli.cmd_check(args, out), out.getvalue()
-
-
-def _cold(project: Project, run) -> dict[str, bytes]:  # type: ignore[no-untyped-def]
-    """What a build without any cache, in a copy of the project, writes."""
-    copy = Project(project.root.parent / "cold")
-    shutil.rmtree(copy.root, ignore_errors=True)
-    shutil.copytree(project.root, copy.root, ignore=shutil.ignore_patterns(".toolgen_cache"))
-    shutil.rmtree(copy.out, ignore_errors=True)
-    assert run("build", "--no-cache", cwd=copy.root).code == 0
-    return copy.snapshot()
 
 
 @pytest.fixture
@@ -73,7 +63,7 @@ def test_edits_built_in_one_session_write_what_cold_builds_write(examples: Proje
         kept.append(len(list(trash.iterdir())))  # replaced files, freed once the answer is out
         session.flush()
         assert not list(trash.iterdir())
-        assert examples.snapshot() == _cold(examples, run), path.name
+        assert examples.snapshot() == cold_snapshot(examples, run), path.name
     assert max(kept) > 0
 
 
@@ -90,7 +80,7 @@ def test_the_python_module_follows_names_that_move(project: Project, run) -> Non
     assert _build(session, project)[0] == 0
     after = project.snapshot()
     assert after["python/tools.py"].decode() != before
-    assert after == _cold(project, run)
+    assert after == cold_snapshot(project, run)
     project.write("src/a.py", tool_source("a"))
     assert _build(session, project)[0] == 0
     assert (project.out / "python" / "tools.py").read_text() == before
@@ -127,7 +117,7 @@ def test_another_configuration_starts_afresh(project: Project, run) -> None:  # 
     project.write("pyproject.toml", text + 'platforms = ["openai"]\n')
     assert _build(session, project)[0] == 0
     assert session.key != first
-    assert project.snapshot() == _cold(project, run)
+    assert project.snapshot() == cold_snapshot(project, run)
     assert not (Path(project.out) / "mcp").exists()
 
 
@@ -155,4 +145,4 @@ def test_a_session_that_saw_a_source_change_does_not_read_the_stamp(
     project.write("src/tools.py", tool_source("search") + tool_source("count"))
     assert _build(session, project)[0] == 0
     assert replayed == [False, True]  # not asked: the session saw tools.py change
-    assert project.snapshot() == _cold(project, run)
+    assert project.snapshot() == cold_snapshot(project, run)
