@@ -106,3 +106,12 @@ def accepts_null(schema: Any) -> bool:
     if None in schema.get("enum", []):
         return True
     return any(isinstance(b, dict) and accepts_null(b) for b in schema.get("anyOf", []))
+
+
+def copied(value: Any) -> Any:
+    """A copy of JSON data `value`, no dict or list of it shared with the original."""
+    if isinstance(value, dict):
+        return {k: copied(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [copied(v) for v in value]
+    return value

@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from functools import cache
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from jsonschema.protocols import Validator
 
 
 @dataclass(frozen=True)
@@ -16,11 +20,23 @@ class SchemaError:
         return f"{self.pointer}: {self.message}"
 
 
-def schema_errors(schema: dict[str, Any], instance: Any) -> list[SchemaError]:
-    """Each way `instance` fails `schema`, located by JSON pointer; [] if valid."""
+@cache
+def _validator_class() -> type[Validator]:
+    """jsonschema's 2020-12 validator, imported on first use (most commands never validate)."""
     from jsonschema import Draft202012Validator
 
-    validator = Draft202012Validator(schema)
+    return Draft202012Validator
+
+
+def is_valid(schema: dict[str, Any], instance: Any) -> bool:
+    """Whether `instance` fits `schema`: `not schema_errors(schema, instance)`, stopping at the
+    first error instead of collecting, locating and sorting them all."""
+    return bool(_validator_class()(schema).is_valid(instance))
+
+
+def schema_errors(schema: dict[str, Any], instance: Any) -> list[SchemaError]:
+    """Each way `instance` fails `schema`, located by JSON pointer; [] if valid."""
+    validator = _validator_class()(schema)
     found = []
     for error in sorted(validator.iter_errors(instance), key=lambda e: list(e.absolute_path)):
         pointer = "/" + "/".join(str(p) for p in error.absolute_path)
@@ -30,6 +46,4 @@ def schema_errors(schema: dict[str, Any], instance: Any) -> list[SchemaError]:
 
 def schema_problems(schema: Any) -> list[SchemaError]:
     """Each way `schema` is no JSON Schema (2020-12, checked against its metaschema)."""
-    from jsonschema import Draft202012Validator
-
-    return schema_errors(Draft202012Validator.META_SCHEMA, schema)
+    return schema_errors(_validator_class().META_SCHEMA, schema)

@@ -171,6 +171,8 @@ def join_text(lines: list[DocLine] | list[str]) -> str:
 
 def dedent(lines: list[DocLine]) -> list[DocLine]:
     margin = min((ln.indent for ln in lines if ln.text.strip()), default=0)
+    if margin == 0:  # the common case for a section's entries: nothing to cut
+        return list(lines)
     return [DocLine(ln.text[margin:], ln.line, ln.col + margin) for ln in lines]
 
 

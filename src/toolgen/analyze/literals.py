@@ -155,12 +155,23 @@ def unwritable(value: Any) -> tuple[str, str] | None:
         pointer = _unencodable(value, "")
         if pointer is not None:
             return "TG007", f"text at {pointer} has a lone surrogate, which UTF-8 cannot encode"
-    if (text is None or b'"$ref"' in text) and nesting(value) > MAX_DEPTH:
+    if (text is None or _may_nest_too_deep(text)) and nesting(value) > MAX_DEPTH:
         return (
             "TG202",
             f"nests types or values more than {MAX_DEPTH} levels deep, too deep for JSON",
         )
     return None
+
+
+def _may_nest_too_deep(text: bytes) -> bool:
+    """Whether the value written as `text` (it encoded, so it is not too deep as it stands) may
+    still nest more than MAX_DEPTH levels once each `$ref` counts as its definition.
+
+    Not without a `$ref`. Nor with at most MAX_DEPTH / 2 containers in all (each is at least
+    one `{` or `[` in `text`; brackets in strings only add): a path of `nesting` goes down
+    the value, then through definitions expanded at most once each, so it meets each container
+    at most twice."""
+    return b'"$ref"' in text and 2 * (text.count(b"{") + text.count(b"[")) > MAX_DEPTH
 
 
 def _wrapped(value: Any, levels: int) -> Any:

@@ -20,6 +20,7 @@ from typing import Any
 
 from pydantic import alias_generators
 
+from toolgen.analyze import bodies
 from toolgen.analyze.literals import NotLiteral, enum_values, literal_value
 from toolgen.diagnostics import Diagnostic
 from toolgen.index import Module, ModuleIndex, Symbol, dotted_name
@@ -344,6 +345,9 @@ class SchemaBuilder:
         self._extra: list[Any] = [None]
         #: project classes whose bases are known not to lead back to them
         self._acyclic: set[str] = set()
+        #: how many references to named classes were made (a body without one is shareable)
+        self._named_refs = 0
+        self._bodies = bodies.for_index(index)
 
     # -- entry points ----------------------------------------------------------------------
     def schema(self, node: ast.expr, module: Module) -> Schema:
@@ -415,11 +419,14 @@ class SchemaBuilder:
         base: Schema | None = None
         inner, home = annotation, module
         seen: set[str] = set()
+        resolved: Symbol | None = None  # what `inner` (or its origin) names, once resolved
         while True:  # peel Annotated[...], qualifiers and aliases, collecting metadata
+            resolved = None
             if _is_str(inner):
                 inner = self._forward_ref(inner, home)
             if isinstance(inner, ast.Subscript):
-                kind = self._kind_of(self._resolve(inner.value, home))
+                resolved = self._resolve(inner.value, home)
+                kind = self._kind_of(resolved)
                 args = _subscript_args(inner)
                 if kind == "annotated":
                     self._check_annotated(inner, args, home)
@@ -430,7 +437,7 @@ class SchemaBuilder:
                     inner = args[0]
                     continue
             elif isinstance(inner, ast.Name | ast.Attribute):
-                symbol = self._resolve(inner, home)
+                symbol = resolved = self._resolve(inner, home)
                 value = symbol.node
                 if symbol.kind == "assign" and isinstance(value, ast.expr) and symbol.module:
                     if symbol.path not in seen and self._peelable(value, symbol.module):
@@ -455,8 +462,13 @@ class SchemaBuilder:
         if spec is not None:
             merged.merge(spec)  # `= Field(...)` wins for everything but constraints (above)
         merged.steps = steps
-        if base is None:
-            base = {} if merged.replaces else self.schema(inner, home)
+        if base is None and merged.replaces:
+            base = {}
+        elif base is None and resolved is not None:  # as `schema` would, without resolving again
+            type_args = _subscript_args(inner) if isinstance(inner, ast.Subscript) else None
+            base = self._dispatch(resolved, inner, home, type_args)
+        elif base is None:
+            base = self.schema(inner, home)
         members = self._union_members(inner, home)
         return self.decorate(base, merged, inner, home, members=members), merged
 
@@ -962,19 +974,20 @@ class SchemaBuilder:
             self._expanding.discard(symbol.path)
 
     def enum_schema(self, symbol: Symbol, node: ast.expr, module: Module, _: Any) -> Schema:
-        return self._named(symbol, lambda: self._enum_body(symbol))
+        return self._named(symbol, "enum")
 
     def typeddict_schema(self, symbol: Symbol, node: ast.expr, module: Module, _: Any) -> Schema:
-        return self._named(symbol, lambda: self._object_body(symbol, "typeddict"))
+        return self._named(symbol, "typeddict")
 
     def dataclass_schema(self, symbol: Symbol, node: ast.expr, module: Module, _: Any) -> Schema:
-        return self._named(symbol, lambda: self._object_body(symbol, "dataclass"))
+        return self._named(symbol, "dataclass")
 
     def model_schema(self, symbol: Symbol, node: ast.expr, module: Module, _: Any) -> Schema:
-        return self._named(symbol, lambda: self._object_body(symbol, "model"))
+        return self._named(symbol, "model")
 
     # -- named classes ----------------------------------------------------------------------
-    def _named(self, symbol: Symbol, body: Callable[[], Schema]) -> Schema:
+    def _named(self, symbol: Symbol, kind: str) -> Schema:
+        self._named_refs += 1
         name = self._def_names.get(symbol.path)
         if name is None:
             name = symbol.path.rsplit(".", 1)[-1]
@@ -982,8 +995,33 @@ class SchemaBuilder:
                 name = symbol.path.replace(".", "__")
             self._def_names[symbol.path] = name
             self.defs[name] = {}
-            self.defs[name] = body()
+            self.defs[name] = self._class_body(symbol, kind)
         return {"$ref": f"#/$defs/{name}"}
+
+    def _class_body(self, symbol: Symbol, kind: str) -> Schema:
+        """The `$defs` entry of a named class of `kind`. One that refers to no other named
+        class is built once per index and shared (`toolgen.analyze.bodies`), unless the
+        `extra` around it is no plain string. (Inside the expansion of a type alias, a body
+        that names the alias is an error, never kept; and one kept from outside names no alias
+        whose expansion leads to the class, as that would have been a reference to a class.)"""
+        extra = self._extra[-1]
+        node = symbol.node
+        if not (extra is None or isinstance(extra, str)):
+            return self._build_body(symbol, kind)
+        assert isinstance(node, ast.ClassDef)
+        key = (node, symbol.path, kind, extra)
+        found = self._bodies.get(key, self.index)
+        if found is not None:
+            return found
+        refs = self._named_refs
+        with self.index.tracking() as used:
+            body = self._build_body(symbol, kind)
+        if self._named_refs == refs:  # no `$ref` in it: the same in every builder
+            self._bodies.put(key, body, used, self.index)
+        return body
+
+    def _build_body(self, symbol: Symbol, kind: str) -> Schema:
+        return self._enum_body(symbol) if kind == "enum" else self._object_body(symbol, kind)
 
     def _enum_body(self, symbol: Symbol) -> Schema:
         node, module = symbol.node, symbol.module

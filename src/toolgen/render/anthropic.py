@@ -23,7 +23,7 @@ from toolgen.descriptor import ToolDescriptor
 from toolgen.diagnostics import plural
 from toolgen.render.options import RenderOptions
 from toolgen.schema_ops import is_recursive
-from toolgen.validate import schema_errors
+from toolgen.validate import is_valid
 
 #: String formats the strict subset takes; others become words.
 FORMATS = frozenset(
@@ -63,7 +63,7 @@ def render(tools: list[ToolDescriptor], report: Any, options: RenderOptions) -> 
         examples = [
             e.arguments
             for e in tool.examples
-            if e.error is None and not schema_errors(tool.parameters, e.arguments)
+            if e.error is None and is_valid(tool.parameters, e.arguments)
         ]
         if examples:
             entry["input_examples"] = examples
