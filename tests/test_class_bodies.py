@@ -74,13 +74,20 @@ def test_a_shared_body_records_the_modules_it_stands_on(shop: Project) -> None:
     assert _sizes(shop) == {name: {"type": "string", "default": 10} for name in ("first", "second")}
 
 
-def _page(index: ModuleIndex) -> tuple[SchemaBuilder, dict[str, object]]:
-    """A new builder's schema of `Page` as named in `shop.a`, and the builder."""
-    module = index.get("shop.a")
+def _built(
+    index: ModuleIndex, annotation: str, where: str = "shop.a"
+) -> tuple[SchemaBuilder, dict[str, object]]:
+    """A new builder, and the schema it made of `annotation` as written in module `where`."""
+    module = index.get(where)
     assert isinstance(module, Module)
     builder = SchemaBuilder(index)
-    node = ast.parse("Page", mode="eval").body
-    assert builder.schema(node, module) == {"$ref": "#/$defs/Page"}
+    return builder, builder.schema(ast.parse(annotation, mode="eval").body, module)
+
+
+def _page(index: ModuleIndex) -> tuple[SchemaBuilder, dict[str, object]]:
+    """A new builder's schema of `Page` as named in `shop.a`, and the builder."""
+    builder, schema = _built(index, "Page")
+    assert schema == {"$ref": "#/$defs/Page"}
     return builder, builder.defs["Page"]
 
 
@@ -135,10 +142,7 @@ def test_a_body_built_inside_an_alias_is_shared(
     built = _count_builds(monkeypatch)
     shop.write("src/shop/a.py", "from .models import Page\nPages = list[Page]\n")
     index = _index(shop)
-    module = index.get("shop.a")
-    assert isinstance(module, Module)
-    builder = SchemaBuilder(index)
-    pages = builder.schema(ast.parse("Pages", mode="eval").body, module)
+    builder, pages = _built(index, "Pages")
     assert pages == {"type": "array", "items": {"$ref": "#/$defs/Page"}}
     _, page = _page(index)
     assert page == builder.defs["Page"]
@@ -183,9 +187,7 @@ def test_the_oldest_body_goes_first(shop: Project, monkeypatch: pytest.MonkeyPat
     )
     index = _index(shop)
     _page(index)
-    module = index.get("shop.more")
-    assert isinstance(module, Module)
-    SchemaBuilder(index).schema(ast.parse("Other", mode="eval").body, module)
+    _built(index, "Other", where="shop.more")
     assert [key[1] for key in bodies.for_index(index)._bodies] == ["shop.more.Other"]
 
 
