@@ -261,27 +261,27 @@ def test_a_path_in_the_way_of_out_is_TG008_and_nothing_is_written(project: Proje
 def test_a_write_that_fails_midway_is_TG008_and_nothing_is_changed(
     project: Project, run, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A full disk at the third new file: the two temporary files already written and the
-    folders made for them are removed again; every file in `out` is as it was (here: no `out`
-    at all, then a built one)."""
+    """A full disk at the third new file: the two files already staged and the folders made
+    for them are removed again; every file in `out` is as it was (here: no `out` at all, then
+    a built one)."""
     import toolgen.output
 
     project.write("src/tools.py", tool_source())
-    real, calls = toolgen.output._write_temporary, []
+    real, calls = toolgen.output._stage, []
 
-    def full_disk(target: Path, data: bytes) -> str:
+    def full_disk(target: Path, data: bytes, staged: Path) -> None:
         calls.append(target)
         if len(calls) % 10 == 3:
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(target.parent))
-        return real(target, data)
+        real(target, data, staged)
 
-    monkeypatch.setattr(toolgen.output, "_write_temporary", full_disk)
+    monkeypatch.setattr(toolgen.output, "_stage", full_disk)
     for setup in ("nothing built yet", "built, then a tool added"):
         if setup.startswith("built"):
-            monkeypatch.setattr(toolgen.output, "_write_temporary", real)
+            monkeypatch.setattr(toolgen.output, "_stage", real)
             assert run("build", cwd=project.root).code == 0
             project.write("src/more.py", tool_source(name="second"))
-            monkeypatch.setattr(toolgen.output, "_write_temporary", full_disk)
+            monkeypatch.setattr(toolgen.output, "_stage", full_disk)
             calls.clear()
         before = project.snapshot()
         folders = _folders(project.out)

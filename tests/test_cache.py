@@ -3,6 +3,7 @@ and notice every change that matters (sources, models they use, new modules, gen
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -155,7 +156,9 @@ def test_replayed_json_rows_are_the_cold_rows_when_stamped_in_batches(
     assert run("check", "--format", "json", cwd=shop.root).json() == cold
 
 
-@pytest.mark.parametrize("change", ["edit", "delete", "stale", "leftover", "source", "new_source"])
+@pytest.mark.parametrize(
+    "change", ["edit", "delete", "stale", "interrupted", "source", "new_source"]
+)
 def test_the_stamp_notices_every_change(shop: Project, run, change: str) -> None:  # type: ignore[no-untyped-def]
     assert run("build", cwd=shop.root).code == 0
     assert run("check", cwd=shop.root).code == 0  # stamped
@@ -165,10 +168,18 @@ def test_the_stamp_notices_every_change(shop: Project, run, change: str) -> None
         path.write_text(path.read_text().replace("catalog", "catalug"))
     elif change == "delete":
         (out / "mcp" / "tools.json").unlink()
-    elif change == "stale":
+    elif change == "stale":  # a file an older manifest listed, restored with that manifest
         (out / "descriptors" / "gone.json").write_text("{}\n")
-    elif change == "leftover":  # what a build killed before its first rename leaves
-        (out / "mcp" / ".tools.json.k2j4h5g6.tmp").write_text('{"tools": [')
+        manifest = json.loads((out / "manifest.json").read_text())
+        manifest["files"]["descriptors/gone.json"] = hashlib.sha256(b"{}\n").hexdigest()
+        (out / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
+    elif change == "interrupted":  # what a build killed after its commit leaves
+        pending = out / ".toolgen-pending"
+        pending.mkdir()
+        (pending / "0").write_bytes((out / "mcp" / "tools.json").read_bytes())
+        (pending / "journal.json").write_text(
+            json.dumps({"toolgen_journal": 1, "moves": [["0", "mcp/tools.json"]], "removals": []})
+        )
     elif change == "source":
         shop.write("src/shop/tools.py", HANDLERS.replace("Count", "Tally"))
     else:
@@ -178,11 +189,13 @@ def test_the_stamp_notices_every_change(shop: Project, run, change: str) -> None
         )
     result = run("check", cwd=shop.root)
     assert result.code == 1, result.out
-    assert "out of date" in result.out
+    said = "was interrupted" if change == "interrupted" else "out of date"
+    assert said in result.out
     assert run("build", cwd=shop.root).code == 0
     assert run("check", cwd=shop.root).code == 0
     assert run("check", "--no-cache", cwd=shop.root).code == 0
-    assert not list(out.rglob("*.tmp"))
+    assert not (out / ".toolgen-pending").exists()
+    assert not (out / "descriptors" / "gone.json").exists()
 
 
 def test_no_cache_and_the_cache_dir_variable(

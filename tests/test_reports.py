@@ -53,11 +53,13 @@ def test_check_reports_keep_to_the_schema(project: Project, run) -> None:  # typ
 
     project.write("src/tools.py", tool_source(params="query: str, limit: int"))
     (project.out / "docs" / "tools.md").unlink()
-    (project.out / "openai" / "old.json").write_text("{}\n")
+    (project.root / "src" / "more.py").unlink()  # its descriptor is left stale
+    (project.out / "openai" / "mine.json").write_text("{}\n")  # not toolgen's: no drift
     drift = _report(run("check", "--format", "json", cwd=project.root), "check-report")
     assert drift["drift"]["missing"] == ["generated/docs/tools.md"]
     assert "generated/descriptors/lookup.json" in drift["drift"]["changed"]
-    assert drift["drift"]["stale"] == ["generated/openai/old.json"]
+    assert drift["drift"]["stale"] == ["generated/descriptors/second.json"]
+    assert drift["drift"]["interrupted"] is False
 
     project.write("src/tools.py", tool_source(params="query: str, labels: dict[str, int]"))
     warned = run("check", "--format", "json", "--fail-on", "warning", cwd=project.root)

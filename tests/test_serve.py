@@ -740,7 +740,8 @@ def test_main_reports_a_missing_generated_folder(
 ) -> None:
     from toolgen.serve import main
 
-    (tmp_path / "pyproject.toml").write_text('[tool.toolgen]\nsources = ["."]\n')
+    (tmp_path / "tools").mkdir()
+    (tmp_path / "pyproject.toml").write_text('[tool.toolgen]\nsources = ["tools"]\n')
     assert main(["--config", str(tmp_path / "pyproject.toml")]) == 2
     err = capsys.readouterr().err
     assert err == (

@@ -52,13 +52,6 @@ def test_only_python_sources_and_the_config_count(tools: Project) -> None:
     assert not counts(Change.modified, str(out / "python" / "tools.py"))  # the build's own
 
 
-def test_out_inside_a_source_is_ignored(project: Project) -> None:
-    project.write("pyproject.toml", '[tool.toolgen]\nsources = ["."]\nmin_level = 0\n')
-    counts = ChangeFilter(load_config(None, cwd=project.root))
-    assert counts(Change.modified, str(project.root / "tools.py"))
-    assert not counts(Change.modified, str(project.root / "generated" / "python" / "tools.py"))
-
-
 def test_a_source_file_counts(project: Project) -> None:
     project.write("handlers.py", tool_source())
     project.write("pyproject.toml", '[tool.toolgen]\nsources = ["handlers.py"]\n')

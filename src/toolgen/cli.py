@@ -38,15 +38,18 @@ from toolgen.stamp import written as written_by
 
 if TYPE_CHECKING:
     from toolgen.config import Config
-    from toolgen.output import Drift, Seen, WriteReport
+    from toolgen.output import Drift, Seen, UnsafeOut, WriteReport
     from toolgen.pipeline import Generated
+    from toolgen.removal import Kept
     from toolgen.session import Session
     from toolgen.spool import Content
     from toolgen.stamp import Outcome
     from toolgen.unit_cache import UnitCache
 
 #: Codes that mean the run could not look at the project properly: exit 2, not 1.
-FATAL_CODES = frozenset({"TG001", "TG002", "TG003", "TG004", "TG005", "TG008", "TG010", "TG101"})
+FATAL_CODES = frozenset(
+    {"TG001", "TG002", "TG003", "TG004", "TG005", "TG008", "TG010", "TG011", "TG101"}
+)
 
 
 def _positive_int(text: str) -> int:
@@ -310,6 +313,8 @@ def cmd_build(args: argparse.Namespace, stream: TextIO) -> int:
         if folder and report is not None:
             _stamp(folder, key, started, config, result, session)
     shown = result.diagnostics
+    if report is not None and report.kept:
+        shown = sort_diagnostics([*shown, *_kept(config, report.kept)])
     if args.quiet:
         shown = [d for d in shown if d.severity is Level.ERROR]
     rows, lines = [d.to_dict() for d in shown], format_lines(shown, args.format)
@@ -358,17 +363,33 @@ def _write(
     retire: Callable[[Path], None] | None,
     written: Written | None = None,
 ) -> WriteReport:
-    """`toolgen.output.write`, with a file that cannot be written as TG008 (nothing changed)."""
-    from toolgen.output import WriteError, write
+    """`toolgen.output.write`, with a file that cannot be written as TG008 (nothing changed,
+    unless the message says the build was interrupted) and symlinks in `out` as TG011."""
+    from toolgen.output import UnsafeOut, WriteError, write
 
     try:
         return write(config.out, files, seen, retire, written)
     except WriteError as exc:
         shown = config.display(exc.path)
-        message = f"cannot write {shown}: {exc.reason}; nothing in {config.display(config.out)}"
-        raise UserError(
-            Diagnostic("TG008", f"{message} was changed", Location(shown, 1, 1))
-        ) from None
+        message = f"cannot write {shown}: {exc.reason}"
+        if not exc.interrupted:
+            message += f"; nothing in {config.display(config.out)} was changed"
+        raise UserError(Diagnostic("TG008", message, Location(shown, 1, 1))) from None
+    except UnsafeOut as exc:
+        raise _unsafe(config, exc) from None
+
+
+def _unsafe(config: Config, exc: UnsafeOut) -> UserError:
+    from toolgen.removal import symlink_diagnostics
+
+    return UserError(*symlink_diagnostics(config.out, exc.links, config.display))
+
+
+def _kept(config: Config, kept: list[Kept]) -> list[Diagnostic]:
+    """TG009 for files a build keeps, at the levels the configuration sets."""
+    from toolgen.removal import kept_diagnostics
+
+    return config.policy().apply(kept_diagnostics(config.out, kept, config.display))
 
 
 def _read(args: argparse.Namespace, read: frozenset[str]) -> None:
@@ -503,12 +524,19 @@ def _build_report(
                 "tools": tools,
                 "written": report.written if report else [],
                 "removed": report.removed if report else [],
+                "completed": report.completed if report else 0,
             },
             stream,
         )
         return 0
     stream.write(lines)
     if args.format == "text":
+        if report is not None and report.completed:
+            print(
+                f"toolgen: completed the interrupted build of {config.display(config.out)} "
+                f"({plural(report.completed, 'file')} moved or removed)",
+                file=stream,
+            )
         if report is None:
             print("toolgen: errors found; nothing was written", file=stream)
         elif not args.quiet:
@@ -557,7 +585,7 @@ def _checked(
     """`toolgen check` once the build is made: the contract and runtime checks, the drift,
     and the report. `cache` is (folder, key, when the run started, what the stamp says of
     the generated files)."""
-    from toolgen.output import Drift, compare, unified_diff
+    from toolgen.output import Drift, UnsafeOut, compare, unified_diff
 
     folder, key, started, written = cache
     plain = not (args.against or args.verify_runtime)
@@ -585,10 +613,15 @@ def _checked(
         found = verify_runtime(config, result.descriptors, result.locations, result.search_roots)
         found = config.policy().apply(found)  # the configured levels of TG7xx
         result.diagnostics = sort_diagnostics([*result.diagnostics, *found])
-    status = _exit_for(result.diagnostics, Level(args.fail_on))
-    blocked = blocked or status == 2
+    blocked = blocked or _exit_for(result.diagnostics, Level(args.fail_on)) == 2
     seen = session.seen if session else None
-    drift = Drift() if blocked else compare(config.out, result.files, seen, written)
+    try:
+        drift = Drift() if blocked else compare(config.out, result.files, seen, written)
+    except UnsafeOut as exc:
+        raise _unsafe(config, exc) from None
+    if drift.kept:
+        result.diagnostics = sort_diagnostics([*result.diagnostics, *_kept(config, drift.kept)])
+    status = _exit_for(result.diagnostics, Level(args.fail_on))
     if not drift.clean:
         status = max(status, 1)
     elif folder and plain and not blocked:
@@ -673,7 +706,10 @@ def _check_report(
         payload: dict[str, object] = {
             "diagnostics": checked.rows,
             "tools": checked.tools,
-            "drift": {kind: [f"{out_shown}/{p}" for p in paths] for kind, paths in kinds},
+            "drift": {
+                **{kind: [f"{out_shown}/{p}" for p in paths] for kind, paths in kinds},
+                "interrupted": drift.interrupted,
+            },
             "fail_on": args.fail_on,
             "failing": checked.failing,
         }
@@ -699,6 +735,11 @@ def _check_report(
             )
         elif checked.errors:
             print("toolgen: contract problems found (see above)", file=stream)
+        elif drift.interrupted:
+            from toolgen.journal import interrupted_message
+
+            message = interrupted_message(out_shown, _build_command(args))
+            print(f"toolgen: {message}", file=stream)
         elif drift.clean:
             tools = plural(checked.tools, "tool")
             print(f"toolgen: {tools}; {out_shown} is up to date", file=stream)

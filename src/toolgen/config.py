@@ -8,6 +8,7 @@ with a bad value in it.
 
 from __future__ import annotations
 
+import os
 import re
 import tomllib
 from collections.abc import Sequence
@@ -193,6 +194,43 @@ def resolve_path(path: Path) -> tuple[Path, str | None]:
     except OSError as exc:  # a name too long, a symlink loop (3.12+), no permission
         return resolved, f"cannot be used: {exc.strerror or exc}"
     return resolved, None
+
+
+def _overlap(out: Path, root: Path, cwd: Path, sources: list[Path]) -> str | None:
+    """How `out` overlaps what a build must never write into or delete from (the end of a
+    sentence that starts with "out X"), or None: a source file or folder (a build
+    would overwrite or remove sources, and read its own output as sources), toolgen's cache
+    folder (safe to delete at any time) or a `.git` folder (git's own files)."""
+    inside = out.relative_to(root.resolve()).parts
+    if inside[0] == CACHE_FOLDER or ".git" in inside:
+        where = "toolgen's cache folder" if inside[0] == CACHE_FOLDER else "git's .git folder"
+        return f"must be a folder of the project, not in {where}"
+    if os.path.lexists(out / ".git"):
+        return "must not hold a .git folder"
+    cache = _cache_override(cwd)
+    if cache is not None and (cache.is_relative_to(out) or out.is_relative_to(cache)):
+        return f"must not overlap toolgen's cache folder {cache} (TOOLGEN_CACHE_DIR)"
+    for source in sources:
+        if out.is_relative_to(source) or source.is_relative_to(out):
+            how = "is" if out == source else "is inside" if out.is_relative_to(source) else "holds"
+            return (
+                f"{how} the source {relative_display(source, cwd)}: a build would write over "
+                "sources and read its own output; give `out` a folder of its own, and list "
+                "in `sources` the folders that hold the handlers"
+            )
+    return None
+
+
+def _cache_override(cwd: Path) -> Path | None:
+    """The cache folder `$TOOLGEN_CACHE_DIR` names (as `toolgen.cache.cache_dir` resolves
+    it), if it is set; the default one is in the project root, so out is never in it."""
+    override = os.environ.get("TOOLGEN_CACHE_DIR")
+    if not override:
+        return None
+    try:
+        return (cwd / override).resolve()
+    except (OSError, RuntimeError, ValueError):
+        return None
 
 
 def _in_a_file(out: Path) -> str | None:
@@ -463,13 +501,11 @@ def _check(
     if not inside:
         message = f"out {as_shown(out)}{given} must be a folder inside the project {root}"
         problems.append(Diagnostic("TG004", message, out_at))
-    elif inside[0] == CACHE_FOLDER or ".git" in inside:
-        # the cache is safe to delete at any time; git keeps its own files in .git
-        where_in = "toolgen's cache folder" if inside[0] == CACHE_FOLDER else "git's .git folder"
-        message = f"out {as_shown(out)}{given} must be a folder of the project, not in {where_in}"
-        problems.append(Diagnostic("TG004", message, out_at))
     elif unusable is None:
         unusable = _in_a_file(out)
+        overlap = None if unusable else _overlap(out, root, cwd, source_paths)
+        if overlap:
+            problems.append(Diagnostic("TG004", f"out {as_shown(out)}{given} {overlap}", out_at))
     if unusable:
         problems.append(Diagnostic("TG008", f"out {as_shown(out)}{given} {unusable}", out_at))
     if problems:

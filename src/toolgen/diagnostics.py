@@ -63,9 +63,11 @@ RULES: dict[str, Rule] = _rules(
      "The message names the key and the values it accepts; see the README's Configuration.", FIXED),
     ("TG003", E, "a configured source path does not exist",
      "Fix the path in `sources`; relative paths resolve against the config file's folder.", FIXED),
-    ("TG004", E, "output folder resolves outside the project (or into .git or the cache)",
-     "`out` must be a folder inside the project, so that a build never writes elsewhere, and "
-     "not in .git or toolgen's cache folder (.toolgen_cache, safe to delete at any time).", FIXED),
+    ("TG004", E, "output folder is outside the project, or overlaps a source, .git or the cache",
+     "`out` must be a folder inside the project, so that a build never writes elsewhere; it "
+     "must not be, hold or be inside a source (a build would write over sources and read its "
+     "own output), and must not be in or hold .git or toolgen's cache folder (.toolgen_cache "
+     "or $TOOLGEN_CACHE_DIR, safe to delete at any time).", FIXED),
     ("TG005", E, "source file cannot be read or decoded",
      "Source files must be readable UTF-8.", FIXED),
     ("TG006", E, "`toolgen init` cannot set up the project",
@@ -78,9 +80,18 @@ RULES: dict[str, Rule] = _rules(
     ("TG008", E, "a generated file cannot be written",
      "A file stands where `out` needs a folder (or a folder where it needs a file), or the "
      "folder cannot be written: the message names the path. Nothing in `out` was changed.", FIXED),
+    ("TG009", W, "a file the previous manifest lists was kept, not removed",
+     "toolgen removes only files it provably wrote: listed in the previous manifest by a plain "
+     "path inside `out`, named as toolgen names its files, reached through no symlink, and "
+     "still holding the bytes the manifest's sha256 names. The message says which of these "
+     "the file fails; delete it yourself if it is not needed."),
     ("TG010", E, "the git baseline for --against cannot be read",
      "Run inside a git work tree and name a commit that exists here (fetch it in a shallow "
      "clone) whose descriptors are valid (no conflict markers, known values).", FIXED),
+    ("TG011", E, "a symlink inside the output folder where toolgen writes or removes files",
+     "A symlinked folder inside `out` (or a symlink where toolgen writes a file) would make a "
+     "build write or delete files elsewhere: replace it with a real folder or file. Nothing "
+     "was written.", FIXED),
     # TG1xx: discovery
     ("TG101", E, "syntax error in a source file",
      "toolgen parses every source file; fix the syntax error at the location shown.", FIXED),

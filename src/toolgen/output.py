@@ -1,10 +1,12 @@
-"""Writing and checking `generated/`: the only module that touches output files.
+"""Writing and checking `generated/`: the only module that changes output files.
 
-`compare` says how the files on disk differ from the files a build would produce (missing,
-changed, stale). `write` makes the disk match, all or nothing: every file with new bytes is
-first written to a temporary file beside its target, and only once all are written are they
-renamed over their targets (the manifest last); a path in the way or a failed write raises
-`WriteError` with `out` as it was. Unchanged files are not touched; stale files are removed.
+`compare` says how the files on disk differ from the files a build would produce: `missing`,
+`changed`, and `stale` (listed by the previous manifest, no longer produced, and removable by
+`toolgen.removal`'s rule); the files that rule keeps are `kept`. `write` makes the disk match,
+all or nothing (`toolgen.journal`): new files are staged and committed before anything in
+`out` changes, and a build that was stopped after its commit is completed by the next one.
+Unchanged files are not touched. Both refuse to work through a symlink inside `out`
+(`UnsafeOut`).
 
 Both take `seen`, what a process that builds again (`toolgen build --watch`) knows of the
 files: the bytes it last wrote or read in each, with the file's `stat` then. A file whose
@@ -15,19 +17,20 @@ the sha256 of each file, with its `stat`), when it could not replay it.
 
 from __future__ import annotations
 
-import contextlib
 import fcntl
 import json
 import os
-import re
+import stat
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import BinaryIO
 
-from toolgen.cache import is_file
-from toolgen.render import MANIFEST
+from toolgen import journal, removal
+from toolgen.removal import PENDING, Kept
+from toolgen.render import FOLDERS, MANIFEST
 from toolgen.spool import Content, Spooled, as_bytes, chunks_of, sha_of
 from toolgen.stamp import Stat, Written, file_stat, trusted
 
@@ -35,20 +38,19 @@ from toolgen.stamp import Stat, Written, file_stat, trusted
 #: when they were seen (`time.time_ns()` before the file was read or written).
 Seen = dict[str, tuple[bytes, Stat, int]]
 
-#: Folders under `out` whose JSON files only toolgen writes; anything else there is left alone
-#: unless the previous manifest lists it.
-MANAGED_FOLDERS = ("descriptors", "openai", "anthropic", "gemini", "mcp", "docs", "python")
-
 
 @dataclass
 class Drift:
     missing: list[str] = field(default_factory=list)
     changed: list[str] = field(default_factory=list)
     stale: list[str] = field(default_factory=list)
+    kept: list[Kept] = field(default_factory=list)  # listed, not produced, not removable
+    #: a build was stopped after its commit: `out` may be half changed (nothing else is said)
+    interrupted: bool = False
 
     @property
     def clean(self) -> bool:
-        return not (self.missing or self.changed or self.stale)
+        return not (self.missing or self.changed or self.stale or self.interrupted)
 
 
 @dataclass
@@ -56,71 +58,99 @@ class WriteReport:
     written: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
     unchanged: int = 0
+    kept: list[Kept] = field(default_factory=list)
+    #: files renamed or removed to complete a build that was stopped after its commit
+    completed: int = 0
 
 
-def managed_files(out: Path) -> set[str]:
-    """Generated files present on disk: those the last manifest lists, and `owned_files`."""
-    found = owned_files(out)
-    if MANIFEST in found:
-        try:
-            listed = json.loads((out / MANIFEST).read_text(encoding="utf-8")).get("files", {})
-            others = [p for p in listed if p not in found]  # most are found already
-            found.update(p for p in others if _safe(p) and (out / p).is_file())
-        except (OSError, ValueError, AttributeError):
-            pass
-    return found
+class UnsafeOut(Exception):
+    """Symlinks inside `out` where a build would write or delete through or over them:
+    (path relative to `out`, what it is) each. Nothing was changed."""
+
+    def __init__(self, links: list[tuple[str, str]]) -> None:
+        super().__init__(", ".join(path for path, _ in links))
+        self.links = links
 
 
-def owned_files(out: Path, looked: set[str] | None = None) -> set[str]:
-    """The manifest, the JSON, Markdown and Python files in our folders, and the temporary
-    files a killed build left beside them (relative paths). Each folder listed (or looked
-    for) is added to `looked`: while none of them changes, neither does the result."""
+def refuse_symlinks(out: Path) -> None:
+    """UnsafeOut when `toolgen.removal.symlinks_in` finds any."""
+    links = removal.symlinks_in(out)
+    if links:
+        raise UnsafeOut(links)
+
+
+def listing(out: Path, looked: set[str] | None = None) -> list[str]:
+    """What a stamp keeps of `out`'s entries (`toolgen.stamp`): the top-level entries toolgen
+    writes or refuses (its folders, the manifest, the pending folder, any symlink), and every
+    entry below its folders (folders end with `/`, symlinks with `@`). Each folder listed is
+    added to `looked`: while none of them changes, neither does the result."""
     base = str(out)
     looked = set() if looked is None else looked
     looked.add(base)
-    found = {MANIFEST} if is_file(f"{base}/{MANIFEST}") else set()
-    with contextlib.suppress(OSError):
-        found.update(e.name for e in os.scandir(base) if TEMPORARY.fullmatch(e.name))
-    for folder in MANAGED_FOLDERS:
-        found.update(_walk(base, folder, looked))
+    found: list[str] = []
+    try:
+        with os.scandir(base) as entries:
+            top = sorted(entries, key=lambda e: e.name)
+    except OSError:
+        return found
+    for entry in top:
+        if entry.is_symlink():
+            found.append(f"{entry.name}@")
+        elif entry.name in FOLDERS and entry.is_dir(follow_symlinks=False):
+            found.append(f"{entry.name}/")
+            found.extend(_walk(base, entry.name, looked))
+        elif entry.name in (MANIFEST, PENDING):
+            found.append(entry.name)
     return found
 
 
 def _walk(base: str, relfolder: str, looked: set[str]) -> list[str]:
     try:
-        entries = list(os.scandir(f"{base}/{relfolder}"))
+        with os.scandir(f"{base}/{relfolder}") as entries:
+            listed = sorted(entries, key=lambda e: e.name)
     except OSError:
         return []
     looked.add(f"{base}/{relfolder}")
     found = []
-    for entry in entries:
+    for entry in listed:
         rel = f"{relfolder}/{entry.name}"
-        if entry.is_dir(follow_symlinks=False):
+        if entry.is_symlink():
+            found.append(f"{rel}@")
+        elif entry.is_dir(follow_symlinks=False):
+            found.append(f"{rel}/")
             found.extend(_walk(base, rel, looked))
-        elif entry.name.endswith((".json", ".md", ".py")) or TEMPORARY.fullmatch(entry.name):
+        else:
             found.append(rel)
     return found
 
 
-def _safe(relpath: str) -> bool:
-    parts = Path(relpath).parts
-    return bool(parts) and ".." not in parts and not Path(relpath).is_absolute()
-
-
 def _read(path: Path) -> bytes | None:
+    """The bytes of the regular file at `path`, or None (none there, or not a regular file:
+    a FIFO is not waited on)."""
     try:
-        return path.read_bytes()
+        with _open_regular(str(path)) as handle:
+            return handle.read()
     except OSError:
         return None
+
+
+def _open_regular(path: str) -> BinaryIO:
+    """`path` opened for reading, if it is a regular file (else OSError), without waiting
+    on a FIFO that stands there."""
+    handle = os.fdopen(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb")
+    if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+        handle.close()
+        raise OSError(0, "not a regular file", path)
+    return handle
 
 
 def same_manifest(old: bytes, new: bytes) -> bool:
     """Manifests that differ only in the toolgen version are the same (no drift on upgrade)."""
     try:
         a, b = json.loads(old), json.loads(new)
-    except ValueError:
+        return bool(a.get("files") == b.get("files"))
+    except (ValueError, AttributeError, RecursionError):  # not a manifest of ours
         return False
-    return bool(a.get("files") == b.get("files"))
 
 
 def _holds(
@@ -149,7 +179,7 @@ def _holds(
 
 def _holds_spooled(path: str, data: Spooled) -> bool | None:
     try:
-        with open(path, "rb") as handle:
+        with _open_regular(path) as handle:
             if os.fstat(handle.fileno()).st_size != data.size:
                 return False
             return all(handle.read(len(chunk)) == chunk for chunk in data.chunks())
@@ -167,6 +197,12 @@ def compare(
     seen: Seen | None = None,
     written: Written | None = None,
 ) -> Drift:
+    """How `out` differs from `files` (see the module's doc). UnsafeOut for symlinks in it."""
+    if journal.state(out) == "committed":
+        with build_lock(out, shared=True):  # a build that is still going: let it finish
+            if journal.state(out) == "committed":
+                return Drift(interrupted=True)
+    refuse_symlinks(out)
     drift = Drift()
     for relpath, data in files.items():
         holds = _holds(out, relpath, data, seen, written)
@@ -176,7 +212,7 @@ def compare(
             relpath == MANIFEST and _same_manifest_on_disk(out, as_bytes(data))
         ):
             drift.changed.append(relpath)
-    drift.stale = sorted(managed_files(out) - set(files))
+    drift.stale, drift.kept = removal.plan(out, removal.listed(out), files)
     return drift
 
 
@@ -193,14 +229,15 @@ def unified_diff(out: Path, relpath: str, new: bytes, shown: str = "") -> str:
 
 
 @contextmanager
-def build_lock(out: Path) -> Iterator[None]:
+def build_lock(out: Path, shared: bool = False) -> Iterator[None]:
     """One writer at a time: a second build waits for the first (an exclusive `flock` on the
-    folder that holds `out`, released when the process ends, even if killed). No lock file:
-    nothing is left in the project for git to show."""
+    folder that holds `out`, released when the process ends, even if killed); a `shared`
+    holder (a check) waits for a build, not for other checks. No lock file: nothing is left
+    in the project for git to show."""
     out.parent.mkdir(parents=True, exist_ok=True)
     handle = os.open(out.parent, os.O_RDONLY)
     try:
-        fcntl.flock(handle, fcntl.LOCK_EX)
+        fcntl.flock(handle, fcntl.LOCK_SH if shared else fcntl.LOCK_EX)
         yield
     finally:
         os.close(handle)  # which releases the lock
@@ -214,18 +251,27 @@ def write(
     written: Written | None = None,
 ) -> WriteReport:
     """Make `out` hold `files` (see the module's doc); `retire` is called with each file
-    about to be replaced (`toolgen.session.Session.retire`)."""
+    about to be replaced (`toolgen.session.Session.retire`). A build that was stopped after
+    its commit is completed first."""
     with build_lock(out):
-        return _write(out, files, seen, retire, written)
+        try:
+            done = journal.recover(out, retire)
+        except journal.JournalError as exc:
+            raise WriteError(exc.path, exc.reason) from None
+        report = _write(out, files, seen, retire, written)
+        if done is not None:
+            report.completed = len(done.written) + len(done.removed)
+        return report
 
 
 class WriteError(Exception):
     """A generated file could not be written: `path` (the file, or the folder or file in its
-    way) and why. Nothing was changed: `write` raises it before the first rename."""
+    way) and why. Unless `interrupted`, nothing was changed: `write` raises it before its
+    commit."""
 
-    def __init__(self, path: Path, reason: str) -> None:
+    def __init__(self, path: Path, reason: str, interrupted: bool = False) -> None:
         super().__init__(f"{path}: {reason}")
-        self.path, self.reason = path, reason
+        self.path, self.reason, self.interrupted = path, reason, interrupted
 
 
 def _write(
@@ -235,86 +281,102 @@ def _write(
     retire: Callable[[Path], None] | None,
     written: Written | None,
 ) -> WriteReport:
+    refuse_symlinks(out)
     report = WriteReport()
-    stale = managed_files(out) - set(files)
-    # What a killed build left: `atomic_write`'s temporary files (`owned_files` lists them).
-    # Under the build lock no other build is writing, so every one of them is an orphan.
-    leftovers = {p for p in stale if TEMPORARY.fullmatch(p.rpartition("/")[2])}
-    for relpath in leftovers:
-        (out / relpath).unlink(missing_ok=True)
-    stale -= leftovers
     ordered = sorted(p for p in files if p != MANIFEST) + ([MANIFEST] if MANIFEST in files else [])
     changed = [p for p in ordered if not _holds(out, p, files[p], seen, written)]
     report.unchanged = len(ordered) - len(changed)
-    # All or nothing: every new file is first written beside its target; only once all are
-    # there are they renamed over the targets (the manifest last).
-    missing = _check_paths(out, changed)  # folders to make, shallowest first
-    made: list[tuple[str, str, int]] = []  # (relpath, temporary file, when it was written)
+    manifest = removal.listed(out)
+    remove, report.kept = removal.plan(out, manifest, files)
+    if not changed and not remove:
+        return report
+    _check_paths(out, changed)
+    started: dict[str, int] = {}  # when each file's bytes were staged (what `seen` keeps)
+
+    def writer(relpath: str) -> Callable[[Path], None]:
+        def stage(staged: Path) -> None:
+            started[relpath] = time.time_ns()
+            try:
+                _stage(out / relpath, files[relpath], staged)
+            except OSError as exc:
+                where = exc.filename and Path(exc.filename)
+                if not where or where.is_relative_to(out / PENDING):
+                    where = out / relpath  # the file it was for, not its staged copy
+                raise WriteError(where, exc.strerror or str(exc)) from None
+
+        return stage
+
     try:
-        for relpath in changed:
-            made.append((relpath, _temporary(out / relpath, files[relpath]), time.time_ns()))
-    except WriteError:
-        for _, tmp, _ in made:
-            Path(tmp).unlink(missing_ok=True)
-        for made_folder in reversed(missing):
-            with contextlib.suppress(OSError):
-                made_folder.rmdir()
-        raise
-    for relpath, tmp, start in made:
-        if retire is not None:
-            retire(out / relpath)
-        Path(tmp).replace(out / relpath)
-        report.written.append(relpath)
+        plan = journal.stage(
+            out, [(p, writer(p)) for p in changed], [(p, str(manifest[p])) for p in remove]
+        )
+    except OSError as exc:  # the pending folder or the journal itself
+        raise WriteError(Path(exc.filename or out), exc.strerror or str(exc)) from None
+
+    def placed(relpath: str) -> None:
         data = files[relpath]
         if seen is not None and isinstance(data, bytes):
-            seen[relpath] = (data, file_stat(f"{out}/{relpath}"), start)
-    for relpath in sorted(stale):
-        try:
-            (out / relpath).unlink()
-            report.removed.append(relpath)
-        except FileNotFoundError:
-            pass
-    for folder in MANAGED_FOLDERS:  # drop folders a platform no longer uses
-        base = out / folder
-        if base.is_dir() and not any(base.iterdir()):
-            base.rmdir()
+            seen[relpath] = (data, file_stat(f"{out}/{relpath}"), started[relpath])
+
+    try:
+        done = journal.apply(out, plan, retire, placed)
+    except journal.JournalError as exc:
+        reason = f"{exc.reason}; the build was interrupted: run it again to complete it"
+        raise WriteError(exc.path, reason, interrupted=True) from None
+    report.written, report.removed = done.written, done.removed
     return report
 
 
-def _check_paths(out: Path, relpaths: list[str]) -> list[Path]:
-    """The folders to make for `relpaths` under `out` (`out` too, if it is not there),
-    shallowest first; WriteError if a file stands where a folder must be, or a folder where
-    a file must be."""
-    missing: list[Path] = []
+def _check_paths(out: Path, relpaths: list[str]) -> None:
+    """WriteError, before anything is staged, if a file stands where a folder must be, or
+    anything but a regular file where a file must be, or a folder the files go into is on
+    another file system than `out` (a rename could not reach it)."""
     checked: set[Path] = set()
+    device = _device(out) or _device(out.parent)
     for relpath in relpaths:
         target = out / relpath
         for path in (out, *(out / parent for parent in reversed(Path(relpath).parents[:-1]))):
             if path in checked:
                 continue
             checked.add(path)
-            if not path.exists():
-                missing.append(path)
-            elif not path.is_dir():
+            try:
+                st = os.lstat(path)
+            except FileNotFoundError:
+                break  # made when the files are moved in
+            except OSError as exc:
+                raise WriteError(path, exc.strerror or str(exc)) from None
+            if not stat.S_ISDIR(st.st_mode):
                 raise WriteError(path, "it is a file, not a folder")
-        if target.is_dir():
+            if st.st_dev != device:
+                raise WriteError(path, "it is on another file system than the output folder")
+        try:
+            mode = os.lstat(target).st_mode
+        except OSError:
+            continue
+        if stat.S_ISDIR(mode):
             raise WriteError(target, "it is a folder, not a file")
-    return missing
+        if not stat.S_ISREG(mode):
+            raise WriteError(target, "it is not a regular file")
 
 
-def _temporary(target: Path, data: Content) -> str:
-    """`_write_temporary`, with an OSError as WriteError."""
+def _device(path: Path) -> int | None:
     try:
-        return _write_temporary(target, data)
-    except OSError as exc:
-        raise WriteError(Path(exc.filename or target), exc.strerror or str(exc)) from None
+        return path.stat().st_dev
+    except OSError:
+        return None
 
 
-#: `atomic_write`'s temporary files: `.<target name>.<8 random characters>.tmp` (mkstemp's).
-TEMPORARY = re.compile(r"\..+\.[a-z0-9_]{8}\.tmp")
+def _stage(target: Path, data: Content, staged: Path) -> None:
+    """Write the bytes of `target` (`data`) to its `staged` copy, readable by all."""
+    fd = os.open(staged, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+    with os.fdopen(fd, "wb") as handle:
+        for chunk in chunks_of(data):
+            handle.write(chunk)
+    staged.chmod(0o644)  # whatever the umask: generated files are checked in
 
 
 def atomic_write(target: Path, data: bytes) -> None:
+    """Replace `target` with `data` at once (`toolgen fix`'s edits of source files)."""
     tmp = _write_temporary(target, data)
     try:
         Path(tmp).replace(target)
@@ -324,8 +386,8 @@ def atomic_write(target: Path, data: bytes) -> None:
 
 
 def _write_temporary(target: Path, data: Content) -> str:
-    """`data` in a new file beside `target` (its folder made if needed), by `TEMPORARY`'s
-    name: the file's path."""
+    """`data` in a new file beside `target` (its folder made if needed), named
+    `.<target name>.<8 random characters>.tmp`: the file's path."""
     import tempfile
 
     target.parent.mkdir(parents=True, exist_ok=True)

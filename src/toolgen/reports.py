@@ -42,7 +42,14 @@ class Drift(_Strict):
 
     missing: list[str]
     changed: list[str]
-    stale: list[str]
+    stale: list[str] = Field(
+        description="files the previous manifest lists that a build would remove (it removes "
+        "only files toolgen wrote and nobody changed since)"
+    )
+    interrupted: bool = Field(
+        description="the last build was stopped after its commit: a build completes it (the "
+        "lists are then empty)"
+    )
 
 
 class CheckReport(_Strict):
@@ -66,6 +73,9 @@ class BuildReport(_Strict):
     tools: int = Field(ge=0)
     written: list[str] = Field(description="files written, relative to `out`")
     removed: list[str] = Field(description="stale files removed, relative to `out`")
+    completed: int = Field(
+        ge=0, description="files moved or removed to complete an interrupted build first"
+    )
 
 
 #: Each published report schema: its name (`toolgen schema NAME`) and the report of a run

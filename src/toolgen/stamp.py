@@ -110,12 +110,15 @@ def record(
     import json
 
     from toolgen.diagnostics import format_lines
-    from toolgen.output import owned_files
+    from toolgen.output import listing
+    from toolgen.removal import PENDING
     from toolgen.spool import sha_of
 
     base = str(out)
     out_folders: set[str] = set()
-    owned_files(out, out_folders)
+    out_listing = listing(out, out_folders)
+    if PENDING in out_listing:  # a stopped build's files: the next build must see them
+        return
     # json.dumps of the list of rows, a thousand rows' dicts at a time (not all at once)
     batches = (diagnostics[i : i + ROWS_AT_ONCE] for i in range(0, len(diagnostics), ROWS_AT_ONCE))
     rows = (
@@ -136,6 +139,7 @@ def record(
         "missing": sorted(inputs.missing),
         "out": base,
         "out_folders": _folder_stats(out_folders),
+        "out_listing": out_listing,
         "outputs": {
             rel: (shas.get(rel) or sha_of(data), *file_stat(f"{base}/{rel}"))
             for rel, data in files.items()
@@ -225,10 +229,10 @@ def _outputs_hold(stamp: dict[str, Any]) -> dict[str, Stat] | None:
     """The folders of a new listing of `out`, if it holds the stamped files (else None)."""
     from pathlib import Path
 
-    from toolgen.output import owned_files
+    from toolgen.output import listing
 
     folders: set[str] = set()
-    if owned_files(Path(stamp["out"]), folders) != set(stamp["outputs"]):
+    if listing(Path(stamp["out"]), folders) != stamp["out_listing"]:
         return None
     return _folder_stats(folders)
 

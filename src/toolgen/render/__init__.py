@@ -10,3 +10,19 @@ configuration or checking an up-to-date tree does not pay for the renderers.
 """
 
 MANIFEST = "manifest.json"
+
+#: The folders of `out` that renderers write into.
+FOLDERS = ("descriptors", "openai", "anthropic", "gemini", "mcp", "docs", "python")
+
+#: Every file a build can produce, as a regular expression of its path relative to `out`.
+#: Nothing else in `out` is ever removed (`toolgen.removal`); a test renders every platform
+#: and checks each file it makes against this.
+PRODUCED = (
+    r"manifest\.json"
+    r"|descriptors/[A-Za-z_][A-Za-z0-9_-]{0,63}\.json"
+    r"|openai/(chat_completions|responses)\.json"
+    r"|(anthropic|mcp)/tools\.json"
+    r"|gemini/function_declarations\.json"
+    r"|docs/tools\.md"
+    r"|python/tools\.py"
+)
