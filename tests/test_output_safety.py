@@ -417,3 +417,22 @@ def test_only_toolgens_own_unchanged_files_are_ever_removed(
         assert not (out / removal.PENDING).exists()
     assert _tree(outside) == outside_before
     assert (root / "pyproject.toml").exists() == with_pyproject
+
+
+def test_every_file_a_build_makes_is_one_the_removal_rule_knows(built: Project, run) -> None:
+    """`toolgen.render.PRODUCED` names every file any platform writes (here: all four, and
+    a descriptor name with a hyphen's shape), and `FOLDERS` every folder they go in: a new
+    renderer's file would otherwise never be removed when it goes stale."""
+    built.write(
+        "pyproject.toml",
+        '[tool.toolgen]\nsources = ["src"]\nplatforms = ["openai", "anthropic", "gemini", "mcp"]\n'
+        "min_level = 0\n",
+    )
+    assert run("build", cwd=built.root).code == 0
+    made = set(built.snapshot())
+    assert len(made) == 10  # 2 descriptors, 5 payloads, 2 documents, the manifest
+    assert all(removal.produced(path) for path in made), sorted(made)
+    assert {path.split("/")[0] for path in made if "/" in path} == set(FOLDERS)
+    assert removal.produced("descriptors/my-tool.json")
+    for odd in ("descriptors/a/b.json", "mcp/tools.json.bak", "docs/intro.md", "x/tools.py"):
+        assert not removal.produced(odd)

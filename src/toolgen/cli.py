@@ -716,6 +716,11 @@ def _check_report(
         _print_json(payload, stream)
         return
     stream.write(checked.lines)
+    if drift.interrupted and args.format == "github":
+        from toolgen.journal import interrupted_message
+
+        message = interrupted_message(out_shown, _build_command(args))
+        print(f"::error file={out_shown},title=interrupted::{message}", file=stream)
     for kind, paths in kinds:
         for path in paths:
             if args.format == "github":
