@@ -22,7 +22,7 @@ def test_readme_starts_with_the_two_commands() -> None:
     assert 'pip install -e ".[dev]"' in tests and "python -m pytest" in tests
 
 
-def test_ci_runs_exactly_the_readme_test_command_then_check() -> None:
+def test_ci_runs_exactly_the_readme_test_command_then_check_then_the_realworld_compare() -> None:
     _, tests = _readme_commands()
     lines = [
         ln
@@ -31,7 +31,10 @@ def test_ci_runs_exactly_the_readme_test_command_then_check() -> None:
     ]
     # `|| exit $?`: under `set -e` a failure inside an `&&` list would not stop the script
     assert f"{tests} || exit $?" in lines
-    assert lines[-1] == "toolgen check"
+    assert lines[-2:] == [
+        "toolgen check",
+        'python ../shared/realworld/compare.py "$(command -v toolgen)"',
+    ]
     assert lines.index(f"{tests} || exit $?") < lines.index("toolgen check")
 
 
