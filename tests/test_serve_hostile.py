@@ -1,6 +1,6 @@
 """`toolgen serve` against hostile input (issue 15): non-finite numbers in both directions,
-deep nesting, huge values and cursors. Over stdio both with the official client and line by
-line (what the SDK's client cannot send), and the pure parts in process."""
+malformed JSON-RPC, deep nesting, huge values and cursors. Over stdio both with the official
+client and line by line (what the SDK's client cannot send), and the pure parts in process."""
 
 from __future__ import annotations
 
@@ -41,6 +41,7 @@ from toolgen.serve_guard import (
     MAX_ARGUMENT_DEPTH,
     MAX_PROBLEMS,
     QUOTE_LIMIT,
+    check_line,
     cut,
     quote,
     value_problems,
@@ -73,6 +74,11 @@ def deep(levels: int) -> Any:
     for _ in range(levels - 1):
         value = [value]
     return value
+
+
+def deep_text(levels: int) -> str:
+    """JSON of arrays nested `levels` deep (too deep for `json.dumps`)."""
+    return "[" * levels + "]" * levels
 
 
 def request(request_id: Any, method: str, params: Any = None) -> str:
@@ -404,6 +410,156 @@ def test_a_handler_reading_stdin_reads_nothing_of_the_client(
     over_stdio(server_parameters(hostile_project / "pyproject.toml"), tmp_path / "e", session)
     assert seen["read"].structured_content == {"result": ""}
     assert seen["after"].structured_content == {"result": 6.0}
+
+
+# -- malformed JSON-RPC --------------------------------------------------------------------------
+
+INVALID_REQUEST_ID = 'invalid request: "id" must be a string or an integer'
+
+MALFORMED = [
+    # (line, id answered, code, message)
+    (request(1, "tools/list", "page two"), 1, -32600, "invalid request: params must be an object"),
+    (request({"a": 1}, "tools/list"), None, -32600, INVALID_REQUEST_ID),
+    (request([1], "tools/list"), None, -32600, INVALID_REQUEST_ID),
+    (request(2.5, "tools/list"), None, -32600, INVALID_REQUEST_ID),
+    (request(3.0, "tools/list"), None, -32600, INVALID_REQUEST_ID),
+    (request(True, "tools/list"), None, -32600, INVALID_REQUEST_ID),
+    (request(None, "tools/list"), None, -32600, INVALID_REQUEST_ID),
+    ('{"jsonrpc": "2.0", "id": NaN, "method": "tools/list"}', None, -32600, INVALID_REQUEST_ID),
+    (
+        request(4, "tools/list").replace('"2.0"', '"1.0"'),
+        4,
+        -32600,
+        'invalid request: "jsonrpc" must be "2.0"',
+    ),
+    ('{"id": 5, "method": "tools/list"}', 5, -32600, 'invalid request: "jsonrpc" must be "2.0"'),
+    (request(6, "tools/list", [1, 2]), 6, -32602, "invalid params: params must be an object"),
+    ('{"jsonrpc": "2.0", "id": 7}', 7, -32600, 'invalid request: "method" must be a string'),
+    (
+        tools_call(8, "calculator", {"a": "deep"}).replace('"deep"', deep_text(10_000)),
+        8,
+        -32602,
+        "invalid params: nested too deeply",
+    ),
+    (
+        tools_call(9, "calculator", {"a": "deep"}).replace('"deep"', deep_text(500)),
+        9,
+        -32602,
+        "invalid params: nested too deeply",
+    ),
+    (
+        '{"jsonrpc": "2.0", "id": 14, "method": "ping", "x": ' + deep_text(10_000) + "}",
+        14,
+        -32600,
+        "invalid request: nested too deeply",
+    ),
+    (
+        '{"jsonrpc": "2.0", "method": "ping", "id": ' + deep_text(10_000) + "}",
+        None,
+        -32600,
+        INVALID_REQUEST_ID,
+    ),
+    (deep_text(10_000), None, -32600, "invalid request: not a JSON object"),
+    (
+        '{"jsonrpc": "2.0", "id": "x", "method": "tools/list", "params": {"cursor": "1"',
+        None,
+        -32700,
+        "parse error: Expecting ',' delimiter: line 1 column 79 (char 78)",
+    ),
+    (
+        json.dumps([json.loads(request(10, "tools/list"))]),
+        None,
+        -32600,
+        "invalid request: not a JSON object (batches are not supported)",
+    ),
+    ('"tools/list"', None, -32600, "invalid request: not a JSON object"),
+    (
+        tools_call(11, "calculator", [1, 2]),
+        11,
+        -32602,
+        'invalid params: "arguments" must be an object',
+    ),
+    (
+        request(12, "tools/call", {"name": 5}),
+        12,
+        -32602,
+        'invalid params: tools/call needs "name", a string',
+    ),
+    (
+        request(13, "x" * 100_000),
+        13,
+        -32601,
+        "method not found: " + quote("x" * 100_000),
+    ),
+]
+
+
+@pytest.mark.parametrize(("line", "request_id", "code", "message"), MALFORMED)
+def test_check_line(line: str, request_id: Any, code: int, message: str) -> None:
+    rejected = check_line(line)
+    assert rejected is not None
+    assert (rejected.id, rejected.code, rejected.message, rejected.answer) == (
+        request_id,
+        code,
+        message,
+        True,
+    )
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        request(1, "tools/list"),
+        request("a", "tools/list", {"cursor": "1"}),
+        tools_call(2, "calculator", {"a": float("nan")}),  # left to the dispatcher
+        tools_call(3, "calculator", None),
+        json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json.dumps({"jsonrpc": "2.0", "id": 9, "result": {}}),
+    ],
+)
+def test_check_line_passes_what_the_sdk_takes(line: str) -> None:
+    assert check_line(line) is None
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        '{"jsonrpc": "2.0", "method": "notifications/cancelled", "params": "x"}',
+        '{"jsonrpc": "1.0", "method": "notifications/initialized"}',
+        '{"jsonrpc": "2.0", "id": 1, "result": "not an object"}',
+        '{"jsonrpc": "2.0", "method": "x", "params": {"a": ' + deep_text(10_000) + "}}",
+    ],
+)
+def test_malformed_notifications_and_responses_are_never_answered(line: str) -> None:
+    rejected = check_line(line)
+    assert rejected is not None and rejected.answer is False
+
+
+def test_each_malformed_request_gets_exactly_one_answer(raw: RawServer) -> None:
+    """Was: no answer at all (the SDK's transport drops them), so a client hangs."""
+    raw.send(*(line for line, *_ in MALFORMED))
+    expected = sorted((json.dumps(i), c, m) for _, i, c, m in MALFORMED)
+    answers = [raw.receive() for _ in MALFORMED]
+    got = sorted((json.dumps(a["id"]), a["error"]["code"], a["error"]["message"]) for a in answers)
+    assert got == expected
+    assert all(set(a) == {"jsonrpc", "id", "error"} for a in answers)
+    # still serving, and nothing more was written for them
+    raw.send(request("last", "tools/list"))
+    last = raw.receive()
+    assert last["id"] == "last"
+    assert [t["name"] for t in last["result"]["tools"]] == [t["name"] for t in EXAMPLE_TOOLS]
+    assert raw.close() == []
+
+
+def test_malformed_notifications_get_no_answer_over_stdio(raw: RawServer) -> None:
+    raw.send(
+        '{"jsonrpc": "2.0", "method": "notifications/cancelled", "params": "x"}',
+        "",
+        "   ",
+        request("after", "ping"),
+    )
+    assert raw.receive() == {"jsonrpc": "2.0", "id": "after", "result": {}}
+    assert raw.close() == []
 
 
 # -- large values are quoted short --------------------------------------------------------------

@@ -26,7 +26,8 @@ call without a transport:
 Failures are results with `isError: true` and an `{"error": {...}}` envelope (as structured
 content and as text): `toolgen.ToolError` gets the taxonomy of the code the handler declared;
 anything else is `INTERNAL` with a random trace id, its traceback going to stderr only.
-Whatever an answer quotes from the client is cut short (`serve_guard.quote`).
+Whatever an answer quotes from the client is cut short (`serve_guard.quote`); malformed
+JSON-RPC never reaches the SDK (`serve_guard.check_line`).
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ import argparse
 import functools
 import importlib
 import inspect
+import io
 import itertools
 import json
 import re
@@ -69,6 +71,8 @@ from toolgen.serve_guard import (
     MAX_ARGUMENT_DEPTH,
     MAX_PROBLEMS,
     MAX_SCHEMA_ERRORS,
+    GuardedLines,
+    claimed_stdin,
     cut,
     pointer,
     quote,
@@ -674,10 +678,16 @@ def build_server(dispatcher: Dispatcher) -> Server[Any]:
 
 
 async def serve_stdio(dispatcher: Dispatcher) -> None:
-    """Serve the dispatcher over this process's stdin and stdout until stdin closes."""
+    """Serve the dispatcher over this process's stdin and stdout until stdin closes; each line
+    of stdin passes `serve_guard.check_line` before the SDK reads it."""
     server = build_server(dispatcher)
-    async with stdio_server() as (read_stream, write_stream):
-        await server.run(read_stream, write_stream, server.create_initialization_options())
+    with claimed_stdin() as wire:
+        text = io.TextIOWrapper(wire, encoding="utf-8", errors="replace")
+        lines = GuardedLines(anyio.wrap_file(text))
+        stdin = typing.cast("anyio.AsyncFile[str]", lines)
+        async with stdio_server(stdin=stdin) as (read_stream, write_stream):
+            lines.answer_on(write_stream)
+            await server.run(read_stream, write_stream, server.create_initialization_options())
 
 
 def add_search_paths(config: Config) -> None:
