@@ -47,8 +47,6 @@ from toolgen.serve_guard import (
     value_problems,
 )
 
-CALCULATOR_OUTPUT = example_tool("calculator")["outputSchema"]
-
 
 def strict_json(text: str) -> Any:
     """JSON as the standard has it: NaN and Infinity are not JSON."""
