@@ -10,8 +10,10 @@ call without a transport:
 
 1. find the tool (`Catalog.find`); unknown and forbidden names are a JSON-RPC error -32602
    whose message lists the available tools;
-2. check the arguments against the tool's `inputSchema` (JSON Schema 2020-12,
-   `argument_problems`); problems are an `isError` result with a `VALIDATION_ERROR` envelope;
+2. check the arguments: numbers strict JSON has not (NaN, ±Infinity) and nesting deeper than
+   `MAX_ARGUMENT_DEPTH` (`serve_guard.value_problems`), then the tool's `inputSchema` (JSON
+   Schema 2020-12, `argument_problems`); problems are an `isError` result with a
+   `VALIDATION_ERROR` envelope;
 3. reach the handler (`resolve_handler`, see there for what can and cannot be reached);
 4. turn the JSON arguments into the handler's Python types with pydantic (models, dataclasses,
    UUIDs, enums ...) and call it: async handlers are awaited, sync ones run in a worker thread;
@@ -19,11 +21,13 @@ call without a transport:
    it as `{"result": ...}` when the return type is not an object (`render.mcp.wraps`, the
    decision that wrapped the `outputSchema`: a dict is an object and is not wrapped), check it
    against the `outputSchema`, and answer with it as `structuredContent` plus the same JSON as
-   text.
+   text. A value holding NaN or ±Infinity anywhere is `INTERNAL`: the answer is strict JSON.
 
 Failures are results with `isError: true` and an `{"error": {...}}` envelope (as structured
 content and as text): `toolgen.ToolError` gets the taxonomy of the code the handler declared;
 anything else is `INTERNAL` with a random trace id, its traceback going to stderr only.
+Whatever an answer quotes from the client is cut short (`serve_guard.quote`); malformed
+JSON-RPC never reaches the SDK (`serve_guard.check_line`).
 """
 
 from __future__ import annotations
@@ -32,7 +36,10 @@ import argparse
 import functools
 import importlib
 import inspect
+import io
+import itertools
 import json
+import re
 import secrets
 import sys
 import traceback
@@ -60,12 +67,29 @@ from toolgen.config import Config
 from toolgen.descriptor import ToolDescriptor
 from toolgen.render.mcp import wraps as mcp_wraps
 from toolgen.schema_ops import accepts_null
+from toolgen.serve_guard import (
+    MAX_ARGUMENT_DEPTH,
+    MAX_PROBLEMS,
+    MAX_SCHEMA_ERRORS,
+    GuardedLines,
+    claimed_stdin,
+    cut,
+    pointer,
+    quote,
+    value_problems,
+)
 
 #: Tools per `tools/list` page; a longer list continues through `nextCursor`.
 PAGE_SIZE = 100
 
 #: JSON-RPC "invalid params": an unknown tool, a bad cursor.
 INVALID_PARAMS = types.INVALID_PARAMS
+
+#: Longest message of a VALIDATION_ERROR problem (a schema's long enum, say).
+MESSAGE_LIMIT = 500
+
+# the cursors this server issues: a tool's index, in plain decimal
+_CURSOR = re.compile(r"0|[1-9][0-9]{0,8}")
 
 
 class GeneratedFilesError(Exception):
@@ -99,7 +123,7 @@ class Catalog:
         available = ", ".join(self.names) or "(none)"
         raise MCPError(
             INVALID_PARAMS,
-            f"unknown tool {name!r}; available tools: {available}",
+            f"unknown tool {quote(name)}; available tools: {available}",
             {"available": self.names},
         )
 
@@ -147,8 +171,8 @@ def list_tools_page(
     anything else is MCPError -32602."""
     start = 0
     if cursor is not None:
-        if not cursor.isdigit() or int(cursor) >= len(tools):
-            raise MCPError(INVALID_PARAMS, f"invalid cursor {cursor!r}")
+        if not _CURSOR.fullmatch(cursor) or int(cursor) >= len(tools):
+            raise MCPError(INVALID_PARAMS, f"invalid cursor {quote(cursor)}")
         start = int(cursor)
     end = start + page_size
     return types.ListToolsResult(
@@ -157,9 +181,13 @@ def list_tools_page(
     )
 
 
-def _pointer(parts: Iterable[Any]) -> str:
-    """A JSON pointer (RFC 6901) to the value at `parts`."""
-    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)
+def _schema_message(error: SchemaValidationError) -> str:
+    """jsonschema's message, which quotes the failing value in full, with the value quoted
+    short."""
+    message = error.message
+    if len(message) > MESSAGE_LIMIT:
+        message = message.replace(repr(error.instance), quote(error.instance), 1)
+    return cut(message, MESSAGE_LIMIT)
 
 
 def _schema_problems(error: SchemaValidationError) -> list[dict[str, str]]:
@@ -171,7 +199,7 @@ def _schema_problems(error: SchemaValidationError) -> list[dict[str, str]]:
         # one error per missing property; naming them all here is deduplicated by the caller
         required: list[str] = list(typing.cast(Iterable[str], error.validator_value))
         return [
-            {"path": _pointer([*where, name]), "message": "required property is missing"}
+            {"path": pointer([*where, name]), "message": "required property is missing"}
             for name in required
             if name not in instance
         ]
@@ -180,10 +208,10 @@ def _schema_problems(error: SchemaValidationError) -> list[dict[str, str]]:
         extra = [name for name in instance if name not in known]
         if extra:
             return [
-                {"path": _pointer([*where, name]), "message": "unexpected property"}
-                for name in extra
+                {"path": pointer([*where, name]), "message": "unexpected property"}
+                for name in extra[: MAX_PROBLEMS + 1]
             ]
-    return [{"path": _pointer(where), "message": error.message}]
+    return [{"path": pointer(where), "message": _schema_message(error)}]
 
 
 def drop_not_given(arguments: dict[str, Any], schema: Mapping[str, Any]) -> dict[str, Any]:
@@ -205,8 +233,11 @@ def drop_not_given(arguments: dict[str, Any], schema: Mapping[str, Any]) -> dict
 
 
 def argument_problems(validator: Draft202012Validator, arguments: Any) -> list[dict[str, str]]:
-    """Every way `arguments` break the input schema, as `{"path", "message"}`, sorted."""
-    found = [p for error in validator.iter_errors(arguments) for p in _schema_problems(error)]
+    """The ways `arguments` break the input schema, as `{"path", "message"}`, sorted; the
+    first `MAX_SCHEMA_ERRORS` of jsonschema's errors, so that a huge array of wrong items
+    costs no more than a small one."""
+    errors = itertools.islice(validator.iter_errors(arguments), MAX_SCHEMA_ERRORS)
+    found = [p for error in errors for p in _schema_problems(error)]
     unique = {(p["path"], p["message"]): p for p in found}
     return [unique[key] for key in sorted(unique)]
 
@@ -217,20 +248,32 @@ def input_validator(schema: Mapping[str, Any]) -> Draft202012Validator:
 
 def pydantic_problems(exc: pydantic.ValidationError) -> list[dict[str, str]]:
     """A pydantic argument error as `{"path", "message"}` items."""
-    return [{"path": _pointer(e["loc"]), "message": e["msg"]} for e in exc.errors()]
+    return [
+        {"path": pointer(e["loc"]), "message": cut(e["msg"], MESSAGE_LIMIT)}
+        for e in exc.errors(include_url=False, include_input=False)
+    ]
 
 
 def error_result(envelope: dict[str, Any]) -> types.CallToolResult:
     """An `isError` result: the envelope `{"error": {...}}` as structured content and text."""
     return types.CallToolResult(
-        content=[types.TextContent(text=json.dumps(envelope, ensure_ascii=False))],
+        content=[types.TextContent(text=_strict_json(envelope))],
         structured_content=envelope,
         is_error=True,
     )
 
 
+def _strict_json(value: Any) -> str:
+    """JSON text of `value`; ValueError when it holds NaN or ±Infinity, which JSON has not."""
+    return json.dumps(value, ensure_ascii=False, allow_nan=False)
+
+
 def validation_error_result(problems: list[dict[str, str]]) -> types.CallToolResult:
-    summary = "; ".join(f"{p['path'] or '/'}: {p['message']}" for p in problems)
+    """`VALIDATION_ERROR` naming the first `MAX_PROBLEMS` problems."""
+    shown = problems[:MAX_PROBLEMS]
+    summary = "; ".join(f"{p['path'] or '/'}: {p['message']}" for p in shown)
+    if len(problems) > len(shown):
+        summary += "; more problems not shown"
     return error_result(
         {
             "error": {
@@ -238,7 +281,7 @@ def validation_error_result(problems: list[dict[str, str]]) -> types.CallToolRes
                 "message": f"invalid arguments: {summary}",
                 "retryable": False,
                 "http_status": 400,
-                "fields": problems,
+                "fields": shown,
             }
         }
     )
@@ -305,10 +348,10 @@ def success_result(
     the text; without one (the handler returns None) there is only the text.
     """
     if output_schema is None:
-        return types.CallToolResult(content=[types.TextContent(text=json.dumps(data))])
+        return types.CallToolResult(content=[types.TextContent(text=_strict_json(data))])
     structured = {"result": data} if wrap else data
     return types.CallToolResult(
-        content=[types.TextContent(text=json.dumps(structured, ensure_ascii=False))],
+        content=[types.TextContent(text=_strict_json(structured))],
         structured_content=structured,
     )
 
@@ -450,11 +493,14 @@ _NAMED = (
 
 @dataclass(frozen=True)
 class Prepared:
-    """A reached handler with its pydantic argument validator and return serializer."""
+    """A reached handler with its pydantic argument validator and return serializers: `dump`
+    to JSON data, `plain` to Python data with the floats as they are (JSON data has a NaN
+    under `Any` turned into null), to check for what JSON cannot carry."""
 
     fn: Callable[..., Any]
     arguments: pydantic_core.SchemaValidator
     dump: Callable[[Any], Any]
+    plain: Callable[[Any], Any]
 
 
 def prepare(fn: Callable[..., Any], parameters: Mapping[str, Any]) -> Prepared:
@@ -495,7 +541,12 @@ def prepare(fn: Callable[..., Any], parameters: Mapping[str, Any]) -> Prepared:
             return pydantic_core.to_jsonable_python(value, by_alias=True)
         return adapter.dump_python(value, mode="json", by_alias=True, warnings=False)
 
-    return Prepared(fn, arguments, dump)
+    def plain(value: Any) -> Any:
+        if adapter is None:  # inferred: keeps NaN and Infinity as they are
+            return pydantic_core.to_jsonable_python(value, by_alias=True)
+        return adapter.dump_python(value, by_alias=True, warnings=False)
+
+    return Prepared(fn, arguments, dump, plain)
 
 
 class Dispatcher:
@@ -535,10 +586,26 @@ class Dispatcher:
         return found
 
     async def call_tool(self, name: str, arguments: dict[str, Any] | None) -> types.CallToolResult:
-        """Run one `tools/call`; only an unknown tool raises (MCPError -32602)."""
+        """Run one `tools/call`; only an unknown tool raises (MCPError -32602). Whatever fails
+        unforeseen (a ToolError whose details JSON cannot carry, say) is `INTERNAL`."""
         entry, descriptor = self.catalog.find(name)
+        try:
+            return await self._call(entry, descriptor, arguments)
+        except Exception as exc:
+            trace_id = new_trace_id()
+            log_failure(trace_id, f"tool {name} failed", exc)
+            return internal_error_result(trace_id)
+
+    async def _call(
+        self, entry: dict[str, Any], descriptor: ToolDescriptor, arguments: dict[str, Any] | None
+    ) -> types.CallToolResult:
+        name = descriptor.name
         arguments = drop_not_given({} if arguments is None else arguments, entry["inputSchema"])
-        problems = argument_problems(self._inputs[name], arguments)
+        # non-finite numbers and deep nesting first: schema validation would accept the one
+        # and recurse along the other
+        problems = value_problems(arguments, MAX_ARGUMENT_DEPTH) or argument_problems(
+            self._inputs[name], arguments
+        )
         if problems:
             return validation_error_result(problems)
         try:
@@ -568,9 +635,12 @@ class Dispatcher:
             log_failure(trace_id, f"tool {name} raised", exc)
             return internal_error_result(trace_id)
         try:
-            data = prepared.dump(value)
+            for problem in value_problems(prepared.plain(value), limit=1):
+                what = f"{problem['path'] or '/'}: {problem['message']}"
+                log_failure(trace_id, f"tool {name} returned a value JSON cannot carry: {what}")
+                return internal_error_result(trace_id)
             result = success_result(
-                data,
+                prepared.dump(value),
                 entry.get("outputSchema"),
                 wraps_result(entry.get("outputSchema"), descriptor.returns.schema_),
             )
@@ -608,10 +678,16 @@ def build_server(dispatcher: Dispatcher) -> Server[Any]:
 
 
 async def serve_stdio(dispatcher: Dispatcher) -> None:
-    """Serve the dispatcher over this process's stdin and stdout until stdin closes."""
+    """Serve the dispatcher over this process's stdin and stdout until stdin closes; each line
+    of stdin passes `serve_guard.check_line` before the SDK reads it."""
     server = build_server(dispatcher)
-    async with stdio_server() as (read_stream, write_stream):
-        await server.run(read_stream, write_stream, server.create_initialization_options())
+    with claimed_stdin() as wire:
+        text = io.TextIOWrapper(wire, encoding="utf-8", errors="replace")
+        lines = GuardedLines(anyio.wrap_file(text))
+        stdin = typing.cast("anyio.AsyncFile[str]", lines)
+        async with stdio_server(stdin=stdin) as (read_stream, write_stream):
+            lines.answer_on(write_stream)
+            await server.run(read_stream, write_stream, server.create_initialization_options())
 
 
 def add_search_paths(config: Config) -> None:
