@@ -436,3 +436,22 @@ def test_every_file_a_build_makes_is_one_the_removal_rule_knows(built: Project, 
     assert removal.produced("descriptors/my-tool.json")
     for odd in ("descriptors/a/b.json", "mcp/tools.json.bak", "docs/intro.md", "x/tools.py"):
         assert not removal.produced(odd)
+
+
+def test_serve_reads_only_the_listed_descriptors_and_refuses_an_interrupted_build(
+    built: Project, run
+) -> None:
+    """A hand-written file in `descriptors/` is not a descriptor serve must parse; a build
+    stopped after its commit may have left files of two builds, which serve does not mix."""
+    from toolgen.serve import GeneratedFilesError, load_catalog
+
+    built.write("generated/descriptors/custom.json", "not JSON at all\n")
+    assert [t["name"] for t in load_catalog(built.out).tools] == ["lookup", "second"]
+    pending = built.out / removal.PENDING
+    pending.mkdir()
+    (pending / "journal.json").write_text('{"toolgen_journal": 1, "moves": [], "removals": []}')
+    with pytest.raises(GeneratedFilesError, match="the last build of .* was interrupted"):
+        load_catalog(built.out)
+    assert run("build", cwd=built.root).code == 0
+    assert not pending.exists()
+    assert len(load_catalog(built.out).tools) == 2

@@ -61,10 +61,12 @@ from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
 from pydantic.experimental.arguments_schema import generate_arguments_schema
 
+from toolgen import journal
 from toolgen._marker import ToolError
 from toolgen._version import __version__
 from toolgen.config import Config
 from toolgen.descriptor import ToolDescriptor
+from toolgen.removal import produced
 from toolgen.render.mcp import wraps as mcp_wraps
 from toolgen.schema_ops import accepts_null
 from toolgen.serve_guard import (
@@ -129,11 +131,15 @@ class Catalog:
 
 
 def load_catalog(out: Path) -> Catalog:
-    """Read `mcp/tools.json` and `descriptors/*.json` from the generated folder `out`.
+    """Read `mcp/tools.json` and the descriptor of each tool it lists from the generated
+    folder `out` (other files in `descriptors/` are not toolgen's concern).
 
     Forbidden tools are left out even if an entry names one. Raises `GeneratedFilesError`
-    when a file is missing or unreadable, or a listed tool has no descriptor.
+    when a file is missing or unreadable, a listed tool has no descriptor, or the last build
+    was stopped half way (`toolgen.journal`: the files may be of two builds).
     """
+    if journal.state(out) == "committed":
+        raise GeneratedFilesError(journal.interrupted_message(str(out)))
     tools_file = out / "mcp" / "tools.json"
     if not tools_file.is_file():
         raise GeneratedFilesError(
@@ -142,23 +148,25 @@ def load_catalog(out: Path) -> Catalog:
         )
     try:
         listed = json.loads(tools_file.read_text(encoding="utf-8"))["tools"]
-        descriptors: dict[str, ToolDescriptor] = {}
-        for path in sorted((out / "descriptors").glob("*.json")):
-            descriptor = ToolDescriptor.model_validate_json(path.read_text(encoding="utf-8"))
-            descriptors[descriptor.name] = descriptor
+        names = [entry["name"] for entry in listed]
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise GeneratedFilesError(f"cannot read the generated files in {out}: {exc}") from None
+    descriptors: dict[str, ToolDescriptor] = {}
     tools: list[dict[str, Any]] = []
-    for entry in listed:
-        found = descriptors.get(entry.get("name"))
-        if found is None:
+    for entry, name in zip(listed, names, strict=True):
+        path = f"descriptors/{name}.json"
+        if not isinstance(name, str) or not produced(path) or not (out / path).is_file():
             raise GeneratedFilesError(
-                f"tool {entry.get('name')!r} is in {tools_file} but has no descriptor; "
-                "run `toolgen build`"
+                f"tool {quote(name)} is in {tools_file} but has no descriptor; run `toolgen build`"
             )
+        try:
+            found = ToolDescriptor.model_validate_json((out / path).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise GeneratedFilesError(f"cannot read {out / path}: {exc}") from None
         if found.visible:
+            descriptors[name] = found
             tools.append(entry)
-    return Catalog(tuple(tools), {t["name"]: descriptors[t["name"]] for t in tools})
+    return Catalog(tuple(tools), descriptors)
 
 
 # -- pure parts: pagination, validation, result envelopes -----------------------------------
