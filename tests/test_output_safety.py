@@ -450,7 +450,7 @@ def test_serve_reads_only_the_listed_descriptors_and_refuses_an_interrupted_buil
     pending = built.out / removal.PENDING
     pending.mkdir()
     (pending / "journal.json").write_text('{"toolgen_journal": 1, "moves": [], "removals": []}')
-    with pytest.raises(GeneratedFilesError, match="the last build of .* was interrupted"):
+    with pytest.raises(GeneratedFilesError, match=r"the last build of .* was interrupted"):
         load_catalog(built.out)
     assert run("build", cwd=built.root).code == 0
     assert not pending.exists()
