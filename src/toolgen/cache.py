@@ -23,6 +23,7 @@ import time
 import zlib
 
 from toolgen._version import __version__
+from toolgen.reading import open_regular
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (see above)
 if TYPE_CHECKING:
@@ -108,12 +109,19 @@ def code_fingerprint() -> str:
     return digest.hexdigest()
 
 
-def file_sha(path: str) -> str | None:
+def file_sha(path: str, limit: int | None = None) -> str | None:
+    """The sha256 of a regular file's bytes; None when it is not one, cannot be read (a FIFO
+    is not waited for, a device not read), or has more than `limit` bytes (not read)."""
     import hashlib
 
     try:
-        with open(path, "rb") as handle:  # hot path: plain strings, no Path objects
-            return hashlib.sha256(handle.read()).hexdigest()
+        handle, st = open_regular(path)  # hot path: plain strings, no Path objects
+        with handle:
+            if limit is not None and st.st_size > limit:
+                return None
+            if st.st_size <= 1 << 20:  # read at once (file_digest's buffer costs more)
+                return hashlib.sha256(handle.read()).hexdigest()
+            return hashlib.file_digest(handle, "sha256").hexdigest()
     except OSError:
         return None
 
