@@ -1,9 +1,11 @@
-"""Hostile input in the sources: files that are no regular files, too large, not UTF-8 by
-name, coded in another encoding, refused by Python's compiler, symlinked out of the project.
-Each gives a located diagnostic, never a hang or a crash."""
+"""Hostile input in the sources and the cache: files that are no regular files, too large, not
+UTF-8 by name, coded in another encoding, refused by Python's compiler, symlinked out of the
+project; and cache entries that someone else could have written. Each gives a located
+diagnostic or a miss, never a hang, a crash or a believed forgery."""
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import os
@@ -19,6 +21,7 @@ from conftest import Project, Run, tool_source
 from toolgen import cache, reading
 from toolgen.config import load_config
 from toolgen.diagnostics import UserError
+from toolgen.stamp import file_stat
 
 Runner = Callable[..., Run]
 
@@ -381,3 +384,108 @@ def test_future_imports_python_takes_are_fine(good: Project, run: Runner) -> Non
     good.write("src/fine.py", source)
     result = run("build", cwd=good.root)
     assert result.code == 0, result.out
+
+
+# -- cache entries -------------------------------------------------------------------------
+def _edit(project: Project) -> None:
+    """An edit that changes the tool's descriptor: `check` must say so."""
+    project.write("src/good.py", tool_source(name="good_tool").replace("catalog", "shop"))
+
+
+def _forge_stamps(project: Project, mode: int) -> None:
+    """What someone who can write the stamps does: vouch for the sources as they are now,
+    so that the last run's answer is given again."""
+    folder = project.root / ".toolgen_cache"
+    for path in (folder / "stamps").glob("*.json"):
+        stamp = cache.load_entry(folder, "stamps", path.stem)
+        for source in stamp["read"]:
+            sha = hashlib.sha256(Path(source).read_bytes()).hexdigest()
+            stamp["read"][source] = (sha, *file_stat(source))
+        cache.store_entry(folder, "stamps", path.stem, stamp)
+        path.chmod(mode)
+
+
+@pytest.mark.parametrize("mode", [0o600, 0o666, 0o602])
+def test_a_stamp_others_can_write_is_not_believed(good: Project, run: Runner, mode: int) -> None:
+    """A world-writable stamp let another user forge `check`'s answer. The forgery works on
+    a stamp of the user's own (which only the user can write): that is the control."""
+    assert run("build", cwd=good.root).code == 0
+    assert run("check", cwd=good.root).code == 0
+    _edit(good)
+    _forge_stamps(good, mode)
+    result = run("check", cwd=good.root)
+    if mode == 0o600:
+        assert (result.code, result.err) == (0, "")  # the user's own stamp is believed
+        return
+    assert result.code == 1
+    assert "generated/descriptors/good_tool.json: changed" in result.out
+    assert "toolgen: not using the cache entry " in result.err
+    assert "it is not a file of this user's that only they" in result.err
+
+
+def test_a_remembered_answer_others_can_write_is_not_believed(good: Project, run: Runner) -> None:
+    """`toolgen.quick` prints a remembered answer before anything else: it applies the same
+    rule to the entries it reads."""
+    assert run("build", cwd=good.root).code == 0
+    run("check", cwd=good.root)
+    assert run("check", cwd=good.root).code == 0  # remembered now
+    folder = good.root / ".toolgen_cache"
+    (entry,) = (folder / "quick").glob("*.json")
+    remembered = cache.load_entry(folder, "quick", entry.stem)
+    remembered["text"] = "forged: all clear\n"
+    cache.store_entry(folder, "quick", entry.stem, remembered)
+    assert run("check", cwd=good.root).out == "forged: all clear\n"  # the control
+    entry.chmod(0o646)
+    result = run("check", cwd=good.root)
+    assert "forged" not in result.out
+    assert result.out.endswith("generated is up to date\n")
+    assert "not using the cache entry" in result.err
+
+
+def test_a_symlinked_entry_is_not_followed(good: Project, run: Runner) -> None:
+    assert run("build", cwd=good.root).code == 0
+    assert run("check", cwd=good.root).code == 0
+    _edit(good)
+    _forge_stamps(good, 0o600)
+    for stamp in (good.root / ".toolgen_cache" / "stamps").glob("*.json"):
+        forged = good.root / f"{stamp.stem}.forged"
+        stamp.rename(forged)
+        stamp.symlink_to(forged)
+    assert run("check", cwd=good.root).code == 1
+
+
+def test_entries_are_written_for_the_user_alone(good: Project, run: Runner) -> None:
+    mask = os.umask(0o002)  # a group-shared project's umask
+    try:
+        assert run("build", cwd=good.root).code == 0
+        assert run("check", cwd=good.root).code == 0
+        assert run("check", cwd=good.root).code == 0
+    finally:
+        os.umask(mask)
+    entries = list((good.root / ".toolgen_cache").glob("*/*.json"))
+    assert {e.parent.name for e in entries} >= {"units", "stamps", "python", "quick"}
+    assert {oct(e.stat().st_mode & 0o777) for e in entries} == {oct(0o600)}
+
+
+def _stat(mode: int, uid: int, gid: int) -> os.stat_result:
+    return os.stat_result((0o100000 | mode, 0, 0, 1, uid, gid, 0, 0, 0, 0))
+
+
+def test_trust_follows_the_folder_rule(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The user's own entry, written by no one else; writable by its group only when that is
+    the user's own group, or the folder it is in is writable by the same group (whose members
+    could replace the entry in any case)."""
+    (tmp_path / "units").mkdir()
+    (tmp_path / "units").chmod(0o755)
+    uid, gid = os.getuid(), (tmp_path / "units").stat().st_gid
+    monkeypatch.setattr(os, "getgid", lambda: gid)
+    entry = str(tmp_path / "units" / "entry.json")
+    assert cache.trusted(_stat(0o600, uid, gid), entry)
+    assert cache.trusted(_stat(0o644, uid, gid), entry)
+    assert not cache.trusted(_stat(0o600, uid + 1, gid), entry)  # another user's
+    assert not cache.trusted(_stat(0o602, uid, gid), entry)  # anyone may write it
+    assert cache.trusted(_stat(0o620, uid, gid), entry)  # the user's own group
+    monkeypatch.setattr(os, "getgid", lambda: gid + 1)  # now the group is another one
+    assert not cache.trusted(_stat(0o620, uid, gid), entry)
+    (tmp_path / "units").chmod(0o775)  # ... that may replace the entry anyway
+    assert cache.trusted(_stat(0o620, uid, gid), entry)

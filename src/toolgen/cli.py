@@ -255,6 +255,24 @@ def main(argv: Sequence[str] | None = None, session: Session | None = None) -> i
         print("toolgen: internal error (please report it):", file=sys.stderr)
         traceback.print_exc()
         return 2
+    finally:
+        _distrusted()
+
+
+def _distrusted() -> None:
+    """Say on stderr, in one line, that a run did not believe cache entries
+    (`toolgen.cache.trusted`), as `_cache` says of a cache folder."""
+    from toolgen.cache import DISTRUSTED
+
+    if DISTRUSTED:
+        others = len(set(DISTRUSTED)) - 1  # an entry may be read twice (a stamp)
+        also = f" (and {plural(others, 'other')})" if others else ""
+        print(
+            f"toolgen: not using the cache entry {escape_name(DISTRUSTED[0])}{also}: it is not "
+            "a file of this user's that only they (or the project's group) can write to",
+            file=sys.stderr,
+        )
+        DISTRUSTED.clear()
 
 
 def _load(args: argparse.Namespace) -> Config:
