@@ -138,8 +138,13 @@ def tool_source(
             if p.strip()
         )
     args_section = f"\n    Args:\n{args_doc}\n" if args_doc else ""
+    # Python compiles a module only with its `from __future__` imports first (else TG101):
+    # moved to the top, they leave the lines below them where they were
+    lines = imports.split("\n")
+    future = "".join(f"{line}\n" for line in lines if line.startswith("from __future__ "))
+    imports = "\n".join(line for line in lines if not line.startswith("from __future__ "))
     return (
-        "from toolgen import tool\n"
+        f"{future}from toolgen import tool\n"
         f"{imports}\n\n"
         f"{decorator}\n"
         f"def {name}({params}) -> {returns}:\n"

@@ -28,6 +28,7 @@ from typing import Any, TypeGuard
 
 from toolgen.config import relative_display
 from toolgen.diagnostics import Diagnostic, Level, Location, UserError, plural
+from toolgen.reading import MAX_SOURCE_BYTES, Unreadable, read_capped
 
 #: rule id -> (level, TG code). Users write either in `breaking_ignore` (see `rule_id`).
 BREAKING_RULES: dict[str, tuple[Level, str]] = {
@@ -720,15 +721,18 @@ def findings_to_diagnostics(
 PARAMETER = re.compile(r"^/(?:parameters/)?properties/([^/]+)")
 
 
-def parameter_locations(handler: Location, cwd: Path) -> dict[str, Location]:
+def parameter_locations(
+    handler: Location, cwd: Path, limit: int = MAX_SOURCE_BYTES
+) -> dict[str, Location]:
     """Where each parameter of the handler whose `def` is at `handler` is written, by name
     (its property's name): what a finding about that property points at. Empty when the file
-    cannot be read or parsed again."""
+    cannot be read (as the compiler reads it: a regular file of at most `limit` bytes) or
+    parsed again."""
     import ast
 
     try:
-        tree = ast.parse((cwd / handler.path).read_bytes())
-    except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
+        tree = ast.parse(read_capped(str(cwd / handler.path), limit))  # its coding comment too
+    except (Unreadable, SyntaxError, ValueError, RecursionError, MemoryError):
         return {}
     found: dict[str, Location] = {}
     for node in ast.walk(tree):

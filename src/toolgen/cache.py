@@ -23,6 +23,7 @@ import time
 import zlib
 
 from toolgen._version import __version__
+from toolgen.reading import open_regular
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (see above)
 if TYPE_CHECKING:
@@ -108,12 +109,19 @@ def code_fingerprint() -> str:
     return digest.hexdigest()
 
 
-def file_sha(path: str) -> str | None:
+def file_sha(path: str, limit: int | None = None) -> str | None:
+    """The sha256 of a regular file's bytes; None when it is not one, cannot be read (a FIFO
+    is not waited for, a device not read), or has more than `limit` bytes (not read)."""
     import hashlib
 
     try:
-        with open(path, "rb") as handle:  # hot path: plain strings, no Path objects
-            return hashlib.sha256(handle.read()).hexdigest()
+        handle, st = open_regular(path)  # hot path: plain strings, no Path objects
+        with handle:
+            if limit is not None and st.st_size > limit:
+                return None
+            if st.st_size <= 1 << 20:  # read at once (file_digest's buffer costs more)
+                return hashlib.sha256(handle.read()).hexdigest()
+            return hashlib.file_digest(handle, "sha256").hexdigest()
     except OSError:
         return None
 
@@ -139,14 +147,26 @@ def checksum_of(parts: Iterable[bytes]) -> bytes:
     return f"{crc:08x}{adler:08x}".encode()
 
 
+#: Cache entries found and not trusted (`trusted`) in this process, for the command line
+#: to mention (once).
+DISTRUSTED: list[str] = []
+
+
 def load_entry(
     folder: Folder, kind: str, key: str, loads: Callable[[bytes], Any] = marshal.loads
 ) -> Any:
-    """The value stored under `kind/key`, or None: missing, unreadable, or not the bytes that
-    `store_entry` wrote (each entry starts with a checksum of the rest: a truncated or
-    damaged entry is a miss, and a whole one need not be checked field by field)."""
+    """The value stored under `kind/key`, or None: missing, unreadable, not `trusted` (then
+    added to `DISTRUSTED`), or not the bytes that `store_entry` wrote (each entry starts
+    with a checksum of the rest: a truncated or damaged entry is a miss, and a whole one
+    need not be checked field by field)."""
+    path = f"{os.fspath(folder)}/{kind}/{key[:40]}.json"
     try:
-        with open(f"{os.fspath(folder)}/{kind}/{key[:40]}.json", "rb") as handle:
+        # not through a symlink; its owner and mode from the open handle, not the name
+        handle, st = open_regular(path, getattr(os, "O_NOFOLLOW", 0))
+        with handle:
+            if not trusted(st, path):
+                DISTRUSTED.append(path)
+                return None
             data = handle.read()
         check, _, body = data.partition(b"\n")
         if checksum(body) != check:
@@ -154,6 +174,20 @@ def load_entry(
         return loads(body)
     except (OSError, ValueError, EOFError, TypeError):  # marshal's errors too
         return None
+
+
+def trusted(st: os.stat_result, path: str) -> bool:
+    """Whether an entry with this `stat` is one to believe: the user's own, and writable by
+    no one else. As for the folder (`ours`), its group may write it when that group is the
+    user's own, or when the folder holding it is writable by the same group (whose members
+    could replace the entry there in any case). Someone else's entry, or one others may
+    write, may say anything: `marshal` is not made for hostile data, and a forged stamp
+    would answer `check` for them."""
+    if not hasattr(os, "getuid"):
+        return True
+    if st.st_uid != os.getuid() or st.st_mode & 0o002:
+        return False
+    return not st.st_mode & 0o020 or st.st_gid == os.getgid() or _shared(path, st.st_gid)
 
 
 #: What the cache folder is made with: it ignores itself in git, and backup tools skip it.
@@ -186,7 +220,10 @@ def store_entry(
         make_folder(base)
         os.makedirs(f"{base}/{kind}", exist_ok=True)
         data = dumps(value)
-        with open(tmp, "wb") as handle:
+        with contextlib.suppress(FileNotFoundError):  # a killed run's, made with another mode
+            os.unlink(tmp)
+        # the user's alone (`trusted`), whatever the umask
+        with open(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "wb") as handle:
             handle.write(checksum(data) + b"\n")
             handle.write(data)
         os.replace(tmp, target)

@@ -27,6 +27,7 @@ from toolgen.diagnostics import (
     Level,
     Location,
     UserError,
+    escape_name,
     format_lines,
     has_errors,
     plural,
@@ -48,7 +49,7 @@ if TYPE_CHECKING:
 
 #: Codes that mean the run could not look at the project properly: exit 2, not 1.
 FATAL_CODES = frozenset(
-    {"TG001", "TG002", "TG003", "TG004", "TG005", "TG008", "TG010", "TG011", "TG101"}
+    {"TG001", "TG002", "TG003", "TG004", "TG005", "TG008", "TG010", "TG011", "TG015", "TG101"}
 )
 
 
@@ -255,6 +256,24 @@ def main(argv: Sequence[str] | None = None, session: Session | None = None) -> i
         print("toolgen: internal error (please report it):", file=sys.stderr)
         traceback.print_exc()
         return 2
+    finally:
+        _distrusted()
+
+
+def _distrusted() -> None:
+    """Say on stderr, in one line, that a run did not believe cache entries
+    (`toolgen.cache.trusted`), as `_cache` says of a cache folder."""
+    from toolgen.cache import DISTRUSTED
+
+    if DISTRUSTED:
+        others = len(set(DISTRUSTED)) - 1  # an entry may be read twice (a stamp)
+        also = f" (and {plural(others, 'other')})" if others else ""
+        print(
+            f"toolgen: not using the cache entry {escape_name(DISTRUSTED[0])}{also}: it is not "
+            "a file of this user's that only they (or the project's group) can write to",
+            file=sys.stderr,
+        )
+        DISTRUSTED.clear()
 
 
 def _load(args: argparse.Namespace) -> Config:
@@ -334,13 +353,13 @@ def _generating(
 
     session = _session(args, folder, key)
     if session is not None:
-        units = _units(folder, key, session)
+        units = _units(config, folder, key, session)
         yield generate(config, units, _jobs(args), session.render), session
         return
     spool = None
     try:
         spool = Spool.temporary()
-        result = generate_spooled(config, _units(folder, key, None), _jobs(args), spool)
+        result = generate_spooled(config, _units(config, folder, key, None), _jobs(args), spool)
     except OSError as exc:
         if spool is not None:
             spool.close()
@@ -350,7 +369,7 @@ def _generating(
             f"({reason}); building in memory",
             file=sys.stderr,
         )
-        yield generate(config, _units(folder, key, None), _jobs(args)), None
+        yield generate(config, _units(config, folder, key, None), _jobs(args)), None
         return
     with spool:
         yield result, None
@@ -497,14 +516,16 @@ def _session(args: argparse.Namespace, folder: Path | None, key: str) -> Session
     return session.use(key, folder) if session is not None and folder is not None else None
 
 
-def _units(folder: Path | None, key: str, session: Session | None) -> UnitCache | None:
+def _units(
+    config: Config, folder: Path | None, key: str, session: Session | None
+) -> UnitCache | None:
     from toolgen.unit_cache import UnitCache
 
     if folder is None:
         return None
     if session is None:
-        return UnitCache(folder, key)
-    return UnitCache(folder, key, session.memory, session.later)
+        return UnitCache(folder, key, limit=config.max_source_bytes)
+    return UnitCache(folder, key, session.memory, session.later, config.max_source_bytes)
 
 
 def _build_report(
@@ -600,7 +621,7 @@ def _checked(
         levels = config.policy().levels
         findings = compare_contracts(old, new)
         parameters = {
-            tool: parameter_locations(result.locations[tool], config.cwd)
+            tool: parameter_locations(result.locations[tool], config.cwd, config.max_source_bytes)
             for tool in {f.tool for f in findings} & result.locations.keys()
         }
         found = findings_to_diagnostics(
@@ -661,7 +682,15 @@ def _build_command(args: argparse.Namespace) -> str:
         words += ["--config", str(args.config)]
     if getattr(args, "out", None):
         words += ["--out", str(args.out)]
-    return shlex.join(words)
+    return " ".join(shlex.quote(w) if escape_name(w) == w else _bytes_word(w) for w in words)
+
+
+def _bytes_word(word: str) -> str:
+    """A word with bytes that are not UTF-8 (a file name), as bash and zsh read it back:
+    `$'...'` with `\\xNN` escapes."""
+    data = os.fsencode(word)
+    plain = set(range(32, 127)) - {ord("\\"), ord("'")}
+    return "$'" + "".join(chr(b) if b in plain else f"\\x{b:02x}" for b in data) + "'"
 
 
 def _fix_hint(args: argparse.Namespace) -> str:
@@ -781,8 +810,8 @@ def cmd_fix(args: argparse.Namespace, stream: TextIO) -> int:
             verb = {"write": "fixed", "diff": "would be fixed", "check": "would be fixed"}[mode]
             files = plural(report.files, "file")
             print(f"toolgen: {len(report.changed)} of {files} {verb}", file=stream)
-    if any(d.code == "TG804" or d.code in FATAL_CODES for d in report.diagnostics):
-        return 2  # a file that cannot be read or parsed, as `build` says it
+    if any(d.code in ("TG804", "TG016") or d.code in FATAL_CODES for d in report.diagnostics):
+        return 2  # a file that cannot be read, parsed or written, as `build` says it
     return 1 if mode == "check" and report.changed else 0
 
 

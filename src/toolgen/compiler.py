@@ -34,7 +34,7 @@ from toolgen.config import Config
 from toolgen.conformance import conformance_level, missing_by_level
 from toolgen.descriptor import DEFAULT_RISK, NAME_PATTERN, RISK_DEFAULTS, ToolDescriptor
 from toolgen.diagnostics import Diagnostic, Level, Location, sort_diagnostics
-from toolgen.discover import Listing, SourceFile, list_sources, search_roots
+from toolgen.discover import Listing, SourceFile, list_sources, search_roots, skipped_diagnostics
 from toolgen.index import Dependencies, ModuleIndex, dotted_name
 from toolgen.lint import LintContext, lint
 from toolgen.parallel import map_chunks
@@ -136,10 +136,12 @@ def compile_units(
     """`compile_project`, for any form of unit: each file is taken from `lookup` (given the
     search roots), or else analysed in one of `jobs` processes and made into a unit by `make`
     there, then handed to `keep` here."""
-    files, listing = list_sources(config.sources)
-    index = ModuleIndex(search_roots(files, config.root), lambda p: config.display(p))
+    files, listing = list_sources(config.sources, config.root)
+    roots_found = search_roots(files, config.root)
+    index = ModuleIndex(roots_found, lambda p: config.display(p), config.max_source_bytes)
     result: Compilation[T] = Compilation(search_roots=[str(r) for r in index.search_roots])
     result.sources = listing
+    result.diagnostics.extend(skipped_diagnostics(listing, config.display))
     seen: dict[str, Location] = {}
     policy = config.policy()
     roots = tuple(result.search_roots)

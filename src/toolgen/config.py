@@ -17,8 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from toolgen.cache import FOLDER as CACHE_FOLDER
-from toolgen.diagnostics import RULES, Diagnostic, Level, Location, UserError
+from toolgen.diagnostics import RULES, Diagnostic, Level, Location, UserError, escape_name
 from toolgen.policy import Policy
+from toolgen.reading import MAX_SOURCE_BYTES
 from toolgen.render.options import GEMINI_SCHEMAS, MCP_REVISIONS, RenderOptions
 
 PLATFORMS = ("openai", "anthropic", "gemini", "mcp")
@@ -42,6 +43,7 @@ DEFAULTS: dict[str, Any] = {
     "mcp_revision": "2025-11-25",
     "inline_defs": False,
     "breaking_ignore": [],
+    "max_source_bytes": MAX_SOURCE_BYTES,
 }
 RULE_LEVELS = ("error", "warning", "info", "off")
 
@@ -71,6 +73,8 @@ class Config:
     #: Each path of `sources` and `out` as given (joined to the folder it is relative to),
     #: with what it resolved to: a changed symlink changes the configuration.
     resolved: tuple[tuple[str, str], ...] = ()
+    #: The most bytes a Python file toolgen reads may have (a larger one is a TG005 error).
+    max_source_bytes: int = MAX_SOURCE_BYTES
 
     def policy(self) -> Policy:
         return Policy(
@@ -167,11 +171,13 @@ def toml_error(
 
 def relative_display(path: Path, cwd: Path) -> str:
     """How to show `path` to the user: relative to `cwd` when inside it (as ruff and black
-    do), else absolute, so that `path:line:col` is always clickable."""
+    do), else absolute, so that `path:line:col` is always clickable. Bytes of a name that
+    are not UTF-8 are shown as `\\xNN` escapes (`escape_name`): every report is UTF-8."""
     try:
-        return path.relative_to(cwd.resolve()).as_posix()
+        shown = path.relative_to(cwd.resolve()).as_posix()
     except ValueError:
-        return path.as_posix()
+        shown = path.as_posix()
+    return escape_name(shown)
 
 
 def resolve_path(path: Path) -> tuple[Path, str | None]:
@@ -421,6 +427,12 @@ def _check(
             bad(key, "must be a positive whole number")
             value = None
         budgets[key] = value
+    max_source_bytes = values["max_source_bytes"]
+    if not isinstance(max_source_bytes, int) or isinstance(max_source_bytes, bool):
+        max_source_bytes = 0
+    if max_source_bytes < 1:
+        bad("max_source_bytes", "must be a positive whole number of bytes")
+        max_source_bytes = MAX_SOURCE_BYTES
     for key in ("openai_strict", "anthropic_strict", "inline_defs"):
         if not isinstance(values[key], bool):
             bad(key, "must be true or false")
@@ -526,6 +538,7 @@ def _check(
         budget_catalog_tokens=budgets["budget_catalog_tokens"],
         budget_catalog_at=where("budget_catalog_tokens"),
         breaking_ignore=tuple(ignores),
+        max_source_bytes=max_source_bytes,
         resolved=tuple(
             (str(given), str(path))
             for given, path in zip([*sources_given, out_given], [*source_paths, out], strict=True)

@@ -69,7 +69,10 @@ RULES: dict[str, Rule] = _rules(
      "own output), and must not be in or hold .git or toolgen's cache folder (.toolgen_cache "
      "or $TOOLGEN_CACHE_DIR, safe to delete at any time).", FIXED),
     ("TG005", E, "source file cannot be read or decoded",
-     "Source files must be readable UTF-8.", FIXED),
+     "Source files must be readable regular files of at most `max_source_bytes` (10 MB by "
+     "default), in UTF-8 or in the encoding their coding comment names (PEP 263). A FIFO, "
+     "socket or device named as a source is not opened; neither is a source whose module name "
+     "is not UTF-8.", FIXED),
     ("TG006", E, "`toolgen init` cannot set up the project",
      "The message says why (no such folder, pyproject.toml unreadable or not valid TOML, "
      "--sources empty, outside the project or not a folder, a write that failed) and what was "
@@ -92,6 +95,16 @@ RULES: dict[str, Rule] = _rules(
      "A symlinked folder inside `out` (or a symlink where toolgen writes a file) would make a "
      "build write or delete files elsewhere: replace it with a real folder or file. Nothing "
      "was written.", FIXED),
+    ("TG014", W, "a file found under a source folder is not read",
+     "A `*.py` that is no regular file (a FIFO, a socket, a device, or a symlink to one) is "
+     "never opened, and one whose name is not UTF-8 cannot be named in a descriptor or "
+     "imported: remove or rename it, or ignore the warning."),
+    ("TG015", E, "a source file is a symlink that resolves outside the project",
+     "Every source must resolve inside the project (the folder of the nearest pyproject.toml "
+     "or .git), through symlinks too: copy the file into the project instead.", FIXED),
+    ("TG016", E, "fix: file not changed: its encoding cannot hold the new text",
+     "The file declares an encoding (a PEP 263 coding comment) in which a description `fix` "
+     "would add cannot be written: add the entry by hand, or save the file as UTF-8.", FIXED),
     # TG1xx: discovery
     ("TG101", E, "syntax error in a source file",
      "toolgen parses every source file; fix the syntax error at the location shown.", FIXED),
@@ -289,6 +302,18 @@ RULES: dict[str, Rule] = _rules(
      "Tool definitions are re-sent every turn; trim the catalog or raise "
      "`budget_catalog_tokens`."),
 )  # fmt: skip
+
+
+def escape_name(name: str) -> str:
+    """A file name as text any UTF-8 stream can hold: the bytes of a name that are not UTF-8
+    (which Python keeps as lone surrogates) written as `\\xNN` escapes."""
+    if name.isascii():
+        return name
+    try:
+        data = name.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:  # a surrogate no file name's bytes give
+        return name.encode("utf-8", "backslashreplace").decode("utf-8")
+    return data.decode("utf-8", "backslashreplace")
 
 
 @dataclass(frozen=True, order=True)

@@ -70,9 +70,10 @@ from toolgen.analyze.signature import Param, parameters
 from toolgen.analyze.types import FIELD_CALLS, FieldSpec, SchemaBuilder, TypeProblem
 from toolgen.config import Config
 from toolgen.diagnostics import Diagnostic, Location, sort_diagnostics
-from toolgen.discover import SourceFile, discover, search_roots
+from toolgen.discover import SourceFile, list_sources, search_roots, skipped_diagnostics
 from toolgen.index import Module, ModuleIndex, dotted_name
 from toolgen.output import atomic_write
+from toolgen.reading import Unreadable, read_source
 
 #: The text of an entry whose parameter has no description anywhere; the author replaces it.
 
@@ -822,20 +823,25 @@ def _ws(text: str) -> str:
 def fix_files(config: Config, mode: FixMode) -> FixReport:
     """Fix every configured source file: "write" writes the changed files (atomically),
     "diff" collects unified diffs, "check" only says which files would change."""
-    files = discover(config.sources)
-    index = ModuleIndex(search_roots(files, config.root), config.display)
+    files, listing = list_sources(config.sources, config.root)
+    limit = config.max_source_bytes
+    index = ModuleIndex(search_roots(files, config.root), config.display, limit)
     report = FixReport(mode, files=len(files))
+    report.diagnostics.extend(skipped_diagnostics(listing, config.display))
     for file in files:
         shown = config.display(file.path)
-        try:
-            source = file.path.read_bytes().decode("utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            report.diagnostics.append(
-                Diagnostic("TG005", f"cannot read {shown}: {exc}", Location(shown, 1, 1))
-            )
+        try:  # as the compiler reads it, in its own encoding (a BOM kept in the text)
+            _, source, encoding = read_source(str(file.path), limit)
+        except Unreadable as exc:
+            report.diagnostics.append(exc.diagnostic(shown))
             continue
         exposed = exposed_params(index, file, config)
         result = fix_source(source, shown, exposed, config.docstring_style, mode == "write")
+        try:
+            data = result.source.encode(encoding) if result.changed else b""
+        except UnicodeEncodeError as exc:  # then what the fix says it added is not
+            report.diagnostics.append(_unencodable(exc, result.source, shown, encoding))
+            continue
         report.diagnostics.extend(result.diagnostics)
         if not result.changed:
             continue
@@ -851,10 +857,22 @@ def fix_files(config: Config, mode: FixMode) -> FixReport:
             )
         elif mode == "write":
             mode_bits = stat.S_IMODE(file.path.stat().st_mode)
-            atomic_write(file.path, result.source.encode("utf-8"))
+            atomic_write(file.path, data)
             file.path.chmod(mode_bits)  # atomic_write makes files 0o644; keep the user's mode
     report.diagnostics = sort_diagnostics(report.diagnostics)
     return report
+
+
+def _unencodable(exc: UnicodeEncodeError, text: str, shown: str, encoding: str) -> Diagnostic:
+    """TG016 for fixed `text` that `encoding` cannot hold, at its first such character."""
+    line = text.count("\n", 0, exc.start) + 1
+    col = exc.start - (text.rfind("\n", 0, exc.start) + 1) + 1
+    char = text[exc.start]
+    message = (
+        f"file not changed: the fix would add {char!r} (U+{ord(char):04X}), which its "
+        f"encoding, {encoding} (its coding comment), cannot hold"
+    )
+    return Diagnostic("TG016", message, Location(shown, line, col))
 
 
 def exposed_params(
@@ -865,7 +883,7 @@ def exposed_params(
     module = index.add_file(file.module, file.path)
     if module is not None and module.path != file.path:
         # another file already has this module name: read this one on its own
-        index = ModuleIndex(index.search_roots, config.display)
+        index = ModuleIndex(index.search_roots, config.display, index.limit)
         module = index.add_file(file.module, file.path)
     if module is None:
         return {}

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Literal
 
 from toolgen.diagnostics import Diagnostic, Location
+from toolgen.reading import MAX_SOURCE_BYTES, Unreadable, decode, read_capped
 
 BindingKind = Literal["import", "class", "function", "assign", "module"]
 
@@ -186,9 +187,15 @@ class Dependencies:
 class ModuleIndex:
     """Finds, parses and caches modules; resolves names across them."""
 
-    def __init__(self, search_roots: list[Path], display: Callable[[Path], str]) -> None:
+    def __init__(
+        self,
+        search_roots: list[Path],
+        display: Callable[[Path], str],
+        limit: int = MAX_SOURCE_BYTES,
+    ) -> None:
         self.search_roots = list(dict.fromkeys(r.resolve() for r in search_roots))
         self._display = display
+        self.limit = limit  # the most bytes a file may have (`max_source_bytes`)
         self._modules: dict[str, Module | None] = {}
         self._resolved: dict[tuple[str, str], Symbol | None] = {}
         self.diagnostics: list[Diagnostic] = []
@@ -267,18 +274,20 @@ class ModuleIndex:
     def _parse(self, name: str, path: Path) -> Module | None:
         shown = self._display(path)
         try:
-            data = path.read_bytes()
+            data = read_capped(str(path), self.limit)
             self.read[path] = hashlib.sha256(data).hexdigest()
-            source = universal_newlines(data.decode("utf-8-sig"))  # a BOM is allowed
-        except (OSError, UnicodeDecodeError) as exc:
-            self.diagnostics.append(
-                Diagnostic("TG005", f"cannot read {shown}: {exc}", Location(shown, 1, 1))
-            )
+            text, _ = decode(data)
+        except Unreadable as exc:
+            self.diagnostics.append(exc.diagnostic(shown))
             return None
+        source = universal_newlines(text.removeprefix("\ufeff"))  # a BOM is allowed
         try:
             with warnings.catch_warnings():  # invalid escapes in user code are not our warnings
                 warnings.simplefilter("ignore")
                 tree = ast.parse(source, filename=str(path))
+            problem = future_problem(tree, source)
+            if problem is not None:
+                raise problem
         except SyntaxError as exc:
             line = exc.lineno or 1
             col = exc.offset or 1
@@ -371,6 +380,60 @@ class ModuleIndex:
 
     def modules(self) -> Iterator[Module]:
         return (m for m in self._modules.values() if m is not None)
+
+
+def future_problem(tree: ast.Module, source: str) -> SyntaxError | None:
+    """What Python's compiler (not its parser) says of the `from __future__ import`s of a
+    module: each must name a feature Python has, and come before any other statement but
+    the docstring (CPython's future.c, then its check of every later one)."""
+    import __future__
+
+    body = tree.body
+    start = 1 if body and _is_docstring(body[0]) else 0
+    last, header, previous, done = -1, 0, 0, False
+    for stmt in body[start:]:
+        if done and stmt.lineno > previous:
+            break
+        previous = stmt.lineno
+        if not isinstance(stmt, ast.ImportFrom) or stmt.module != "__future__":
+            done = True
+        elif done:
+            return _late(stmt, source)
+        else:
+            for alias in stmt.names:
+                if alias.name == "braces":
+                    return _syntax_error("not a chance", stmt, source)
+                if alias.name not in __future__.all_feature_names:
+                    message = f"future feature {alias.name} is not defined"
+                    return _syntax_error(message, stmt, source)
+            last, header = stmt.lineno, header + 1
+    if source.count("__future__") <= header:  # no other mention: nothing later to look for
+        return None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module == "__future__" and node.lineno > last:
+            return _late(node, source)
+    return None
+
+
+def _is_docstring(stmt: ast.stmt) -> bool:
+    return (
+        isinstance(stmt, ast.Expr)
+        and isinstance(stmt.value, ast.Constant)
+        and isinstance(stmt.value.value, str)
+    )
+
+
+def _late(stmt: ast.ImportFrom, source: str) -> SyntaxError:
+    message = "from __future__ imports must occur at the beginning of the file"
+    return _syntax_error(message, stmt, source)
+
+
+def _syntax_error(message: str, stmt: ast.stmt, source: str) -> SyntaxError:
+    """A SyntaxError at `stmt`, its offset counted in characters as the parser's are."""
+    lines = source.split("\n")
+    text = lines[stmt.lineno - 1] if stmt.lineno <= len(lines) else ""
+    offset = len(text.encode("utf-8")[: stmt.col_offset].decode("utf-8", "replace")) + 1
+    return SyntaxError(message, ("", stmt.lineno, offset, text, None, None))
 
 
 def universal_newlines(text: str) -> str:

@@ -29,6 +29,7 @@ import time
 
 from toolgen._version import __version__
 from toolgen.cache import FOLDER, checksum, load_entry, ours, prune, store_entry
+from toolgen.reading import open_regular
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
 if TYPE_CHECKING:
@@ -184,10 +185,10 @@ def address(folder: str, cwd: str) -> str | None:
     """How to name the socket in cache `folder` from `cwd`: absolute, else relative when the
     absolute name is too long; None when neither fits."""
     path = f"{folder}/{SOCKET}"
-    if len(path.encode()) <= MAX_ADDRESS:
+    if len(os.fsencode(path)) <= MAX_ADDRESS:  # the bytes of the name, as the system has them
         return path
     relative = os.path.relpath(path, cwd)
-    return relative if len(relative.encode()) <= MAX_ADDRESS else None
+    return relative if len(os.fsencode(relative)) <= MAX_ADDRESS else None
 
 
 def remember(
@@ -313,7 +314,8 @@ def _exists(path: str, only_files: bool) -> bool:
 
 def _read(path: str) -> bytes | None:
     try:
-        with open(path, "rb") as handle:
+        handle, _ = open_regular(path)  # a FIFO put in its place is not waited for
+        with handle:
             return handle.read()
     except OSError:
         return None

@@ -88,9 +88,10 @@ class Outcome:
 
 
 def _joined(texts: list[str]) -> Iterator[bytes]:
-    """The bytes of the texts joined by NUL characters, a text at a time."""
+    """The bytes of the texts joined by NUL characters, a text at a time (a lone surrogate
+    as it is: only the checksum sees them)."""
     for i, text in enumerate(texts):
-        yield (b"\0" if i else b"") + text.encode()
+        yield (b"\0" if i else b"") + text.encode("utf-8", "surrogatepass")
 
 
 def record(
@@ -135,6 +136,8 @@ def record(
         "sources": sources.files,
         "folders": _folder_stats(sources.folders),
         "links": sources.links,
+        "skipped": sources.skipped,
+        "project": sources.project,
         "read": {path: (sha, *file_stat(path)) for path, sha in inputs.read.items()},
         "missing": sorted(inputs.missing),
         "out": base,
@@ -218,8 +221,9 @@ def _sources_hold(stamp: dict[str, Any]) -> dict[str, Stat] | None:
 
     from toolgen.discover import list_sources
 
-    _, now = list_sources(tuple(Path(root) for root in stamp["roots"]))
-    if now.files != stamp["sources"]:
+    project = Path(stamp["project"]) if stamp["project"] else None
+    _, now = list_sources(tuple(Path(root) for root in stamp["roots"]), project)
+    if now.files != stamp["sources"] or now.skipped != stamp["skipped"]:
         return None
     stamp["links"] = now.links
     return _folder_stats(now.folders)
@@ -277,7 +281,8 @@ class _Checker:
             if self._trusted(entry[1:], path):
                 continue
             current = file_stat(path)
-            if current == MISSING or file_sha(path) != entry[0]:
+            # another size is other bytes: not read (it may have grown without end)
+            if current == MISSING or current[0] != entry[1] or file_sha(path) != entry[0]:
                 return False
             if _old(current[2], self.started):
                 entries[name] = (entry[0], *current)

@@ -53,8 +53,10 @@ class UnitCache:
         config_key: str,
         memory: Memory | None = None,
         later: list[Callable[[], None]] | None = None,
+        limit: int | None = None,
     ) -> None:
         self.folder = folder
+        self.limit = limit  # a file larger is not hashed (`max_source_bytes`: it is not read)
         self.config_key = config_key
         self.memory = memory
         self.later = later  # where to leave the writing of entries (`toolgen.session`)
@@ -71,7 +73,7 @@ class UnitCache:
 
     def sha(self, path: str) -> str | None:
         if path not in self._shas:
-            self._shas[path] = file_sha(path)
+            self._shas[path] = file_sha(path, self.limit)
         return self._shas[path]
 
     def exists(self, path: str) -> bool:
@@ -84,7 +86,8 @@ class UnitCache:
         if sha is None:
             return None
         text = "\0".join((self.config_key, str(file.path), file.module, sha, *roots))
-        return hashlib.sha256(text.encode()).hexdigest()
+        # a path whose bytes are not UTF-8 holds lone surrogates: hashed as they are
+        return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
     def get(self, file: SourceFile, roots: tuple[str, ...]) -> FileUnit[ToolDescriptor] | None:
         self.files += 1
