@@ -157,8 +157,9 @@ def test_a_source_over_the_cap_is_an_error_for_that_file(project: Project, run: 
 @pytest.mark.parametrize("value", ["0", "-1", '"10 MB"', "true", "1.5"])
 def test_the_cap_must_be_a_positive_whole_number(project: Project, value: str) -> None:
     project.write(
-        "pyproject.toml", f'[tool.toolgen]\nsources = ["."]\nmax_source_bytes = {value}\n'
+        "pyproject.toml", f'[tool.toolgen]\nsources = ["src"]\nmax_source_bytes = {value}\n'
     )
+    (project.root / "src").mkdir()
     with pytest.raises(UserError) as caught:
         load_config(project.root / "pyproject.toml", cwd=project.root)
     (problem,) = caught.value.diagnostics
