@@ -26,9 +26,9 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO
 
 from toolgen import journal, removal
+from toolgen.reading import open_regular
 from toolgen.removal import PENDING, Kept
 from toolgen.render import FOLDERS, MANIFEST
 from toolgen.spool import Content, Spooled, as_bytes, chunks_of, sha_of
@@ -128,20 +128,11 @@ def _read(path: Path) -> bytes | None:
     """The bytes of the regular file at `path`, or None (none there, or not a regular file:
     a FIFO is not waited on)."""
     try:
-        with _open_regular(str(path)) as handle:
+        handle, _ = open_regular(str(path))
+        with handle:
             return handle.read()
     except OSError:
         return None
-
-
-def _open_regular(path: str) -> BinaryIO:
-    """`path` opened for reading, if it is a regular file (else OSError), without waiting
-    on a FIFO that stands there."""
-    handle = os.fdopen(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb")
-    if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
-        handle.close()
-        raise OSError(0, "not a regular file", path)
-    return handle
 
 
 def same_manifest(old: bytes, new: bytes) -> bool:
@@ -179,8 +170,9 @@ def _holds(
 
 def _holds_spooled(path: str, data: Spooled) -> bool | None:
     try:
-        with _open_regular(path) as handle:
-            if os.fstat(handle.fileno()).st_size != data.size:
+        handle, st = open_regular(path)
+        with handle:
+            if st.st_size != data.size:
                 return False
             return all(handle.read(len(chunk)) == chunk for chunk in data.chunks())
     except OSError:

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from toolgen.diagnostics import Diagnostic, Location
+from toolgen.reading import NotRegular, open_regular
 from toolgen.render import FOLDERS, MANIFEST, PRODUCED
 
 #: The folder a build stages its files in (`toolgen.journal`); refused as a symlink too.
@@ -128,12 +129,12 @@ def _holds_sha(path: str, sha: str) -> str | None:
         return "it is not a regular file"
     digest = hashlib.sha256()
     try:  # no symlink followed, no FIFO waited on (one could replace the file meanwhile)
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        handle, _ = open_regular(path, os.O_NOFOLLOW)
+    except NotRegular:
+        return "it is not a regular file"
     except OSError:
         return GONE
-    with os.fdopen(fd, "rb") as handle:
-        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
-            return "it is not a regular file"
+    with handle:
         while chunk := handle.read(1 << 20):
             digest.update(chunk)
     if digest.hexdigest() != sha:
