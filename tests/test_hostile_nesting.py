@@ -1,0 +1,106 @@
+"""Hostile input, issue 15 part 8: nesting deep enough to exhaust a recursive reader is a
+located diagnostic (never a traceback) in `fix`."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import Project, Run, tool_source
+
+MODES = [((), 0), (("--check",), 1), (("--diff",), 0)]  # (arguments, exit code) of `fix`
+STALE = "        gone: Not a parameter any more."
+
+
+def _no_traceback(result: Run) -> None:
+    for text in (result.out, result.err):
+        assert "Traceback" not in text and "internal error" not in text, text
+
+
+def _handler(project: Project, params: str, imports: str = "") -> str:
+    """A handler with `params` and a stale docstring entry; its source."""
+    return project.write(
+        "src/tools.py", tool_source("deep", params, STALE, imports=imports)
+    ).read_text()
+
+
+# -- fix: deep nesting in a valid file -------------------------------------------------------
+@pytest.mark.parametrize(("mode", "code"), MODES)
+@pytest.mark.parametrize(
+    "params",
+    [
+        "x: " + "list[" * 190 + "int" + "]" * 190,  # the 190-deep annotation
+        "x: list = " + "[" * 150 + "]" * 150,  # the 150-deep list default
+    ],
+    ids=["annotation-190", "default-150"],
+)
+def test_fix_handles_deep_nesting_that_build_reads(
+    project: Project, run, params: str, mode: tuple[str, ...], code: int
+) -> None:
+    """libcst recursed out on these (a traceback); `build` reads them, so `fix` fixes them."""
+    before = _handler(project, params)
+    result = run("fix", *mode, cwd=project.root)
+    _no_traceback(result)
+    assert result.code == code, result.out
+    assert "src/tools.py:9:9: TG802 [warning] `deep`: parameter `x` needs a description" in (
+        result.out
+    )
+    assert "src/tools.py:9:9: TG803 [info] `deep`: removed the docstring entry for `gone`" in (
+        result.out
+    )
+    after = (project.root / "src" / "tools.py").read_text()
+    if mode:
+        assert after == before
+    else:
+        assert "gone" not in after and "        x: TODO: describe this parameter.\n" in after
+        assert after.replace("        x: TODO: describe this parameter.\n", STALE + "\n") == before
+    if mode == ("--diff",):
+        assert f"-{STALE}\n" in result.out
+
+
+@pytest.mark.parametrize(("mode", "code"), MODES)
+def test_fix_says_what_build_says_of_a_handler_too_deep_to_analyse(
+    project: Project, run, mode: tuple[str, ...], code: int
+) -> None:
+    """Aliases 400 deep run the analysis out of recursion: `fix` reports the compiler's TG202
+    at the same place and leaves that docstring alone."""
+    aliases = "A0 = int\n" + "".join(f"A{i} = list[A{i - 1}]\n" for i in range(1, 400))
+    before = _handler(project, "x: A399", imports=aliases)
+    build = run("build", cwd=project.root)
+    verdict = next(line for line in build.out.splitlines() if "TG202" in line)
+    assert "`deep` nests types or values too deeply to analyse" in verdict
+    result = run("fix", *mode, cwd=project.root)
+    _no_traceback(result)
+    assert verdict in result.out.splitlines()
+    assert result.code == 0  # nothing to change: the handler is left alone
+    assert (project.root / "src" / "tools.py").read_text() == before
+
+
+@pytest.mark.parametrize(("mode", "_"), MODES)
+def test_fix_says_what_build_says_of_nesting_the_parser_refuses(
+    project: Project, run, mode: tuple[str, ...], _: int
+) -> None:
+    before = _handler(project, "x: bool = " + "not " * 3000 + "True")
+    build = run("build", cwd=project.root)
+    message = "cannot parse: an expression is nested too deeply for Python's parser"
+    assert f"src/tools.py:1:1: TG101 [error] {message}" in build.out
+    result = run("fix", *mode, cwd=project.root)
+    _no_traceback(result)
+    assert result.code == 2
+    assert f"src/tools.py:1:1: TG804 [error] {message}; file not changed" in result.out
+    assert (project.root / "src" / "tools.py").read_text() == before
+
+
+def test_fix_writes_no_type_it_cannot_unparse(project: Project, run) -> None:
+    """`int | int | ...` 900 deep: `build` reads it; `fix` adds the entry without its type
+    (writing the type recursed out, and the handler was skipped)."""
+    project.write(
+        "src/tools.py",
+        tool_source("deep", "y: int, x: " + " | ".join(["int"] * 900), "        y (int): Y."),
+    )
+    result = run("fix", cwd=project.root)
+    _no_traceback(result)
+    assert result.code == 0
+    assert (
+        "        x: TODO: describe this parameter.\n"
+        in (project.root / "src" / "tools.py").read_text()
+    )
