@@ -1,5 +1,5 @@
 """Hostile input, issue 15 part 8: nesting deep enough to exhaust a recursive reader is a
-located diagnostic (never a traceback) in `fix`."""
+located diagnostic (never a traceback) in `fix` and in the configuration."""
 
 from __future__ import annotations
 
@@ -104,3 +104,46 @@ def test_fix_writes_no_type_it_cannot_unparse(project: Project, run) -> None:
         "        x: TODO: describe this parameter.\n"
         in (project.root / "src" / "tools.py").read_text()
     )
+
+
+# -- configuration: values nested thousands deep ---------------------------------------------
+ARRAY = "[" * 3000 + "]" * 3000
+TABLE = "{a = " * 3000 + "1" + "}" * 3000
+
+
+@pytest.mark.parametrize("command", ["build", "check", "fix"])
+@pytest.mark.parametrize(
+    ("lines", "where", "depth"),
+    [
+        (f"skip_params = {ARRAY}", "3:15", 3000),
+        (f'platforms = ["openai", {ARRAY}]', "3:13", 3001),
+        (f"rules = {TABLE}", "3:9", 3000),
+        (f"out = {TABLE}", "3:7", 3000),
+        (f'breaking_ignore = [{{rule = "tool-removed", tool = {TABLE}}}]', "3:19", 3002),
+        (f'min_level = 0\n\n[tool.other]\nx = """ [[[ """\ny = {ARRAY}', "7:5", 3000),
+    ],
+    ids=["skip_params", "platforms", "rules", "out", "breaking_ignore", "other-tool"],
+)
+def test_a_config_value_nested_thousands_deep_is_a_located_error(
+    project: Project, run, command: str, lines: str, where: str, depth: int
+) -> None:
+    project.write("src/tools.py", tool_source())
+    project.write("pyproject.toml", f'[tool.toolgen]\nsources = ["src"]\n{lines}\n')
+    result = run(command, cwd=project.root)
+    _no_traceback(result)
+    assert result.code == 2
+    assert (
+        f"pyproject.toml:{where}: TG001 [error] cannot read TOML: a value nests arrays or "
+        f"inline tables {depth} levels deep, too deep to read"
+    ) in result.out + result.err
+
+
+def test_init_reads_a_deep_pyproject_the_same_way(project: Project, run) -> None:
+    project.write("pyproject.toml", f"[tool.other]\nx = {ARRAY}\n")
+    result = run("init", "--path", str(project.root), cwd=project.root)
+    _no_traceback(result)
+    assert result.code == 2
+    assert (
+        "pyproject.toml:2:5: TG006 [error] cannot read TOML: a value nests arrays or inline "
+        "tables 3000 levels deep, too deep to read"
+    ) in result.out + result.err
