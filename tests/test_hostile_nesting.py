@@ -1,11 +1,15 @@
-"""Hostile input, issue 15 part 8: nesting deep enough to exhaust a recursive reader is a
-located diagnostic (never a traceback) in `fix` and in the configuration."""
+"""Hostile input, issue 15 parts 8 and 9: nesting deep enough to exhaust a recursive reader is a
+located diagnostic (never a traceback) in `fix` and in the configuration, and a `Literal` of
+very many values costs black no more than a small one."""
 
 from __future__ import annotations
+
+from typing import Any
 
 import pytest
 
 from conftest import Project, Run, tool_source
+from toolgen.render import python
 
 MODES = [((), 0), (("--check",), 1), (("--diff",), 0)]  # (arguments, exit code) of `fix`
 STALE = "        gone: Not a parameter any more."
@@ -147,3 +151,113 @@ def test_init_reads_a_deep_pyproject_the_same_way(project: Project, run) -> None
         "pyproject.toml:2:5: TG006 [error] cannot read TOML: a value nests arrays or inline "
         "tables 3000 levels deep, too deep to read"
     ) in result.out + result.err
+
+
+# -- a Literal of very many values -----------------------------------------------------------
+def _black_input(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Each text given to black from now on."""
+    import black
+
+    given: list[str] = []
+    format_str = black.format_str
+
+    def recorded(text: str, *, mode: Any) -> str:
+        given.append(text)
+        return format_str(text, mode=mode)
+
+    monkeypatch.setattr(black, "format_str", recorded)
+    return given
+
+
+def _literal_handler(project: Project, count: int) -> None:
+    values = ", ".join(f'"value_{i}"' for i in range(count))
+    project.write(
+        "src/tools.py",
+        tool_source(
+            "pick",
+            f"choice: Literal[{values}]",
+            "        choice: The value.",
+            imports="from typing import Literal",
+        ),
+    )
+
+
+def test_black_does_not_see_the_values_of_a_big_literal(
+    project: Project, run, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """black took 108 s for 100,000 values (7.5 s for 20,000): its time grows faster than its
+    input. The build gives it a few stand-ins instead, as many for 100,000 values as for
+    10,000; the time comparison itself is `benchmarks/run.py --literal`."""
+    texts = _black_input(monkeypatch)
+    given: dict[int, int] = {}
+    for count in (10_000, 100_000):
+        _literal_handler(project, count)
+        texts.clear()
+        assert run("build", "--no-cache", cwd=project.root).code == 0
+        given[count] = sum(map(len, texts))
+        module = (project.out / "python" / "tools.py").read_text()
+        assert f'        "value_{count - 1}",\n' in module
+        assert module.count('"value_') == count
+    assert 0 < given[10_000] < 400 and 0 < given[100_000] < 400
+
+
+class _Tool:
+    def __init__(self, name: str, parameters: dict[str, Any]) -> None:
+        self.name, self.parameters = name, parameters
+
+
+def _shapes(enum: dict[str, Any]) -> list[dict[str, Any]]:
+    """Parameters schemas that put the enum in each place the module writes a `Literal`."""
+
+    def wrapped(depth: int) -> dict[str, Any]:
+        schema = enum
+        for _ in range(depth):
+            schema = {"type": "array", "items": schema}
+        return schema
+
+    properties: list[dict[str, Any]] = [
+        {"choice": enum},
+        {"choice": {"anyOf": [enum, {"type": "null"}]}},
+        {"choice": wrapped(1), "other": enum},
+        {"choice": {"type": "array", "prefixItems": [enum, {"type": "string"}]}},
+        {"choice": {"type": "object", "additionalProperties": enum}},
+        {"choice": {"anyOf": [enum, {"enum": [1, 2]}, enum]}},
+        {"a-b": enum, "c": {"type": "string"}},  # the functional TypedDict form
+        {"x" * 95: enum},  # a name too long for the line
+        {"choice": wrapped(12)},
+        {"choice": wrapped(21)},  # indented so far that the stand-ins would not fit
+        {"choice": {"$ref": "#/$defs/Color"}},  # an alias: `Color = Literal[...]`
+    ]
+    shapes = [{"type": "object", "properties": p, "required": ["choice"]} for p in properties]
+    shapes += [{"type": "object", "properties": p} for p in properties[:3]]  # NotRequired
+    for shape in shapes:
+        shape["$defs"] = {"Color": enum}
+    return shapes
+
+
+VALUES = {
+    "strings": [f"value_{i}" for i in range(150)],
+    "numbers": [None, True, False, *range(-70, 70)],  # 5 wide at most
+    "long": [f"{'x' * (i % 120)}{i}" for i in range(150)],  # some too wide for any line
+    "unicode": [f"välue\n\t{i} {'🙂' * (i % 50)}" for i in range(150)],  # 🙂 is 2 wide
+    "quoted": [f'say "{i}"' for i in range(150)],  # black requotes them: no stand-ins
+}
+
+
+@pytest.mark.parametrize("kind", VALUES)
+def test_a_big_literal_is_laid_out_as_black_lays_it_out(
+    kind: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same bytes as black makes of the values themselves, black-stable, in every place a
+    `Literal` goes."""
+    import black
+
+    mode = black.Mode(line_length=100, target_versions={black.TargetVersion.PY311})
+    tools = [_Tool(f"pick_{i}", s) for i, s in enumerate(_shapes({"enum": VALUES[kind]}))]
+    texts = _black_input(monkeypatch)
+    module = python.python_module(tools)
+    first_values = ", ".join(python._literal(v) for v in VALUES[kind][:2])
+    assert any(first_values in text for text in texts) == (kind == "quoted")
+    assert black.format_str(module, mode=mode) == module
+    monkeypatch.setattr(python, "_MANY_VALUES", 10**9)  # no stand-ins: black sees the values
+    assert python.python_module(tools) == module
