@@ -60,6 +60,7 @@ from toolgen.analyze.docstrings import (
     dedent,
     detect_style,
     docstring_lines,
+    docstring_node,
     parse_entries,
 )
 from toolgen.analyze.handlers import Handler, find_handlers, nested_too_deeply
@@ -186,14 +187,10 @@ def _docstring_span(text: str, lines: list[int], func: FunctionNode) -> tuple[in
     """Where `func`'s docstring literal is in `text` (start and end offsets), when it can be
     replaced: one string literal (not an implicit concatenation) that starts a line of the
     function's body (not `def f(): "Doc."`)."""
-    first = func.body[0]
-    if not (
-        isinstance(first, ast.Expr)
-        and isinstance(first.value, ast.Constant)
-        and isinstance(first.value.value, str)
-    ):
+    found = docstring_node(func)
+    if found is None:
         return None
-    node = first.value
+    node, _ = found
     assert node.end_lineno is not None and node.end_col_offset is not None
     start = _offset(text, lines, node.lineno, node.col_offset)
     end = _offset(text, lines, node.end_lineno, node.end_col_offset)
@@ -370,15 +367,11 @@ class _DocFixer:
         self.quote, self.raw_string = quote, "r" in prefix.lower()
         newline = "\r\n" if "\r\n" in body else "\n"
         self.raw = body.split(newline)
-        first = self.func.body[0]
-        if not (
-            isinstance(first, ast.Expr)
-            and isinstance(first.value, ast.Constant)
-            and isinstance(first.value.value, str)
-        ):
+        found = docstring_node(self.func)
+        if found is None:
             return None
-        self.start = first.value.lineno
-        value = first.value.value.split("\n")
+        self.start = found[0].lineno
+        value = found[1].split("\n")
         if len(value) != len(self.raw):
             return None  # escaped newlines or line continuations: lines do not map one to one
         for raw_line, value_line in zip(self.raw, value, strict=True):
