@@ -2,6 +2,7 @@
 """Benchmark toolgen against the floor and the run-time peer (DESIGN §5, issue 6).
 
 Usage: python benchmarks/run.py [--tools 1000] [--repeat 3] [--big 10000] [--no-watch]
+       python benchmarks/run.py --literal [--repeat 3]
 
 Generates the corpora with ../shared/bench/make_corpus.py into a temporary folder beside the
 repository (/tmp is slow to create files on some machines), then times whole processes
@@ -20,6 +21,10 @@ repository (/tmp is slow to create files on some machines), then times whole pro
   command run at all (watchfiles waits for 0.1 s of quiet before it reports a change)
 - with --big N: a cold build of N tools, reported as a multiple of the first corpus's build,
   and a cold build of one module of about 5 MB (400 handlers), each with its peak memory
+- with --literal, instead of all the above: cold builds of a handler with a `Literal` of 10,000
+  values and of one with 100,000 (the bar: at most 10 times as long), and of a handler with a
+  list default of 500,000 elements, with its peak memory beside that of `ast.parse` of the same
+  file on its own (the floor of any static reader)
 
 Bytecode is compiled first, for toolgen and for the corpus (what `pip install` and a first run
 leave behind), so that no run pays for compiling source: this matters where
@@ -181,6 +186,52 @@ def big_module(folder: Path) -> Path:
     return root
 
 
+def hostile_project(folder: Path, name: str, params: str) -> Path:
+    """A project of one handler with `params`, in a module of its own."""
+    root = folder / name
+    (root / "src").mkdir(parents=True)
+    (root / "pyproject.toml").write_text(
+        '[tool.toolgen]\nsources = ["src"]\nout = "generated"\nmin_level = 0\n'
+    )
+    (root / "src" / "tools.py").write_text(
+        "from typing import Literal\n\nfrom toolgen import tool\n\n\n"
+        f"@tool\ndef pick({params}) -> str:\n"
+        '    """Pick a value from the catalog. Use it for product questions.\n\n'
+        f"    Args:\n        {params.split(':')[0]}: The value.\n"
+        '    """\n    raise NotImplementedError\n'
+    )
+    return root
+
+
+def literal_rows(toolgen: list[str], folder: Path, repeat: int) -> None:
+    """Print the --literal table: large literals build in time that grows with their size."""
+    rows: list[tuple[str, float, int, str]] = []
+    seconds: dict[int, float] = {}
+    for count in (10_000, 100_000):
+        values = ", ".join(f'"value_{i}"' for i in range(count))
+        base = hostile_project(folder, f"literal_{count}", f"choice: Literal[{values}]")
+        seconds[count], peak = best([*toolgen, "build", "-q"], base, repeat, cold_start(base))
+        note = (
+            f"{seconds[count] / seconds[10_000]:.2f}x the 10,000 (bar 10x)"
+            if count > 10_000
+            else ""
+        )
+        rows.append((f"cold build, a `Literal` of {count:,} values", seconds[count], peak, note))
+    elements = ", ".join(str(i) for i in range(500_000))
+    base = hostile_project(folder, "default_500000", f"ids: list[int] = [{elements}]")
+    took, peak = best([*toolgen, "build", "-q"], base, repeat, cold_start(base))
+    parse = [sys.executable, "-c", "import ast, sys; ast.parse(open(sys.argv[1]).read())"]
+    _, floor_peak = best([*parse, str(base / "src" / "tools.py")], base, repeat)
+    note = f"{peak / floor_peak:.2f}x the peak of `ast.parse` alone ({floor_peak / 1024:.0f} MiB)"
+    rows.append(("cold build, a list default of 500,000 elements", took, peak, note))
+    print(f"best of {repeat}, Python {sys.version.split()[0]}")
+    print()
+    print("| run | seconds | peak memory | note |")
+    print("| --- | ---: | ---: | --- |")
+    for name, secs, kib, note in rows:
+        print(f"| {name} | {secs:.3f} | {kib / 1024:.0f} MiB | {note} |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tools", type=int, default=1000)
@@ -192,12 +243,22 @@ def main() -> None:
         help="also time a cold build of N tools, and of one 5 MB module",
     )
     parser.add_argument("--no-watch", action="store_true", help="skip the --watch runs")
+    parser.add_argument(
+        "--literal",
+        action="store_true",
+        help="only time large literals: a Literal of 10,000 and of 100,000 values, a 500,000-"
+        "element default",
+    )
     args = parser.parse_args()
     toolgen = [sys.executable, "-m", "toolgen"]
     reference = [sys.executable, str(SHARED / "floor_and_peer.py")]
     package = importlib.util.find_spec("toolgen")
     assert package is not None and package.origin, "install toolgen first (pip install -e .)"
     compile_bytecode(Path(package.origin).parent)
+    if args.literal:
+        with tempfile.TemporaryDirectory() as tmp:  # three files each: /tmp is fine
+            literal_rows(toolgen, Path(tmp), args.repeat)
+        return
     with tempfile.TemporaryDirectory(dir=HERE.parent.parent) as tmp:
         base = corpus(args.tools, Path(tmp))
 

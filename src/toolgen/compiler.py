@@ -17,7 +17,7 @@ from pydantic import ValidationError
 
 from toolgen.analyze.decorators import decorator_options
 from toolgen.analyze.docstrings import PLACEHOLDER, DocLine, Docstring, parse_docstring
-from toolgen.analyze.handlers import Handler, find_handlers
+from toolgen.analyze.handlers import Handler, find_handlers, nested_too_deeply
 from toolgen.analyze.literals import surrogate_node, unwritable
 from toolgen.analyze.markers import presets
 from toolgen.analyze.sections import SectionReader
@@ -247,9 +247,7 @@ def compile_handler(
         ignored = {handler.module.shown: ignores} if ignores else {}
         return _HandlerCompiler(handler, index, config, policy or Policy(), ignored).run()
     except RecursionError:
-        where = handler.module.location(handler.node)
-        message = f"`{handler.node.name}` nests types or values too deeply to analyse"
-        return None, [Diagnostic("TG202", message, where)]
+        return None, [nested_too_deeply(handler)]
 
 
 class _HandlerCompiler:

@@ -92,7 +92,7 @@ def find_config(start: Path) -> Path | None:
         candidate = folder / "pyproject.toml"
         if candidate.is_file():
             try:
-                data = tomllib.loads(candidate.read_text(encoding="utf-8"))
+                data = loads_toml(candidate.read_text(encoding="utf-8"))
             except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
                 return candidate  # let load_config report it with a location
             if "toolgen" in data.get("tool", {}):
@@ -131,7 +131,7 @@ def load_config(
         raise UserError(Diagnostic("TG001", f"configuration file {shown} does not exist"))
     try:
         text = config_file.read_text(encoding="utf-8")
-        data = tomllib.loads(text)
+        data = loads_toml(text)
     except (OSError, UnicodeDecodeError) as exc:
         raise UserError(Diagnostic("TG001", f"cannot read {shown}: {exc}")) from None
     except tomllib.TOMLDecodeError as exc:
@@ -153,12 +153,67 @@ def load_for_args(
     )
 
 
+class TomlTooDeep(tomllib.TOMLDecodeError):
+    """A TOML text with a value nested too deeply for tomllib, which recurses into each array
+    and inline table: located at the value's first bracket, as tomllib locates its errors."""
+
+    def __init__(self, text: str, pos: int, depth: int) -> None:
+        self.doc, self.pos = text, pos
+        self.lineno = text.count("\n", 0, pos) + 1
+        self.colno = pos - text.rfind("\n", 0, pos)
+        self.msg = f"a value nests arrays or inline tables {depth} levels deep, too deep to read"
+        ValueError.__init__(self, f"{self.msg} (at line {self.lineno}, column {self.colno})")
+
+
+def loads_toml(text: str) -> dict[str, Any]:
+    """`tomllib.loads`; a value nested too deeply for it is a `TomlTooDeep` (a
+    `tomllib.TOMLDecodeError`), never a RecursionError."""
+    try:
+        return tomllib.loads(text)
+    except RecursionError:
+        raise TomlTooDeep(text, *_deepest_value(text)) from None
+
+
+#: What can hold a bracket that does not nest (strings of the four kinds, comments), and brackets.
+_TOML_TOKEN = re.compile(
+    "|".join(
+        (
+            r'"""(?:[^"\\]|\\[\s\S]|"(?!""))*"{3,5}',
+            r"'''(?:[^']|'(?!''))*'{3,5}",
+            r'"(?:[^"\\\n]|\\.)*"',
+            r"'[^'\n]*'",
+            r"#[^\n]*",
+            r"[\[\]{}]",
+        )
+    )
+)
+
+
+def _deepest_value(text: str) -> tuple[int, int]:
+    """Where the most deeply nested value of `text` starts (the offset of its first bracket),
+    and how many arrays and inline tables deep it goes (table headers count 1)."""
+    depth = deepest = 0
+    start = found = 0
+    for match in _TOML_TOKEN.finditer(text):
+        bracket = match.group()
+        if bracket in ("[", "{"):
+            if depth == 0:
+                start = match.start()
+            depth += 1
+            if depth > deepest:
+                deepest, found = depth, start
+        elif bracket in ("]", "}"):
+            depth = max(depth - 1, 0)
+    return found, deepest
+
+
 def toml_error(
     exc: tomllib.TOMLDecodeError, text: str, shown: str, code: str = "TG001", after: str = ""
 ) -> Diagnostic:
     """A `code` diagnostic for a TOML file that does not parse, at the place tomllib names
     (its end for "at end of document"); `text` is what was parsed, `shown` the file as shown
     to the user, `after` more words for the end of the message."""
+    what = "cannot read TOML" if isinstance(exc, TomlTooDeep) else "invalid TOML"
     message = str(exc)
     where = re.search(r"\(at line (\d+), column (\d+)\)", message)
     if where:
@@ -166,7 +221,7 @@ def toml_error(
     else:  # "at end of document"
         line, col = text.count("\n") + 1, len(text.rsplit("\n", 1)[-1]) + 1
     message = re.sub(r"\s*\(at (line \d+, column \d+|end of document)\)", "", message)
-    return Diagnostic(code, f"invalid TOML: {message}{after}", Location(shown, line, col))
+    return Diagnostic(code, f"{what}: {message}{after}", Location(shown, line, col))
 
 
 def relative_display(path: Path, cwd: Path) -> str:

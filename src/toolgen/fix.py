@@ -4,7 +4,8 @@ A source-preserving codemod. For every tool handler toolgen finds, the docstring
 section gets an entry for each exposed parameter it lacks (the `Field(description=...)` text
 when there is one, else `PLACEHOLDER`), loses the entries of names that are not parameters at
 all, and lists its entries in signature order. Nothing else in the file changes: the module is
-read with libcst, only the docstring literal is replaced, and inside it only the lines of the
+read with Python's own parser (as the compiler reads it, so whatever `build` can read, `fix`
+can), only the text of the docstring literal is replaced, and inside it only the lines of the
 parameter entries move; every other byte (comments, quotes and prefixes, indentation, other
 sections, blank lines) is kept. A file that needs nothing is returned as it was, and the fix of
 a fixed file changes nothing.
@@ -37,16 +38,13 @@ import ast
 import copy
 import difflib
 import inspect
+import io
 import itertools
 import re
 import stat
-import warnings
-from collections.abc import Callable
+import tokenize
 from dataclasses import dataclass, field
 from typing import Literal
-
-import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
 
 from toolgen.analyze.decorators import decorator_options
 from toolgen.analyze.docstrings import (
@@ -62,16 +60,17 @@ from toolgen.analyze.docstrings import (
     dedent,
     detect_style,
     docstring_lines,
+    docstring_node,
     parse_entries,
 )
-from toolgen.analyze.handlers import Handler, find_handlers
+from toolgen.analyze.handlers import Handler, find_handlers, nested_too_deeply
 from toolgen.analyze.markers import presets
 from toolgen.analyze.signature import Param, parameters
 from toolgen.analyze.types import FIELD_CALLS, FieldSpec, SchemaBuilder, TypeProblem
 from toolgen.config import Config
 from toolgen.diagnostics import Diagnostic, Location, sort_diagnostics
 from toolgen.discover import SourceFile, list_sources, search_roots, skipped_diagnostics
-from toolgen.index import Module, ModuleIndex, dotted_name
+from toolgen.index import Module, ModuleIndex, Unparsable, dotted_name, parse_python
 from toolgen.output import atomic_write
 from toolgen.reading import Unreadable, read_source
 
@@ -136,54 +135,80 @@ def fix_source(
     bom = "\ufeff" if source.startswith("\ufeff") else ""
     text = source[len(bom) :]
     try:
-        tree = _parse(text)
-    except SyntaxError as exc:
-        where = Location(path, exc.lineno or 1, exc.offset or 1)
-        return FixResult(source, [_not_changed(f"cannot parse: {exc.msg}", where)])
-    except ValueError as exc:  # e.g. null bytes
-        return FixResult(source, [_not_changed(f"cannot parse: {exc}", Location(path, 1, 1))])
-    functions = {
-        node.lineno: node
+        tree = parse_python(text)
+    except Unparsable as exc:
+        return FixResult(source, [_not_changed(exc.message, Location(path, *exc.at))])
+    functions = [
+        node
         for node in ast.walk(tree)
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.lineno in exposed
-    }
+    ]
     if not functions:
         return FixResult(source)
-    try:
-        module = cst.parse_module(text)
-    except cst.ParserSyntaxError as exc:
-        where = Location(path, exc.raw_line, exc.raw_column + 1)
-        return FixResult(source, [_not_changed(f"cannot parse: {exc.message}", where)])
-    stmt_lines = text.split("\n")
+    lines = _lines(text)
     edits: list[_Edit] = []
-
-    def fix_one(line: int, literal: str) -> str | None:
-        func = functions.get(line)
-        if func is None:
-            return None
-        first = func.body[0]
-        indent = _ws(stmt_lines[first.lineno - 1]) if first.lineno <= len(stmt_lines) else ""
-        edit = _DocFixer(func, literal, exposed[line], style, indent).run()
+    replaced: list[tuple[int, int, str]] = []  # (start, end, new literal), offsets in `text`
+    for func in functions:
+        span = _docstring_span(text, lines, func)
+        if span is None:
+            continue
+        start, end = span
+        literal = text[start:end]
+        indent = _ws(text[lines[func.body[0].lineno - 1] : start])
+        edit = _DocFixer(func, literal, exposed[func.lineno], style, indent).run()
         if edit is None:
-            return None
+            continue
         edits.append(edit)
-        return edit.literal if edit.literal != literal else None
-
-    new_module = MetadataWrapper(module, unsafe_skip_copy=True).visit(_Rewriter(fix_one))
-    new_text = new_module.code
-    if new_text == text:
+        if edit.literal != literal:
+            replaced.append((start, end, edit.literal))
+    if not replaced:
         return FixResult(source, _diagnostics(edits, path, in_fixed_text))
+    pieces: list[str] = []
+    at = 0
+    for start, end, literal in sorted(replaced):
+        pieces += [text[at:start], literal]
+        at = end
+    new_text = "".join(pieces) + text[at:]
     try:
-        _parse(new_text)
-    except SyntaxError as exc:  # a bug in the fix: never hand back broken code
+        parse_python(new_text)
+    except Unparsable as exc:  # a bug in the fix: never hand back broken code
         raise RuntimeError(f"toolgen fix produced invalid Python for {path}: {exc}") from exc
     return FixResult(bom + new_text, _diagnostics(edits, path, in_fixed_text), changed=True)
 
 
-def _parse(text: str) -> ast.Module:
-    with warnings.catch_warnings():  # invalid escapes in user code are not our warnings
-        warnings.simplefilter("ignore")
-        return ast.parse(text)
+_NEWLINE = re.compile(r"\r\n|\r|\n")  # where Python's parser ends a line
+
+
+def _lines(text: str) -> list[int]:
+    """The offset in `text` at which each line starts (line 1 at index 0)."""
+    return [0, *(match.end() for match in _NEWLINE.finditer(text))]
+
+
+def _docstring_span(text: str, lines: list[int], func: FunctionNode) -> tuple[int, int] | None:
+    """Where `func`'s docstring literal is in `text` (start and end offsets), when it can be
+    replaced: one string literal (not an implicit concatenation) that starts a line of the
+    function's body (not `def f(): "Doc."`)."""
+    found = docstring_node(func)
+    if found is None:
+        return None
+    node, _ = found
+    assert node.end_lineno is not None and node.end_col_offset is not None
+    start = _offset(text, lines, node.lineno, node.col_offset)
+    end = _offset(text, lines, node.end_lineno, node.end_col_offset)
+    if text[lines[node.lineno - 1] : start].strip(" \t\f("):
+        return None  # on the `def` line
+    try:
+        token = next(tokenize.generate_tokens(io.StringIO(text[start:end]).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return None
+    return (start, end) if token.string == text[start:end] else None
+
+
+def _offset(text: str, lines: list[int], line: int, col: int) -> int:
+    """The offset in `text` of `line` and `col` as the syntax tree gives them (UTF-8 bytes)."""
+    begin = lines[line - 1]
+    stop = lines[line] if line < len(lines) else len(text)
+    return begin + len(text[begin:stop].encode("utf-8")[:col].decode("utf-8"))
 
 
 def _not_changed(message: str, where: Location) -> Diagnostic:
@@ -272,36 +297,6 @@ def _diagnostics(edits: list[_Edit], path: str, in_fixed_text: bool = True) -> l
     return sort_diagnostics(found)
 
 
-class _Rewriter(cst.CSTTransformer):
-    """Replaces the docstring literal of the functions `fix` has a new literal for."""
-
-    METADATA_DEPENDENCIES = (PositionProvider,)
-
-    def __init__(self, fix: Callable[[int, str], str | None]) -> None:
-        super().__init__()
-        self.fix = fix
-
-    def leave_FunctionDef(
-        self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef
-    ) -> cst.FunctionDef:
-        line = self.get_metadata(PositionProvider, original_node.name).start.line
-        body = updated_node.body
-        if not isinstance(body, cst.IndentedBlock) or not body.body:
-            return updated_node  # `def f(): "doc"` on one line: left alone
-        stmt = body.body[0]
-        if not isinstance(stmt, cst.SimpleStatementLine) or not stmt.body:
-            return updated_node
-        expr = stmt.body[0]
-        if not isinstance(expr, cst.Expr) or not isinstance(expr.value, cst.SimpleString):
-            return updated_node  # no docstring, or an implicitly concatenated one
-        literal = self.fix(line, expr.value.value)
-        if literal is None:
-            return updated_node
-        new_expr = expr.with_changes(value=expr.value.with_changes(value=literal))
-        new_stmt = stmt.with_changes(body=[new_expr, *stmt.body[1:]])
-        return updated_node.with_changes(body=body.with_changes(body=[new_stmt, *body.body[1:]]))
-
-
 # -- one docstring -------------------------------------------------------------------------
 @dataclass(eq=False)
 class _Block:
@@ -373,15 +368,11 @@ class _DocFixer:
         self.quote, self.raw_string = quote, "r" in prefix.lower()
         newline = "\r\n" if "\r\n" in body else "\n"
         self.raw = body.split(newline)
-        first = self.func.body[0]
-        if not (
-            isinstance(first, ast.Expr)
-            and isinstance(first.value, ast.Constant)
-            and isinstance(first.value.value, str)
-        ):
+        found = docstring_node(self.func)
+        if found is None:
             return None
-        self.start = first.value.lineno
-        value = first.value.value.split("\n")
+        self.start = found[0].lineno
+        value = found[1].split("\n")
         if len(value) != len(self.raw):
             return None  # escaped newlines or line continuations: lines do not map one to one
         for raw_line, value_line in zip(self.raw, value, strict=True):
@@ -835,7 +826,7 @@ def fix_files(config: Config, mode: FixMode) -> FixReport:
         except Unreadable as exc:
             report.diagnostics.append(exc.diagnostic(shown))
             continue
-        exposed = exposed_params(index, file, config)
+        exposed = exposed_params(index, file, config, report.diagnostics)
         result = fix_source(source, shown, exposed, config.docstring_style, mode == "write")
         try:
             data = result.source.encode(encoding) if result.changed else b""
@@ -876,10 +867,14 @@ def _unencodable(exc: UnicodeEncodeError, text: str, shown: str, encoding: str) 
 
 
 def exposed_params(
-    index: ModuleIndex, file: SourceFile, config: Config
+    index: ModuleIndex,
+    file: SourceFile,
+    config: Config,
+    problems: list[Diagnostic] | None = None,
 ) -> dict[int, list[FixParam]]:
     """For each handler in `file`, by `def` line: the parameters a model passes, as the
-    compiler decides them (no self/cls, no skip_params, no framework context)."""
+    compiler decides them (no self/cls, no skip_params, no framework context). A handler
+    nested too deeply to analyse is left out, with the compiler's TG202 in `problems`."""
     module = index.add_file(file.module, file.path)
     if module is not None and module.path != file.path:
         # another file already has this module name: read this one on its own
@@ -894,7 +889,8 @@ def exposed_params(
         try:
             found[handler.node.lineno] = _handler_params(handler, index, config)
         except RecursionError:
-            continue  # nested too deeply to analyse; the compiler reports it
+            if problems is not None:
+                problems.append(nested_too_deeply(handler))
     return found
 
 
@@ -984,4 +980,7 @@ def _type_text(index: ModuleIndex, param: Param, module: Module) -> str | None:
         return None
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return node.value
-    return ast.unparse(node)
+    try:
+        return ast.unparse(node)
+    except RecursionError:  # the compiler reads `int | int | ...` that deep: write no type
+        return None

@@ -28,6 +28,36 @@ from toolgen.reading import MAX_SOURCE_BYTES, Unreadable, decode, read_capped
 BindingKind = Literal["import", "class", "function", "assign", "module"]
 
 
+class Unparsable(Exception):
+    """A source Python's parser refuses: why (`cannot parse: ...`) and where (line, column)."""
+
+    def __init__(self, message: str, at: tuple[int, int] = (1, 1)) -> None:
+        super().__init__(message)
+        self.message = message
+        self.at = at
+
+
+def parse_python(source: str, filename: str = "<unknown>") -> ast.Module:
+    """`source`'s syntax tree, as the compiler and `toolgen fix` read it; `Unparsable` for a
+    syntax error, a `__future__` import Python's compiler refuses, a NUL character, or an
+    expression nested too deeply for the parser."""
+    try:
+        with warnings.catch_warnings():  # invalid escapes in user code are not our warnings
+            warnings.simplefilter("ignore")
+            tree = ast.parse(source, filename=filename)
+        problem = future_problem(tree, source)
+        if problem is not None:
+            raise problem
+        return tree
+    except SyntaxError as exc:
+        raise Unparsable(f"cannot parse: {exc.msg}", (exc.lineno or 1, exc.offset or 1)) from None
+    except ValueError as exc:  # e.g. source code string cannot contain null bytes
+        raise Unparsable(f"cannot parse: {exc}") from None
+    except (RecursionError, MemoryError):  # how the parser refuses `1+1+...` or `----x`
+        message = "cannot parse: an expression is nested too deeply for Python's parser"
+        raise Unparsable(message) from None
+
+
 @dataclass(frozen=True)
 class Binding:
     kind: BindingKind
@@ -282,27 +312,9 @@ class ModuleIndex:
             return None
         source = universal_newlines(text.removeprefix("\ufeff"))  # a BOM is allowed
         try:
-            with warnings.catch_warnings():  # invalid escapes in user code are not our warnings
-                warnings.simplefilter("ignore")
-                tree = ast.parse(source, filename=str(path))
-            problem = future_problem(tree, source)
-            if problem is not None:
-                raise problem
-        except SyntaxError as exc:
-            line = exc.lineno or 1
-            col = exc.offset or 1
-            self.diagnostics.append(
-                Diagnostic("TG101", f"cannot parse: {exc.msg}", Location(shown, line, col))
-            )
-            return None
-        except ValueError as exc:  # e.g. source code string cannot contain null bytes
-            self.diagnostics.append(
-                Diagnostic("TG101", f"cannot parse: {exc}", Location(shown, 1, 1))
-            )
-            return None
-        except (RecursionError, MemoryError):  # how the parser refuses `1+1+...` or `----x`
-            message = "cannot parse: an expression is nested too deeply for Python's parser"
-            self.diagnostics.append(Diagnostic("TG101", message, Location(shown, 1, 1)))
+            tree = parse_python(source, str(path))
+        except Unparsable as exc:
+            self.diagnostics.append(Diagnostic("TG101", exc.message, Location(shown, *exc.at)))
             return None
         module = Module(name, path, shown, source, tree, path.name == "__init__.py")
         bind_names(module, tree.body)

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from toolgen.config import relative_display, toml_error
+from toolgen.config import loads_toml, relative_display, toml_error
 from toolgen.diagnostics import Diagnostic, Location, UserError
 
 EXAMPLE_FILE = "example_tool.py"
@@ -170,7 +170,7 @@ def _read_pyproject(pyproject: Path, shown: str) -> tuple[bytes, dict[str, Any]]
     try:
         raw = pyproject.read_bytes()
         text = raw.decode("utf-8")
-        return raw, tomllib.loads(text)
+        return raw, loads_toml(text)
     except (OSError, UnicodeDecodeError) as exc:
         raise _fail(f"cannot read {shown}: {exc}") from None
     except tomllib.TOMLDecodeError as exc:
@@ -220,7 +220,7 @@ def plan_init(project: Path, sources: str | None, *, cwd: Path) -> InitPlan:
         newline = "\r\n" if b"\r\n" in existing else "\n"
         addition = appended(existing, config_table(relative, newline), newline)
         try:  # e.g. an inline `tool = {...}` table cannot take a [tool.toolgen] header
-            after = tomllib.loads((existing + addition).decode("utf-8"))
+            after = loads_toml((existing + addition).decode("utf-8"))
             ok = after["tool"]["toolgen"]["sources"] == [relative]
         except (tomllib.TOMLDecodeError, KeyError, TypeError):
             ok = False

@@ -95,20 +95,29 @@ class Docstring:
     at: DocLine | None = None
 
 
-def docstring_lines(node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[DocLine] | None:
-    """The docstring's lines with positions, common indentation removed; None when absent."""
-    if not node.body:
-        return None
-    first = node.body[0]
-    if not (
+def docstring_node(
+    node: ast.FunctionDef | ast.AsyncFunctionDef,
+) -> tuple[ast.Constant, str] | None:
+    """The string literal that is the function's docstring, and its text; None when absent."""
+    first = node.body[0] if node.body else None
+    if (
         isinstance(first, ast.Expr)
         and isinstance(first.value, ast.Constant)
         and isinstance(first.value.value, str)
     ):
+        return first.value, first.value.value
+    return None
+
+
+def docstring_lines(node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[DocLine] | None:
+    """The docstring's lines with positions, common indentation removed; None when absent."""
+    found = docstring_node(node)
+    if found is None:
         return None
-    raw = first.value.value.expandtabs().split("\n")
+    literal, text = found
+    raw = text.expandtabs().split("\n")
     margin = min((len(line) - len(line.lstrip()) for line in raw[1:] if line.strip()), default=0)
-    start, col = first.value.lineno, first.value.col_offset + 4
+    start, col = literal.lineno, literal.col_offset + 4
     lines = [DocLine(raw[0].strip(), start, col)]
     lines += [
         DocLine(line[margin:].rstrip(), start + i, margin + 1)

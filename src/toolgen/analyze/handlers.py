@@ -12,6 +12,7 @@ import ast
 from dataclasses import dataclass
 
 from toolgen.analyze.markers import PRESETS, Preset
+from toolgen.diagnostics import Diagnostic
 from toolgen.index import Module, ModuleIndex, dotted_name
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
@@ -27,6 +28,13 @@ class Handler:
     is_static: bool
     preset: Preset = PRESETS["toolgen"]
     method: str | None = None  # for method markers (`@agent.tool`): the method's name
+
+
+def nested_too_deeply(handler: Handler) -> Diagnostic:
+    """TG202 at a handler whose analysis ran out of Python's recursion limit: its types or
+    values nest too deeply (said the same way by `build` and `fix`)."""
+    message = f"`{handler.node.name}` nests types or values too deeply to analyse"
+    return Diagnostic("TG202", message, handler.module.location(handler.node))
 
 
 def find_handlers(

@@ -5,6 +5,11 @@ The module is written in black's own layout block by block; only a block that bl
 out differently (a line over 100 characters, a docstring of several lines) goes through black
 itself. Formatting the whole module with black costs seconds at a thousand tools; the result is
 the same bytes, which the tests check with black.
+
+black's time grows faster than the block (20,000 values of one `Literal`: 5 s; 100,000: about
+100 s), so a `Literal` of many values goes to black as a few stand-in values as wide as the
+widest, which black lays out one per line as it would the real ones; the values are then put
+where the stand-ins are (`_StandIns`).
 """
 
 from __future__ import annotations
@@ -14,7 +19,8 @@ import itertools
 import json
 import keyword
 import re
-from collections.abc import Iterable
+import string
+from collections.abc import Callable, Iterable
 from typing import Any, Protocol, overload
 
 
@@ -46,6 +52,7 @@ class _Writer:
         self.names: dict[str, str] = {}  # canonical schema JSON -> Python name
         self.taken: set[str] = set()
         self.log: list[tuple[str, str]] = []  # each name taken: (its schema's key or "", name)
+        self.stand_ins = _StandIns()
 
     def unique(self, wanted: str, key: str = "") -> str:
         name, n = wanted, 2
@@ -73,10 +80,16 @@ class _Writer:
         if schema.get("type") == "object" and "properties" in schema:
             self.blocks.append(self.typed_dict(name, schema, defs))
         else:
-            self.blocks.append(_black_style(f"{name} = {self.type_of(schema, defs, name)}\n"))
+            alias = self.stand_ins.black_style(
+                lambda: f"{name} = {self.type_of(schema, defs, name)}\n"
+            )
+            self.blocks.append(alias)
         return name
 
     def typed_dict(self, name: str, schema: dict[str, Any], defs: dict[str, Any]) -> str:
+        return self.stand_ins.black_style(lambda: self._typed_dict(name, schema, defs))
+
+    def _typed_dict(self, name: str, schema: dict[str, Any], defs: dict[str, Any]) -> str:
         required = set(schema.get("required", []))
         items = []
         for key, prop in schema.get("properties", {}).items():
@@ -95,7 +108,7 @@ class _Writer:
         else:
             fields = [f"{json.dumps(k)}: {a}" for k, a, _ in items]
             block = _collection(f"{name} = TypedDict({json.dumps(name)}, {{", fields, "})")
-        return _black_style(block)
+        return block
 
     def type_of(self, schema: dict[str, Any], defs: dict[str, Any], hint: str) -> str:
         if "$ref" in schema:
@@ -104,7 +117,7 @@ class _Writer:
         if "const" in schema:
             return f"Literal[{_literal(schema['const'])}]"
         if "enum" in schema:
-            return f"Literal[{', '.join(_literal(v) for v in schema['enum'])}]"
+            return f"Literal[{self.stand_ins.members([_literal(v) for v in schema['enum']])}]"
         if "anyOf" in schema:
             return " | ".join(dict.fromkeys(self.type_of(b, defs, hint) for b in schema["anyOf"]))
         kind = schema.get("type")
@@ -174,6 +187,118 @@ def _black_style(block: str) -> str:
 
     mode = Mode(line_length=LINE_LENGTH, target_versions={TargetVersion.PY311})
     return format_str(block, mode=mode)
+
+
+class _StandIns:
+    """black's layout of a block with `Literal`s of many values, in time that grows with the
+    block: black gets a few stand-in values for each such `Literal`, and the values go where
+    it put them, one per line.
+
+    black puts the values of a `Literal` one per line when they do not fit on one line; what
+    else it decides depends on them only through that, and through whether each line it would
+    make fits (its "second opinion"). So the stand-ins are as wide as the widest value
+    (black's width: East Asian wide characters count 2), and too many to fit on one line too
+    (tests/test_hostile_nesting.py compares with black given the values). Each `Literal` has
+    its own stand-in, a string no other text of the block holds. Values black would write
+    otherwise (a string with a `\\"`, which it requotes) are not stood in for; a block that
+    black did not lay out as expected (a stand-in not on lines of its own) is made again with
+    the values themselves."""
+
+    def __init__(self) -> None:
+        self.groups: dict[str, tuple[str, int, list[str]]] = {}  # values -> stand-in, count, values
+        self.used: list[str] = []  # the stand-ins of the blocks being made, in order
+        self.off = False  # while a block is made again without stand-ins
+
+    def members(self, values: list[str]) -> str:
+        """`values` as the members of a `Literal[...]` in a block: a few stand-ins for many."""
+        text = ", ".join(values)
+        if self.off or len(values) < _MANY_VALUES or any('\\"' in v for v in values):
+            return text
+        if text not in self.groups:
+            width = max(map(_width, values))
+            stand_in = _stand_in(len(self.groups), width)
+            if stand_in is None:
+                return text
+            count = max(2, (LINE_LENGTH + 2) // (width + 2) + 1)  # more than fit on a line
+            self.groups[text] = (stand_in, count, values)
+        stand_in, count, _ = self.groups[text]
+        self.used.append(text)
+        return ", ".join([stand_in] * count)
+
+    def black_style(self, make: Callable[[], str]) -> str:
+        """The block `make` returns, as black writes it (`_black_style`), with the values of
+        the stand-ins in it."""
+        first = len(self.used)
+        block = make()
+        used = [self.groups[text] for text in dict.fromkeys(self.used[first:])]
+        del self.used[first:]  # the blocks made inside this one took theirs already
+        if used:
+            laid_out = _put_back(block, _black_style(block), used)
+            if laid_out is not None:
+                return laid_out
+            self.off = True
+            try:
+                block = make()
+            finally:
+                self.off = False
+        return _black_style(block)
+
+
+#: How many values a `Literal` has before it goes to black as stand-ins; black takes about
+#: 30 ms for this many, and its time grows faster than the number of values.
+_MANY_VALUES = 128
+_STAND_IN_CHARS = "~^`|" + string.ascii_letters + string.digits
+
+
+def _width(text: str) -> int:
+    """How wide black takes `text` to be on a line."""
+    if text.isascii():
+        return len(text)
+    from black.strings import str_width
+
+    return int(str_width(text))
+
+
+def _stand_in(number: int, width: int) -> str | None:
+    """The `number`th stand-in of `width` characters (a string literal), if there is one."""
+    inner = ""
+    while number or not inner:
+        number, digit = divmod(number, len(_STAND_IN_CHARS))
+        inner += _STAND_IN_CHARS[digit]
+    if len(inner) > width - 2:
+        return None
+    return f'"{inner.ljust(width - 2, "~")}"'
+
+
+def _put_back(block: str, formatted: str, used: Iterable[tuple[str, int, list[str]]]) -> str | None:
+    """`formatted` (black's layout of `block`) with each run of a stand-in's lines replaced
+    by one line per value; None when a stand-in is anywhere else in `block`, or black did not
+    put each run on lines of its own."""
+    runs: list[tuple[int, str, int, list[str]]] = []  # (where in `block`, stand-in, count, values)
+    for stand_in, count, values in used:
+        run = ", ".join([stand_in] * count)
+        at = block.find(run)
+        while at >= 0:
+            runs.append((at, stand_in, count, values))
+            at = block.find(run, at + len(run))
+        if block.count(stand_in) != count * sum(r[1] == stand_in for r in runs):
+            return None  # the stand-in is in other text too
+    runs.sort()
+    lines = formatted.splitlines(keepends=True)
+    out: list[str] = []
+    i = 0
+    for _, stand_in, count, values in runs:
+        while i < len(lines) and lines[i].strip() != stand_in + ",":
+            out.append(lines[i])
+            i += 1
+        if i == len(lines):
+            return None
+        indent = lines[i][: len(lines[i]) - len(lines[i].lstrip())]
+        if lines[i : i + count] != [f"{indent}{stand_in},\n"] * count:
+            return None
+        out += [f"{indent}{value},\n" for value in values]
+        i += count
+    return "".join(out + lines[i:])
 
 
 def _doc(text: str) -> str:
