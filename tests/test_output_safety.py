@@ -455,3 +455,70 @@ def test_serve_reads_only_the_listed_descriptors_and_refuses_an_interrupted_buil
     assert run("build", cwd=built.root).code == 0
     assert not pending.exists()
     assert len(load_catalog(built.out).tools) == 2
+
+
+def test_a_planted_journal_moves_and_removes_nothing_the_rules_forbid(built: Project, run) -> None:
+    """`.toolgen-pending/` could be committed, by mistake or on purpose: its journal is read
+    as untrusted data. Moves onto paths toolgen does not produce and removals the removal
+    rule refuses are not done; what is left is the build's own work."""
+    notes = built.write("NOTES.txt", "keep me\n")
+    pyproject = (built.root / "pyproject.toml").read_bytes()
+    pending = built.out / removal.PENDING
+    pending.mkdir()
+    (pending / "0").write_text("pwned\n")
+    (pending / "1").write_text("pwned\n")
+    (pending / "2").write_text("pwned\n")
+    journal_text = {
+        "toolgen_journal": 1,
+        "moves": [["0", "../pyproject.toml"], ["1", "README.txt"], ["../../NOTES.txt", "x.json"]],
+        "removals": [["../NOTES.txt", _sha(b"keep me\n")], ["descriptors/lookup.json", "0" * 64]],
+    }
+    (pending / "journal.json").write_text(json.dumps(journal_text))
+    result = run("build", cwd=built.root)
+    assert result.code == 0, result.out
+    assert (built.root / "pyproject.toml").read_bytes() == pyproject
+    assert notes.read_text() == "keep me\n"
+    assert not (built.out / "README.txt").exists() and not (built.out / "x.json").exists()
+    assert not pending.exists()
+    assert run("check", cwd=built.root).code == 0  # lookup.json is as the build makes it
+
+
+@pytest.mark.parametrize(
+    ("journal_text", "said"),
+    [
+        ("{not json", "is not a journal this version of toolgen wrote"),
+        ('{"toolgen_journal": 99, "moves": [], "removals": []}', "is not a journal this"),
+    ],
+)
+def test_a_journal_that_cannot_be_completed_stops_the_build(
+    built: Project, run, journal_text: str, said: str
+) -> None:
+    pending = built.out / removal.PENDING
+    pending.mkdir()
+    (pending / "journal.json").write_text(journal_text)
+    before = built.snapshot()
+    check = run("check", cwd=built.root)
+    assert check.code == 1 and "the last build of generated was interrupted" in check.out
+    result = run("build", cwd=built.root)
+    assert result.code == 2
+    assert "TG008 [error] cannot write generated/.toolgen-pending/journal.json: " in result.out
+    assert said in result.out and "the last build was interrupted" in result.out
+    assert built.snapshot() == before
+
+
+def test_a_pending_folder_holding_anything_else_is_left_alone(built: Project, run) -> None:
+    """A staged (uncommitted) folder is discarded, but only its own files: a folder of
+    someone's under that name stops the build instead of being emptied."""
+    pending = built.out / removal.PENDING
+    pending.mkdir()
+    (pending / "0").write_text("staged\n")
+    mine = built.write(f"generated/{removal.PENDING}/mine.txt", "mine\n")
+    assert run("check", cwd=built.root).code == 0  # `out` itself is whole
+    built.write("src/third.py", tool_source(name="third"))
+    result = run("build", cwd=built.root)
+    assert result.code == 2
+    assert (
+        "TG008 [error] cannot write generated/.toolgen-pending: holds 'mine.txt', which "
+        "toolgen did not put there; move it elsewhere; nothing in generated was changed"
+    ) in result.out
+    assert mine.read_text() == "mine\n"

@@ -41,12 +41,12 @@ _STAGED = re.compile(r"[0-9]{1,9}")
 
 
 class JournalError(Exception):
-    """The journal's work cannot be done: `path` (under `out`) and why. A staged build is
-    discarded before this is raised; a committed one stays, for the next build to finish."""
+    """The journal's work cannot be done: `path` (under `out`) and why. A committed build
+    stays, for the next build to finish (`interrupted`)."""
 
-    def __init__(self, path: Path, reason: str) -> None:
+    def __init__(self, path: Path, reason: str, interrupted: bool = True) -> None:
         super().__init__(f"{path}: {reason}")
-        self.path, self.reason = path, reason
+        self.path, self.reason, self.interrupted = path, reason, interrupted
 
 
 @dataclass
@@ -225,7 +225,7 @@ def discard(out: Path) -> None:
     except FileNotFoundError:
         return
     except OSError as exc:
-        raise JournalError(folder, exc.strerror or str(exc)) from None
+        raise JournalError(folder, exc.strerror or str(exc), interrupted=False) from None
     ours = (JOURNAL, PARTIAL, IGNORE[0])
     foreign = []
     for entry in entries:
@@ -236,7 +236,8 @@ def discard(out: Path) -> None:
         else:
             foreign.append(entry.name)
     if foreign:
-        raise JournalError(folder, f"holds {foreign[0]!r}, which toolgen did not put there")
+        why = f"holds {foreign[0]!r}, which toolgen did not put there; move it elsewhere"
+        raise JournalError(folder, why, interrupted=False)
     folder.rmdir()
 
 

@@ -249,7 +249,10 @@ def write(
         try:
             done = journal.recover(out, retire)
         except journal.JournalError as exc:
-            raise WriteError(exc.path, exc.reason) from None
+            if not exc.interrupted:  # staged files that cannot be cleared away
+                raise WriteError(exc.path, exc.reason) from None
+            reason = f"{exc.reason}; the last build was interrupted and cannot be completed"
+            raise WriteError(exc.path, reason, interrupted=True) from None
         report = _write(out, files, seen, retire, written)
         if done is not None:
             report.completed = len(done.written) + len(done.removed)
@@ -324,7 +327,8 @@ def _check_paths(out: Path, relpaths: list[str]) -> None:
     anything but a regular file where a file must be, or a folder the files go into is on
     another file system than `out` (a rename could not reach it)."""
     checked: set[Path] = set()
-    device = _device(out) or _device(out.parent)
+    device = _device(out)
+    device = _device(out.parent) if device is None else device
     for relpath in relpaths:
         target = out / relpath
         for path in (out, *(out / parent for parent in reversed(Path(relpath).parents[:-1]))):

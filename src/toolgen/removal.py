@@ -168,23 +168,12 @@ def symlinks_in(out: Path) -> list[tuple[str, str]]:
     """Symlinks where a build would write or delete through or over them, as (path relative
     to `out`, what it is): a symlinked folder inside `out` (a renderer's folder, the pending
     folder, or any other), or a symlink standing where toolgen writes a file."""
-    found: list[tuple[str, str]] = []
-    try:
-        with os.scandir(out) as entries:
-            top = sorted(entries, key=lambda e: e.name)
-    except OSError:
-        return []
-    for entry in top:
-        if entry.is_symlink():
-            ours = entry.name in (*FOLDERS, PENDING) or produced(entry.name)
-            if ours or _to_folder(entry.path):
-                found.append((entry.name, _what(entry.path)))
-        elif entry.name in FOLDERS and entry.is_dir(follow_symlinks=False):
-            found.extend(_symlinks_below(entry.path, entry.name))
-    return found
+    return _symlinks(str(out), "")
 
 
-def _symlinks_below(folder: str, relfolder: str) -> list[tuple[str, str]]:
+def _symlinks(folder: str, relfolder: str) -> list[tuple[str, str]]:
+    """`symlinks_in` of `folder` (`relfolder` under `out`; "" for `out`, where only the
+    renderers' folders are looked into)."""
     found: list[tuple[str, str]] = []
     try:
         with os.scandir(folder) as entries:
@@ -192,12 +181,13 @@ def _symlinks_below(folder: str, relfolder: str) -> list[tuple[str, str]]:
     except OSError:
         return []
     for entry in listed_here:
-        rel = f"{relfolder}/{entry.name}"
+        rel = f"{relfolder}/{entry.name}" if relfolder else entry.name
         if entry.is_symlink():
-            if produced(rel) or _to_folder(entry.path):
+            ours = produced(rel) or (not relfolder and entry.name in (*FOLDERS, PENDING))
+            if ours or _to_folder(entry.path):
                 found.append((rel, _what(entry.path)))
-        elif entry.is_dir(follow_symlinks=False):
-            found.extend(_symlinks_below(entry.path, rel))
+        elif entry.is_dir(follow_symlinks=False) and (relfolder or entry.name in FOLDERS):
+            found.extend(_symlinks(entry.path, rel))
     return found
 
 
