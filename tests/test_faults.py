@@ -170,6 +170,7 @@ def test_a_write_killed_before_any_of_its_changes_is_old_or_completed_by_the_nex
         assert {p: (out / p).read_bytes() for p in HAND_WRITTEN} == HAND_WRITTEN
         assert output.compare(out, new).clean
         assert report.completed or journal.state(out) == ""
+    print(f"kills at each of {total + 1} instants: {outcomes}")  # shown with -s
     assert min(outcomes.values()) > 0 and outcomes["old"] > 30, outcomes
     assert outcomes["committed"] > 30, outcomes
 
@@ -258,7 +259,9 @@ def test_real_builds_killed_at_random_instants_of_their_write_phase(tmp_path: Pa
         assert _managed(out) == new
         assert _leftovers(out) == []
         assert {p: (out / p).read_bytes() for p in HAND_WRITTEN} == HAND_WRITTEN
-    assert seen["old"] and seen["interrupted"], seen  # both sides of the commit were hit
+    # the kills did land in the write phase (how many after the commit is up to the
+    # scheduler: the test above covers every instant on both sides of it)
+    assert seen["old"] + seen["interrupted"] >= kills // 4, seen
     staged, applied = (f"{w * 1000:.1f} ms" for w in windows)
     print(f"kills: {seen}; staging {staged}, after the commit {applied}")  # shown with -s
 
