@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -21,6 +22,7 @@ from hypothesis import strategies as st
 
 from conftest import Project, tool_source
 from toolgen import output, removal
+from toolgen.descriptor import NAME_PATTERN
 from toolgen.render import FOLDERS, MANIFEST
 from toolgen.render.jsonout import dump_json
 from toolgen.render.project import manifest_for
@@ -433,7 +435,15 @@ def test_every_file_a_build_makes_is_one_the_removal_rule_knows(built: Project, 
     assert len(made) == 10  # 2 descriptors, 5 payloads, 2 documents, the manifest
     assert all(removal.produced(path) for path in made), sorted(made)
     assert {path.split("/")[0] for path in made if "/" in path} == set(FOLDERS)
-    assert removal.produced("descriptors/my-tool.json")
+    # exactly the names a descriptor may have (`toolgen.names.DESCRIPTOR_NAME`): what some
+    # platform takes (kebab case, dots, digits first, up to MCP's 128 characters) ...
+    for name in ("my-tool", "billing.report", "9lives", "x" * 128):
+        assert removal.produced(f"descriptors/{name}.json"), name
+        assert re.fullmatch(NAME_PATTERN, name), name
+    # ... and nothing a file name should not be (a colon, a leading dot or dash, too long)
+    for name in ("ns:tool", ".hidden", "-rf", "x" * 129, "a/b", ""):
+        assert not removal.produced(f"descriptors/{name}.json"), name
+        assert not re.fullmatch(NAME_PATTERN, name), name
     for odd in ("descriptors/a/b.json", "mcp/tools.json.bak", "docs/intro.md", "x/tools.py"):
         assert not removal.produced(odd)
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import ast
 import keyword
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar
@@ -32,11 +31,12 @@ from toolgen.analyze.types import (
 )
 from toolgen.config import Config
 from toolgen.conformance import conformance_level, missing_by_level
-from toolgen.descriptor import DEFAULT_RISK, NAME_PATTERN, RISK_DEFAULTS, ToolDescriptor
+from toolgen.descriptor import DEFAULT_RISK, RISK_DEFAULTS, ToolDescriptor
 from toolgen.diagnostics import Diagnostic, Level, Location, sort_diagnostics
 from toolgen.discover import Listing, SourceFile, list_sources, search_roots, skipped_diagnostics
 from toolgen.index import Dependencies, ModuleIndex, dotted_name
 from toolgen.lint import LintContext, lint
+from toolgen.names import name_problem
 from toolgen.parallel import map_chunks
 from toolgen.policy import FileSuppressions, Policy
 from toolgen.schema_ops import inline_refs
@@ -286,12 +286,9 @@ class _HandlerCompiler:
         options, option_nodes = dict(self.decorator.options), self.decorator.nodes
         description = options.pop("description", None) or self.doc.description
         name = options.get("name", self.node.name)
-        if not isinstance(name, str) or not re.fullmatch(NAME_PATTERN, name):
-            self.report(
-                "TG103",
-                f"tool name {name!r} must match {NAME_PATTERN} (valid on every platform)",
-                option_nodes.get("name", self.node),
-            )
+        problem = name_problem(name, self.config.platforms)
+        if problem is not None:
+            self.report("TG103", problem, option_nodes.get("name", self.node))
             name = self.node.name
         before = len(self.problems)
         parameters_schema = self.parameters_schema()

@@ -11,7 +11,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-NAME_PATTERN = r"^[A-Za-z_][A-Za-z0-9_]{0,63}$"
+from toolgen.names import DESCRIPTOR_NAME
+
+#: A descriptor's name: one at least one platform accepts that can name its file
+#: (`toolgen.names`; the compiler checks it against the configured platforms).
+NAME_PATTERN = rf"^{DESCRIPTOR_NAME}$"
 SEMVER_PATTERN = (
     r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$"
 )

@@ -110,8 +110,10 @@ RULES: dict[str, Rule] = _rules(
      "toolgen parses every source file; fix the syntax error at the location shown.", FIXED),
     ("TG102", E, "two tools have the same name",
      "Tool names are unique per catalog: rename one handler or pass `name=` to its marker.", FIXED),
-    ("TG103", E, "tool name is not valid on every platform",
-     "Names must match ^[A-Za-z_][A-Za-z0-9_]{0,63}$ to be accepted by every platform.", FIXED),
+    ("TG103", E, "tool name is accepted by no configured platform, or cannot name a file",
+     "A name must match ^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$ (it names the descriptor's file) "
+     "and the rule of at least one configured platform; a platform that refuses it only "
+     "leaves the tool out of its own payload (TG608).", FIXED),
     ("TG104", W, "no tool handlers found in the configured sources",
      "Check `sources` and `markers`: handlers need a marker the configuration names."),
     ("TG105", W, "handlers in a module that Python cannot import by its name",
@@ -200,6 +202,10 @@ RULES: dict[str, Rule] = _rules(
      "schema or MCP `outputSchema`; every other model there is inlined. Clients that cannot "
      "resolve `$ref` cannot read this tool's schema: flatten the type, or leave such tools out "
      "for those clients."),
+    ("TG608", W, "a platform does not accept the tool's name; the tool is left out of its payload",
+     "OpenAI and Anthropic take ^[A-Za-z0-9_-]{1,64}$, Gemini ^[A-Za-z_][A-Za-z0-9_.:-]{0,63}$, "
+     "MCP ^[A-Za-z0-9_.-]{1,128}$: rename the tool (`name=`) to reach every platform, or "
+     "leave that platform out of `platforms`."),
     # TG7xx: --verify-runtime (the handlers imported in a child process, on request only)
     ("TG701", E, "static parameters schema differs from pydantic's schema at run time",
      "Something only visible at run time shapes the schema (a custom __get_pydantic_json_schema__, "

@@ -19,7 +19,7 @@ FOLDERS = ("descriptors", "openai", "anthropic", "gemini", "mcp", "docs", "pytho
 #: and checks each file it makes against this.
 PRODUCED = (
     r"manifest\.json"
-    r"|descriptors/[A-Za-z_][A-Za-z0-9_-]{0,63}\.json"
+    r"|descriptors/[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}\.json"  # toolgen.names.DESCRIPTOR_NAME
     r"|openai/(chat_completions|responses)\.json"
     r"|(anthropic|mcp)/tools\.json"
     r"|gemini/function_declarations\.json"

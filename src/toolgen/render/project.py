@@ -10,6 +10,7 @@ from typing import Any, NamedTuple, TypeVar
 from toolgen._version import __version__
 from toolgen.descriptor import ToolDescriptor
 from toolgen.diagnostics import Diagnostic, Location
+from toolgen.names import PLATFORM_NAMES, accepts
 from toolgen.render import MANIFEST, anthropic, catalog, gemini, mcp, openai, python
 from toolgen.render.jsonout import dump_json
 from toolgen.render.options import RenderOptions
@@ -253,13 +254,22 @@ def render_tool(
             tool.problems.extend(inline_problems(descriptor))
         shapes = layouts(platforms, options)
         for platform in platforms:
+            if not accepts(platform, descriptor.name):  # that platform refuses the name
+                tool.problems.append(
+                    (
+                        "TG608",
+                        f"{platform} does not accept the name (^{PLATFORM_NAMES[platform]}$): "
+                        f"the tool is left out of the {platform} payload",
+                    )
+                )
+                continue
             for path, value in RENDERERS[platform]([shown], report, options).items():
                 entries = [_json_text(item) for item in _items(value)]
                 tool.chunks[path] = shapes[path].chunk(entries)
         for path, (made, _) in SECTIONED.items():
             tool.sections[path] = made(shown)
         for platform in platforms:
-            if platform in CATALOG_CHECKS:
+            if platform in CATALOG_CHECKS and accepts(platform, descriptor.name):
                 tool.tallies[platform] = CATALOG_CHECKS[platform][0](shown, options)
     return tool
 
