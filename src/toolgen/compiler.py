@@ -15,10 +15,26 @@ from typing import Any, Generic, Protocol, TypeVar
 from pydantic import ValidationError
 
 from toolgen.analyze.decorators import decorator_options
-from toolgen.analyze.docstrings import PLACEHOLDER, DocLine, Docstring, parse_docstring
+from toolgen.analyze.docstrings import (
+    PLACEHOLDER,
+    DocLine,
+    Docstring,
+    docstring_node,
+    parse_docstring,
+)
 from toolgen.analyze.handlers import Handler, find_handlers, nested_too_deeply
 from toolgen.analyze.literals import surrogate_node, unwritable
 from toolgen.analyze.markers import presets
+from toolgen.analyze.publication import (
+    ANNOTATION_KEYS,
+    HINT_KEYS,
+    Returns,
+    framework_tool,
+    literal_title,
+    param_fields,
+    return_form,
+)
+from toolgen.analyze.publication import Handler as PublishedHandler
 from toolgen.analyze.sections import SectionReader
 from toolgen.analyze.signature import Param, parameters
 from toolgen.analyze.types import (
@@ -29,11 +45,13 @@ from toolgen.analyze.types import (
     TypeProblem,
     property_name,
 )
+from toolgen.cache import file_sha
 from toolgen.config import Config
 from toolgen.conformance import conformance_level, missing_by_level
 from toolgen.descriptor import DEFAULT_RISK, RISK_DEFAULTS, ToolDescriptor
 from toolgen.diagnostics import Diagnostic, Level, Location, sort_diagnostics
 from toolgen.discover import Listing, SourceFile, list_sources, search_roots, skipped_diagnostics
+from toolgen.frameworks import Framework
 from toolgen.index import Dependencies, ModuleIndex, dotted_name
 from toolgen.lint import LintContext, lint
 from toolgen.names import name_problem
@@ -188,6 +206,10 @@ def compile_units(
                 + ", ".join(config.display(s) for s in config.sources),
             )
         )
+    for framework in config.frameworks:  # its installed version shapes the MCP entries
+        sha = file_sha(framework.origin) if framework.installed else None
+        if sha is not None:
+            result.inputs.read[framework.origin] = sha
     result.descriptors.sort(key=lambda d: d.name)
     result.diagnostics = sort_diagnostics(policy.apply(result.diagnostics, result.suppressions))
     return result
@@ -271,6 +293,9 @@ class _HandlerCompiler:
         self.config = config
         self.problems: list[Diagnostic] = []
         self.doc = parse_docstring(self.node, config.docstring_style) or Docstring()
+        self.from_doc: set[str] = set()  # properties whose description is the docstring's
+        self.keys: dict[str, str] = {}  # parameter name -> its property's name
+        self.canonical_parameters: dict[str, Any] = {}  # before a preset's inlining
         self.preset = handler.preset
         self.decorator = decorator_options(handler)
         self.problems.extend(self.decorator.problems)
@@ -284,6 +309,7 @@ class _HandlerCompiler:
 
     def run(self) -> tuple[ToolDescriptor | None, list[Diagnostic]]:
         options, option_nodes = dict(self.decorator.options), self.decorator.nodes
+        given_description = options.get("description")
         description = options.pop("description", None) or self.doc.description
         name = options.get("name", self.node.name)
         problem = name_problem(name, self.config.platforms)
@@ -358,6 +384,11 @@ class _HandlerCompiler:
             data["source"]["marker"] = self.preset.name
         for key, value in options.items():
             data[DESCRIPTOR_KEYS.get(key, key)] = value
+        publisher = self.config.publisher(self.preset.name)
+        if publisher is not None:
+            data["framework"] = self.framework_tool(
+                publisher, name, given_description, returns_schema
+            )
         unfit = unwritable(data)  # e.g. "\\ud83d\\ude00" in a docstring: no JSON file can hold it
         if unfit is not None:
             code, message = unfit
@@ -378,6 +409,44 @@ class _HandlerCompiler:
             return None, self.problems
         self.contract_checks(descriptor)
         return (None if self.failed() else descriptor), self.problems
+
+    def framework_tool(
+        self, publisher: Framework, name: str, description: Any, returns: dict[str, Any]
+    ) -> dict[str, Any]:
+        """The descriptor's `framework` block: the entry `publisher` serves for the handler."""
+        options, nodes = self.decorator.options, self.decorator.nodes
+        title_node = nodes.get("title")
+        from_annotations = isinstance(title_node, ast.keyword) and title_node.arg == "annotations"
+        hints: dict[str, Any] = {HINT_KEYS[k]: v for k, v in self.decorator.hints.items()}
+        annotation_title = (
+            options["title"] if from_annotations else literal_title(self.handler.decorator)
+        )
+        if annotation_title is not None:
+            hints["title"] = annotation_title
+        parameters = self.canonical_parameters
+        properties = {
+            key: {k: v for k, v in prop.items() if k != "description" or key not in self.from_doc}
+            for key, prop in parameters.get("properties", {}).items()
+        }
+        doc = docstring_node(self.node)
+        form = return_form(self.node.returns, self.module, self.index, returns)
+        handler = PublishedHandler(
+            name=name,
+            function=self.node.name,
+            docstring=doc[1] if doc else None,
+            description=description if isinstance(description, str) else None,
+            title=None if from_annotations else options.get("title"),
+            annotations={k: hints[k] for k in ANNOTATION_KEYS if k in hints} or None,
+            tags=list(options.get("keywords") or []),
+            parameters={**parameters, "properties": properties},
+            returns=Returns(form, returns),
+            fields=param_fields(self.params, self.keys, self.module, self.index),
+        )
+        return {
+            "name": publisher.name,
+            "version": publisher.version,
+            "mcp": framework_tool(publisher, handler),
+        }
 
     def contract_checks(self, descriptor: ToolDescriptor) -> None:
         """Lint rules, the description budget and the conformance level."""
@@ -446,6 +515,7 @@ class _HandlerCompiler:
             placeholder = entry is not None and entry.text == PLACEHOLDER
             if placeholder:
                 entry = None  # `toolgen fix` left it for the author: not a description yet
+            from_doc = entry is not None and entry.text and "description" not in schema
             if entry is not None and entry.text and (docstring_wins or "description" not in schema):
                 # Field(description=...) wins over the docstring, unless the framework says not
                 schema = {
@@ -470,6 +540,9 @@ class _HandlerCompiler:
                     )
                 )
             key = property_name(merged, param.name)  # as `validate_call` names it
+            self.keys[param.name] = key
+            if from_doc:
+                self.from_doc.add(key)
             properties[key] = schema
             if merged.default is MISSING and not merged.has_factory:
                 required.append(key)
@@ -487,7 +560,7 @@ class _HandlerCompiler:
         if required:
             schema["required"] = required
         schema["additionalProperties"] = False
-        schema = _with_defs(schema, builder)
+        schema = self.canonical_parameters = _with_defs(schema, builder)
         if self.preset.inline_defs is None:
             return schema
         return inline_refs(schema, only_with_siblings=self.preset.inline_defs == "with-siblings")

@@ -18,6 +18,7 @@ from typing import Any
 
 from toolgen.cache import FOLDER as CACHE_FOLDER
 from toolgen.diagnostics import RULES, Diagnostic, Level, Location, UserError, escape_name
+from toolgen.frameworks import DISTRIBUTIONS, VERSION, Framework, framework, installed_framework
 from toolgen.policy import Policy
 from toolgen.reading import MAX_SOURCE_BYTES
 from toolgen.render.options import GEMINI_SCHEMAS, MCP_REVISIONS, RenderOptions
@@ -42,6 +43,8 @@ DEFAULTS: dict[str, Any] = {
     "gemini_schema": "openapi",
     "mcp_revision": "2025-11-25",
     "inline_defs": False,
+    "framework_versions": {},
+    "mcp_enriched": False,
     "breaking_ignore": [],
     "max_source_bytes": MAX_SOURCE_BYTES,
 }
@@ -75,6 +78,11 @@ class Config:
     resolved: tuple[tuple[str, str], ...] = ()
     #: The most bytes a Python file toolgen reads may have (a larger one is a TG005 error).
     max_source_bytes: int = MAX_SOURCE_BYTES
+    #: The version of each framework preset in `markers` whose publication rules make its
+    #: handlers' MCP entries (configured, installed or the newest: `toolgen.frameworks`).
+    frameworks: tuple[Framework, ...] = ()
+    #: toolgen's own (enriched) MCP entries for framework handlers too (`mcp_enriched`).
+    mcp_enriched: bool = False
 
     def policy(self) -> Policy:
         return Policy(
@@ -84,6 +92,16 @@ class Config:
     def display(self, path: Path) -> str:
         """How to show `path` to the user (`relative_display` from the working folder)."""
         return relative_display(path, self.cwd)
+
+    def publisher(self, preset: str) -> Framework | None:
+        """The framework whose rules make the MCP entries of `preset`'s handlers; None for
+        toolgen's own rendering (`@tool` handlers, other presets, or `mcp_enriched`)."""
+        if self.mcp_enriched:
+            return None
+        found = [f for f in self.frameworks if f.name == preset]
+        if found:
+            return found[0]
+        return installed_framework(preset) if preset in DISTRIBUTIONS else None
 
 
 def find_config(start: Path) -> Path | None:
@@ -488,7 +506,26 @@ def _check(
     if max_source_bytes < 1:
         bad("max_source_bytes", "must be a positive whole number of bytes")
         max_source_bytes = MAX_SOURCE_BYTES
-    for key in ("openai_strict", "anthropic_strict", "inline_defs"):
+    configured: dict[str, str] = {}
+    versions = values["framework_versions"]
+    if not isinstance(versions, dict):
+        bad("framework_versions", 'must be a table of framework = version, e.g. {fastmcp = "3"}')
+        versions = {}
+    for name, version in versions.items():
+        if name not in DISTRIBUTIONS:
+            bad(
+                "framework_versions",
+                f"unknown framework {name!r} (known: {', '.join(DISTRIBUTIONS)})",
+            )
+        elif not isinstance(version, str) or not VERSION.match(version):
+            bad(
+                "framework_versions",
+                f'{name}: the version must be a string like "4", "4.2" or "4.2.3", not {version!r}',
+            )
+        else:
+            configured[name] = version
+    frameworks = tuple(framework(name, configured) for name in DISTRIBUTIONS if name in markers)
+    for key in ("openai_strict", "anthropic_strict", "inline_defs", "mcp_enriched"):
         if not isinstance(values[key], bool):
             bad(key, "must be true or false")
     for key, allowed in (("gemini_schema", GEMINI_SCHEMAS), ("mcp_revision", MCP_REVISIONS)):
@@ -594,6 +631,8 @@ def _check(
         budget_catalog_at=where("budget_catalog_tokens"),
         breaking_ignore=tuple(ignores),
         max_source_bytes=max_source_bytes,
+        frameworks=frameworks,
+        mcp_enriched=values["mcp_enriched"],
         resolved=tuple(
             (str(given), str(path))
             for given, path in zip([*sources_given, out_given], [*source_paths, out], strict=True)

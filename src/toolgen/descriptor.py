@@ -76,6 +76,17 @@ class Source(_Block):
     marker: str | None = Field(None, description="The framework preset that marked the handler.")
 
 
+class FrameworkTool(_Block):
+    """What the framework that marked a handler serves for it over MCP, by that framework's
+    own rules at its version (`toolgen.analyze.publication`): the MCP payload sends it as it is."""
+
+    name: Literal["fastmcp", "mcp"] = Field(description="fastmcp, or mcp (the official SDK).")
+    version: str = Field(
+        description="The version whose rules made `mcp` (installed or configured)."
+    )
+    mcp: dict[str, Any] = Field(description="The tool as the framework lists it (tools/list).")
+
+
 class ToolDescriptor(_Block):
     """A tool contract: what a model sees, and what a caller may rely on."""
 
@@ -109,6 +120,7 @@ class ToolDescriptor(_Block):
         0, ge=0, le=3, description="The highest conformance level the contract meets (0-3)."
     )
     source: Source
+    framework: FrameworkTool | None = None
 
     @property
     def visible(self) -> bool:

@@ -1,5 +1,10 @@
 """MCP: a `tools/list` result (spec 2025-11-25) with annotations from the idempotency block.
 
+A handler of a framework preset (FastMCP, the MCP SDK) is listed as that framework lists it:
+its descriptor's `framework.mcp` entry, made at compile time by the framework's own rules
+(`toolgen.analyze.publication`). What follows is toolgen's own (enriched) entry, for `@tool`
+handlers and, with `mcp_enriched`, for all.
+
 `outputSchema` must have an object root. A return schema whose root is an object already is
 published as it is, as FastMCP does: a model, a dataclass or a TypedDict (a root `$ref` to one,
 inlined as the root), and a dict (`dict`, `dict[str, int]`, `dict[str, Any]`: an object with
@@ -26,6 +31,8 @@ def render(tools: list[ToolDescriptor], report: Any, options: RenderOptions) -> 
 
 
 def tool_object(tool: ToolDescriptor, revision: str = "2025-11-25") -> dict[str, Any]:
+    if tool.framework is not None:  # what FastMCP or the MCP SDK serves, as it serves it
+        return tool.framework.mcp
     entry: dict[str, Any] = {"name": tool.name}
     if tool.title:
         entry["title"] = tool.title
