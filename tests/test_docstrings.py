@@ -103,10 +103,12 @@ def f(élan, _x, 日付):
 ''')
     )
     assert doc is not None
+    # `2nd: ...` starts an entry, as griffe reads it (so FastMCP publishes `A date.`), but no
+    # parameter can have its name
     assert {name: entry.text for name, entry in doc.params.items()} == {
         "élan": "Drive.",
         "_x": "Private.",
-        "日付": "A date. 2nd: Not a name.",
+        "日付": "A date.",
     }
 
 
@@ -256,3 +258,91 @@ def test_idempotency_side_effects_permissions() -> None:
     }
     assert parsed["side effects"] == ["Writes an audit record.", "Warms a cache for later calls."]
     assert parsed["permissions"] == ["search:read", "search:admin"]
+
+
+def test_prose_back_at_the_margin_ends_a_section() -> None:
+    """As griffe reads it: the paragraph after `Args:` is neither a parameter's text nor the
+    summary, and the entries stay entries (they were lost when the section took it in)."""
+    doc = parse_docstring(
+        _fn('''
+def f(a, b):
+    """Do it.
+
+    Args:
+        a: First.
+        b: Second,
+            wrapped.
+
+    Available since 2.0.
+    Returns: not a section (text on its title line).
+    """
+''')
+    )
+    assert doc is not None
+    assert {name: entry.text for name, entry in doc.params.items()} == {
+        "a": "First.",
+        "b": "Second, wrapped.",
+    }
+    assert doc.description == "Do it."
+    assert doc.returns is None
+
+
+def test_a_line_at_the_entries_margin_ends_the_entry_before_it() -> None:
+    """`*args, **kwargs: ...` and an unindented wrapped line start entries (griffe: items)."""
+    doc = parse_docstring(
+        _fn('''
+def f(query, message, *args, **kwargs):
+    """Do it.
+
+    Args:
+        query: The words to
+        look for.
+        message: Shown to the user.
+        *args, **kwargs: Passed on.
+    """
+''')
+    )
+    assert doc is not None
+    assert {name: entry.text for name, entry in doc.params.items()} == {
+        "query": "The words to",
+        "message": "Shown to the user.",
+    }
+
+
+def test_a_sphinx_field_runs_to_the_next_field_but_not_into_toolgens_own_sections() -> None:
+    doc = parse_docstring(
+        _fn('''
+def f(query, limit):
+    """Search.
+
+    :param query: Words to look for.
+    More about them.
+    :param limit: How many.
+
+    Errors:
+        NOT_FOUND: Nothing there.
+    """
+''')
+    )
+    assert doc is not None
+    assert doc.params["query"].text == "Words to look for. More about them."
+    assert doc.params["limit"].text == "How many."
+    assert "errors" in doc.sections
+
+
+def test_a_header_right_under_the_summary_is_read_by_toolgen_not_by_griffe() -> None:
+    """The one difference of structure the agreement test allows (`JUSTIFIED`): toolgen's own
+    reading is lenient; FastMCP's payload comes from griffe's reading (`griffe_docs`)."""
+    from toolgen.analyze import griffe_docs
+
+    node = _fn('''
+def f(query):
+    """Search.
+    Args:
+        query: Words to look for.
+    """
+''')
+    doc = parse_docstring(node)
+    assert doc is not None and doc.params["query"].text == "Words to look for."
+    text = ast.get_docstring(node, clean=False) or ""
+    assert [s.kind for s in griffe_docs.parse(text, "google")] == ["text"]

@@ -185,8 +185,11 @@ def dedent(lines: list[DocLine]) -> list[DocLine]:
     return [DocLine(ln.text[margin:], ln.line, ln.col + margin) for ln in lines]
 
 
-def parse_entries(section_lines: list[DocLine]) -> list[Entry]:
-    """Google-style entries: `name (annotation): text` with indented continuation lines."""
+def parse_entries(section_lines: list[DocLine], strict: bool = False) -> list[Entry]:
+    """Google-style entries: `name (annotation): text` with indented continuation lines.
+    `strict` (parameters, as griffe reads them): every line at the entries' indentation starts
+    an entry, a nameless one when it is no `name: text` (`*args, **kwargs: ...`, a wrapped
+    line that is not indented): it ends the text of the entry before it."""
     entries: list[Entry] = []
     body: list[DocLine] = []
     for ln in dedent(section_lines):
@@ -200,10 +203,12 @@ def parse_entries(section_lines: list[DocLine]) -> list[Entry]:
             name, annotation, first = match.groups()
             entries.append(Entry(name.lstrip("*"), annotation, "", ln))
             body = [DocLine(first or "", ln.line, ln.col)]
-        elif entries:
+        elif entries and not (strict and ln.indent == 0):
             body.append(ln)
         else:
-            entries.append(Entry("", None, "", ln))  # text before any entry: malformed
+            if entries:
+                entries[-1].text = join_text(body)
+            entries.append(Entry("", None, "", ln))  # no `name: text`: malformed
             body = [ln]
     if entries:
         entries[-1].text = join_text(body)
@@ -214,7 +219,7 @@ def _apply_sections(doc: Docstring, sections: list[Section]) -> None:
     for section in sections:
         title = section.title
         if title in PARAM_TITLES:
-            for entry in parse_entries(section.lines):
+            for entry in parse_entries(section.lines, strict=True):
                 if entry.name:
                     doc.params.setdefault(entry.name, entry)
         elif title in RETURN_TITLES:
@@ -228,12 +233,16 @@ def _apply_sections(doc: Docstring, sections: list[Section]) -> None:
 def _google_split(lines: list[DocLine]) -> tuple[list[DocLine], list[Section]]:
     head: list[DocLine] = []
     sections: list[Section] = []
+    ended = False  # prose back at the margin ends a section (as griffe reads it)
     for ln in lines:
         match = _GOOGLE_HEADER.match(ln.text) if ln.indent == 0 else None
         if match and match.group(1).strip().lower() in KNOWN_TITLES:
             sections.append(Section(match.group(1).strip().lower(), ln, []))
-        elif sections:
+            ended = False
+        elif sections and not ended and (ln.indent > 0 or not ln.text.strip()):
             sections[-1].lines.append(ln)
+        elif sections:
+            ended = True  # neither the section's nor the description's
         else:
             head.append(ln)
     for section in sections:
@@ -308,7 +317,7 @@ def parse_sphinx(lines: list[DocLine]) -> Docstring:
             in_fields = True
             kind, arg, text = match.groups()
             fields.append((kind, arg.strip(), [DocLine(text, ln.line, ln.col)]))
-        elif in_fields and fields and (ln.indent > 0 or not ln.text.strip()):
+        elif in_fields and fields and not _ends_field(ln):
             fields[-1][2].append(ln)
         elif in_fields:
             in_fields = False
@@ -335,6 +344,15 @@ def parse_sphinx(lines: list[DocLine]) -> Docstring:
             doc.raises.append(Entry(arg, None, text, at))
     _apply_sections(doc, sections)
     return doc
+
+
+def _ends_field(ln: DocLine) -> bool:
+    """A Sphinx field's text runs on (as griffe reads it) up to the next line that starts with
+    a colon at the margin, or to one of toolgen's own sections."""
+    if ln.indent > 0:
+        return False
+    header = _GOOGLE_HEADER.match(ln.text)
+    return ln.text.startswith(":") or bool(header and header.group(1).strip().lower() in OWN_TITLES)
 
 
 PARSERS: dict[str, Callable[[list[DocLine]], Docstring]] = {
