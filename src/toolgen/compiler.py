@@ -19,7 +19,7 @@ from toolgen.analyze.decorators import decorator_options
 from toolgen.analyze.docstrings import PLACEHOLDER, DocLine, Docstring, parse_docstring
 from toolgen.analyze.handlers import Handler, find_handlers, nested_too_deeply
 from toolgen.analyze.literals import surrogate_node, unwritable
-from toolgen.analyze.markers import presets
+from toolgen.analyze.markers import config_presets
 from toolgen.analyze.sections import SectionReader
 from toolgen.analyze.signature import Param, parameters
 from toolgen.analyze.types import (
@@ -72,6 +72,9 @@ class Compilation(Generic[T]):
     inputs: Dependencies = field(default_factory=Dependencies)  # every file read, for the cache
     #: `finish`'s result for each new descriptor, by id() (with the descriptor, kept alive).
     finished: dict[int, tuple[T, Any]] = field(default_factory=dict)
+    #: Handlers left out of the catalogs for their errors (or a name another one has), with
+    #: where each is defined: the other tools are still written.
+    left_out: list[tuple[str, Location]] = field(default_factory=list)
 
 
 @dataclass
@@ -86,6 +89,9 @@ class FileUnit(Generic[T]):
     #: What `compile_project`'s `finish` made of each tool, in the order of `tools` (the
     #: pipeline renders them in the worker that compiled them).
     finished: list[Any] = field(default_factory=list)
+    #: Handlers with errors, by the name each would have had, with where it is defined (a
+    #: unit with any is never stored: it is empty when restored).
+    left_out: list[tuple[str, Location]] = field(default_factory=list)
 
 
 class UnitStore(Protocol):
@@ -142,6 +148,7 @@ def compile_units(
     result: Compilation[T] = Compilation(search_roots=[str(r) for r in index.search_roots])
     result.sources = listing
     result.diagnostics.extend(skipped_diagnostics(listing, config.display))
+    result.diagnostics.extend(_unknown_decorators(config, index))
     seen: dict[str, Location] = {}
     policy = config.policy()
     roots = tuple(result.search_roots)
@@ -164,6 +171,7 @@ def compile_units(
         result.suppressions[unit.shown] = unit.suppressions
         result.diagnostics.extend(unit.diagnostics)
         result.inputs.merge(unit.dependencies)
+        result.left_out.extend(unit.left_out)
         for (tool, _), done in zip(unit.tools, unit.finished, strict=False):
             result.finished[id(tool)] = (tool, done)
         for tool, where in unit.tools:
@@ -176,6 +184,7 @@ def compile_units(
                         where,
                     )
                 )
+                result.left_out.append((tool.name, where))
                 continue
             seen[tool.name] = where
             result.locations[tool.name] = where
@@ -193,6 +202,19 @@ def compile_units(
     return result
 
 
+def _unknown_decorators(config: Config, index: ModuleIndex) -> list[Diagnostic]:
+    """TG002 for each `[tool.toolgen.decorators]` entry whose path names no function toolgen
+    can read (a misspelt path would otherwise find no tool, silently)."""
+    found = []
+    for path, _, where in config.decorators:
+        symbol = index.find(path)
+        if symbol is None or symbol.kind not in ("function", "assign", "class"):
+            why = "no such module" if symbol is None else f"it names a {symbol.kind}"
+            message = f"[tool.toolgen] decorators: {path} names no decorator here ({why})"
+            found.append(Diagnostic("TG002", message, where))
+    return found
+
+
 def compile_file(
     file: SourceFile, index: ModuleIndex, config: Config, policy: Policy, shared: set[str]
 ) -> FileUnit[ToolDescriptor]:
@@ -203,15 +225,21 @@ def compile_file(
     with index.tracking() as touched:
         module = index.add_file(file.module, file.path)
         if module is not None:
-            unit.suppressions = ignores = FileSuppressions.parse(module.source)
-            for handler in find_handlers(module, index, presets(config.markers)):
-                node = handler.node
+            unit.suppressions = FileSuppressions.parse(module.source)
+            others: dict[str, FileSuppressions] = {}  # of handlers other modules define
+            for handler in find_handlers(module, index, config_presets(config)):
+                node, home = handler.node, handler.module
+                ignores = unit.suppressions
+                if home is not module:
+                    ignores = others.setdefault(home.shown, FileSuppressions.parse(home.source))
                 first = min([d.lineno for d in node.decorator_list] + [node.lineno])
                 ignores.add_handler(first, node.lineno, node.end_lineno or node.lineno)
                 descriptor, problems = compile_handler(handler, index, config, policy, ignores)
                 unit.diagnostics.extend(problems)
                 if descriptor is not None:
-                    unit.tools.append((descriptor, module.location(node)))
+                    unit.tools.append((descriptor, home.location(node)))
+                else:
+                    unit.left_out.append((intended_name(handler), home.location(node)))
     if unit.tools and not importable(file.module):
         unit.diagnostics.append(
             Diagnostic(
@@ -227,6 +255,12 @@ def compile_file(
     if file.module not in shared:  # no other file has used it so far: free its syntax tree
         index.release(file.module)
     return unit
+
+
+def intended_name(handler: Handler) -> str:
+    """The name a handler that failed would have had: its registration's, else its own."""
+    name = decorator_options(handler).options.get("name")
+    return name if isinstance(name, str) else handler.node.name
 
 
 def importable(module: str) -> bool:
@@ -275,8 +309,16 @@ class _HandlerCompiler:
         self.decorator = decorator_options(handler)
         self.problems.extend(self.decorator.problems)
 
-    def report(self, code: str, message: str, node: ast.AST | None) -> None:
-        self.problems.append(Diagnostic(code, message, self.module.location(node)))
+    def report(self, code: str, message: str, node: ast.AST | Location | None) -> None:
+        """A problem at `node` of the handler's module, or at a location already made."""
+        where = node if isinstance(node, Location) else self.module.location(node)
+        self.problems.append(Diagnostic(code, message, where))
+
+    def option_at(self, key: str) -> Location:
+        """Where the registration gives option `key`, else the registration itself (both
+        written where the registration is: a decorator, or a call in another module)."""
+        node = self.decorator.nodes.get(key, self.handler.decorator)
+        return self.handler.at.location(node)
 
     def failed(self) -> bool:
         self.problems = self.policy.apply(self.problems, self.ignores)
@@ -290,7 +332,7 @@ class _HandlerCompiler:
             self.report(
                 "TG103",
                 f"tool name {name!r} must match {NAME_PATTERN} (valid on every platform)",
-                option_nodes.get("name", self.node),
+                self.option_at("name") if "name" in option_nodes else self.node,
             )
             name = self.node.name
         before = len(self.problems)
@@ -328,7 +370,7 @@ class _HandlerCompiler:
                     "TG405",
                     f"`{key}` differs between the decorator and the docstring's {title.title()} "
                     "section; the decorator's is used",
-                    option_nodes.get(key, self.handler.decorator),
+                    self.option_at(key),
                 )
         self.problems.extend(reader.diagnostics)
         if whole:  # also when another error stops the tool: all of its problems at once
@@ -342,7 +384,7 @@ class _HandlerCompiler:
             self.report(
                 "TG404",
                 f"a {risk} tool cannot be autonomous",
-                option_nodes.get("autonomous", self.handler.decorator),
+                self.option_at("autonomous"),
             )
         data: dict[str, Any] = {
             "name": name,
@@ -375,7 +417,7 @@ class _HandlerCompiler:
             keys = {v: k for k, v in DESCRIPTOR_KEYS.items()}
             for error in exc.errors():
                 field = str(error["loc"][0]) if error["loc"] else ""
-                where = option_nodes.get(keys.get(field, field), self.handler.decorator)
+                where = self.option_at(keys.get(field, field))
                 path = ".".join(str(p) for p in error["loc"])
                 self.report("TG403", f"`{path}`: {error['msg']}", where)
             return None, self.problems

@@ -44,6 +44,7 @@ DEFAULTS: dict[str, Any] = {
     "inline_defs": False,
     "breaking_ignore": [],
     "max_source_bytes": MAX_SOURCE_BYTES,
+    "decorators": {},
 }
 RULE_LEVELS = ("error", "warning", "info", "off")
 
@@ -75,6 +76,9 @@ class Config:
     resolved: tuple[tuple[str, str], ...] = ()
     #: The most bytes a Python file toolgen reads may have (a larger one is a TG005 error).
     max_source_bytes: int = MAX_SOURCE_BYTES
+    #: `[tool.toolgen.decorators]`: a project's own tool decorators, each with the marker
+    #: preset whose decorator arguments it takes, and where the entry is written
+    decorators: tuple[tuple[str, str, Location], ...] = ()
 
     def policy(self) -> Policy:
         return Policy(
@@ -381,6 +385,27 @@ def _ignore_entry(entry: Any, prefix: str) -> tuple[str, str, str, str] | list[t
 _RULES_HEADER = re.compile(r"""^\s*\[\s*tool\s*\.\s*toolgen\s*\.\s*("rules"|rules)\s*\]""")
 
 
+_DECORATORS_HEADER = re.compile(
+    r"""^\s*\[\s*tool\s*\.\s*toolgen\s*\.\s*("decorators"|decorators)\s*\]"""
+)
+
+
+def _entry_at(
+    lines: list[str], header: re.Pattern[str], table: str, key: str
+) -> tuple[int, int] | None:
+    """(line, column) of `key` in the table `[tool.toolgen.TABLE]` (its header matched by
+    `header`), or in `TABLE = {...}`; None when it is not found."""
+    quoted = (f'"{key}"', f"'{key}'")
+    inline = re.compile(rf"""^\s*("{table}"|'{table}'|{table})\s*[.=]""")
+    inside = False
+    for number, line in enumerate(lines, 1):
+        if line.lstrip().startswith("["):
+            inside = bool(header.match(line))
+        elif (inside or inline.match(line)) and any(q in line for q in quoted):
+            return number, max(line.find(q) for q in quoted) + 1
+    return None
+
+
 def _rule_at(lines: list[str], code: str) -> tuple[int, int] | None:
     """(line, column) where `code` is given a level: its key in `[tool.toolgen.rules]`, or
     its place in `rules = {...}` (or `rules.CODE = ...`); None when it is not found."""
@@ -473,6 +498,21 @@ def _check(
             at = _rule_at(lines, code)  # the code's own line, rather than the table's
             rule_at = Location(shown, *at) if at else where("rules")
             problems.append(Diagnostic("TG002", f"[tool.toolgen] rules: {why}", rule_at))
+    decorators: list[tuple[str, str, Location]] = []
+    if not isinstance(values["decorators"], dict):
+        bad("decorators", 'must be a table of "dotted.path.to.decorator" = "preset"')
+    else:
+        for path, preset in values["decorators"].items():
+            at = _entry_at(lines, _DECORATORS_HEADER, "decorators", path)
+            place = Location(shown, *at) if at else where("decorators")
+            if not all(part.isidentifier() for part in path.split(".")) or "." not in path:
+                why = f"{path!r} is not a dotted import path (module.decorator)"
+            elif preset not in MARKER_PRESETS:
+                why = f"{path}: unknown preset {preset!r} (allowed: {', '.join(MARKER_PRESETS)})"
+            else:
+                decorators.append((path, preset, place))
+                continue
+            problems.append(Diagnostic("TG002", f"[tool.toolgen] decorators: {why}", place))
     budgets: dict[str, int | None] = {}
     for key in ("budget_description_chars", "budget_catalog_tokens"):
         value = values[key]
@@ -594,6 +634,7 @@ def _check(
         budget_catalog_at=where("budget_catalog_tokens"),
         breaking_ignore=tuple(ignores),
         max_source_bytes=max_source_bytes,
+        decorators=tuple(decorators),
         resolved=tuple(
             (str(given), str(path))
             for given, path in zip([*sources_given, out_given], [*source_paths, out], strict=True)

@@ -343,6 +343,13 @@ class ModuleIndex:
             self._resolved.pop(key, None)
             self._uses.pop(key, None)
 
+    def find(self, dotted: str) -> Symbol | None:
+        """What the absolute import path `dotted` names in a module toolgen can read, or
+        None (no such module, or no such name in it)."""
+        with self.tracking():
+            found = self._resolve_path(dotted, set())
+        return None if found is None or found.is_external else found
+
     def resolve_expr(self, module: Module, node: ast.expr) -> Symbol | None:
         dotted = dotted_name(node)
         return None if dotted is None else self.resolve(module, dotted)
@@ -460,6 +467,10 @@ def _class_member(module: Module, cls: ast.ClassDef, qual: str, rest: str) -> Sy
             if tail:
                 return _class_member(module, stmt, f"{qual}.{head}", tail)
             return Symbol(f"{qual}.{head}", "class", module, stmt)
+        if not tail and isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
+            if stmt.name == head:
+                return Symbol(f"{qual}.{head}", "function", module, stmt)
+            continue
         if not tail and isinstance(stmt, ast.Assign | ast.AnnAssign):
             targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
             if any(isinstance(t, ast.Name) and t.id == head for t in targets):
