@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib
+import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -158,3 +159,22 @@ def test_a_declared_decorator_must_name_something_in_the_project(project: Projec
     ) in result.out
     project.write("src/app/registry.py", "def collect(**options):\n    return lambda fn: fn\n")
     assert run("build", cwd=project.root).code == 0
+
+
+def test_a_run_of_its_own_names_mounted_tools_as_the_server_does(tmp_path: Path, run) -> None:  # type: ignore[no-untyped-def]
+    """The spooled build (a process of its own) renames tools of servers mounted under a
+    namespace as the in-memory one does, also when their files come from the cache."""
+    import shutil
+
+    root = tmp_path / "proj"
+    shutil.copytree(REGISTRATIONS, root / "registrations")
+    (root / "pyproject.toml").write_text(
+        '[tool.toolgen]\nsources = ["registrations/app"]\nmarkers = ["fastmcp"]\nmin_level = 0\n'
+        '[tool.toolgen.decorators]\n"registrations.app.registry.collect" = "fastmcp"\n'
+    )
+    expected = sorted(_listed("registrations.app.server", "mcp"))
+    for attempt in ("cold", "from the cache"):
+        (root / "registrations" / "app" / "loops.py").touch()  # not a no-op: compile again
+        assert run("build", cwd=root).code == 0, attempt
+        listed = json.loads((root / "generated" / "mcp" / "tools.json").read_text())["tools"]
+        assert sorted(t["name"] for t in listed) == expected, attempt

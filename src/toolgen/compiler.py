@@ -17,7 +17,7 @@ from pydantic import ValidationError
 
 from toolgen.analyze.decorators import decorator_options
 from toolgen.analyze.docstrings import PLACEHOLDER, DocLine, Docstring, parse_docstring
-from toolgen.analyze.handlers import Handler, find_handlers, nested_too_deeply
+from toolgen.analyze.handlers import Handler, Mount, find_registrations, nested_too_deeply
 from toolgen.analyze.literals import surrogate_node, unwritable
 from toolgen.analyze.markers import config_presets
 from toolgen.analyze.sections import SectionReader
@@ -92,6 +92,9 @@ class FileUnit(Generic[T]):
     #: Handlers with errors, by the name each would have had, with where it is defined (a
     #: unit with any is never stored: it is empty when restored).
     left_out: list[tuple[str, Location]] = field(default_factory=list)
+    #: The server each tool is registered with, in the order of `tools` (None: not known)
+    servers: list[str | None] = field(default_factory=list)
+    mounts: list[Mount] = field(default_factory=list)  # servers the file mounts in others
 
 
 class UnitStore(Protocol):
@@ -124,7 +127,13 @@ def compile_project(
         return unit
 
     lookup = store.get if store else None
-    return compile_units(config, make, jobs, lookup, store.put if store else None)
+    return compile_units(config, make, jobs, lookup, store.put if store else None, renamed)
+
+
+def renamed(descriptor: ToolDescriptor, name: str) -> ToolDescriptor:
+    """`descriptor` under another name (a mounted server's tool): a new object, so nothing
+    rendered for the old one is taken for it."""
+    return descriptor.model_copy(update={"name": name})
 
 
 #: A compiled file made into what a compilation keeps (in the process that compiled it).
@@ -138,10 +147,12 @@ def compile_units(
     jobs: int = 1,
     lookup: Lookup[T] | None = None,
     keep: Callable[[SourceFile, tuple[str, ...], FileUnit[T]], None] | None = None,
+    rename: Callable[[T, str], T] | None = None,
 ) -> Compilation[T]:
     """`compile_project`, for any form of unit: each file is taken from `lookup` (given the
     search roots), or else analysed in one of `jobs` processes and made into a unit by `make`
-    there, then handed to `keep` here."""
+    there, then handed to `keep` here. A tool of a server mounted into another under a
+    namespace gets the name that server lists it by, from `rename`."""
     files, listing = list_sources(config.sources, config.root)
     roots_found = search_roots(files, config.root)
     index = ModuleIndex(roots_found, lambda p: config.display(p), config.max_source_bytes)
@@ -166,8 +177,18 @@ def compile_units(
         units[i] = fresh
         if keep:
             keep(files[i], roots, fresh)
+    parents: dict[str, Mount] = {}
     for unit in units:
         assert unit is not None
+        for mount in unit.mounts:
+            parents.setdefault(mount.child, mount)
+    for unit in units:
+        assert unit is not None
+        if parents and rename is not None:
+            unit.tools = [
+                (_mounted(tool, server, parents, rename), where)
+                for (tool, where), server in zip(unit.tools, unit.servers, strict=False)
+            ] + unit.tools[len(unit.servers) :]
         result.suppressions[unit.shown] = unit.suppressions
         result.diagnostics.extend(unit.diagnostics)
         result.inputs.merge(unit.dependencies)
@@ -202,6 +223,22 @@ def compile_units(
     return result
 
 
+def _mounted(
+    tool: T, server: str | None, parents: dict[str, Mount], rename: Callable[[T, str], T]
+) -> T:
+    """`tool` by the name the server it is mounted into lists it (FastMCP: renamed by the
+    mount's `tool_names`, then `namespace_` before it), up to the top server."""
+    name, seen = tool.name, set()
+    while server is not None and server in parents and server not in seen:
+        seen.add(server)
+        mount = parents[server]
+        name = dict(mount.tool_names).get(name, name)
+        if mount.namespace:
+            name = f"{mount.namespace}_{name}"
+        server = mount.parent
+    return tool if name == tool.name else rename(tool, name)
+
+
 def _unknown_decorators(config: Config, index: ModuleIndex) -> list[Diagnostic]:
     """TG002 for each `[tool.toolgen.decorators]` entry whose path names no function toolgen
     can read (a misspelt path would otherwise find no tool, silently)."""
@@ -227,7 +264,8 @@ def compile_file(
         if module is not None:
             unit.suppressions = FileSuppressions.parse(module.source)
             others: dict[str, FileSuppressions] = {}  # of handlers other modules define
-            for handler in find_handlers(module, index, config_presets(config)):
+            handlers, unit.mounts = find_registrations(module, index, config_presets(config))
+            for handler in handlers:
                 node, home = handler.node, handler.module
                 ignores = unit.suppressions
                 if home is not module:
@@ -238,6 +276,7 @@ def compile_file(
                 unit.diagnostics.extend(problems)
                 if descriptor is not None:
                     unit.tools.append((descriptor, home.location(node)))
+                    unit.servers.append(handler.server)
                 else:
                     unit.left_out.append((intended_name(handler), home.location(node)))
     if unit.tools and not importable(file.module):

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, overload
 
 from toolgen.cache import load_entry, prune, store_entry
-from toolgen.compiler import FileUnit, compile_project, compile_units
+from toolgen.compiler import FileUnit, compile_project, compile_units, renamed
 from toolgen.config import Config
 from toolgen.descriptor import ToolDescriptor
 from toolgen.diagnostics import Diagnostic, Location, plural, sort_diagnostics
@@ -104,7 +104,7 @@ def generate_spooled(config: Config, cache: UnitCache | None, jobs: int, spool: 
         ]
         spool.flush()  # a worker's pieces are read by the process it reports to
         made = FileUnit(unit.shown, unit.suppressions, tools, unit.diagnostics, unit.dependencies)
-        made.left_out = unit.left_out
+        made.left_out, made.servers, made.mounts = unit.left_out, unit.servers, unit.mounts
         return made
 
     def stored(tool: dict[str, Any]) -> SpooledTool:
@@ -118,7 +118,12 @@ def generate_spooled(config: Config, cache: UnitCache | None, jobs: int, spool: 
     def lookup(file: SourceFile, roots: tuple[str, ...]) -> FileUnit[SpooledTool] | None:
         return cache.get_with(file, roots, stored) if cache is not None else None
 
-    compiled = compile_units(config, make, jobs, lookup)
+    def rename(tool: SpooledTool, name: str) -> SpooledTool:  # a mounted server's tool
+        descriptor = ToolDescriptor.model_validate_json(spool.read(tool.descriptor))
+        descriptor = renamed(descriptor, name)
+        return spool_tool(name, tool.visible, render_tool(descriptor, platforms, options), spool)
+
+    compiled = compile_units(config, make, jobs, lookup, rename=rename)
     if cache is not None:
         cache.done()
     found: list[Diagnostic] = []

@@ -25,7 +25,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from toolgen.analyze.markers import PRESETS, Preset
-from toolgen.analyze.servers import is_server
+from toolgen.analyze.servers import is_server, server_key
 from toolgen.diagnostics import Diagnostic
 from toolgen.index import Module, ModuleIndex, dotted_name
 
@@ -34,6 +34,8 @@ FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 #: Methods of a server object that register the function they are given (`mcp.add_tool(fn)`),
 #: besides the preset's decorator methods called on a function (`mcp.tool(fn)`).
 ADD_METHODS = frozenset({"add_tool"})
+#: Methods that put another server's tools into a server's list (FastMCP's).
+MOUNT_METHODS = frozenset({"mount", "import_server"})
 
 
 @dataclass(frozen=True)
@@ -49,6 +51,9 @@ class Handler:
     preset: Preset = PRESETS["toolgen"]
     method: str | None = None  # for method markers (`@agent.tool`): the method's name
     site: Module | None = None  # the module `decorator` is written in, when not `module`
+    #: the server object it is registered with (`toolgen.analyze.servers.server_key`), when
+    #: toolgen can tell which
+    server: str | None = None
 
     @property
     def at(self) -> Module:
@@ -63,14 +68,34 @@ def nested_too_deeply(handler: Handler) -> Diagnostic:
     return Diagnostic("TG202", message, handler.module.location(handler.node))
 
 
+@dataclass(frozen=True)
+class Mount:
+    """`parent.mount(child, namespace=...)`: the child server's tools are listed by the
+    parent, renamed by `tool_names` (original name -> new name), then prefixed with
+    `namespace` and `_`, as FastMCP names them."""
+
+    parent: str  # server keys (`toolgen.analyze.servers.server_key`)
+    child: str
+    namespace: str | None = None
+    tool_names: tuple[tuple[str, str], ...] = ()
+
+
 def find_handlers(
     module: Module, index: ModuleIndex, presets: list[Preset] | None = None
 ) -> list[Handler]:
     """Every handler whose registration is written in `module`, in source order."""
+    return find_registrations(module, index, presets)[0]
+
+
+def find_registrations(
+    module: Module, index: ModuleIndex, presets: list[Preset] | None = None
+) -> tuple[list[Handler], list[Mount]]:
+    """Every handler whose registration is written in `module`, and every server it mounts
+    into another, in source order."""
     found: list[Handler] = []
     finder = _Finder(module, index, presets or [PRESETS["toolgen"]], found)
     finder.visit(module.tree.body, _Scope(prefix=""))
-    return found
+    return found, finder.mounts
 
 
 @dataclass
@@ -106,6 +131,7 @@ class _Finder:
         self.presets = presets
         self.found = found
         self._seen: set[tuple[int, int]] = set()  # (function, registration) pairs found
+        self.mounts: list[Mount] = []
 
     def visit(self, body: list[ast.stmt], scope: _Scope, in_class: bool = False) -> None:
         defined = {
@@ -121,7 +147,10 @@ class _Finder:
                 match = self.marker(stmt)
                 if match is not None:
                     decorator, preset, method = match
-                    self.add(stmt, qualname, decorator, in_class, preset, method, self.module)
+                    server = self.owner_key(decorator, preset) if method else None
+                    self.add(
+                        stmt, qualname, decorator, in_class, preset, method, self.module, server
+                    )
                 inner = scope.function(stmt, qualname, scope if in_class else None)
                 self.visit(stmt.body, inner)
             elif isinstance(stmt, ast.ClassDef):
@@ -162,12 +191,60 @@ class _Finder:
                     return decorator, preset, method
         return None
 
+    def owner_key(self, registration: ast.expr, preset: Preset) -> str | None:
+        """The server key of the owner of `registration` (`owner.tool(...)`, `owner.tool`)."""
+        target = registration.func if isinstance(registration, ast.Call) else registration
+        if not isinstance(target, ast.Attribute):
+            return None
+        owner = dotted_name(target.value)
+        return None if owner is None else server_key(self.index, self.module, owner, preset)
+
     # -- registrations by call -----------------------------------------------------------------
     def scan(self, expr: ast.expr, scope: _Scope) -> None:
         """Registrations by call anywhere in `expr` (not inside a lambda)."""
         for node in _walk(expr):
             if isinstance(node, ast.Call):
                 self.registration(node, scope)
+                self.mount(node)
+
+    def mount(self, call: ast.Call) -> None:
+        """`parent.mount(child, namespace=..)`, `parent.mount("prefix", child)` (FastMCP 2),
+        `parent.import_server(child, prefix=..)`, between servers toolgen can tell."""
+        if not isinstance(call.func, ast.Attribute) or call.func.attr not in MOUNT_METHODS:
+            return
+        owner = dotted_name(call.func.value)
+        servers = [p for p in self.presets if p.factories]
+        if owner is None or not servers:
+            return
+        namespace: str | None = None
+        child_node: ast.expr | None = None
+        for arg in call.args:
+            if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+                namespace = arg.value
+            elif child_node is None:
+                child_node = arg
+        tool_names: tuple[tuple[str, str], ...] = ()
+        for kw in call.keywords:
+            if kw.arg in ("namespace", "prefix") and isinstance(kw.value, ast.Constant):
+                namespace = kw.value.value if isinstance(kw.value.value, str) else None
+            elif kw.arg == "server":
+                child_node = kw.value
+            elif kw.arg == "tool_names" and isinstance(kw.value, ast.Dict):
+                tool_names = tuple(
+                    (k.value, v.value)
+                    for k, v in zip(kw.value.keys, kw.value.values, strict=True)
+                    if isinstance(k, ast.Constant)
+                    and isinstance(v, ast.Constant)
+                    and isinstance(k.value, str)
+                    and isinstance(v.value, str)
+                )
+        child = dotted_name(child_node) if child_node is not None else None
+        for preset in servers:
+            parent_key = server_key(self.index, self.module, owner, preset)
+            child_key = server_key(self.index, self.module, child, preset) if child else None
+            if parent_key and child_key:
+                self.mounts.append(Mount(parent_key, child_key, namespace or None, tool_names))
+                return
 
     def registration(self, call: ast.Call, scope: _Scope) -> None:
         """`owner.tool(...)(fn)`, `owner.tool(fn, ...)`, `owner.add_tool(fn, ...)`."""
@@ -200,8 +277,9 @@ class _Finder:
         if found is None:
             return
         preset, method = found
+        server = self.owner_key(call, preset)
         for fn, qualname, module, in_class in self.functions(target, scope):
-            self.add(fn, qualname, call, in_class, preset, method, module)
+            self.add(fn, qualname, call, in_class, preset, method, module, server)
 
     def functions(
         self, target: ast.expr, scope: _Scope, depth: int = 0
@@ -249,6 +327,7 @@ class _Finder:
         preset: Preset,
         method: str | None,
         module: Module,
+        server: str | None = None,
     ) -> None:
         key = (id(node), id(decorator))
         if key in self._seen:
@@ -257,7 +336,9 @@ class _Finder:
         static = any(dotted_name(d) == "staticmethod" for d in node.decorator_list)
         site = None if module is self.module else self.module
         self.found.append(
-            Handler(module, node, qualname, decorator, in_class, static, preset, method, site)
+            Handler(
+                module, node, qualname, decorator, in_class, static, preset, method, site, server
+            )
         )
 
 

@@ -31,6 +31,20 @@ def is_server(index: ModuleIndex, module: Module, owner: str, preset: Preset) ->
     return False
 
 
+def server_key(index: ModuleIndex, module: Module, owner: str, preset: Preset) -> str | None:
+    """Which server object `owner` is, when toolgen can tell: the dotted path of the
+    module-level name it is assigned to (`app.server.mcp`); None when it cannot be followed
+    (a parameter, `self.mcp`) or is not one of `preset`'s."""
+    symbol = index.resolve(module, owner)
+    if symbol is None or symbol.is_external or symbol.kind != "assign":
+        return None
+    if isinstance(symbol.node, ast.Call) and _builds_server(
+        index, symbol.module or module, symbol.node, preset, 0
+    ):
+        return symbol.path
+    return None
+
+
 def _builds_server(
     index: ModuleIndex, module: Module, call: ast.Call, preset: Preset, depth: int
 ) -> bool:
