@@ -178,3 +178,28 @@ def test_a_run_of_its_own_names_mounted_tools_as_the_server_does(tmp_path: Path,
         assert run("build", cwd=root).code == 0, attempt
         listed = json.loads((root / "generated" / "mcp" / "tools.json").read_text())["tools"]
         assert sorted(t["name"] for t in listed) == expected, attempt
+
+
+def test_what_cannot_be_followed_is_said_where_it_is_written(project: Project, run) -> None:  # type: ignore[no-untyped-def]
+    """A function taken from a list built at run time, and tools made from a document at run
+    time: an info (TG106) at the call, and nothing invented."""
+    _project(
+        project,
+        "from fastmcp import FastMCP\n"
+        "mcp = FastMCP('x')\n"
+        "registry = []\n"
+        "for fn in registry:\n"
+        "    mcp.tool()(fn)\n"
+        "api = FastMCP.from_openapi({}, name='api')\n",
+    )
+    result = run("build", cwd=project.root)
+    assert result.code == 0, result.out
+    assert (
+        "src/app/server.py:5:5: TG106 [info] `mcp.tool()` registers `fn`, which toolgen cannot "
+        "name without running the code (a parameter, a loop variable or a local value)"
+    ) in result.out
+    assert (
+        "src/app/server.py:6:7: TG106 [info] `FastMCP.from_openapi(...)` makes its tools at run "
+        "time from an OpenAPI document: toolgen cannot read them"
+    ) in result.out
+    assert "0 tools" in result.out

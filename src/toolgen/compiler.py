@@ -264,8 +264,10 @@ def compile_file(
         if module is not None:
             unit.suppressions = FileSuppressions.parse(module.source)
             others: dict[str, FileSuppressions] = {}  # of handlers other modules define
-            handlers, unit.mounts = find_registrations(module, index, config_presets(config))
-            for handler in handlers:
+            found = find_registrations(module, index, config_presets(config))
+            unit.mounts = found.mounts
+            unit.diagnostics.extend(found.unfollowed)
+            for handler in found.handlers:
                 node, home = handler.node, handler.module
                 ignores = unit.suppressions
                 if home is not module:

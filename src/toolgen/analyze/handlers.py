@@ -36,6 +36,8 @@ FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 ADD_METHODS = frozenset({"add_tool"})
 #: Methods that put another server's tools into a server's list (FastMCP's).
 MOUNT_METHODS = frozenset({"mount", "import_server"})
+#: Class methods that make a server whose tools come from somewhere only the run time reads.
+GENERATED = {"from_openapi": "an OpenAPI document", "from_fastapi": "a FastAPI app"}
 
 
 @dataclass(frozen=True)
@@ -84,18 +86,28 @@ def find_handlers(
     module: Module, index: ModuleIndex, presets: list[Preset] | None = None
 ) -> list[Handler]:
     """Every handler whose registration is written in `module`, in source order."""
-    return find_registrations(module, index, presets)[0]
+    return find_registrations(module, index, presets).handlers
+
+
+@dataclass
+class Registrations:
+    """What a module registers: handlers, servers mounted into others, and registrations it
+    cannot follow (TG106, located at the call)."""
+
+    handlers: list[Handler] = field(default_factory=list)
+    mounts: list[Mount] = field(default_factory=list)
+    unfollowed: list[Diagnostic] = field(default_factory=list)
 
 
 def find_registrations(
     module: Module, index: ModuleIndex, presets: list[Preset] | None = None
-) -> tuple[list[Handler], list[Mount]]:
-    """Every handler whose registration is written in `module`, and every server it mounts
-    into another, in source order."""
+) -> Registrations:
+    """Every handler whose registration is written in `module`, every server it mounts into
+    another, and what it registers that toolgen cannot follow, in source order."""
     found: list[Handler] = []
     finder = _Finder(module, index, presets or [PRESETS["toolgen"]], found)
     finder.visit(module.tree.body, _Scope(prefix=""))
-    return found, finder.mounts
+    return Registrations(found, finder.mounts, finder.unfollowed)
 
 
 @dataclass
@@ -132,6 +144,7 @@ class _Finder:
         self.found = found
         self._seen: set[tuple[int, int]] = set()  # (function, registration) pairs found
         self.mounts: list[Mount] = []
+        self.unfollowed: list[Diagnostic] = []
 
     def visit(self, body: list[ast.stmt], scope: _Scope, in_class: bool = False) -> None:
         defined = {
@@ -206,6 +219,23 @@ class _Finder:
             if isinstance(node, ast.Call):
                 self.registration(node, scope)
                 self.mount(node)
+                self.generated(node)
+
+    def generated(self, call: ast.Call) -> None:
+        """`FastMCP.from_openapi(...)`, `FastMCP.from_fastapi(...)`: a server whose tools are
+        made at run time from a document or an app (TG106)."""
+        if not isinstance(call.func, ast.Attribute) or call.func.attr not in GENERATED:
+            return
+        made = self.index.resolve_expr(self.module, call.func.value)
+        if made is not None and any(made.path in p.factories for p in self.presets):
+            self.unfollowed.append(
+                Diagnostic(
+                    "TG106",
+                    f"`{_shown(call.func)}(...)` makes its tools at run time from "
+                    f"{GENERATED[call.func.attr]}: toolgen cannot read them",
+                    self.module.location(call),
+                )
+            )
 
     def mount(self, call: ast.Call) -> None:
         """`parent.mount(child, namespace=..)`, `parent.mount("prefix", child)` (FastMCP 2),
@@ -278,8 +308,38 @@ class _Finder:
             return
         preset, method = found
         server = self.owner_key(call, preset)
-        for fn, qualname, module, in_class in self.functions(target, scope):
+        if (
+            isinstance(target, ast.Call)
+            and isinstance(target.func, ast.Attribute)
+            and target.func.attr == "from_function"
+            and target.args
+        ):  # `mcp.add_tool(Tool.from_function(fn, name=...))`: its keywords are the options
+            call, target = target, target.args[0]
+        named = list(self.functions(target, scope))
+        for fn, qualname, module, in_class in named:
             self.add(fn, qualname, call, in_class, preset, method, module, server)
+        if not named:
+            self.unfollowed.append(
+                Diagnostic(
+                    "TG106",
+                    f"`{_shown(call)}` registers `{_shown(target)}`, which toolgen cannot name "
+                    f"without running the code ({self.why(target, scope)})",
+                    self.module.location(call),
+                )
+            )
+
+    def why(self, target: ast.expr, scope: _Scope) -> str:
+        """Why the function `target` names cannot be followed, in a few words."""
+        if isinstance(target, ast.Name) and target.id not in scope.loops:
+            symbol = self.index.resolve(self.module, target.id)
+            if symbol is None:
+                return "a parameter, a loop variable or a local value"
+            if symbol.is_external:
+                return f"it comes from {symbol.path}, outside the project"
+            return f"it is a {symbol.kind}, not a function"
+        if isinstance(target, ast.Call):
+            return "a value made by a call at run time"
+        return "not a function of the project"
 
     def functions(
         self, target: ast.expr, scope: _Scope, depth: int = 0
@@ -340,6 +400,11 @@ class _Finder:
                 module, node, qualname, decorator, in_class, static, preset, method, site, server
             )
         )
+
+
+def _shown(node: ast.expr, limit: int = 60) -> str:
+    text = ast.unparse(node)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _method(cls: ast.ClassDef, name: str) -> FunctionNode | None:
