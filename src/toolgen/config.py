@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -44,6 +45,7 @@ DEFAULTS: dict[str, Any] = {
     "inline_defs": False,
     "breaking_ignore": [],
     "max_source_bytes": MAX_SOURCE_BYTES,
+    "library_paths": None,  # None: the running Python's (`installed_packages`)
 }
 RULE_LEVELS = ("error", "warning", "info", "off")
 
@@ -75,6 +77,9 @@ class Config:
     resolved: tuple[tuple[str, str], ...] = ()
     #: The most bytes a Python file toolgen reads may have (a larger one is a TG005 error).
     max_source_bytes: int = MAX_SOURCE_BYTES
+    #: Folders of installed packages, whose sources are read (never imported) for names the
+    #: project does not define (`library_paths`; loaded configs default to `installed_packages`)
+    library_paths: tuple[Path, ...] = ()
 
     def policy(self) -> Policy:
         return Policy(
@@ -84,6 +89,29 @@ class Config:
     def display(self, path: Path) -> str:
         """How to show `path` to the user (`relative_display` from the working folder)."""
         return relative_display(path, self.cwd)
+
+
+def installed_packages() -> tuple[Path, ...]:
+    """Where the running Python imports installed packages from: each folder on `sys.path`
+    but the standard library's (where `os` is, and folders in it other than a site-packages
+    or dist-packages) and the one Python put first for the script or command it runs."""
+    stdlib = Path(os.__file__).resolve().parent
+    entries = sys.path if sys.flags.safe_path else sys.path[1:]
+    found: list[Path] = []
+    for entry in entries:
+        if not entry:
+            continue
+        try:
+            folder = Path(entry).resolve()
+            if not folder.is_dir():
+                continue  # a zip file, or nothing
+        except (OSError, RuntimeError, ValueError):
+            continue
+        inside = folder.relative_to(stdlib).parts if folder.is_relative_to(stdlib) else None
+        if inside is not None and not {"site-packages", "dist-packages"} & set(inside):
+            continue
+        found.append(folder)
+    return tuple(dict.fromkeys(found))
 
 
 def find_config(start: Path) -> Path | None:
@@ -538,6 +566,16 @@ def _check(
     def as_shown(path: Path) -> str:  # relative to the working folder when inside it
         return relative_display(path, cwd)
 
+    library_paths = installed_packages()
+    if values["library_paths"] is not None:
+        library_paths = ()
+        for given in str_list("library_paths"):
+            folder, unusable = resolve_path(base / given)
+            if unusable or not folder.is_dir():
+                bad("library_paths", f"{as_shown(folder)} {unusable or 'is not a folder'}")
+            else:
+                library_paths += (folder,)
+
     if sources_override:
         sources_given = [cwd / s for s in sources_override]
     else:
@@ -594,6 +632,7 @@ def _check(
         budget_catalog_at=where("budget_catalog_tokens"),
         breaking_ignore=tuple(ignores),
         max_source_bytes=max_source_bytes,
+        library_paths=library_paths,
         resolved=tuple(
             (str(given), str(path))
             for given, path in zip([*sources_given, out_given], [*source_paths, out], strict=True)
