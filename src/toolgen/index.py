@@ -29,9 +29,10 @@ from pathlib import Path
 from typing import Literal
 
 from toolgen.diagnostics import Diagnostic, Location
+from toolgen.newer import TypeAlias, parse_newer
 from toolgen.reading import MAX_SOURCE_BYTES, Unreadable, decode, read_capped
 
-BindingKind = Literal["import", "class", "function", "assign", "module"]
+BindingKind = Literal["import", "class", "function", "assign", "module", "typealias"]
 
 
 class Unparsable(Exception):
@@ -44,13 +45,19 @@ class Unparsable(Exception):
 
 
 def parse_python(source: str, filename: str = "<unknown>") -> ast.Module:
-    """`source`'s syntax tree, as the compiler and `toolgen fix` read it; `Unparsable` for a
-    syntax error, a `__future__` import Python's compiler refuses, a NUL character, or an
-    expression nested too deeply for the parser."""
+    """`source`'s syntax tree, as the compiler and `toolgen fix` read it (syntax newer than this
+    Python's as `toolgen.newer` reads it); `Unparsable` for a syntax error, a `__future__`
+    import Python's compiler refuses, a NUL character, or an expression nested too deeply for
+    the parser."""
     try:
         with warnings.catch_warnings():  # invalid escapes in user code are not our warnings
             warnings.simplefilter("ignore")
-            tree = ast.parse(source, filename=filename)
+            try:
+                tree = ast.parse(source, filename=filename)
+            except SyntaxError as exc:  # newer syntax than this Python's, perhaps
+                newer = parse_newer(source, filename, exc)
+                assert isinstance(newer, ast.Module)
+                tree = newer
         problem = future_problem(tree, source)
         if problem is not None:
             raise problem
@@ -210,10 +217,10 @@ def bind_names(module: Module, body: list[ast.stmt]) -> None:
         elif isinstance(stmt, ast.AnnAssign):
             if isinstance(stmt.target, ast.Name) and stmt.value is not None:
                 names[stmt.target.id] = Binding("assign", stmt.value)
-        elif type(stmt).__name__ == "TypeAlias":  # PEP 695 `type X = ...` (Python 3.12+)
+        elif isinstance(stmt, TypeAlias):  # PEP 695 `type X = ...`: the statement itself
             name_node = getattr(stmt, "name", None)
             if isinstance(name_node, ast.Name):
-                names[name_node.id] = Binding("assign", getattr(stmt, "value", None))
+                names[name_node.id] = Binding("typealias", stmt)
         elif isinstance(stmt, ast.If):
             bind_names(module, stmt.body)
             if not _is_type_checking(stmt.test):

@@ -735,9 +735,25 @@ class SchemaBuilder:
             return EXTERNAL_KINDS.get(symbol.path)
         if symbol.kind == "class":
             return self.class_kind(symbol)
+        if symbol.kind == "typealias" or self._alias_type(symbol) is not None:
+            return "typealias"
         if symbol.kind == "assign":
             return "alias"
         return None
+
+    def _alias_type(self, symbol: Symbol) -> ast.expr | None:
+        """The value of a named type alias: `type X = V` (PEP 695), or `X = TypeAliasType("X",
+        V)`; None for anything else."""
+        node, module = symbol.node, symbol.module
+        if symbol.kind == "typealias":
+            value = getattr(node, "value", None)
+            return value if isinstance(value, ast.expr) else None
+        if not (symbol.kind == "assign" and isinstance(node, ast.Call) and module is not None):
+            return None
+        if self._resolve(node.func, module, strict=False).path != "typing.TypeAliasType":
+            return None
+        values = {kw.arg: kw.value for kw in node.keywords if kw.arg}
+        return node.args[1] if len(node.args) > 1 else values.get("value")
 
     def class_kind(self, symbol: Symbol) -> str | None:
         """enum, typeddict, dataclass or model, following project base classes."""
@@ -1022,6 +1038,16 @@ class SchemaBuilder:
         finally:
             self._expanding.discard(symbol.path)
 
+    def typealias_schema(
+        self, symbol: Symbol, node: ast.expr, module: Module, args: list[ast.expr] | None
+    ) -> Schema:
+        """A named alias, as pydantic shows a `TypeAliasType`: a `$defs` entry of its own."""
+        if args:
+            raise self.problem(
+                "TG202", f"generic alias `{_text(node)}` not supported", node, module
+            )
+        return self._named(symbol, "typealias")
+
     def enum_schema(self, symbol: Symbol, node: ast.expr, module: Module, _: Any) -> Schema:
         return self._named(symbol, "enum")
 
@@ -1055,6 +1081,10 @@ class SchemaBuilder:
         whose expansion leads to the class, as that would have been a reference to a class.)"""
         extra = self._extra[-1]
         node = symbol.node
+        if kind == "typealias":  # its value, as the type of a field (a reference to itself
+            value = self._alias_type(symbol)  # in it: `$ref`, as the `$defs` entry is made)
+            assert value is not None and symbol.module is not None
+            return self.field_schema(value, symbol.module, nested=True)[0]
         if not (extra is None or isinstance(extra, str)):
             return self._build_body(symbol, kind)
         assert isinstance(node, ast.ClassDef)
