@@ -6,7 +6,7 @@ so that every other node keeps its exact position; parses that; and puts back in
 each rewrite stood for:
 
 - PEP 695 type aliases, `type X[T] = V` (3.12): written `X        = V`, read back as a
-  `TypeAlias` statement (`ast.TypeAlias` on 3.12+, `TypeAliasStmt` here before), its name where
+  `TypeAlias` statement (`ast.TypeAlias` on 3.12+, one of this module's before), its name where
   it was written. Its type parameters are not kept (the same as any generic alias: not read).
 - PEP 695 type parameters of functions and classes, `def f[T](...)`, `class C[T](...)` (3.12;
   with PEP 696 defaults, 3.13): blanked out; names they bind are unknown to toolgen.
@@ -49,14 +49,17 @@ ESCAPES = {
 RUNNING = f"{sys.version_info.major}.{sys.version_info.minor}"
 
 
-class TypeAliasStmt(ast.stmt):
+class _TypeAlias(ast.stmt):
     """`type X = V` (PEP 695) as Python 3.12's `ast.TypeAlias` holds it, on older Pythons."""
 
     _fields = ("name", "type_params", "value")
 
 
+_TypeAlias.__name__ = _TypeAlias.__qualname__ = "TypeAlias"  # as `ast.dump` shows it on 3.12
+
+
 #: What a PEP 695 alias is in the tree: Python's own node where it has one.
-TypeAlias: Any = getattr(ast, "TypeAlias", TypeAliasStmt)
+TypeAlias: Any = getattr(ast, "TypeAlias", _TypeAlias)
 
 
 class _Fail(Exception):
@@ -583,10 +586,13 @@ class _ReadBack(ast.NodeTransformer):
             raise _Fail
         wrapped = f"({text}\n)"
         tree: ast.AST
-        try:
-            tree = ast.parse(wrapped, mode="eval")
+        unchanged = SyntaxError("no f-string in it")
+        try:  # f-strings in it read the same way (their pieces where Python 3.12 puts them)
+            tree = parse_newer(wrapped, "<f-string>", unchanged, mode="eval", every=True)
         except SyntaxError as exc:
-            tree = parse_newer(wrapped, "<f-string>", exc, mode="eval")
+            if exc is not unchanged:
+                raise
+            tree = ast.parse(wrapped, mode="eval")
         assert isinstance(tree, ast.Expression)
         line, col = self.where.at(start)
         for node in ast.walk(tree.body):
