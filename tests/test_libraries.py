@@ -274,3 +274,23 @@ def test_a_type_of_an_installed_package_by_default(project: Project, run) -> Non
         k: v for k, v in expected.items() if k != "$defs"
     }
     assert returns == {"$ref": "#/$defs/ImageContent", "$defs": expected["$defs"]}
+
+
+def test_a_library_that_imports_a_module_found_nowhere_says_which(tmp_path, run) -> None:
+    project = _project(tmp_path)
+    Project(tmp_path / "lib").write("wrapper/__init__.py", "from missingdep.core import Thing\n")
+    result = _build(project, run, "thing: Thing", "from wrapper import Thing", code=1)
+    assert (
+        "TG201 [error] cannot resolve `Thing`: wrapper.Thing is outside the project (through an "
+        "installed package, missingdep.core.Thing), and module missingdep.core is found neither "
+        "there nor in the library folders"
+    ) in result.out
+
+
+def test_a_standard_library_name_the_table_does_not_know_is_not_looked_for(tmp_path, run) -> None:
+    project = _project(tmp_path)
+    result = _build(project, run, "p: PathLike", "from os import PathLike", code=1)
+    assert (
+        "TG201 [error] cannot resolve `PathLike`: os.PathLike is outside the project and not a "
+        "type toolgen knows"
+    ) in result.out

@@ -42,10 +42,10 @@ DEFAULTS: dict[str, Any] = {
     "anthropic_strict": False,
     "gemini_schema": "openapi",
     "mcp_revision": "2025-11-25",
+    "library_paths": None,  # None: the running Python's (`installed_packages`)
     "inline_defs": False,
     "breaking_ignore": [],
     "max_source_bytes": MAX_SOURCE_BYTES,
-    "library_paths": None,  # None: the running Python's (`installed_packages`)
 }
 RULE_LEVELS = ("error", "warning", "info", "off")
 
@@ -72,14 +72,14 @@ class Config:
     #: `[[tool.toolgen.breaking_ignore]]` entries: (rule id, tool, pointer, reason); a rule
     #: named by its TG code is given here by its id
     breaking_ignore: tuple[tuple[str, str, str, str], ...] = ()
+    #: Folders of installed packages, whose sources are read (never imported) for names the
+    #: project does not define (`library_paths`; loaded configs default to `installed_packages`)
+    library_paths: tuple[Path, ...] = ()
     #: Each path of `sources` and `out` as given (joined to the folder it is relative to),
     #: with what it resolved to: a changed symlink changes the configuration.
     resolved: tuple[tuple[str, str], ...] = ()
     #: The most bytes a Python file toolgen reads may have (a larger one is a TG005 error).
     max_source_bytes: int = MAX_SOURCE_BYTES
-    #: Folders of installed packages, whose sources are read (never imported) for names the
-    #: project does not define (`library_paths`; loaded configs default to `installed_packages`)
-    library_paths: tuple[Path, ...] = ()
 
     def policy(self) -> Policy:
         return Policy(
@@ -631,8 +631,8 @@ def _check(
         budget_catalog_tokens=budgets["budget_catalog_tokens"],
         budget_catalog_at=where("budget_catalog_tokens"),
         breaking_ignore=tuple(ignores),
-        max_source_bytes=max_source_bytes,
         library_paths=library_paths,
+        max_source_bytes=max_source_bytes,
         resolved=tuple(
             (str(given), str(path))
             for given, path in zip([*sources_given, out_given], [*source_paths, out], strict=True)

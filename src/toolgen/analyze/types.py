@@ -822,7 +822,7 @@ class SchemaBuilder:
             message = f"cannot resolve `{dotted}` in module {module.name}"
             raise self.problem("TG201", message + (f" ({why})" if why else ""), node, module)
         follow = strict if follow is None else follow
-        if follow and symbol.is_external and not _known(symbol.path):
+        if follow and symbol.is_external and not _known(symbol.path) and not _stdlib(symbol.path):
             found = self.index.resolve_library(symbol.path)
             if found is not None and (not found.is_external or _known(found.path)):
                 return found
@@ -841,7 +841,6 @@ class SchemaBuilder:
         why = self.index.unreadable_behind((LIBRARY, path))
         if why:
             return f"{path} leads to a library file toolgen cannot read: {why}"
-        home = path.rpartition(".")[0] or path
         if found is None:  # a library module was found, without that name
             parts = path.split(".")
             for i in range(len(parts) - 1, 0, -1):
@@ -850,18 +849,17 @@ class SchemaBuilder:
                     where = f"{module.name} ({module.shown})"
                     return f"{path} is not defined in the installed module {where}"
             return f"{path} is not defined where its module is installed"
-        top = path.partition(".")[0]
-        if top in sys.stdlib_module_names:
-            return f"{path} is outside the project and not a type toolgen knows"
         if not self.index.library_roots:
             return (
                 f"{path} is outside the project, and no library folder is read "
                 "(`library_paths = []`)"
             )
         looked = ", ".join(self.index.where_looked())
+        end = found.path  # where the name leads (through a library's own imports, perhaps)
+        leads = "" if end == path else f" (through an installed package, {end})"
         return (
-            f"{path} is outside the project, and module {home} is found neither there nor in "
-            f"the library folders (looked in: {looked})"
+            f"{path} is outside the project{leads}, and module {end.rpartition('.')[0] or end} "
+            f"is found neither there nor in the library folders (looked in: {looked})"
         )
 
     # -- one method per kind -----------------------------------------------------------------
@@ -1501,6 +1499,11 @@ def property_name(spec: FieldSpec, name: str, generate: Callable[[str], str] | N
 def _known(path: str) -> bool:
     """Whether toolgen's table answers for the external `path` (it is never read)."""
     return path in EXTERNAL_KINDS or well_known(path)
+
+
+def _stdlib(path: str) -> bool:
+    """Whether the external `path` is in Python's standard library (never in a library root)."""
+    return path.partition(".")[0] in sys.stdlib_module_names
 
 
 def _is_ellipsis(node: ast.expr) -> bool:
