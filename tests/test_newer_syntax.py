@@ -167,6 +167,12 @@ def test_a_real_syntax_error_after_newer_syntax_is_told_where_it_is() -> None:
     assert "never closed" in caught.value.message
 
 
+def test_a_syntax_error_after_rewritten_non_ascii_text_is_at_its_character() -> None:
+    with pytest.raises(Unparsable) as caught:
+        parse_python("def fé[Tü](x) x\n")  # the rewrite keeps bytes, not characters
+    assert caught.value.at == (1, 15)
+
+
 def test_f_strings_nested_too_deeply_are_refused_not_a_crash() -> None:
     deep = "x = " + 'f"{' * 400 + "1" + '}"' * 400 + "\n"
     with pytest.raises(Unparsable):

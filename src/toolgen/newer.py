@@ -366,6 +366,8 @@ def _placeholder(chars: list[str], start: int, end: int) -> None:
 
 
 def _rewrite(src: str, every: bool = False) -> _Rewrite:
+    """`src` with each newer construct rewritten (see the module's doc), and what each stands
+    for; `every`: every f-string, also those this Python parses."""
     tokens = _Scanner(src).tokens()
     where = _Positions(src)
     chars = list(src)
@@ -469,6 +471,14 @@ class _Newer(Exception):
         return SyntaxError(message, ("", self.line, self.col, "", None, None))
 
 
+def _source_column(source: str, rewritten: str, line: int, offset: int) -> int:
+    """The 1-based character column in `source` of column `offset` of the rewritten text's
+    `line` (the two lines have the same bytes before each place, not the same characters)."""
+    old, new = (text.split("\n")[line - 1 : line] or [""] for text in (source, rewritten))
+    width = len(new[0][: offset - 1].encode("utf-8", "surrogatepass"))
+    return len(old[0].encode("utf-8", "surrogatepass")[:width].decode("utf-8", "replace")) + 1
+
+
 def _parses(text: str) -> bool:
     try:
         ast.parse(f"({text}\n)", mode="eval")
@@ -499,9 +509,11 @@ def parse_newer(
         if not rewrite.changed:
             raise error
         tree = ast.parse(rewrite.text, filename=filename, mode=mode)
-    except SyntaxError:
+    except SyntaxError as exc:
         if rewrite.newer is not None:
             raise rewrite.newer.error() from None
+        if exc.lineno and exc.offset:  # in characters of the source's line, not the rewrite's
+            exc.offset = _source_column(source, rewrite.text, exc.lineno, exc.offset)
         raise
     try:
         read: ast.AST = _ReadBack(source, rewrite).visit(tree)
