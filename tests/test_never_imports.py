@@ -28,19 +28,6 @@ def test_build_does_not_import_handler_modules(project: Project, run) -> None:
     assert not {m for m in set(sys.modules) - before if m.startswith("hostile_tools")}
 
 
-def test_check_in_a_fresh_process_does_not_import_either(project: Project) -> None:
-    project.write("src/hostile.py", HOSTILE + "\n" + tool_source())
-    code = (
-        "import sys; from toolgen.cli import main; rc = main(['check']); "
-        "print('IMPORTED' if 'hostile' in sys.modules else 'clean', rc)"
-    )
-    result = subprocess.run(
-        [sys.executable, "-c", code], cwd=project.root, capture_output=True, text=True, check=True
-    )
-    assert result.stdout.strip().endswith("clean 1")  # 1: nothing built yet (missing files)
-    assert not (project.root / "src" / "IMPORTED").exists()
-
-
 def test_library_modules_are_read_not_imported(project: Project, run) -> None:
     # an installed package (a folder in `library_paths`) whose import would leave a marker
     lib = Project(project.root.parent / "lib")
@@ -68,3 +55,16 @@ def test_library_modules_are_read_not_imported(project: Project, run) -> None:
     }
     assert not (lib.root / "hostile_lib" / "IMPORTED").exists()
     assert not {m for m in set(sys.modules) - before if m.startswith("hostile_lib")}
+
+
+def test_check_in_a_fresh_process_does_not_import_either(project: Project) -> None:
+    project.write("src/hostile.py", HOSTILE + "\n" + tool_source())
+    code = (
+        "import sys; from toolgen.cli import main; rc = main(['check']); "
+        "print('IMPORTED' if 'hostile' in sys.modules else 'clean', rc)"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=project.root, capture_output=True, text=True, check=True
+    )
+    assert result.stdout.strip().endswith("clean 1")  # 1: nothing built yet (missing files)
+    assert not (project.root / "src" / "IMPORTED").exists()
