@@ -28,6 +28,35 @@ def test_build_does_not_import_handler_modules(project: Project, run) -> None:
     assert not {m for m in set(sys.modules) - before if m.startswith("hostile_tools")}
 
 
+def test_library_modules_are_read_not_imported(project: Project, run) -> None:
+    # an installed package (a folder in `library_paths`) whose import would leave a marker
+    lib = Project(project.root.parent / "lib")
+    lib.write(
+        "hostile_lib/__init__.py",
+        HOSTILE + "\nfrom .models import Query\n",
+    )
+    lib.write(
+        "hostile_lib/models.py",
+        HOSTILE + "\nfrom pydantic import BaseModel\n\nclass Query(BaseModel):\n    text: str\n",
+    )
+    project.write(
+        "pyproject.toml",
+        '[tool.toolgen]\nsources = ["src"]\nout = "generated"\nmin_level = 0\n'
+        'library_paths = ["../lib"]\n',
+    )
+    project.write(
+        "src/tools.py", tool_source(params="query: Query", imports="from hostile_lib import Query")
+    )
+    before = set(sys.modules)
+    result = run("build", cwd=project.root)
+    assert result.code == 0, result.out
+    assert project.descriptor("lookup")["parameters"]["$defs"]["Query"]["properties"] == {
+        "text": {"type": "string"}
+    }
+    assert not (lib.root / "hostile_lib" / "IMPORTED").exists()
+    assert not {m for m in set(sys.modules) - before if m.startswith("hostile_lib")}
+
+
 def test_check_in_a_fresh_process_does_not_import_either(project: Project) -> None:
     project.write("src/hostile.py", HOSTILE + "\n" + tool_source())
     code = (

@@ -155,7 +155,9 @@ def compile_units(
     namespace gets the name that server lists it by, from `rename`."""
     files, listing = list_sources(config.sources, config.root)
     roots_found = search_roots(files, config.root)
-    index = ModuleIndex(roots_found, lambda p: config.display(p), config.max_source_bytes)
+    index = ModuleIndex(
+        roots_found, lambda p: config.display(p), config.max_source_bytes, config.library_paths
+    )
     result: Compilation[T] = Compilation(search_roots=[str(r) for r in index.search_roots])
     result.sources = listing
     result.diagnostics.extend(skipped_diagnostics(listing, config.display))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -41,6 +42,7 @@ DEFAULTS: dict[str, Any] = {
     "anthropic_strict": False,
     "gemini_schema": "openapi",
     "mcp_revision": "2025-11-25",
+    "library_paths": None,  # None: the running Python's (`installed_packages`)
     "inline_defs": False,
     "breaking_ignore": [],
     "max_source_bytes": MAX_SOURCE_BYTES,
@@ -71,6 +73,9 @@ class Config:
     #: `[[tool.toolgen.breaking_ignore]]` entries: (rule id, tool, pointer, reason); a rule
     #: named by its TG code is given here by its id
     breaking_ignore: tuple[tuple[str, str, str, str], ...] = ()
+    #: Folders of installed packages, whose sources are read (never imported) for names the
+    #: project does not define (`library_paths`; loaded configs default to `installed_packages`)
+    library_paths: tuple[Path, ...] = ()
     #: Each path of `sources` and `out` as given (joined to the folder it is relative to),
     #: with what it resolved to: a changed symlink changes the configuration.
     resolved: tuple[tuple[str, str], ...] = ()
@@ -88,6 +93,29 @@ class Config:
     def display(self, path: Path) -> str:
         """How to show `path` to the user (`relative_display` from the working folder)."""
         return relative_display(path, self.cwd)
+
+
+def installed_packages() -> tuple[Path, ...]:
+    """Where the running Python imports installed packages from: each folder on `sys.path`
+    but the standard library's (where `os` is, and folders in it other than a site-packages
+    or dist-packages) and the one Python put first for the script or command it runs."""
+    stdlib = Path(os.__file__).resolve().parent
+    entries = sys.path if sys.flags.safe_path else sys.path[1:]
+    found: list[Path] = []
+    for entry in entries:
+        if not entry:
+            continue
+        try:
+            folder = Path(entry).resolve()
+            if not folder.is_dir():
+                continue  # a zip file, or nothing
+        except (OSError, RuntimeError, ValueError):
+            continue
+        inside = folder.relative_to(stdlib).parts if folder.is_relative_to(stdlib) else None
+        if inside is not None and not {"site-packages", "dist-packages"} & set(inside):
+            continue
+        found.append(folder)
+    return tuple(dict.fromkeys(found))
 
 
 def find_config(start: Path) -> Path | None:
@@ -578,6 +606,16 @@ def _check(
     def as_shown(path: Path) -> str:  # relative to the working folder when inside it
         return relative_display(path, cwd)
 
+    library_paths = installed_packages()
+    if values["library_paths"] is not None:
+        library_paths = ()
+        for given in str_list("library_paths"):
+            folder, unusable = resolve_path(base / given)
+            if unusable or not folder.is_dir():
+                bad("library_paths", f"{as_shown(folder)} {unusable or 'is not a folder'}")
+            else:
+                library_paths += (folder,)
+
     if sources_override:
         sources_given = [cwd / s for s in sources_override]
     else:
@@ -633,6 +671,7 @@ def _check(
         budget_catalog_tokens=budgets["budget_catalog_tokens"],
         budget_catalog_at=where("budget_catalog_tokens"),
         breaking_ignore=tuple(ignores),
+        library_paths=library_paths,
         max_source_bytes=max_source_bytes,
         decorators=tuple(decorators),
         resolved=tuple(

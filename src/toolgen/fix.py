@@ -817,7 +817,8 @@ def fix_files(config: Config, mode: FixMode) -> FixReport:
     "diff" collects unified diffs, "check" only says which files would change."""
     files, listing = list_sources(config.sources, config.root)
     limit = config.max_source_bytes
-    index = ModuleIndex(search_roots(files, config.root), config.display, limit)
+    roots = search_roots(files, config.root)
+    index = ModuleIndex(roots, config.display, limit, config.library_paths)
     report = FixReport(mode, files=len(files))
     report.diagnostics.extend(skipped_diagnostics(listing, config.display))
     registered = _registered(index, files, config)
@@ -898,7 +899,7 @@ def exposed_params(
     module = index.add_file(file.module, file.path)
     if module is not None and module.path != file.path:
         # another file already has this module name: read this one on its own
-        index = ModuleIndex(index.search_roots, config.display, index.limit)
+        index = ModuleIndex(index.search_roots, config.display, index.limit, index.library_roots)
         module = index.add_file(file.module, file.path)
     if module is None:
         return {}
