@@ -16,14 +16,18 @@ def built(project: Project, run) -> Project:
     return project
 
 
-def _fails(built: Project, run, code: int, expected: str) -> str:
+def _fails(built: Project, run, code: int, expected: str, untouched: bool = True) -> str:
+    """Build and check fail with `code` and say `expected`; with `untouched`, generated/ is
+    as it was (a build that stops writes nothing; one that leaves out a handler the build
+    never wrote leaves the rest as it was)."""
     before = built.snapshot()
     result = run("build", cwd=built.root)
     assert result.code == code, result.out
     assert expected in result.out, result.out
     assert result.err == "", "no traceback on user input"
     assert "Traceback" not in result.out
-    assert built.snapshot() == before, "a failing build must not touch generated/"
+    if untouched:
+        assert built.snapshot() == before, "a failing build must not touch generated/"
     check = run("check", cwd=built.root)
     assert check.code == code
     assert expected in check.out
@@ -180,15 +184,20 @@ def test_example_error_code_not_declared(built: Project, run) -> None:
 
 
 def test_two_tools_with_the_same_name(built: Project, run) -> None:
+    """The first (in module order) keeps the name; the other is left out, and said so."""
     built.write("src/dup.py", tool_source(name="good_tool"))
-    out = _fails(built, run, 1, "TG102 [error] tool name `good_tool` is already used")
+    expected = "TG102 [error] tool name `good_tool` is already used"
+    out = _fails(built, run, 1, expected, untouched=False)
     assert "src/good.py:5:1: TG102" in out
     assert "by the handler at src/dup.py:5:1" in out  # the other definition is named too
+    assert "1 tool left out for errors: good_tool (src/good.py:5:1)" in out
+    assert built.descriptor("good_tool")["source"]["module"] == "dup"
 
 
 def test_name_given_twice_through_the_decorator(built: Project, run) -> None:
     built.write("src/dup.py", tool_source(name="other", decorator='@tool(name="good_tool")'))
-    _fails(built, run, 1, "src/good.py:5:1: TG102")
+    out = _fails(built, run, 1, "src/good.py:5:1: TG102", untouched=False)
+    assert "1 tool left out for errors: good_tool (src/good.py:5:1)" in out
 
 
 def test_config_source_path_that_does_not_exist(built: Project, run) -> None:

@@ -6,9 +6,10 @@ Every example runs `toolgen build` in-process (like conftest's `run`) in a fresh
 a parent folder of its own, then checks the same things:
 
 - exit 0, 1 or 2; nothing on stderr (no "Traceback", no "toolgen: internal error");
-- exit 1 or 2 comes with an error-level TG diagnostic and nothing written to `out`;
-- exit 0 leaves valid UTF-8 JSON in `out` (strict: no NaN or Infinity), and `toolgen check`
-  is clean right after;
+- exit 1 or 2 comes with an error-level TG diagnostic; exit 2 writes nothing to `out`;
+- exit 0 and 1 leave valid UTF-8 JSON in `out` (strict: no NaN or Infinity): with exit 1,
+  only the handlers with errors are left out, and the build ends by naming them; after exit
+  0, `toolgen check` is clean;
 - every file of the project is byte for byte what it was (toolgen's cache folder aside), new
   files appear under `out` only, nothing appears beside the project, and `check` writes
   nothing.
@@ -148,14 +149,18 @@ def assert_diagnostics_only(
             assert ERROR.search(output), (
                 f"exit {code} without an error diagnostic:\n{output[-3000:]}"
             )
-            assert not new and (existed or not _exists(generated)), "a failing build wrote"
-        else:
-            assert new, output[-3000:]
+        if code == 2:
+            assert not new and (existed or not _exists(generated)), "a stopped build wrote"
+        else:  # exit 1: the handlers with errors are left out, the others written
+            assert new or code, output[-3000:]
             for path in new:
                 assert path.is_relative_to(generated), f"{path} written outside `out`"
                 text = path.read_bytes().decode("utf-8")  # strict: valid UTF-8
                 if path.suffix == ".json":
                     json.loads(text, parse_constant=_not_json)  # no NaN, Infinity
+        if code == 1:
+            assert "left out for errors:" in output or not new, output[-3000:]
+        if code == 0:
             check_code, check_out, check_err = _run(root, "check")
             assert (check_code, check_err) == (0, ""), check_out[-3000:]
             assert "is up to date" in check_out

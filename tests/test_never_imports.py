@@ -28,6 +28,35 @@ def test_build_does_not_import_handler_modules(project: Project, run) -> None:
     assert not {m for m in set(sys.modules) - before if m.startswith("hostile_tools")}
 
 
+def test_library_modules_are_read_not_imported(project: Project, run) -> None:
+    # an installed package (a folder in `library_paths`) whose import would leave a marker
+    lib = Project(project.root.parent / "lib")
+    lib.write(
+        "hostile_lib/__init__.py",
+        HOSTILE + "\nfrom .models import Query\n",
+    )
+    lib.write(
+        "hostile_lib/models.py",
+        HOSTILE + "\nfrom pydantic import BaseModel\n\nclass Query(BaseModel):\n    text: str\n",
+    )
+    project.write(
+        "pyproject.toml",
+        '[tool.toolgen]\nsources = ["src"]\nout = "generated"\nmin_level = 0\n'
+        'library_paths = ["../lib"]\n',
+    )
+    project.write(
+        "src/tools.py", tool_source(params="query: Query", imports="from hostile_lib import Query")
+    )
+    before = set(sys.modules)
+    result = run("build", cwd=project.root)
+    assert result.code == 0, result.out
+    assert project.descriptor("lookup")["parameters"]["$defs"]["Query"]["properties"] == {
+        "text": {"type": "string"}
+    }
+    assert not (lib.root / "hostile_lib" / "IMPORTED").exists()
+    assert not {m for m in set(sys.modules) - before if m.startswith("hostile_lib")}
+
+
 def test_check_in_a_fresh_process_does_not_import_either(project: Project) -> None:
     project.write("src/hostile.py", HOSTILE + "\n" + tool_source())
     code = (
@@ -39,3 +68,39 @@ def test_check_in_a_fresh_process_does_not_import_either(project: Project) -> No
     )
     assert result.stdout.strip().endswith("clean 1")  # 1: nothing built yet (missing files)
     assert not (project.root / "src" / "IMPORTED").exists()
+
+
+def test_registrations_by_call_across_modules_import_nothing(project: Project, run) -> None:
+    """A server module that registers functions of another module by call, a factory, a
+    mounted server and a declared decorator: every module read, none imported or run."""
+    project.write(
+        "pyproject.toml",
+        '[tool.toolgen]\nsources = ["src"]\nmarkers = ["fastmcp"]\nmin_level = 0\n'
+        '[tool.toolgen.decorators]\n"hostile_app.registry.collect" = "fastmcp"\n',
+    )
+    project.write("src/hostile_app/__init__.py", HOSTILE)
+    project.write(
+        "src/hostile_app/registry.py",
+        HOSTILE + "\ndef collect(**options):\n    return lambda fn: fn\n\n\n"
+        "@collect(name='collected')\ndef gathered(x: int) -> int:\n"
+        '    """Collected."""\n    return x\n',
+    )
+    project.write(
+        "src/hostile_app/funcs.py",
+        HOSTILE + '\ndef plain(query: str) -> str:\n    """Plain."""\n    return query\n',
+    )
+    project.write(
+        "src/hostile_app/server.py",
+        HOSTILE + "\nfrom fastmcp import FastMCP\nfrom hostile_app import funcs\n\n\n"
+        "def make():\n    return FastMCP('x')\n\n\nmcp = make()\nsub = FastMCP('sub')\n"
+        "mcp.tool(name='called')(funcs.plain)\nmcp.mount(sub, namespace='ns')\n\n\n"
+        "@sub.tool\ndef inner(flag: bool) -> bool:\n"
+        '    """Inner."""\n    return flag\n',
+    )
+    before = set(sys.modules)
+    result = run("build", cwd=project.root)
+    assert result.code == 0, result.out
+    names = {t["name"] for t in project.generated("mcp/tools.json")["tools"]}
+    assert names == {"called", "collected", "ns_inner"}
+    assert not list((project.root / "src").rglob("IMPORTED"))
+    assert not {m for m in set(sys.modules) - before if m.startswith("hostile_app")}

@@ -70,6 +70,8 @@ def _same(ours: list[dict[str, Any]], theirs: list[dict[str, Any]]) -> None:
 SERVERS = {
     "published-fastmcp": (PUBLISHED / "fastmcp.toml", "published.fastmcp_tools", "mcp"),
     "published-mcp": (PUBLISHED / "mcp.toml", "published.sdk_tools", "server"),
+    # a mounted server's tools, renamed by the top server (a FastMCP 4 title follows the name)
+    "published-mounted": (PUBLISHED / "mounted.toml", "published.mounted", "main"),
     "frameworks-fastmcp": (FRAMEWORKS / "fastmcp.toml", "frameworks.fastmcp_server", "mcp"),
     "frameworks-mcp": (FRAMEWORKS / "mcp.toml", "frameworks.mcp_server", "server"),
 }
@@ -78,10 +80,10 @@ SERVERS = {
 @pytest.mark.parametrize("server", SERVERS)
 def test_the_payload_is_what_the_installed_framework_serves(server: str) -> None:
     config, module, attr = SERVERS[server]
-    preset = config.stem
+    preset = "mcp" if config.stem == "mcp" else "fastmcp"
     pytest.importorskip("fastmcp" if preset == "fastmcp" else "mcp.server.mcpserver")
     served = asyncio.run(record_published.listed(sys.executable, module, attr))
-    assert len(served) >= 6
+    assert len(served) >= 3
     _same(_built(preset, config=config, installed=True), served)
 
 

@@ -110,7 +110,9 @@ def test_build_reports_keep_to_the_schema(project: Project, run, tmp_path: Path)
     project.write("src/tools.py", tool_source(params="query: Nowhere"))
     broken = run("build", "--format", "json", cwd=project.root)
     assert broken.code == 1
-    assert _report(broken, "build-report")["written"] == []
+    left = _report(broken, "build-report")
+    assert left["left_out"] == [{"name": "lookup", "path": "src/tools.py", "line": 5, "col": 1}]
+    assert left["tools"] == 0 and "descriptors/renamed.json" in left["removed"]
 
     project.write("src/tools.py", tool_source())
     (project.root / "afile").write_text("mine\n")

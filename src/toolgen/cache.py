@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 
 FOLDER = ".toolgen_cache"
 #: Bumped when the layout of cache entries changes, so old entries are never misread.
-LAYOUT = 6
+LAYOUT = 7
 
 
 def cache_dir(config: Config, enabled: bool = True) -> Path | None:

@@ -17,7 +17,7 @@ import time
 import traceback
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -321,15 +321,17 @@ def cmd_build(args: argparse.Namespace, stream: TextIO) -> int:
         lines = "" if args.quiet else lines
         rows = outcome.rows if args.format == "json" and not args.quiet else []
         text = io.StringIO()
-        code = _build_report(args, text, config, rows, lines, outcome.tools, unchanged)
+        code = _build_report(args, text, config, rows, lines, _Built(outcome.tools, unchanged))
         return _replayed(args, stream, config, (folder, key, outcome), text.getvalue(), code)
 
     with _generating(args, config, folder, key) as (result, session):
         _read(args, frozenset(result.inputs.read))
         status = _exit_for(result.diagnostics, Level.ERROR)
         seen, retire = (session.seen, session.retire) if session else (None, None)
-        report = None if status else _write(config, result.files, seen, retire, written)
-        if folder and report is not None:
+        # one handler's errors cost that handler: the others are written (exit 1 all the
+        # same); only a run that could not look at the project writes nothing (exit 2)
+        report = None if status == 2 else _write(config, result.files, seen, retire, written)
+        if folder and report is not None and not status:
             _stamp(folder, key, started, config, result, session)
     shown = result.diagnostics
     if report is not None and report.kept:
@@ -337,8 +339,19 @@ def cmd_build(args: argparse.Namespace, stream: TextIO) -> int:
     if args.quiet:
         shown = [d for d in shown if d.severity is Level.ERROR]
     rows, lines = [d.to_dict() for d in shown], format_lines(shown, args.format)
-    _build_report(args, stream, config, rows, lines, len(result.descriptors), report)
+    built = _Built(len(result.descriptors), report, result.left_out)
+    _build_report(args, stream, config, rows, lines, built)
     return status
+
+
+@dataclass
+class _Built:
+    """What a build made: how many tools, what it wrote (None: nothing, for errors that stop
+    the run), and the handlers it left out for their errors."""
+
+    tools: int
+    report: WriteReport | None
+    left_out: list[tuple[str, Location]] = field(default_factory=list)
 
 
 @contextmanager
@@ -534,18 +547,23 @@ def _build_report(
     config: Config,
     rows: list[dict[str, Any]],
     lines: str,
-    tools: int,
-    report: WriteReport | None,
+    built: _Built,
 ) -> int:
-    """Print what a build found (`rows` for JSON, else `lines`) and did."""
+    """Print what a build found (`rows` for JSON, else `lines`) and did, ending with the
+    handlers it left out."""
+    report, left_out = built.report, built.left_out
     if args.format == "json":
         _print_json(
             {
                 "diagnostics": rows,
-                "tools": tools,
+                "tools": built.tools,
                 "written": report.written if report else [],
                 "removed": report.removed if report else [],
                 "completed": report.completed if report else 0,
+                "left_out": [
+                    {"name": name, "path": where.path, "line": where.line, "col": where.col}
+                    for name, where in left_out
+                ],
             },
             stream,
         )
@@ -562,11 +580,18 @@ def _build_report(
             print("toolgen: errors found; nothing was written", file=stream)
         elif not args.quiet:
             print(
-                f"toolgen: {plural(tools, 'tool')}; {plural(len(report.written), 'file')} "
+                f"toolgen: {plural(built.tools, 'tool')}; {plural(len(report.written), 'file')} "
                 f"written, {len(report.removed)} removed, {report.unchanged} unchanged "
                 f"in {config.display(config.out)}",
                 file=stream,
             )
+    if left_out and args.format != "json":
+        listed = ", ".join(f"{name} ({where})" for name, where in left_out)
+        message = f"{plural(len(left_out), 'tool')} left out for errors: {listed}"
+        if args.format == "github":
+            print(f"::error title=toolgen: tools left out::{message}", file=stream)
+        else:
+            print(f"toolgen: {message}", file=stream)
     return 0
 
 

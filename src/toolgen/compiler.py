@@ -22,9 +22,9 @@ from toolgen.analyze.docstrings import (
     docstring_node,
     parse_docstring,
 )
-from toolgen.analyze.handlers import Handler, find_handlers, nested_too_deeply
+from toolgen.analyze.handlers import Handler, Mount, find_registrations, nested_too_deeply
 from toolgen.analyze.literals import surrogate_node, unwritable
-from toolgen.analyze.markers import presets
+from toolgen.analyze.markers import config_presets
 from toolgen.analyze.publication import (
     ANNOTATION_KEYS,
     HINT_KEYS,
@@ -32,6 +32,7 @@ from toolgen.analyze.publication import (
     framework_tool,
     literal_title,
     param_fields,
+    renamed_entry,
     return_form,
 )
 from toolgen.analyze.publication import Handler as PublishedHandler
@@ -90,6 +91,9 @@ class Compilation(Generic[T]):
     inputs: Dependencies = field(default_factory=Dependencies)  # every file read, for the cache
     #: `finish`'s result for each new descriptor, by id() (with the descriptor, kept alive).
     finished: dict[int, tuple[T, Any]] = field(default_factory=dict)
+    #: Handlers left out of the catalogs for their errors (or a name another one has), with
+    #: where each is defined: the other tools are still written.
+    left_out: list[tuple[str, Location]] = field(default_factory=list)
 
 
 @dataclass
@@ -104,6 +108,12 @@ class FileUnit(Generic[T]):
     #: What `compile_project`'s `finish` made of each tool, in the order of `tools` (the
     #: pipeline renders them in the worker that compiled them).
     finished: list[Any] = field(default_factory=list)
+    #: Handlers with errors, by the name each would have had, with where it is defined (a
+    #: unit with any is never stored: it is empty when restored).
+    left_out: list[tuple[str, Location]] = field(default_factory=list)
+    #: The server each tool is registered with, in the order of `tools` (None: not known)
+    servers: list[str | None] = field(default_factory=list)
+    mounts: list[Mount] = field(default_factory=list)  # servers the file mounts in others
 
 
 class UnitStore(Protocol):
@@ -136,7 +146,19 @@ def compile_project(
         return unit
 
     lookup = store.get if store else None
-    return compile_units(config, make, jobs, lookup, store.put if store else None)
+    return compile_units(config, make, jobs, lookup, store.put if store else None, renamed)
+
+
+def renamed(descriptor: ToolDescriptor, name: str) -> ToolDescriptor:
+    """`descriptor` under another name (a mounted server's tool): a new object, so nothing
+    rendered for the old one is taken for it. The framework's entry is renamed as that
+    framework renames it."""
+    update: dict[str, Any] = {"name": name}
+    if descriptor.framework is not None:
+        block = descriptor.framework
+        entry = renamed_entry(Framework(block.name, block.version), block.mcp, name)
+        update["framework"] = block.model_copy(update={"mcp": entry})
+    return descriptor.model_copy(update=update)
 
 
 #: A compiled file made into what a compilation keeps (in the process that compiled it).
@@ -150,16 +172,21 @@ def compile_units(
     jobs: int = 1,
     lookup: Lookup[T] | None = None,
     keep: Callable[[SourceFile, tuple[str, ...], FileUnit[T]], None] | None = None,
+    rename: Callable[[T, str], T] | None = None,
 ) -> Compilation[T]:
     """`compile_project`, for any form of unit: each file is taken from `lookup` (given the
     search roots), or else analysed in one of `jobs` processes and made into a unit by `make`
-    there, then handed to `keep` here."""
+    there, then handed to `keep` here. A tool of a server mounted into another under a
+    namespace gets the name that server lists it by, from `rename`."""
     files, listing = list_sources(config.sources, config.root)
     roots_found = search_roots(files, config.root)
-    index = ModuleIndex(roots_found, lambda p: config.display(p), config.max_source_bytes)
+    index = ModuleIndex(
+        roots_found, lambda p: config.display(p), config.max_source_bytes, config.library_paths
+    )
     result: Compilation[T] = Compilation(search_roots=[str(r) for r in index.search_roots])
     result.sources = listing
     result.diagnostics.extend(skipped_diagnostics(listing, config.display))
+    result.diagnostics.extend(_unknown_decorators(config, index))
     seen: dict[str, Location] = {}
     policy = config.policy()
     roots = tuple(result.search_roots)
@@ -177,11 +204,22 @@ def compile_units(
         units[i] = fresh
         if keep:
             keep(files[i], roots, fresh)
+    parents: dict[str, Mount] = {}
     for unit in units:
         assert unit is not None
+        for mount in unit.mounts:
+            parents.setdefault(mount.child, mount)
+    for unit in units:
+        assert unit is not None
+        if parents and rename is not None:
+            unit.tools = [
+                (_mounted(tool, server, parents, rename), where)
+                for (tool, where), server in zip(unit.tools, unit.servers, strict=False)
+            ] + unit.tools[len(unit.servers) :]
         result.suppressions[unit.shown] = unit.suppressions
         result.diagnostics.extend(unit.diagnostics)
         result.inputs.merge(unit.dependencies)
+        result.left_out.extend(unit.left_out)
         for (tool, _), done in zip(unit.tools, unit.finished, strict=False):
             result.finished[id(tool)] = (tool, done)
         for tool, where in unit.tools:
@@ -194,6 +232,7 @@ def compile_units(
                         where,
                     )
                 )
+                result.left_out.append((tool.name, where))
                 continue
             seen[tool.name] = where
             result.locations[tool.name] = where
@@ -215,6 +254,35 @@ def compile_units(
     return result
 
 
+def _mounted(
+    tool: T, server: str | None, parents: dict[str, Mount], rename: Callable[[T, str], T]
+) -> T:
+    """`tool` by the name the server it is mounted into lists it (FastMCP: renamed by the
+    mount's `tool_names`, then `namespace_` before it), up to the top server."""
+    name, seen = tool.name, set()
+    while server is not None and server in parents and server not in seen:
+        seen.add(server)
+        mount = parents[server]
+        name = dict(mount.tool_names).get(name, name)
+        if mount.namespace:
+            name = f"{mount.namespace}_{name}"
+        server = mount.parent
+    return tool if name == tool.name else rename(tool, name)
+
+
+def _unknown_decorators(config: Config, index: ModuleIndex) -> list[Diagnostic]:
+    """TG002 for each `[tool.toolgen.decorators]` entry whose path names no function toolgen
+    can read (a misspelt path would otherwise find no tool, silently)."""
+    found = []
+    for path, _, where in config.decorators:
+        symbol = index.find(path)
+        if symbol is None or symbol.kind not in ("function", "assign", "class"):
+            why = "no such module" if symbol is None else f"it names a {symbol.kind}"
+            message = f"[tool.toolgen] decorators: {path} names no decorator here ({why})"
+            found.append(Diagnostic("TG002", message, where))
+    return found
+
+
 def compile_file(
     file: SourceFile, index: ModuleIndex, config: Config, policy: Policy, shared: set[str]
 ) -> FileUnit[ToolDescriptor]:
@@ -225,15 +293,25 @@ def compile_file(
     with index.tracking() as touched:
         module = index.add_file(file.module, file.path)
         if module is not None:
-            unit.suppressions = ignores = FileSuppressions.parse(module.source)
-            for handler in find_handlers(module, index, presets(config.markers)):
-                node = handler.node
+            unit.suppressions = FileSuppressions.parse(module.source)
+            others: dict[str, FileSuppressions] = {}  # of handlers other modules define
+            found = find_registrations(module, index, config_presets(config))
+            unit.mounts = found.mounts
+            unit.diagnostics.extend(found.unfollowed)
+            for handler in found.handlers:
+                node, home = handler.node, handler.module
+                ignores = unit.suppressions
+                if home is not module:
+                    ignores = others.setdefault(home.shown, FileSuppressions.parse(home.source))
                 first = min([d.lineno for d in node.decorator_list] + [node.lineno])
                 ignores.add_handler(first, node.lineno, node.end_lineno or node.lineno)
                 descriptor, problems = compile_handler(handler, index, config, policy, ignores)
                 unit.diagnostics.extend(problems)
                 if descriptor is not None:
-                    unit.tools.append((descriptor, module.location(node)))
+                    unit.tools.append((descriptor, home.location(node)))
+                    unit.servers.append(handler.server)
+                else:
+                    unit.left_out.append((intended_name(handler), home.location(node)))
     if unit.tools and not importable(file.module):
         unit.diagnostics.append(
             Diagnostic(
@@ -249,6 +327,12 @@ def compile_file(
     if file.module not in shared:  # no other file has used it so far: free its syntax tree
         index.release(file.module)
     return unit
+
+
+def intended_name(handler: Handler) -> str:
+    """The name a handler that failed would have had: its registration's, else its own."""
+    name = decorator_options(handler).options.get("name")
+    return name if isinstance(name, str) else handler.node.name
 
 
 def importable(module: str) -> bool:
@@ -300,8 +384,16 @@ class _HandlerCompiler:
         self.decorator = decorator_options(handler)
         self.problems.extend(self.decorator.problems)
 
-    def report(self, code: str, message: str, node: ast.AST | None) -> None:
-        self.problems.append(Diagnostic(code, message, self.module.location(node)))
+    def report(self, code: str, message: str, node: ast.AST | Location | None) -> None:
+        """A problem at `node` of the handler's module, or at a location already made."""
+        where = node if isinstance(node, Location) else self.module.location(node)
+        self.problems.append(Diagnostic(code, message, where))
+
+    def option_at(self, key: str) -> Location:
+        """Where the registration gives option `key`, else the registration itself (both
+        written where the registration is: a decorator, or a call in another module)."""
+        node = self.decorator.nodes.get(key, self.handler.decorator)
+        return self.handler.at.location(node)
 
     def failed(self) -> bool:
         self.problems = self.policy.apply(self.problems, self.ignores)
@@ -314,7 +406,9 @@ class _HandlerCompiler:
         name = options.get("name", self.node.name)
         problem = name_problem(name, self.config.platforms)
         if problem is not None:
-            self.report("TG103", problem, option_nodes.get("name", self.node))
+            self.report(
+                "TG103", problem, self.option_at("name") if "name" in option_nodes else self.node
+            )
             name = self.node.name
         before = len(self.problems)
         parameters_schema = self.parameters_schema()
@@ -351,7 +445,7 @@ class _HandlerCompiler:
                     "TG405",
                     f"`{key}` differs between the decorator and the docstring's {title.title()} "
                     "section; the decorator's is used",
-                    option_nodes.get(key, self.handler.decorator),
+                    self.option_at(key),
                 )
         self.problems.extend(reader.diagnostics)
         if whole:  # also when another error stops the tool: all of its problems at once
@@ -365,7 +459,7 @@ class _HandlerCompiler:
             self.report(
                 "TG404",
                 f"a {risk} tool cannot be autonomous",
-                option_nodes.get("autonomous", self.handler.decorator),
+                self.option_at("autonomous"),
             )
         data: dict[str, Any] = {
             "name": name,
@@ -403,7 +497,7 @@ class _HandlerCompiler:
             keys = {v: k for k, v in DESCRIPTOR_KEYS.items()}
             for error in exc.errors():
                 field = str(error["loc"][0]) if error["loc"] else ""
-                where = option_nodes.get(keys.get(field, field), self.handler.decorator)
+                where = self.option_at(keys.get(field, field))
                 path = ".".join(str(p) for p in error["loc"])
                 self.report("TG403", f"`{path}`: {error['msg']}", where)
             return None, self.problems

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -42,11 +43,13 @@ DEFAULTS: dict[str, Any] = {
     "anthropic_strict": False,
     "gemini_schema": "openapi",
     "mcp_revision": "2025-11-25",
+    "library_paths": None,  # None: the running Python's (`installed_packages`)
     "inline_defs": False,
     "framework_versions": {},
     "mcp_enriched": False,
     "breaking_ignore": [],
     "max_source_bytes": MAX_SOURCE_BYTES,
+    "decorators": {},
 }
 RULE_LEVELS = ("error", "warning", "info", "off")
 
@@ -73,6 +76,9 @@ class Config:
     #: `[[tool.toolgen.breaking_ignore]]` entries: (rule id, tool, pointer, reason); a rule
     #: named by its TG code is given here by its id
     breaking_ignore: tuple[tuple[str, str, str, str], ...] = ()
+    #: Folders of installed packages, whose sources are read (never imported) for names the
+    #: project does not define (`library_paths`; loaded configs default to `installed_packages`)
+    library_paths: tuple[Path, ...] = ()
     #: Each path of `sources` and `out` as given (joined to the folder it is relative to),
     #: with what it resolved to: a changed symlink changes the configuration.
     resolved: tuple[tuple[str, str], ...] = ()
@@ -83,6 +89,9 @@ class Config:
     frameworks: tuple[Framework, ...] = ()
     #: toolgen's own (enriched) MCP entries for framework handlers too (`mcp_enriched`).
     mcp_enriched: bool = False
+    #: `[tool.toolgen.decorators]`: a project's own tool decorators, each with the marker
+    #: preset whose decorator arguments it takes, and where the entry is written
+    decorators: tuple[tuple[str, str, Location], ...] = ()
 
     def policy(self) -> Policy:
         return Policy(
@@ -102,6 +111,29 @@ class Config:
         if found:
             return found[0]
         return installed_framework(preset) if preset in DISTRIBUTIONS else None
+
+
+def installed_packages() -> tuple[Path, ...]:
+    """Where the running Python imports installed packages from: each folder on `sys.path`
+    but the standard library's (where `os` is, and folders in it other than a site-packages
+    or dist-packages) and the one Python put first for the script or command it runs."""
+    stdlib = Path(os.__file__).resolve().parent
+    entries = sys.path if sys.flags.safe_path else sys.path[1:]
+    found: list[Path] = []
+    for entry in entries:
+        if not entry:
+            continue
+        try:
+            folder = Path(entry).resolve()
+            if not folder.is_dir():
+                continue  # a zip file, or nothing
+        except (OSError, RuntimeError, ValueError):
+            continue
+        inside = folder.relative_to(stdlib).parts if folder.is_relative_to(stdlib) else None
+        if inside is not None and not {"site-packages", "dist-packages"} & set(inside):
+            continue
+        found.append(folder)
+    return tuple(dict.fromkeys(found))
 
 
 def find_config(start: Path) -> Path | None:
@@ -399,6 +431,27 @@ def _ignore_entry(entry: Any, prefix: str) -> tuple[str, str, str, str] | list[t
 _RULES_HEADER = re.compile(r"""^\s*\[\s*tool\s*\.\s*toolgen\s*\.\s*("rules"|rules)\s*\]""")
 
 
+_DECORATORS_HEADER = re.compile(
+    r"""^\s*\[\s*tool\s*\.\s*toolgen\s*\.\s*("decorators"|decorators)\s*\]"""
+)
+
+
+def _entry_at(
+    lines: list[str], header: re.Pattern[str], table: str, key: str
+) -> tuple[int, int] | None:
+    """(line, column) of `key` in the table `[tool.toolgen.TABLE]` (its header matched by
+    `header`), or in `TABLE = {...}`; None when it is not found."""
+    quoted = (f'"{key}"', f"'{key}'")
+    inline = re.compile(rf"""^\s*("{table}"|'{table}'|{table})\s*[.=]""")
+    inside = False
+    for number, line in enumerate(lines, 1):
+        if line.lstrip().startswith("["):
+            inside = bool(header.match(line))
+        elif (inside or inline.match(line)) and any(q in line for q in quoted):
+            return number, max(line.find(q) for q in quoted) + 1
+    return None
+
+
 def _rule_at(lines: list[str], code: str) -> tuple[int, int] | None:
     """(line, column) where `code` is given a level: its key in `[tool.toolgen.rules]`, or
     its place in `rules = {...}` (or `rules.CODE = ...`); None when it is not found."""
@@ -491,6 +544,21 @@ def _check(
             at = _rule_at(lines, code)  # the code's own line, rather than the table's
             rule_at = Location(shown, *at) if at else where("rules")
             problems.append(Diagnostic("TG002", f"[tool.toolgen] rules: {why}", rule_at))
+    decorators: list[tuple[str, str, Location]] = []
+    if not isinstance(values["decorators"], dict):
+        bad("decorators", 'must be a table of "dotted.path.to.decorator" = "preset"')
+    else:
+        for path, preset in values["decorators"].items():
+            at = _entry_at(lines, _DECORATORS_HEADER, "decorators", path)
+            place = Location(shown, *at) if at else where("decorators")
+            if not all(part.isidentifier() for part in path.split(".")) or "." not in path:
+                why = f"{path!r} is not a dotted import path (module.decorator)"
+            elif preset not in MARKER_PRESETS:
+                why = f"{path}: unknown preset {preset!r} (allowed: {', '.join(MARKER_PRESETS)})"
+            else:
+                decorators.append((path, preset, place))
+                continue
+            problems.append(Diagnostic("TG002", f"[tool.toolgen] decorators: {why}", place))
     budgets: dict[str, int | None] = {}
     for key in ("budget_description_chars", "budget_catalog_tokens"):
         value = values[key]
@@ -575,6 +643,16 @@ def _check(
     def as_shown(path: Path) -> str:  # relative to the working folder when inside it
         return relative_display(path, cwd)
 
+    library_paths = installed_packages()
+    if values["library_paths"] is not None:
+        library_paths = ()
+        for given in str_list("library_paths"):
+            folder, unusable = resolve_path(base / given)
+            if unusable or not folder.is_dir():
+                bad("library_paths", f"{as_shown(folder)} {unusable or 'is not a folder'}")
+            else:
+                library_paths += (folder,)
+
     if sources_override:
         sources_given = [cwd / s for s in sources_override]
     else:
@@ -630,9 +708,11 @@ def _check(
         budget_catalog_tokens=budgets["budget_catalog_tokens"],
         budget_catalog_at=where("budget_catalog_tokens"),
         breaking_ignore=tuple(ignores),
+        library_paths=library_paths,
         max_source_bytes=max_source_bytes,
         frameworks=frameworks,
         mcp_enriched=values["mcp_enriched"],
+        decorators=tuple(decorators),
         resolved=tuple(
             (str(given), str(path))
             for given, path in zip([*sources_given, out_given], [*source_paths, out], strict=True)

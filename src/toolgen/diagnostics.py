@@ -116,6 +116,11 @@ RULES: dict[str, Rule] = _rules(
      "leaves the tool out of its own payload (TG608).", FIXED),
     ("TG104", W, "no tool handlers found in the configured sources",
      "Check `sources` and `markers`: handlers need a marker the configuration names."),
+    ("TG106", I, "a registration toolgen cannot follow statically",
+     "The call registers with a server something toolgen cannot name without running the code "
+     "(a function from a list built at run time, a tool object made at run time, tools made "
+     "from a fetched document). If a decorator of the project collects those functions, "
+     "declare it in [tool.toolgen.decorators]; tools made at run time cannot be read."),
     ("TG105", W, "handlers in a module that Python cannot import by its name",
      "A file or folder name such as `my-tools.py` is no module name: `toolgen serve`, "
      "`--verify-runtime` and your own code cannot import the handlers. Rename it (my_tools.py)."),

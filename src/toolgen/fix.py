@@ -44,6 +44,7 @@ import re
 import stat
 import tokenize
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Literal
 
 from toolgen.analyze.decorators import decorator_options
@@ -64,7 +65,7 @@ from toolgen.analyze.docstrings import (
     parse_entries,
 )
 from toolgen.analyze.handlers import Handler, find_handlers, nested_too_deeply
-from toolgen.analyze.markers import presets
+from toolgen.analyze.markers import config_presets
 from toolgen.analyze.signature import Param, parameters
 from toolgen.analyze.types import FIELD_CALLS, FieldSpec, SchemaBuilder, TypeProblem
 from toolgen.config import Config
@@ -816,9 +817,11 @@ def fix_files(config: Config, mode: FixMode) -> FixReport:
     "diff" collects unified diffs, "check" only says which files would change."""
     files, listing = list_sources(config.sources, config.root)
     limit = config.max_source_bytes
-    index = ModuleIndex(search_roots(files, config.root), config.display, limit)
+    roots = search_roots(files, config.root)
+    index = ModuleIndex(roots, config.display, limit, config.library_paths)
     report = FixReport(mode, files=len(files))
     report.diagnostics.extend(skipped_diagnostics(listing, config.display))
+    registered = _registered(index, files, config)
     for file in files:
         shown = config.display(file.path)
         try:  # as the compiler reads it, in its own encoding (a BOM kept in the text)
@@ -826,7 +829,7 @@ def fix_files(config: Config, mode: FixMode) -> FixReport:
         except Unreadable as exc:
             report.diagnostics.append(exc.diagnostic(shown))
             continue
-        exposed = exposed_params(index, file, config, report.diagnostics)
+        exposed = exposed_params(index, file, config, report.diagnostics, registered)
         result = fix_source(source, shown, exposed, config.docstring_style, mode == "write")
         try:
             data = result.source.encode(encoding) if result.changed else b""
@@ -866,24 +869,48 @@ def _unencodable(exc: UnicodeEncodeError, text: str, shown: str, encoding: str) 
     return Diagnostic("TG016", message, Location(shown, line, col))
 
 
+def _registered(
+    index: ModuleIndex, files: list[SourceFile], config: Config
+) -> dict[Path, list[Handler]]:
+    """The handlers every source file registers, by the file that defines each function (a
+    call such as `mcp.tool()(fn)` may register a function of another file)."""
+    found: dict[Path, list[Handler]] = {}
+    for file in files:
+        module = index.add_file(file.module, file.path)
+        if module is None:
+            continue
+        for handler in find_handlers(module, index, config_presets(config)):
+            found.setdefault(handler.module.path, []).append(handler)
+    return found
+
+
 def exposed_params(
     index: ModuleIndex,
     file: SourceFile,
     config: Config,
     problems: list[Diagnostic] | None = None,
+    registered: dict[Path, list[Handler]] | None = None,
 ) -> dict[int, list[FixParam]]:
-    """For each handler in `file`, by `def` line: the parameters a model passes, as the
-    compiler decides them (no self/cls, no skip_params, no framework context). A handler
-    nested too deeply to analyse is left out, with the compiler's TG202 in `problems`."""
+    """For each handler defined in `file`, by `def` line: the parameters a model passes, as
+    the compiler decides them (no self/cls, no skip_params, no framework context). A handler
+    nested too deeply to analyse is left out, with the compiler's TG202 in `problems`.
+    `registered` has the handlers of every file (`_registered`), for functions that another
+    file registers; without it, those that `file` registers itself."""
     module = index.add_file(file.module, file.path)
     if module is not None and module.path != file.path:
         # another file already has this module name: read this one on its own
-        index = ModuleIndex(index.search_roots, config.display, index.limit)
+        index = ModuleIndex(index.search_roots, config.display, index.limit, index.library_roots)
         module = index.add_file(file.module, file.path)
     if module is None:
         return {}
     found: dict[int, list[FixParam]] = {}
-    for handler in find_handlers(module, index, presets(config.markers)):
+    if registered is not None and module.path == file.path:
+        handlers = registered.get(file.path, [])
+    else:
+        handlers = find_handlers(module, index, config_presets(config))
+    for handler in handlers:
+        if handler.module.path != file.path:
+            continue  # a function of another file, which that file's fix describes
         if decorator_options(handler).args_schema is not None:
             continue  # LangChain `args_schema=Model`: the model describes the parameters
         try:

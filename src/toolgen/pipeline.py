@@ -10,11 +10,11 @@ diagnostics.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, overload
 
 from toolgen.cache import load_entry, prune, store_entry
-from toolgen.compiler import FileUnit, compile_project, compile_units
+from toolgen.compiler import FileUnit, compile_project, compile_units, renamed
 from toolgen.config import Config
 from toolgen.descriptor import ToolDescriptor
 from toolgen.diagnostics import Diagnostic, Location, plural, sort_diagnostics
@@ -41,6 +41,8 @@ class Generated:
     sources: Listing
     inputs: Dependencies
     shas: dict[str, str]  # the sha256 of each file but the manifest
+    #: handlers left out for their errors, with where each is defined (`Compilation.left_out`)
+    left_out: list[tuple[str, Location]] = field(default_factory=list)
 
 
 def generate(
@@ -81,6 +83,7 @@ def generate(
         compiled.sources,
         compiled.inputs,
         rendered.shas,
+        compiled.left_out,
     )
 
 
@@ -100,7 +103,9 @@ def generate_spooled(config: Config, cache: UnitCache | None, jobs: int, spool: 
             (spool_tool(d.name, d.visible, renders[id(d)], spool), where) for d, where in unit.tools
         ]
         spool.flush()  # a worker's pieces are read by the process it reports to
-        return FileUnit(unit.shown, unit.suppressions, tools, unit.diagnostics, unit.dependencies)
+        made = FileUnit(unit.shown, unit.suppressions, tools, unit.diagnostics, unit.dependencies)
+        made.left_out, made.servers, made.mounts = unit.left_out, unit.servers, unit.mounts
+        return made
 
     def stored(tool: dict[str, Any]) -> SpooledTool:
         if tool["render"] is None:  # stored by a session, not rendered (a duplicate name)
@@ -113,7 +118,12 @@ def generate_spooled(config: Config, cache: UnitCache | None, jobs: int, spool: 
     def lookup(file: SourceFile, roots: tuple[str, ...]) -> FileUnit[SpooledTool] | None:
         return cache.get_with(file, roots, stored) if cache is not None else None
 
-    compiled = compile_units(config, make, jobs, lookup)
+    def rename(tool: SpooledTool, name: str) -> SpooledTool:  # a mounted server's tool
+        descriptor = ToolDescriptor.model_validate_json(spool.read(tool.descriptor))
+        descriptor = renamed(descriptor, name)
+        return spool_tool(name, tool.visible, render_tool(descriptor, platforms, options), spool)
+
+    compiled = compile_units(config, make, jobs, lookup, rename=rename)
     if cache is not None:
         cache.done()
     found: list[Diagnostic] = []
@@ -138,6 +148,7 @@ def generate_spooled(config: Config, cache: UnitCache | None, jobs: int, spool: 
         compiled.sources,
         compiled.inputs,
         shas,
+        compiled.left_out,
     )
 
 

@@ -66,6 +66,16 @@ class CheckReport(_Strict):
     )
 
 
+class LeftOut(_Strict):
+    """A handler a build left out of the catalogs for its errors (they are in `diagnostics`),
+    or for a name another handler has."""
+
+    name: str = Field(description="the tool name it would have had")
+    path: str = Field(description="its file, relative to the working folder when inside it")
+    line: int = Field(ge=1)
+    col: int = Field(ge=1)
+
+
 class BuildReport(_Strict):
     """`toolgen build --format json`."""
 
@@ -75,6 +85,9 @@ class BuildReport(_Strict):
     removed: list[str] = Field(description="stale files removed, relative to `out`")
     completed: int = Field(
         ge=0, description="files moved or removed to complete an interrupted build first"
+    )
+    left_out: list[LeftOut] = Field(
+        description="handlers left out for their errors; every other tool was written"
     )
 
 

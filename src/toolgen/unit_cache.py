@@ -24,6 +24,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from toolgen.analyze.handlers import Mount
 from toolgen.cache import file_sha, is_file, load_entry, prune, store_entry
 from toolgen.compiler import FileUnit, T
 from toolgen.descriptor import ToolDescriptor
@@ -214,6 +215,8 @@ def _entry(unit: FileUnit[ToolDescriptor], renders: dict[int, ToolRender]) -> di
         "diagnostics": [d.to_dict() for d in unit.diagnostics],
         "read": unit.dependencies.read,
         "missing": sorted(unit.dependencies.missing),
+        "servers": unit.servers,
+        "mounts": [[m.parent, m.child, m.namespace, list(m.tool_names)] for m in unit.mounts],
     }
 
 
@@ -238,7 +241,7 @@ def restore_with(entry: dict[str, Any], tool: Callable[[dict[str, Any]], T]) -> 
     for stored in entry["tools"]:
         path, line, col = stored["where"]
         tools.append((tool(stored), Location(str(path), int(line), int(col))))
-    return FileUnit(
+    unit = FileUnit(
         entry["shown"],
         FileSuppressions.from_json(entry["suppressions"]),
         tools,
@@ -248,3 +251,9 @@ def restore_with(entry: dict[str, Any], tool: Callable[[dict[str, Any]], T]) -> 
             {str(path) for path in entry["missing"]},
         ),
     )
+    unit.servers = [None if s is None else str(s) for s in entry["servers"]]
+    unit.mounts = [
+        Mount(str(parent), str(child), namespace, tuple((str(a), str(b)) for a, b in names))
+        for parent, child, namespace, names in entry["mounts"]
+    ]
+    return unit

@@ -46,7 +46,7 @@ class ClassBodies:
         if found is None:
             return None
         for name, held in found.modules:
-            module = index.get(name)  # marks it used, as building the body did
+            module = index.held(name)  # marks it used, as building the body did
             if module is not (held() if held is not None else None):
                 del self._bodies[key]  # read again since: the body may differ
                 return None
@@ -60,7 +60,7 @@ class ClassBodies:
             return
         modules = []
         for name in sorted(used):
-            module = index.get(name)
+            module = index.held(name)
             modules.append((name, None if module is None else weakref.ref(module)))
         if len(self._bodies) >= MAX_BODIES:
             del self._bodies[next(iter(self._bodies))]

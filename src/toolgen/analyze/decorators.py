@@ -49,7 +49,8 @@ class DecoratorInfo:
     """What a handler's decorator says, read statically."""
 
     options: dict[str, Any] = field(default_factory=dict)  # descriptor field -> literal value
-    nodes: dict[str, ast.AST] = field(default_factory=dict)  # descriptor field -> its keyword
+    #: descriptor field -> its keyword (in the module the registration is written in)
+    nodes: dict[str, ast.AST] = field(default_factory=dict)
     problems: list[Diagnostic] = field(default_factory=list)
     hints: dict[str, bool] = field(default_factory=dict)  # MCP annotations -> idempotency block
     args_schema: ast.expr | None = None  # LangChain `args_schema=Model`
@@ -82,7 +83,7 @@ _NOT_LITERAL: Any = object()
 
 
 def _native(handler: Handler) -> DecoratorInfo:
-    decorator, module = handler.decorator, handler.module
+    decorator, module = handler.decorator, handler.at
     info = DecoratorInfo()
     if not isinstance(decorator, ast.Call):
         return info
@@ -135,7 +136,7 @@ ANNOTATION_HINTS = {
 def _foreign(handler: Handler) -> DecoratorInfo:
     """A framework's decorator: map the keywords toolgen understands, ignore the rest (they
     configure the framework's run time, not the contract)."""
-    decorator, module, preset = handler.decorator, handler.module, handler.preset
+    decorator, module, preset = handler.decorator, handler.at, handler.preset
     info = DecoratorInfo()
     if not isinstance(decorator, ast.Call):
         return info

@@ -9,8 +9,11 @@ own parameters schema, so that toolgen's descriptor matches what that server act
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Literal
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from toolgen.config import Config
 
 
 @dataclass(frozen=True)
@@ -139,3 +142,21 @@ PRESETS: dict[str, Preset] = {
 def presets(names: tuple[str, ...]) -> list[Preset]:
     """The presets configured by name (the config has already checked the names)."""
     return [PRESETS[name] for name in names]
+
+
+def config_presets(config: Config) -> list[Preset]:
+    """The configured presets, then one per `[tool.toolgen.decorators]` entry: a project's
+    own decorator (its dotted import path), read as the preset it names reads its own
+    decorator's arguments. Such a decorator marks a handler wherever it is used; the server
+    it hands the function to later is the project's business."""
+    declared = [
+        replace(
+            PRESETS[preset],
+            functions=frozenset({path}),
+            methods=frozenset(),
+            factories=frozenset(),
+            native=PRESETS[preset].native,
+        )
+        for path, preset, _ in config.decorators
+    ]
+    return [*presets(config.markers), *declared]

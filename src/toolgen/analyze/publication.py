@@ -224,7 +224,7 @@ def _fastmcp(framework: Framework, handler: Handler) -> dict[str, Any]:
     annotation_title = (handler.annotations or {}).get("title")
     title = handler.title or annotation_title
     if title is None and framework.since(4):
-        title = handler.name.replace("_", " ").replace("-", " ").title()
+        title = default_title(handler.name)
     if title is not None:
         entry["title"] = title
     if handler.description is not None:
@@ -258,6 +258,22 @@ def _fastmcp(framework: Framework, handler: Handler) -> dict[str, Any]:
             if key in entry:
                 entry[key] = wire_order(entry[key])
     return entry
+
+
+def default_title(name: str) -> str:
+    """FastMCP 4's title for a tool that has none of its own: the name in title case."""
+    return name.replace("_", " ").replace("-", " ").title()
+
+
+def renamed_entry(framework: Framework, entry: dict[str, Any], name: str) -> dict[str, Any]:
+    """`entry` as `framework` lists it under another name (a tool of a mounted server): a
+    FastMCP 4 title made from the name follows it."""
+    out = {**entry, "name": name}
+    own = (entry.get("annotations") or {}).get("title")
+    made = framework.since(4) and entry.get("title") == default_title(entry["name"])
+    if framework.name == "fastmcp" and made and own is None:
+        out["title"] = default_title(name)
+    return out
 
 
 def fastmcp_docstring(

@@ -2,7 +2,12 @@
 
 Reference semantics: `pydantic.create_model(...).model_json_schema()` (mode "validation") for
 the same signature, with titles dropped. Named classes (enums, TypedDicts, dataclasses, pydantic
-models) become `$defs` entries referenced with `$ref`, like pydantic.
+models) and named type aliases (PEP 695 `type X = ...`, `TypeAliasType`) become `$defs` entries
+referenced with `$ref`, like pydantic.
+
+A name from outside the project that toolgen's table does not know is looked up in the installed
+packages' sources (`ModuleIndex.resolve_library`). A problem met inside such a library module is
+reported at the user's annotation that led there, naming the place in the library.
 
 `SchemaBuilder.schema` dispatches on the kind of the resolved type to a method named
 `<kind>_schema`; a kind without a method fails loudly. Problems in user code raise `TypeProblem`
@@ -14,6 +19,7 @@ from __future__ import annotations
 import ast
 import math
 import re
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -23,7 +29,7 @@ from pydantic import alias_generators
 from toolgen.analyze import bodies
 from toolgen.analyze.literals import NotLiteral, enum_values, literal_value
 from toolgen.diagnostics import Diagnostic
-from toolgen.index import Module, ModuleIndex, Symbol, dotted_name
+from toolgen.index import LIBRARY, Module, ModuleIndex, Symbol, dotted_name, well_known
 from toolgen.schema_ops import drop_titles
 
 Schema = dict[str, Any]
@@ -172,26 +178,6 @@ STRING_FORMATS = {
     "pathlib.Path": "path",
     "pathlib.PurePath": "path",
 }
-
-#: Modules we know without reading them; a name from elsewhere outside the project is unknown.
-WELL_KNOWN_MODULES = frozenset(
-    {
-        "builtins",
-        "typing",
-        "datetime",
-        "uuid",
-        "decimal",
-        "pathlib",
-        "enum",
-        "pydantic",
-        "annotated_types",
-        "dataclasses",
-        "collections",
-        "types",
-        "abc",
-        "ipaddress",
-    }
-)
 
 ENUM_BASES = frozenset({"enum.Enum", "enum.IntEnum", "enum.StrEnum", "enum.Flag", "enum.IntFlag"})
 TYPEDDICT_BASES = frozenset({"typing.TypedDict"})
@@ -348,10 +334,27 @@ class SchemaBuilder:
         #: how many references to named classes were made (a body without one is shareable)
         self._named_refs = 0
         self._bodies = bodies.for_index(index)
+        #: the innermost annotation being built in a project module: where a problem met
+        #: inside a library module is reported (`problem`)
+        self._anchor: tuple[ast.AST, Module] | None = None
+
+    def _anchored(self, node: ast.AST, module: Module) -> tuple[ast.AST, Module] | None:
+        """Make `node` the anchor when it is written in the project; the anchor before."""
+        outer = self._anchor
+        if not module.library:
+            self._anchor = (node, module)
+        return outer
 
     # -- entry points ----------------------------------------------------------------------
     def schema(self, node: ast.expr, module: Module) -> Schema:
         """The schema of the type written as `node` in `module`."""
+        outer = self._anchored(node, module)
+        try:
+            return self._schema(node, module)
+        finally:
+            self._anchor = outer
+
+    def _schema(self, node: ast.expr, module: Module) -> Schema:
         if isinstance(node, ast.Constant):
             if node.value is None:
                 return {"type": "null"}
@@ -414,6 +417,15 @@ class SchemaBuilder:
         then the type's own (`PositiveInt`, `conint(...)`), then each `Annotated` level from
         the innermost out, following aliases on the way; the last word wins.
         """
+        outer = self._anchored(annotation, module)
+        try:
+            return self._field_schema(annotation, module, spec, nested)
+        finally:
+            self._anchor = outer
+
+    def _field_schema(
+        self, annotation: ast.expr, module: Module, spec: FieldSpec | None, nested: bool
+    ) -> tuple[Schema, FieldSpec]:
         levels: list[tuple[list[ast.expr], Module]] = []
         type_steps: list[Step] = []
         base: Schema | None = None
@@ -723,9 +735,25 @@ class SchemaBuilder:
             return EXTERNAL_KINDS.get(symbol.path)
         if symbol.kind == "class":
             return self.class_kind(symbol)
+        if symbol.kind == "typealias" or self._alias_type(symbol) is not None:
+            return "typealias"
         if symbol.kind == "assign":
             return "alias"
         return None
+
+    def _alias_type(self, symbol: Symbol) -> ast.expr | None:
+        """The value of a named type alias: `type X = V` (PEP 695), or `X = TypeAliasType("X",
+        V)`; None for anything else."""
+        node, module = symbol.node, symbol.module
+        if symbol.kind == "typealias":
+            value = getattr(node, "value", None)
+            return value if isinstance(value, ast.expr) else None
+        if not (symbol.kind == "assign" and isinstance(node, ast.Call) and module is not None):
+            return None
+        if self._resolve(node.func, module, strict=False).path != "typing.TypeAliasType":
+            return None
+        values = {kw.arg: kw.value for kw in node.keywords if kw.arg}
+        return node.args[1] if len(node.args) > 1 else values.get("value")
 
     def class_kind(self, symbol: Symbol) -> str | None:
         """enum, typeddict, dataclass or model, following project base classes."""
@@ -734,11 +762,11 @@ class SchemaBuilder:
         self._check_bases(symbol)
         for dec in node.decorator_list:
             target = dec.func if isinstance(dec, ast.Call) else dec
-            found = self._resolve(target, module, strict=False)
+            found = self._resolve(target, module, strict=False, follow=True)
             if found is not None and found.path in DATACLASS_DECORATORS:
                 return "dataclass"
         for base in node.bases:
-            found = self._resolve(base, module, strict=False)
+            found = self._resolve(base, module, strict=False, follow=True)
             if found is None:
                 continue
             if found.path in ENUM_BASES:
@@ -763,7 +791,7 @@ class SchemaBuilder:
         assert isinstance(node, ast.ClassDef) and module is not None
         trail = (*trail, symbol.path)
         for base in node.bases:
-            found = self._resolve(base, module, strict=False)
+            found = self._resolve(base, module, strict=False, follow=True)
             if found.kind != "class" or found.module is None or found.path == symbol.path:
                 continue
             if found.path in trail:
@@ -774,7 +802,13 @@ class SchemaBuilder:
             self._check_bases(found, trail)
         self._acyclic.add(symbol.path)
 
-    def _resolve(self, node: ast.expr, module: Module, *, strict: bool = True) -> Symbol:
+    def _resolve(
+        self, node: ast.expr, module: Module, *, strict: bool = True, follow: bool | None = None
+    ) -> Symbol:
+        """What `node` names. `strict`: TG201 when that is nothing toolgen can read. `follow`
+        (by default, as `strict`): a name from outside the project that toolgen's table does
+        not know is looked up in the installed packages (not for paths compared as they are
+        imported, such as a framework's context class)."""
         dotted = dotted_name(node)
         if dotted is None:
             if not strict:
@@ -784,20 +818,49 @@ class SchemaBuilder:
         if symbol is None:
             if not strict:
                 return Symbol(dotted, "external")
-            raise self.problem(
-                "TG201", f"cannot resolve `{dotted}` in module {module.name}", node, module
-            )
-        if strict and symbol.is_external:
-            top = symbol.path.split(".")[0]
-            if top not in WELL_KNOWN_MODULES and symbol.path not in EXTERNAL_KINDS:
-                raise self.problem(
-                    "TG201",
-                    f"cannot resolve `{dotted}`: {symbol.path} is outside the project and not "
-                    "a type toolgen knows",
-                    node,
-                    module,
-                )
+            why = self.index.unreadable_behind((module.name, dotted))
+            message = f"cannot resolve `{dotted}` in module {module.name}"
+            raise self.problem("TG201", message + (f" ({why})" if why else ""), node, module)
+        follow = strict if follow is None else follow
+        if follow and symbol.is_external and not _known(symbol.path) and not _stdlib(symbol.path):
+            found = self.index.resolve_library(symbol.path)
+            if found is not None and (not found.is_external or _known(found.path)):
+                return found
+            if strict:
+                why = self._not_installed(symbol.path, found)
+                raise self.problem("TG201", f"cannot resolve `{dotted}`: {why}", node, module)
+        if strict and symbol.is_external and not _known(symbol.path):
+            message = f"cannot resolve `{dotted}`: {symbol.path} is outside the project and not "
+            raise self.problem("TG201", message + "a type toolgen knows", node, module)
         return symbol
+
+    def _not_installed(self, path: str, found: Symbol | None) -> str:
+        """Why the external `path` is nothing toolgen can read (`resolve_library` gave
+        `found`): not found anywhere (and where it looked), or not in the library module that
+        was found, or in a library file that cannot be read."""
+        why = self.index.unreadable_behind((LIBRARY, path))
+        if why:
+            return f"{path} leads to a library file toolgen cannot read: {why}"
+        if found is None:  # a library module was found, without that name
+            parts = path.split(".")
+            for i in range(len(parts) - 1, 0, -1):
+                module = self.index.library(".".join(parts[:i]))
+                if module is not None:
+                    where = f"{module.name} ({module.shown})"
+                    return f"{path} is not defined in the installed module {where}"
+            return f"{path} is not defined where its module is installed"
+        if not self.index.library_roots:
+            return (
+                f"{path} is outside the project, and no library folder is read "
+                "(`library_paths = []`)"
+            )
+        looked = ", ".join(self.index.where_looked())
+        end = found.path  # where the name leads (through a library's own imports, perhaps)
+        leads = "" if end == path else f" (through an installed package, {end})"
+        return (
+            f"{path} is outside the project{leads}, and module {end.rpartition('.')[0] or end} "
+            f"is found neither there nor in the library folders (looked in: {looked})"
+        )
 
     # -- one method per kind -----------------------------------------------------------------
     def str_schema(self, *_: Any) -> Schema:
@@ -973,6 +1036,16 @@ class SchemaBuilder:
         finally:
             self._expanding.discard(symbol.path)
 
+    def typealias_schema(
+        self, symbol: Symbol, node: ast.expr, module: Module, args: list[ast.expr] | None
+    ) -> Schema:
+        """A named alias, as pydantic shows a `TypeAliasType`: a `$defs` entry of its own."""
+        if args:
+            raise self.problem(
+                "TG202", f"generic alias `{_text(node)}` not supported", node, module
+            )
+        return self._named(symbol, "typealias")
+
     def enum_schema(self, symbol: Symbol, node: ast.expr, module: Module, _: Any) -> Schema:
         return self._named(symbol, "enum")
 
@@ -1006,6 +1079,10 @@ class SchemaBuilder:
         whose expansion leads to the class, as that would have been a reference to a class.)"""
         extra = self._extra[-1]
         node = symbol.node
+        if kind == "typealias":  # its value, as the type of a field (a reference to itself
+            value = self._alias_type(symbol)  # in it: `$ref`, as the `$defs` entry is made)
+            assert value is not None and symbol.module is not None
+            return self.field_schema(value, symbol.module, nested=True)[0]
         if not (extra is None or isinstance(extra, str)):
             return self._build_body(symbol, kind)
         assert isinstance(node, ast.ClassDef)
@@ -1071,7 +1148,7 @@ class SchemaBuilder:
         self._check_bases(symbol)
         bases = []
         for base in node.bases:
-            found = self._resolve(base, module, strict=False)
+            found = self._resolve(base, module, strict=False, follow=True)
             if found.kind == "class" and found.module is not None and found.path != symbol.path:
                 bases.append(found)
         return bases
@@ -1314,8 +1391,8 @@ class SchemaBuilder:
             if _is_str(node):
                 node = self._forward_ref(node, home)
             if isinstance(node, ast.Name | ast.Attribute) and depth < 20:
-                symbol = self.index.resolve(home, dotted_name(node) or "")
-                if symbol is not None and symbol.kind == "assign" and symbol.module:
+                symbol = self._resolve(node, home, strict=False, follow=True)
+                if symbol.kind == "assign" and symbol.module:
                     value = symbol.node
                     if isinstance(value, ast.expr) and self._union_members(value, symbol.module):
                         node, home = value, symbol.module
@@ -1399,6 +1476,12 @@ class SchemaBuilder:
         return parsed
 
     def problem(self, code: str, message: str, node: ast.AST, module: Module) -> TypeProblem:
+        """A located diagnostic; one met in a library module is located at the project's
+        annotation that led there, with the library's place in its message."""
+        if module.library and self._anchor is not None:
+            at, home = self._anchor
+            message = f"{message} (in the installed module {module.name}, {module.location(node)})"
+            return TypeProblem(Diagnostic(code, message, home.location(at)))
         return TypeProblem(Diagnostic(code, message, module.location(node)))
 
 
@@ -1411,6 +1494,16 @@ def property_name(spec: FieldSpec, name: str, generate: Callable[[str], str] | N
     if spec.alias:
         return spec.alias
     return generate(name) if generate is not None else name
+
+
+def _known(path: str) -> bool:
+    """Whether toolgen's table answers for the external `path` (it is never read)."""
+    return path in EXTERNAL_KINDS or well_known(path)
+
+
+def _stdlib(path: str) -> bool:
+    """Whether the external `path` is in Python's standard library (never in a library root)."""
+    return path.partition(".")[0] in sys.stdlib_module_names
 
 
 def _is_ellipsis(node: ast.expr) -> bool:

@@ -1,0 +1,205 @@
+"""Every registration form published servers use is read: by call (`mcp.tool(name=..)(fn)`,
+`mcp.tool(fn)`, `mcp.add_tool(fn, ...)`, in loops over literal lists, bound methods in handler
+classes, functions nested in registration functions), on servers toolgen must follow (a
+subclass of FastMCP made by a factory, a server imported from another module), and through a
+project's own collecting decorator declared in `[tool.toolgen.decorators]`.
+
+The fixtures (tests/fixtures/registrations/) are real servers: the framework itself, imported
+here (only here), says which tools it lists; toolgen, reading them statically, must list the
+same names with the same parameters schemas.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import Project, tool_source
+from test_frameworks import drop
+from toolgen.config import load_config
+from toolgen.descriptor import ToolDescriptor
+from toolgen.pipeline import generate
+
+REPO = Path(__file__).resolve().parent.parent
+FIXTURES = REPO / "tests" / "fixtures"
+REGISTRATIONS = FIXTURES / "registrations"
+
+
+def _static(config_name: str) -> dict[str, ToolDescriptor]:
+    config = load_config(REGISTRATIONS / config_name, cwd=REPO)
+    result = generate(config)
+    assert [d.format_text() for d in result.diagnostics if d.severity.value == "error"] == []
+    return {d.name: d for d in result.descriptors}
+
+
+def _listed(module_name: str, attribute: str) -> dict[str, dict[str, Any]]:
+    """What the server in the fixture module lists: each tool's parameters schema."""
+    if str(FIXTURES) not in sys.path:
+        sys.path.insert(0, str(FIXTURES))
+    server = getattr(importlib.import_module(module_name), attribute)
+    tools = asyncio.run(server.list_tools())
+    return {
+        t.name: getattr(t, "parameters", None) or getattr(t, "input_schema", None) for t in tools
+    }
+
+
+@pytest.mark.parametrize(
+    ("config_name", "module_name", "attribute", "open_root"),
+    [
+        ("toolgen.toml", "registrations.app.server", "mcp", False),
+        ("sdk.toml", "registrations.sdk.server", "server", True),
+    ],
+)
+def test_every_registration_form_lists_what_the_server_lists(
+    config_name: str, module_name: str, attribute: str, open_root: bool
+) -> None:
+    ours = _static(config_name)
+    published = _listed(module_name, attribute)
+    assert sorted(ours) == sorted(published)
+    for name, schema in published.items():
+        expected = drop(schema, {"title"})
+        got = ours[name].parameters
+        if open_root:  # the MCP SDK leaves the root open; toolgen closes it
+            expected = drop(expected, {"additionalProperties"})
+            got = drop(got, {"additionalProperties"})
+        if "description" not in str(expected):  # the SDK reads no docstring Args
+            got = drop(got, {"description"})
+        assert got == expected, name
+
+
+def test_what_registers_where_is_in_the_descriptor_source() -> None:
+    ours = _static("toolgen.toml")
+    source = {name: (d.source.module, d.source.qualname) for name, d in ours.items()}
+    assert source["renamed_search"] == ("registrations.app.plain_tools", "search")
+    assert source["manage_jobs"] == ("registrations.app.handler_class", "GlueHandler.manage_jobs")
+    assert source["ping_host"] == ("registrations.app.nested", "register.<locals>.ping")
+    assert source["collected_renamed"] == ("registrations.app.registry", "collected")
+    assert "not_a_tool" not in ours and "helper" not in ours  # not registered with a server
+    # the bound method's `self` and the injected Context are not parameters
+    assert set(ours["manage_jobs"].parameters["properties"]) == {"operation", "job_name"}
+
+
+def _project(project: Project, server: str, config: str = "") -> None:
+    project.write(
+        "pyproject.toml",
+        '[tool.toolgen]\nsources = ["src"]\nmarkers = ["fastmcp"]\nmin_level = 0\n' + config,
+    )
+    project.write("src/app/__init__.py", "")
+    project.write("src/app/server.py", server)
+
+
+def test_a_registration_elsewhere_is_located_where_it_is_written(project: Project, run) -> None:  # type: ignore[no-untyped-def]
+    """An option that is not valid is reported at the call that gives it, in the module
+    that registers; the handler's own problems at its def."""
+    project.write(
+        "src/app/tools.py",
+        'def search(query: str) -> str:\n    """Search."""\n    return query\n',
+    )
+    _project(
+        project,
+        "from fastmcp import FastMCP\n"
+        "from app.tools import search\n"
+        "mcp = FastMCP('x')\n"
+        "mcp.tool(name='not a name!')(search)\n",
+    )
+    result = run("build", cwd=project.root)
+    assert "src/app/server.py:4:10: TG103" in result.out, result.out
+
+
+def test_a_declared_decorator_must_name_a_known_preset(project: Project, run) -> None:  # type: ignore[no-untyped-def]
+    _project(
+        project,
+        "from fastmcp import FastMCP\nmcp = FastMCP('x')\n",
+        '[tool.toolgen.decorators]\n"app.registry.collect" = "flask"\n"not-a-path" = "fastmcp"\n',
+    )
+    result = run("build", cwd=project.root)
+    assert result.code == 2
+    assert (
+        "pyproject.toml:6:1: TG002 [error] [tool.toolgen] decorators: app.registry.collect: "
+        "unknown preset 'flask'"
+    ) in result.out
+    assert "pyproject.toml:7:1: TG002 [error] [tool.toolgen] decorators: 'not-a-path' is not" in (
+        result.out
+    )
+
+
+def test_one_handlers_error_costs_that_handler_alone(project: Project, run) -> None:  # type: ignore[no-untyped-def]
+    project.write("src/good.py", tool_source(name="good"))
+    project.write("src/bad.py", tool_source(name="bad", params="query: Nowhere"))
+    result = run("build", cwd=project.root)
+    assert result.code == 1
+    assert "src/bad.py:5:16: TG201 [error]" in result.out
+    assert (
+        result.out.splitlines()[-1] == "toolgen: 1 tool left out for errors: bad (src/bad.py:5:1)"
+    )
+    assert project.descriptor("good")["name"] == "good"
+    assert not (project.out / "descriptors" / "bad.json").exists()
+    assert [t["name"] for t in project.generated("mcp/tools.json")["tools"]] == ["good"]
+    check = run("check", cwd=project.root)
+    assert check.code == 1 and "TG201" in check.out  # CI still fails
+
+
+def test_a_declared_decorator_must_name_something_in_the_project(project: Project, run) -> None:  # type: ignore[no-untyped-def]
+    _project(
+        project,
+        "from fastmcp import FastMCP\nmcp = FastMCP('x')\n",
+        '[tool.toolgen.decorators]\n"app.registry.collect" = "fastmcp"\n',
+    )
+    result = run("build", cwd=project.root)
+    assert result.code == 2
+    assert (
+        "pyproject.toml:6:1: TG002 [error] [tool.toolgen] decorators: app.registry.collect names "
+        "no decorator here (no such module)"
+    ) in result.out
+    project.write("src/app/registry.py", "def collect(**options):\n    return lambda fn: fn\n")
+    assert run("build", cwd=project.root).code == 0
+
+
+def test_a_run_of_its_own_names_mounted_tools_as_the_server_does(tmp_path: Path, run) -> None:  # type: ignore[no-untyped-def]
+    """The spooled build (a process of its own) renames tools of servers mounted under a
+    namespace as the in-memory one does, also when their files come from the cache."""
+    import shutil
+
+    root = tmp_path / "proj"
+    shutil.copytree(REGISTRATIONS, root / "registrations")
+    (root / "pyproject.toml").write_text(
+        '[tool.toolgen]\nsources = ["registrations/app"]\nmarkers = ["fastmcp"]\nmin_level = 0\n'
+        '[tool.toolgen.decorators]\n"registrations.app.registry.collect" = "fastmcp"\n'
+    )
+    expected = sorted(_listed("registrations.app.server", "mcp"))
+    for attempt in ("cold", "from the cache"):
+        (root / "registrations" / "app" / "loops.py").touch()  # not a no-op: compile again
+        assert run("build", cwd=root).code == 0, attempt
+        listed = json.loads((root / "generated" / "mcp" / "tools.json").read_text())["tools"]
+        assert sorted(t["name"] for t in listed) == expected, attempt
+
+
+def test_what_cannot_be_followed_is_said_where_it_is_written(project: Project, run) -> None:  # type: ignore[no-untyped-def]
+    """A function taken from a list built at run time, and tools made from a document at run
+    time: an info (TG106) at the call, and nothing invented."""
+    _project(
+        project,
+        "from fastmcp import FastMCP\n"
+        "mcp = FastMCP('x')\n"
+        "registry = []\n"
+        "for fn in registry:\n"
+        "    mcp.tool()(fn)\n"
+        "api = FastMCP.from_openapi({}, name='api')\n",
+    )
+    result = run("build", cwd=project.root)
+    assert result.code == 0, result.out
+    assert (
+        "src/app/server.py:5:5: TG106 [info] `mcp.tool()` registers `fn`, which toolgen cannot "
+        "name without running the code (a parameter, a loop variable or a local value)"
+    ) in result.out
+    assert (
+        "src/app/server.py:6:7: TG106 [info] `FastMCP.from_openapi(...)` makes its tools at run "
+        "time from an OpenAPI document: toolgen cannot read them"
+    ) in result.out
+    assert "0 tools" in result.out
