@@ -65,22 +65,34 @@ def _same(ours: list[dict[str, Any]], theirs: list[dict[str, Any]]) -> None:
         assert json.dumps(mine) == json.dumps(served), f"{mine['name']}: key order"
 
 
-#: Fixture servers: (config, module, server object). The framework fixtures of
+#: Fixture servers: (preset, config, module, server object). The framework fixtures of
 #: test_frameworks.py count too: registration functions, wrappers, aliases, models.
 SERVERS = {
-    "published-fastmcp": (PUBLISHED / "fastmcp.toml", "published.fastmcp_tools", "mcp"),
-    "published-mcp": (PUBLISHED / "mcp.toml", "published.sdk_tools", "server"),
+    "published-fastmcp": ("fastmcp", PUBLISHED / "fastmcp.toml", "published.fastmcp_tools", "mcp"),
+    "published-mcp": ("mcp", PUBLISHED / "mcp.toml", "published.sdk_tools", "server"),
     # a mounted server's tools, renamed by the top server (a FastMCP 4 title follows the name)
-    "published-mounted": (PUBLISHED / "mounted.toml", "published.mounted", "main"),
-    "frameworks-fastmcp": (FRAMEWORKS / "fastmcp.toml", "frameworks.fastmcp_server", "mcp"),
-    "frameworks-mcp": (FRAMEWORKS / "mcp.toml", "frameworks.mcp_server", "server"),
+    "published-mounted": ("fastmcp", PUBLISHED / "mounted.toml", "published.mounted", "main"),
+    # content blocks returned: no outputSchema; FastMCP's output_schema=None
+    "content-fastmcp": (
+        "fastmcp",
+        PUBLISHED / "content-fastmcp.toml",
+        "published.content_tools",
+        "mcp",
+    ),
+    "content-mcp": ("mcp", PUBLISHED / "content-mcp.toml", "published.content_tools", "server"),
+    "frameworks-fastmcp": (
+        "fastmcp",
+        FRAMEWORKS / "fastmcp.toml",
+        "frameworks.fastmcp_server",
+        "mcp",
+    ),
+    "frameworks-mcp": ("mcp", FRAMEWORKS / "mcp.toml", "frameworks.mcp_server", "server"),
 }
 
 
 @pytest.mark.parametrize("server", SERVERS)
 def test_the_payload_is_what_the_installed_framework_serves(server: str) -> None:
-    config, module, attr = SERVERS[server]
-    preset = "mcp" if config.stem == "mcp" else "fastmcp"
+    preset, config, module, attr = SERVERS[server]
     pytest.importorskip("fastmcp" if preset == "fastmcp" else "mcp.server.mcpserver")
     served = asyncio.run(record_published.listed(sys.executable, module, attr))
     assert len(served) >= 3

@@ -29,8 +29,10 @@ from toolgen.analyze.publication import (
     ANNOTATION_KEYS,
     HINT_KEYS,
     Returns,
+    content_in,
     framework_tool,
     literal_title,
+    output_given,
     param_fields,
     renamed_entry,
     return_form,
@@ -533,7 +535,12 @@ class _HandlerCompiler:
             annotations={k: hints[k] for k in ANNOTATION_KEYS if k in hints} or None,
             tags=list(options.get("keywords") or []),
             parameters={**parameters, "properties": properties},
-            returns=Returns(form, returns),
+            returns=Returns(
+                form,
+                returns,
+                content_in(self.node.returns, self.module, self.index),
+                output_given(self.handler.decorator),
+            ),
             fields=param_fields(self.params, self.keys, self.module, self.index),
         )
         return {

@@ -36,6 +36,8 @@ from toolgen.schema_ops import recursive_defs
 
 Schema = dict[str, Any]
 
+#: Stands for a decorator keyword not given.
+UNSET: Any = object()
 #: Return types the frameworks publish no `outputSchema` for: content blocks, not data.
 CONTENT_TYPES = frozenset(
     {
@@ -110,6 +112,11 @@ class Returns:
 
     form: str  # see `return_form`
     schema: Schema  # toolgen's return schema ({} when it could not be made)
+    #: where a content block is in the annotation (`content_in`): "" none, "arm" an arm of a
+    #: union or the items of a list or tuple, "deep" elsewhere inside
+    content: str = ""
+    #: the decorator's `output_schema=`: UNSET, None (no outputSchema) or a literal schema
+    given: Any = UNSET
 
 
 @dataclass(frozen=True)
@@ -156,7 +163,7 @@ def _mcp_sdk(framework: Framework, handler: Handler) -> dict[str, Any]:
         for key, prop in parameters.get("properties", {}).items()
     }
     entry["inputSchema"] = pydantic_form(parameters, f"{handler.function}Arguments")
-    output = _sdk_output(handler) if framework.structured_output else None
+    output = _sdk_output(framework, handler) if framework.structured_output else None
     if output is not None:
         entry["outputSchema"] = output
     if handler.annotations:
@@ -168,8 +175,12 @@ def _mcp_sdk(framework: Framework, handler: Handler) -> dict[str, Any]:
     return entry
 
 
-def _sdk_output(handler: Handler) -> Schema | None:
+def _sdk_output(framework: Framework, handler: Handler) -> Schema | None:
     form, schema = handler.returns.form, handler.returns.schema
+    if form == "content" and not framework.since(2):
+        form = "model"  # mcp 1 publishes a content block's own schema
+    if handler.returns.content == "arm" and framework.since(2):
+        return None  # mcp 2: a union or list of content blocks is content too
     if not schema or form in ("missing", "any", "content", "bare-dict", "bare-sequence", "other"):
         return None
     if form == "dict":
@@ -308,6 +319,10 @@ def fastmcp_docstring(
 
 def _fastmcp_output(framework: Framework, returns: Returns) -> Schema | None:
     form, schema = returns.form, returns.schema
+    if returns.given is not UNSET:  # `output_schema=None`, or the author's own schema
+        return returns.given if isinstance(returns.given, dict) else None
+    if returns.content:  # a content block anywhere: FastMCP cannot make a schema
+        return None
     if not schema or form in ("missing", "any", "content", "bytes", "none-at-run-time"):
         return None
     if form in ("bare-sequence", "any-sequence") and framework.since(4, 1):
@@ -403,6 +418,60 @@ def return_form(
     if "$ref" in schema:
         return "other"
     return "wrapped"
+
+
+def content_in(annotation: ast.expr | None, module: Module, index: ModuleIndex) -> str:
+    """Where a content block (`CONTENT_TYPES`) is inside a return annotation: "arm" (an arm of
+    a union, the items of a list, tuple or sequence, through `Optional` and `Annotated`),
+    "deep" (anywhere else inside: `dict[str, ImageContent]`), or "" (nowhere, or the whole
+    annotation: `return_form` says "content")."""
+    node = annotation
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        try:
+            node = ast.parse(node.value, mode="eval").body
+        except SyntaxError:
+            return ""
+    if node is None:
+        return ""
+
+    def path(expr: ast.expr) -> str:
+        found = index.resolve_expr(module, expr) if dotted_name(expr) else None
+        return found.path if found is not None else ""
+
+    def arms(expr: ast.expr) -> list[ast.expr]:
+        if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.BitOr):
+            return [*arms(expr.left), *arms(expr.right)]
+        if isinstance(expr, ast.Subscript) and path(expr.value) in ARM_HOLDERS:
+            args = expr.slice.elts if isinstance(expr.slice, ast.Tuple) else [expr.slice]
+            if path(expr.value) == "typing.Annotated":
+                args = args[:1]
+            return [a for arg in args for a in arms(arg)]
+        return [expr]
+
+    if any(path(arm) in CONTENT_TYPES for arm in arms(node)) and path(node) not in CONTENT_TYPES:
+        return "arm"
+    inside = [
+        n for n in ast.walk(node) if n is not node and isinstance(n, ast.Name | ast.Attribute)
+    ]
+    return "deep" if any(path(n) in CONTENT_TYPES for n in inside) else ""
+
+
+#: What holds arms or items that `content_in` looks through.
+ARM_HOLDERS = frozenset(
+    {"typing.Union", "typing.Optional", "typing.Annotated", *SEQUENCES, "builtins.list"}
+)
+
+
+def output_given(decorator: ast.expr) -> Any:
+    """The decorator's `output_schema=`: `UNSET`, None, or a literal schema (a dict)."""
+    for kw in decorator.keywords if isinstance(decorator, ast.Call) else []:
+        if kw.arg == "output_schema":
+            try:
+                value = ast.literal_eval(kw.value)
+            except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
+                return UNSET  # made at run time: FastMCP's own schema is the best guess
+            return value if value is None or isinstance(value, dict) else UNSET
+    return UNSET
 
 
 def _all_any(args: list[ast.expr], module: Module, index: ModuleIndex) -> bool:
