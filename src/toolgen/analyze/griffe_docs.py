@@ -17,54 +17,46 @@ import inspect
 import re
 from dataclasses import dataclass, field
 
+#: Section kinds named by their own title (lower-cased) in both Google and NumPy style.
+_KINDS = (
+    "parameters",
+    "other parameters",
+    "type parameters",
+    "returns",
+    "yields",
+    "receives",
+    "raises",
+    "warns",
+    "examples",
+    "attributes",
+    "functions",
+    "classes",
+    "type aliases",
+    "modules",
+)
 #: Google section titles (lower-cased) and the kind of section each starts.
 GOOGLE_KINDS = {
+    **{kind: kind for kind in _KINDS},
     "args": "parameters",
     "arguments": "parameters",
     "params": "parameters",
-    "parameters": "parameters",
     "keyword args": "other parameters",
     "keyword arguments": "other parameters",
     "other args": "other parameters",
     "other arguments": "other parameters",
     "other params": "other parameters",
-    "other parameters": "other parameters",
     "type args": "type parameters",
     "type arguments": "type parameters",
     "type params": "type parameters",
-    "type parameters": "type parameters",
-    "raises": "raises",
     "exceptions": "raises",
-    "returns": "returns",
-    "yields": "yields",
-    "receives": "receives",
-    "examples": "examples",
-    "attributes": "attributes",
-    "functions": "functions",
     "methods": "functions",
-    "classes": "classes",
-    "type aliases": "type aliases",
-    "modules": "modules",
-    "warns": "warns",
     "warnings": "warns",
 }
+#: NumPy section titles (lower-cased) and the kind of section each starts.
 NUMPY_KINDS = {
+    **{kind: kind for kind in _KINDS},
     "deprecated": "deprecated",
-    "parameters": "parameters",
-    "other parameters": "other parameters",
-    "type parameters": "type parameters",
-    "returns": "returns",
-    "yields": "yields",
-    "receives": "receives",
-    "raises": "raises",
-    "warns": "warns",
-    "examples": "examples",
-    "attributes": "attributes",
-    "functions": "functions",
     "methods": "functions",
-    "classes": "classes",
-    "type aliases": "type aliases",
-    "modules": "modules",
 }
 #: Google sections whose items are `name: text` pairs (an item without a colon is dropped).
 _PAIRED = frozenset(

@@ -365,12 +365,9 @@ def return_form(
     A module-level alias (`Result = dict[str, Any]`) is followed."""
     if annotation is None:
         return "missing"
-    node = annotation
-    if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        try:
-            node = ast.parse(node.value, mode="eval").body
-        except SyntaxError:
-            return "wrapped"
+    node = _unquoted(annotation)
+    if node is None:
+        return "wrapped"
     if isinstance(node, ast.Constant) and node.value is None:
         future = any(
             isinstance(s, ast.ImportFrom)
@@ -420,17 +417,22 @@ def return_form(
     return "wrapped"
 
 
+def _unquoted(annotation: ast.expr) -> ast.expr | None:
+    """The annotation, a string one (`-> "Model"`) parsed; None when it is not Python."""
+    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+        try:
+            return ast.parse(annotation.value, mode="eval").body
+        except SyntaxError:
+            return None
+    return annotation
+
+
 def content_in(annotation: ast.expr | None, module: Module, index: ModuleIndex) -> str:
     """Where a content block (`CONTENT_TYPES`) is inside a return annotation: "arm" (an arm of
     a union, the items of a list, tuple or sequence, through `Optional` and `Annotated`),
     "deep" (anywhere else inside: `dict[str, ImageContent]`), or "" (nowhere, or the whole
     annotation: `return_form` says "content")."""
-    node = annotation
-    if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        try:
-            node = ast.parse(node.value, mode="eval").body
-        except SyntaxError:
-            return ""
+    node = _unquoted(annotation) if annotation is not None else None
     if node is None:
         return ""
 
