@@ -22,22 +22,24 @@ from toolgen.analyze.docstrings import (
     docstring_node,
     parse_docstring,
 )
+from toolgen.analyze.framework_facts import (
+    Returns,
+    content_in,
+    literal_title,
+    output_given,
+    param_fields,
+    return_form,
+)
 from toolgen.analyze.handlers import Handler, Mount, find_registrations, nested_too_deeply
 from toolgen.analyze.literals import surrogate_node, unwritable
 from toolgen.analyze.markers import config_presets
 from toolgen.analyze.publication import (
     ANNOTATION_KEYS,
     HINT_KEYS,
-    Returns,
-    content_in,
+    HandlerFacts,
     framework_tool,
-    literal_title,
-    output_given,
-    param_fields,
     renamed_entry,
-    return_form,
 )
-from toolgen.analyze.publication import Handler as PublishedHandler
 from toolgen.analyze.sections import SectionReader
 from toolgen.analyze.signature import Param, parameters
 from toolgen.analyze.types import (
@@ -526,7 +528,7 @@ class _HandlerCompiler:
         }
         doc = docstring_node(self.node)
         form = return_form(self.node.returns, self.module, self.index, returns)
-        handler = PublishedHandler(
+        handler = HandlerFacts(
             name=name,
             function=self.node.name,
             docstring=doc[1] if doc else None,
