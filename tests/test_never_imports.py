@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -104,3 +105,40 @@ def test_registrations_by_call_across_modules_import_nothing(project: Project, r
     assert names == {"called", "collected", "ns_inner"}
     assert not list((project.root / "src").rglob("IMPORTED"))
     assert not {m for m in set(sys.modules) - before if m.startswith("hostile_app")}
+
+
+def test_the_framework_version_is_read_not_imported(project: Project) -> None:
+    """The version whose publication rules apply comes from the installed distribution's
+    METADATA: a `fastmcp` package that must not run, first on the path, is never imported,
+    and its version is the one that publishes (3.x: no title made from the name)."""
+    site = project.root.parent / "site"
+    (site / "fastmcp").mkdir(parents=True)
+    (site / "fastmcp" / "__init__.py").write_text(HOSTILE + "\nclass FastMCP: ...\n")
+    info = site / "fastmcp_slim-3.4.11.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.4\nName: fastmcp-slim\nVersion: 3.4.11\n\n")
+    project.write(
+        "pyproject.toml",
+        '[tool.toolgen]\nsources = ["src"]\nmarkers = ["fastmcp"]\nmin_level = 0\n',
+    )
+    project.write(
+        "src/shop.py",
+        'from fastmcp import FastMCP\n\nmcp = FastMCP("shop")\n\n\n@mcp.tool\n'
+        'def shelve(item: str) -> str:\n    """Shelve an item."""\n    return item\n',
+    )
+    code = (
+        "import sys; from toolgen.cli import main; rc = main(['build']); "
+        "print('IMPORTED' if 'fastmcp' in sys.modules else 'clean', rc)"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=project.root,
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(site), *sys.path])},
+    )
+    assert result.stdout.strip().endswith("clean 0"), result.stdout + result.stderr
+    assert not (site / "fastmcp" / "IMPORTED").exists()
+    [tool] = project.generated("mcp/tools.json")["tools"]
+    assert "title" not in tool and project.descriptor("shelve")["framework"]["version"] == "3.4.11"
