@@ -19,7 +19,7 @@ from toolgen.analyze.decorators import decorator_options
 from toolgen.analyze.docstrings import PLACEHOLDER, DocLine, Docstring, parse_docstring
 from toolgen.analyze.handlers import Handler, Mount, find_registrations, nested_too_deeply
 from toolgen.analyze.literals import surrogate_node, unwritable
-from toolgen.analyze.markers import config_presets
+from toolgen.analyze.markers import PRESETS, config_presets
 from toolgen.analyze.sections import SectionReader
 from toolgen.analyze.signature import Param, parameters
 from toolgen.analyze.types import (
@@ -212,14 +212,8 @@ def compile_units(
             seen[tool.name] = where
             result.locations[tool.name] = where
             result.descriptors.append(tool)
-    if not files or (not result.descriptors and not result.diagnostics):
-        result.diagnostics.append(
-            Diagnostic(
-                "TG104",
-                "no @tool handlers found in "
-                + ", ".join(config.display(s) for s in config.sources),
-            )
-        )
+    if not result.descriptors and not result.left_out:
+        result.diagnostics.append(_nothing_found(config, files, index, result.diagnostics))
     result.descriptors.sort(key=lambda d: d.name)
     result.diagnostics = sort_diagnostics(policy.apply(result.diagnostics, result.suppressions))
     return result
@@ -239,6 +233,47 @@ def _mounted(
             name = f"{mount.namespace}_{name}"
         server = mount.parent
     return tool if name == tool.name else rename(tool, name)
+
+
+def _nothing_found(
+    config: Config, files: list[SourceFile], index: ModuleIndex, found: list[Diagnostic]
+) -> Diagnostic:
+    """No tool anywhere: TG107 (an error) when a framework's marker is configured, else TG104,
+    saying what looked like a registration: another framework's (whose marker would find
+    it), and what toolgen could not follow (TG106)."""
+    sources = ", ".join(config.display(s) for s in config.sources)
+    frameworks = [m for m in config.markers if m != "toolgen"] + [
+        p for _, p, _ in config.decorators
+    ]
+    markers = ", ".join(f'"{m}"' for m in config.markers)
+    message = f"no tool found in {sources} with markers = [{markers}]"
+    others = _other_frameworks(config, files, index)
+    for name, where in others.items():
+        shown = ", ".join(str(w) for w in where[:3]) + (", ..." if len(where) > 3 else "")
+        message += f'; {len(where)} {name} registrations ({shown}): add "{name}" to markers'
+    unfollowed = [d.location for d in found if d.code == "TG106" and d.location]
+    if unfollowed:
+        shown = ", ".join(str(w) for w in unfollowed[:3]) + (", ..." if len(unfollowed) > 3 else "")
+        message += f"; registrations toolgen cannot follow (TG106): {shown}"
+    if not frameworks:
+        return Diagnostic("TG104", message)
+    return Diagnostic("TG107", message, config.markers_at)
+
+
+def _other_frameworks(
+    config: Config, files: list[SourceFile], index: ModuleIndex
+) -> dict[str, list[Location]]:
+    """Where the sources register tools with a framework whose marker is not configured, by
+    preset (only asked when nothing was found: it reads every source again)."""
+    others = [p for name, p in PRESETS.items() if name not in config.markers]
+    found: dict[str, list[Location]] = {}
+    for file in files:
+        module = index.add_file(file.module, file.path)
+        if module is None:
+            continue
+        for handler in find_registrations(module, index, others).handlers:
+            found.setdefault(handler.preset.name, []).append(handler.at.location(handler.decorator))
+    return found
 
 
 def _unknown_decorators(config: Config, index: ModuleIndex) -> list[Diagnostic]:

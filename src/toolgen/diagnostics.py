@@ -112,8 +112,13 @@ RULES: dict[str, Rule] = _rules(
      "Tool names are unique per catalog: rename one handler or pass `name=` to its marker.", FIXED),
     ("TG103", E, "tool name is not valid on every platform",
      "Names must match ^[A-Za-z_][A-Za-z0-9_]{0,63}$ to be accepted by every platform.", FIXED),
-    ("TG104", W, "no tool handlers found in the configured sources",
+    ("TG104", W, "no tool handlers found in the configured sources (toolgen's own marker)",
      "Check `sources` and `markers`: handlers need a marker the configuration names."),
+    ("TG107", E, "a framework marker is configured but no tool was found",
+     "The message lists what looked like a registration: other frameworks' (add their marker), "
+     "and registrations toolgen could not follow (TG106, at each). Check `sources` (the "
+     "files that register the tools, and the server) and `markers`; see the README's "
+     "registration forms."),
     ("TG106", I, "a registration toolgen cannot follow statically",
      "The call registers with a server something toolgen cannot name without running the code "
      "(a function from a list built at run time, a tool object made at run time, tools made "
