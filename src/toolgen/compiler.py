@@ -20,6 +20,7 @@ from toolgen.analyze.docstrings import PLACEHOLDER, DocLine, Docstring, parse_do
 from toolgen.analyze.handlers import Handler, find_handlers, nested_too_deeply
 from toolgen.analyze.literals import surrogate_node, unwritable
 from toolgen.analyze.markers import presets
+from toolgen.analyze.scopes import Scope
 from toolgen.analyze.sections import SectionReader
 from toolgen.analyze.signature import Param, parameters
 from toolgen.analyze.types import (
@@ -272,7 +273,7 @@ class _HandlerCompiler:
         self.problems: list[Diagnostic] = []
         self.doc = parse_docstring(self.node, config.docstring_style) or Docstring()
         self.preset = handler.preset
-        self.decorator = decorator_options(handler)
+        self.decorator = decorator_options(handler, index)
         self.problems.extend(self.decorator.problems)
 
     def report(self, code: str, message: str, node: ast.AST | None) -> None:
@@ -426,7 +427,8 @@ class _HandlerCompiler:
         return params
 
     def parameters_schema(self) -> dict[str, Any]:
-        builder = SchemaBuilder(self.index)
+        # defaults and annotations are evaluated where the `def` is: in the functions around it
+        builder = SchemaBuilder(self.index, Scope(self.module, self.node))
         if self.decorator.args_schema is not None:
             return self.args_schema(builder, self.decorator.args_schema)
         params = self.params = self.exposed(builder)

@@ -884,7 +884,7 @@ def exposed_params(
         return {}
     found: dict[int, list[FixParam]] = {}
     for handler in find_handlers(module, index, presets(config.markers)):
-        if decorator_options(handler).args_schema is not None:
+        if decorator_options(handler, index).args_schema is not None:
             continue  # LangChain `args_schema=Model`: the model describes the parameters
         try:
             found[handler.node.lineno] = _handler_params(handler, index, config)
