@@ -20,6 +20,7 @@ from pydantic import TypeAdapter
 
 from conftest import Project, tool_source
 from runtime_oracle import comparable, drop_titles
+from toolgen.analyze import scopes
 from toolgen.analyze.folding import NotStatic, enum_values, fold
 from toolgen.analyze.scopes import Scope
 from toolgen.config import load_config
@@ -474,3 +475,32 @@ def test_a_framework_decorator_folds_a_positional_name_and_refuses_odd_annotatio
     result = run("build", cwd=project.root)
     assert result.code == 0, result.out
     assert project.descriptor("shop_find")["source"]["qualname"] == "find"
+
+
+def test_a_factory_s_names_are_read_once_however_many_tools_it_holds(
+    project: Project, run, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What a factory binds is worked out once per function, not once per tool (the names of
+    40 tools all read the factory's `prefix`)."""
+    calls: list[str] = []
+    original = scopes.frame_bindings
+
+    def counted(frame: scopes.ScopeNode) -> dict[str, scopes.Binding]:
+        calls.append(getattr(frame, "name", "?"))
+        return original(frame)
+
+    monkeypatch.setattr(scopes, "frame_bindings", counted)
+    tools = "".join(
+        f'\n    @mcp.tool(name=prefix + "t{i}")\n    def t{i}(q: str, n: int = limit) -> str:\n'
+        f'        """Tool {i}."""\n        return q\n'
+        for i in range(40)
+    )
+    project.write("pyproject.toml", FASTMCP_CONFIG)
+    project.write(
+        "src/server.py",
+        "from fastmcp import FastMCP\n\n\ndef create(namespace: str = 'ns', limit: int = 5):\n"
+        "    mcp = FastMCP('x')\n    prefix = namespace + '_'\n" + tools + "    return mcp\n",
+    )
+    assert run("build", cwd=project.root).code == 0
+    assert project.descriptor("ns_t39")["parameters"]["properties"]["n"]["default"] == 5
+    assert calls == ["create"]

@@ -12,11 +12,15 @@ from __future__ import annotations
 
 import ast
 import itertools
+import weakref
 from dataclasses import dataclass, field
 
 from toolgen.index import Module
 
 ScopeNode = ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef
+
+#: The names each function binds, kept while its syntax tree lives.
+_BINDINGS: weakref.WeakKeyDictionary[ast.AST, dict[str, Binding]] = weakref.WeakKeyDictionary()
 
 
 @dataclass(frozen=True)
@@ -45,7 +49,6 @@ class Scope:
         self.module = module
         self._target = target
         self._frames: tuple[ScopeNode, ...] | None = None if target is not None else ()
-        self._bindings: dict[int, dict[str, Binding]] = {}
 
     @property
     def frames(self) -> tuple[ScopeNode, ...]:
@@ -59,7 +62,6 @@ class Scope:
         inner = next((i for i, f in enumerate(frames) if f is frame), len(frames))
         scope = Scope(self.module)
         scope._frames = tuple(f for f in frames[inner + 1 :] if not isinstance(f, ast.ClassDef))
-        scope._bindings = self._bindings
         return scope
 
     def lookup(self, node: ast.Name) -> tuple[ScopeNode, Binding] | None:
@@ -68,9 +70,9 @@ class Scope:
         for frame in self.frames:
             if not _contains(frame, node):
                 continue
-            names = self._bindings.get(id(frame))
-            if names is None:
-                names = self._bindings[id(frame)] = frame_bindings(frame)
+            names = _BINDINGS.get(frame)
+            if names is None:  # once per function, however many tools it holds
+                names = _BINDINGS[frame] = frame_bindings(frame)
             found = names.get(node.id)
             if found is not None and found.why == "global":
                 return None
