@@ -62,8 +62,8 @@ def _as_json(value: Any) -> Any:
             return sorted(items)
         except TypeError:  # items that do not compare: by their repr, as toolgen orders them
             return sorted(items, key=repr)
-    if isinstance(value, dict):
-        return {str(k): _as_json(v) for k, v in value.items()}
+    if isinstance(value, dict):  # keys as pydantic writes them: members by their value
+        return {str(_as_json(k)): _as_json(v) for k, v in value.items()}
     return value
 
 

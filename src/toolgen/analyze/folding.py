@@ -1042,8 +1042,12 @@ def _plain(value: Any) -> Any:
     if isinstance(value, set | frozenset):
         return sorted_items(_plain(v) for v in value)
     if isinstance(value, dict):  # keys stay hashable: `jsonable` writes them as text
-        return {_equal_form(k): _plain(v) for k, v in value.items()}
+        return {_key(k): _plain(v) for k, v in value.items()}
     return value
+
+
+def _key(key: Any) -> Any:
+    return _key(key.value) if isinstance(key, Member) else key
 
 
 def _equal_form(value: Any, *, deep: bool = False) -> Any:
