@@ -504,3 +504,24 @@ def test_a_factory_s_names_are_read_once_however_many_tools_it_holds(
     assert run("build", cwd=project.root).code == 0
     assert project.descriptor("ns_t39")["parameters"]["properties"]["n"]["default"] == 5
     assert calls == ["create"]
+
+
+def test_a_build_after_editing_what_a_value_folds_from_sees_the_edit(project: Project, run) -> None:
+    """The cache keeps a file's tools with every module their values were folded from: a new
+    constant, or a helper's new body, in another file reaches the next build."""
+    project.write("src/limits.py", "PAGE = 10\n\n\ndef level():\n    return 'low'\n")
+    project.write(
+        "src/tools.py",
+        tool_source(
+            decorator="@tool(risk=level())",
+            params="query: str, n: int = PAGE",
+            imports="from limits import PAGE, level",
+        ),
+    )
+    assert run("build", cwd=project.root).code == 0
+    assert (project.root / ".toolgen_cache").is_dir()  # the second build may use it
+    project.write("src/limits.py", "PAGE = 25\n\n\ndef level():\n    return 'high'\n")
+    assert run("build", cwd=project.root).code == 0
+    descriptor = project.descriptor("lookup")
+    assert descriptor["parameters"]["properties"]["n"]["default"] == 25
+    assert descriptor["risk"] == "high"
