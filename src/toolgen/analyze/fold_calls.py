@@ -49,12 +49,11 @@ class CallFolder:
         if self.folder.is_local(func, ctx):
             if isinstance(func, ast.Attribute):
                 return self.method(node, func, ctx)
+            folder = self.folder
             try:
-                value = self.folder.value(func, ctx)
+                value = folder.value(func, ctx)
             except NotStatic as exc:
-                raise self.folder.wrap(
-                    exc, f"`{shown}` calls `{written}`", func, node, ctx
-                ) from None
+                raise folder.wrap(exc, f"`{shown}` calls `{written}`", func, node, ctx) from None
             raise NotStatic(node, ctx.module, f"`{shown}` calls a {type_name(value)}")
         symbol = self.folder.index.resolve_expr(ctx.module, func)
         if symbol is None and isinstance(func, ast.Attribute):
@@ -63,11 +62,11 @@ class CallFolder:
         if self.folder.records(path):
             return self.record(node, ctx)
         if symbol is None:
-            if written in _BUILTINS:  # `sorted`, `len`: builtins the index does not list
+            if written in _BUILTINS and written not in ctx.module.names:
+                # `sorted`, `len`: builtins the index does not list
                 return self.builtin(written, node, ctx)
-            why = which(
-                f"`{shown}` calls `{written}`", self.folder.undefined(written, ctx.module), written
-            )
+            undefined = self.folder.undefined(written, ctx.module)
+            why = which(f"`{shown}` calls `{written}`", undefined, written)
             raise NotStatic(node, ctx.module, why)
         if symbol.module is None:
             name = path.removeprefix("builtins.")
@@ -121,9 +120,8 @@ class CallFolder:
             if name == "format":
                 return self.folder.text.str_format(owner, args, kwargs, node, ctx)
             if name == "join" and len(args) == 1:
-                args = [
-                    [equal_form(i) for i in self.folder.iterate(args[0], node, ctx, ordered=True)]
-                ]
+                items = self.folder.iterate(args[0], node, ctx, ordered=True)
+                args = [[equal_form(i) for i in items]]
             if any(not _is_text_argument(a) for a in [*args, *kwargs.values()]):
                 why = f"`{source(node)}` passes `{name}` arguments toolgen does not evaluate"
                 raise NotStatic(node, ctx.module, why)
@@ -136,10 +134,8 @@ class CallFolder:
             self.folder.check_size(result, node, ctx)
             return result
         if isinstance(owner, dict) and name == "get" and not kwargs and 1 <= len(args) <= 2:
-            key = equal_form(args[0])
-            return self.folder.guard(
-                node, ctx, lambda: owner.get(key, args[1] if args[1:] else None)
-            )
+            key, default = equal_form(args[0]), args[1] if args[1:] else None
+            return self.folder.guard(node, ctx, lambda: owner.get(key, default))
         why = (
             f"`{source(node)}` calls the method `{name}` of a {type_name(owner)}, which toolgen "
             "does not evaluate"
@@ -188,10 +184,8 @@ class CallFolder:
             if not isinstance(value, str | bytes | list | tuple | set | frozenset | dict):
                 raise refused
             return len(value)
-        if name == "str":
-            return self.folder.text.text(
-                value, "", "s", node, ctx
-            )  # `str(member)`: as `!s` prints it
+        if name == "str":  # as `!s` prints it
+            return self.folder.text.text(value, "", "s", node, ctx)
         if name == "bool":
             return self.folder.truth(value)
         value = equal_form(value)
@@ -237,9 +231,8 @@ class CallFolder:
             result = self.run(fn.body, Ctx(home, None, local), fn)
         except NotStatic as exc:
             where = "" if home is ctx.module else f" ({home.location(fn)})"
-            raise self.folder.wrap(
-                exc, f"`{shown}` calls `{fn.name}`{where}", node, node, ctx
-            ) from None
+            head = f"`{shown}` calls `{fn.name}`{where}"
+            raise self.folder.wrap(exc, head, node, node, ctx) from None
         finally:
             self.folder.chain.pop()
         return None if result is _FELL_OFF else result
@@ -304,11 +297,8 @@ class CallFolder:
             if isinstance(stmt, ast.Return):
                 return None if stmt.value is None else self.folder.value(stmt.value, ctx)
             if isinstance(stmt, ast.If):
-                branch = (
-                    stmt.body
-                    if self.folder.truth(self.folder.value(stmt.test, ctx))
-                    else stmt.orelse
-                )
+                test = self.folder.value(stmt.test, ctx)
+                branch = stmt.body if self.folder.truth(test) else stmt.orelse
                 result = self.run(branch, ctx, fn)
                 if result is not _FELL_OFF:
                     return result
@@ -334,9 +324,8 @@ class CallFolder:
 
 
 def _is_text_argument(value: Any) -> bool:
-    if isinstance(value, tuple):
-        return all(isinstance(v, str) for v in value)
-    if isinstance(value, list):
+    """An argument a string method takes: text, a count, None, or strings (`startswith`)."""
+    if isinstance(value, tuple | list):
         return all(isinstance(v, str) for v in value)
     return value is None or (isinstance(value, str | int) and not isinstance(value, bool))
 
@@ -364,6 +353,5 @@ def _statement(stmt: ast.stmt) -> str:
         "AugAssign": "an augmented assignment",
         "Match": "a `match` statement",
     }
-    return kinds.get(
-        type(stmt).__name__, f"a statement toolgen does not run ({type(stmt).__name__})"
-    )
+    name = type(stmt).__name__
+    return kinds.get(name, f"a statement toolgen does not run ({name})")

@@ -48,6 +48,7 @@ class EnumFolder:
     def member(
         self, symbol: Symbol, cls: ast.ClassDef, module: Module, node: ast.expr, ctx: Ctx
     ) -> Any:
+        """`Color.RED`, an enum's member; or `Defaults.PAGE`, a plain class attribute's value."""
         shown, name = source(node), symbol.path.rpartition(".")[2]
         if id(cls) in self.reading:
             why = f"`{shown}`: the member values of enum {cls.name} refer back to it"
