@@ -21,7 +21,10 @@ from pydantic import TypeAdapter
 from conftest import Project, tool_source
 from runtime_oracle import comparable, drop_titles
 from toolgen.analyze import scopes
+from toolgen.analyze.decorators import decorator_options
 from toolgen.analyze.folding import NotStatic, enum_values, fold
+from toolgen.analyze.handlers import Handler
+from toolgen.analyze.markers import PRESETS
 from toolgen.analyze.scopes import Scope
 from toolgen.config import load_config
 from toolgen.descriptor import ToolDescriptor
@@ -525,3 +528,30 @@ def test_a_build_after_editing_what_a_value_folds_from_sees_the_edit(project: Pr
     descriptor = project.descriptor("lookup")
     assert descriptor["parameters"]["properties"]["n"]["default"] == 25
     assert descriptor["risk"] == "high"
+
+
+def test_a_function_passed_where_a_name_may_be_is_no_problem(project: Project) -> None:
+    """`mcp.tool(fn)` registers `fn` (a call-form registration): its first argument is no
+    tool name, while `mcp.tool(NAME)` with `NAME` unknown is TG401."""
+    project.write(
+        "src/server.py",
+        "from fastmcp import FastMCP\nmcp = FastMCP('x')\n\n\ndef search(q: str) -> str:\n"
+        "    return q\n\n\nmcp.tool(search)\nmcp.tool(NAME)\n",
+    )
+    index = _index(project.root / "src")
+    module = index.get("server")
+    assert module is not None
+    search = next(s for s in module.tree.body if isinstance(s, ast.FunctionDef))
+    calls = [s.value for s in module.tree.body if isinstance(s, ast.Expr)]
+    infos = [
+        decorator_options(
+            Handler(module, search, "search", call, False, False, PRESETS["fastmcp"], "tool"),
+            index,
+        )
+        for call in calls
+    ]
+    assert (infos[0].options, infos[0].problems) == ({}, [])
+    assert [d.format_text() for d in infos[1].problems] == [
+        "server.py:10:10: TG401 [error] @mcp.tool argument `name` is not a value toolgen can "
+        "read statically: `NAME` is not defined in module `server`"
+    ]

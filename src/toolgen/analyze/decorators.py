@@ -202,8 +202,8 @@ def _names_function(node: ast.expr, reader: _Reader) -> bool:
     if not isinstance(node, ast.Name):
         return False
     found = reader.scope.lookup(node) if reader.scope.module is reader.handler.module else None
-    if found is not None:
-        return found[1].why.startswith("is a function")
+    if found is not None:  # bound in a function around it: by a nested `def`?
+        return isinstance(found[1].at, ast.FunctionDef | ast.AsyncFunctionDef)
     symbol = reader.index.resolve(reader.handler.module, node.id)
     return symbol is not None and symbol.kind == "function"
 
