@@ -20,6 +20,7 @@ from toolgen.analyze.docstrings import PLACEHOLDER, DocLine, Docstring, parse_do
 from toolgen.analyze.handlers import Handler, Mount, find_registrations, nested_too_deeply
 from toolgen.analyze.literals import surrogate_node, unwritable
 from toolgen.analyze.markers import PRESETS, config_presets
+from toolgen.analyze.scopes import Scope
 from toolgen.analyze.sections import SectionReader
 from toolgen.analyze.signature import Param, parameters
 from toolgen.analyze.types import (
@@ -317,7 +318,7 @@ def compile_file(
                     unit.tools.append((descriptor, home.location(node)))
                     unit.servers.append(handler.server)
                 else:
-                    unit.left_out.append((intended_name(handler), home.location(node)))
+                    unit.left_out.append((intended_name(handler, index), home.location(node)))
     if unit.tools and not importable(file.module):
         unit.diagnostics.append(
             Diagnostic(
@@ -335,9 +336,9 @@ def compile_file(
     return unit
 
 
-def intended_name(handler: Handler) -> str:
+def intended_name(handler: Handler, index: ModuleIndex) -> str:
     """The name a handler that failed would have had: its registration's, else its own."""
-    name = decorator_options(handler).options.get("name")
+    name = decorator_options(handler, index).options.get("name")
     return name if isinstance(name, str) else handler.node.name
 
 
@@ -384,7 +385,7 @@ class _HandlerCompiler:
         self.problems: list[Diagnostic] = []
         self.doc = parse_docstring(self.node, config.docstring_style) or Docstring()
         self.preset = handler.preset
-        self.decorator = decorator_options(handler)
+        self.decorator = decorator_options(handler, index)
         self.problems.extend(self.decorator.problems)
 
     def report(self, code: str, message: str, node: ast.AST | Location | None) -> None:
@@ -546,7 +547,8 @@ class _HandlerCompiler:
         return params
 
     def parameters_schema(self) -> dict[str, Any]:
-        builder = SchemaBuilder(self.index)
+        # defaults and annotations are evaluated where the `def` is: in the functions around it
+        builder = SchemaBuilder(self.index, Scope(self.module, self.node))
         if self.decorator.args_schema is not None:
             return self.args_schema(builder, self.decorator.args_schema)
         params = self.params = self.exposed(builder)

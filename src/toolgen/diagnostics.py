@@ -138,10 +138,12 @@ RULES: dict[str, Rule] = _rules(
      "Annotate every parameter a model passes; the annotation is the schema."),
     ("TG204", E, "parameter kind cannot be exposed to a model (*args, **kwargs, positional-only)",
      "Name each parameter; list parameters that a wrapper injects in `skip_params`."),
-    ("TG205", E, "Field(...) or constraint argument is not a literal",
-     "Metadata must be readable without running code: use literal values."),
-    ("TG206", E, "default value is not a literal that can be put into a schema",
-     "Use a literal default (or None) and compute the real default inside the handler."),
+    ("TG205", E, "Field(...) or constraint argument cannot be read statically",
+     "Metadata must be readable without running code: literals, constants and expressions of "
+     "them (README, Values read statically); the message says what depends on run time."),
+    ("TG206", E, "default value cannot be read statically into a schema",
+     "Use a literal or constant default (or None) and compute a run-time default inside the "
+     "handler; the message says what depends on run time."),
     ("TG207", W, "return type not annotated; returns schema left open",
      "Annotate the return type so the contract says what a caller gets back."),
     ("TG208", E, "json_schema_extra does not make a valid JSON Schema",
@@ -168,8 +170,10 @@ RULES: dict[str, Rule] = _rules(
      "`>>> tool(k=v, ...)` with keyword literal arguments, then the result as JSON or a Python "
      "literal."),
     # TG4xx: decorator arguments and the contract
-    ("TG401", E, "decorator argument is not a literal",
-     "Decorator arguments are read statically; use literal values."),
+    ("TG401", E, "decorator argument cannot be read statically",
+     "Decorator arguments are read statically: literals, constants, expressions of them and "
+     "small helpers (README, Values read statically); the message says what depends on run "
+     "time."),
     ("TG402", E, "unknown decorator argument",
      "The message lists the arguments @tool accepts."),
     ("TG403", E, "invalid decorator argument value",
