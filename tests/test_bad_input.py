@@ -234,12 +234,16 @@ def test_unknown_config_key_and_bad_values(built: Project, run) -> None:
 
 
 def test_non_literal_decorator_argument(built: Project, run) -> None:
-    built.write("src/bad.py", tool_source(decorator="@tool(risk=RISK)", imports="RISK = 'low'"))
+    """A value only the run time knows: TG401 at what reads it, saying what the name holds."""
+    source = tool_source(decorator="@tool(risk=RISK)", imports="import os\nRISK = os.environ['R']")
+    built.write("src/bad.py", source)
     _fails(
         built,
         run,
         1,
-        "src/bad.py:4:12: TG401 [error] @tool argument `risk` must be a literal value, not `RISK`",
+        "src/bad.py:3:8: TG401 [error] @tool argument `risk` is not a value toolgen can read "
+        "statically: `RISK` is bound to `os.environ['R']`; `os.environ` is from outside the "
+        "project's sources, which toolgen does not read",
     )
 
 
@@ -289,7 +293,13 @@ def test_plain_class_is_not_a_schema(built: Project, run) -> None:
 
 def test_non_literal_default(built: Project, run) -> None:
     built.write("src/bad.py", tool_source(params="n: int = compute()"))
-    _fails(built, run, 1, "TG206 [error] default `compute()` is not a literal")
+    _fails(
+        built,
+        run,
+        1,
+        "src/bad.py:5:21: TG206 [error] default `compute()` calls `compute`, which is not "
+        "defined in module `bad`",
+    )
 
 
 def test_malformed_errors_and_idempotency(built: Project, run) -> None:
@@ -498,7 +508,13 @@ def test_non_literal_field_argument(built: Project, run) -> None:
         "LIMIT = os.cpu_count()",
     )
     built.write("src/bad.py", source)
-    _fails(built, run, 1, "src/bad.py:5:9: TG205 [error] `os.cpu_count()` is not a literal")
+    _fails(
+        built,
+        run,
+        1,
+        "src/bad.py:5:9: TG205 [error] `LIMIT` is bound to `os.cpu_count()`, which calls "
+        "`os.cpu_count`, from outside the project's sources: its result is known only at run time",
+    )
 
 
 def test_missing_return_annotation_is_a_warning(built: Project, run) -> None:

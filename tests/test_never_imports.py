@@ -107,6 +107,34 @@ def test_registrations_by_call_across_modules_import_nothing(project: Project, r
     assert not {m for m in set(sys.modules) - before if m.startswith("hostile_app")}
 
 
+def test_folding_values_does_not_import_the_modules_it_reads(project: Project, run) -> None:
+    """Constants, enums and helper functions are read from a module that must not run: the
+    values come from its text (issue 16, part 4)."""
+    project.write(
+        "src/hostile_values.py",
+        HOSTILE
+        + "\nfrom enum import Enum\nPAGE = 10\n\n\nclass Risk(str, Enum):\n    HIGH = 'high'\n\n\n"
+        "def keywords(*extra):\n    return sorted({'catalog', *extra})\n",
+    )
+    project.write(
+        "src/tools.py",
+        tool_source(
+            decorator="@tool(risk=Risk.HIGH, keywords=keywords('search'))",
+            params="query: str, limit: int = PAGE * 2",
+            imports="from hostile_values import PAGE, Risk, keywords",
+        ),
+    )
+    before = set(sys.modules)
+    result = run("build", cwd=project.root)
+    assert result.code == 0, result.out
+    descriptor = project.descriptor("lookup")
+    assert descriptor["risk"] == "high"
+    assert descriptor["tool_search_keywords"] == ["catalog", "search"]
+    assert descriptor["parameters"]["properties"]["limit"]["default"] == 20
+    assert not (project.root / "src" / "IMPORTED").exists()
+    assert "hostile_values" not in set(sys.modules) - before
+
+
 def test_the_framework_version_is_read_not_imported(project: Project) -> None:
     """The version whose publication rules apply comes from the installed distribution's
     METADATA: a `fastmcp` package that must not run, first on the path, is never imported,

@@ -157,8 +157,13 @@ def test_a_declared_decorator_must_name_something_in_the_project(project: Projec
         "pyproject.toml:6:1: TG002 [error] [tool.toolgen] decorators: app.registry.collect names "
         "no decorator here (no such module)"
     ) in result.out
-    project.write("src/app/registry.py", "def collect(**options):\n    return lambda fn: fn\n")
-    assert run("build", cwd=project.root).code == 0
+    project.write(
+        "src/app/registry.py",
+        "def collect(**options):\n    return lambda fn: fn\n\n\n@collect()\n"
+        'def g(x: int) -> int:\n    """G."""\n    return x\n',
+    )
+    built = run("build", cwd=project.root)
+    assert built.code == 0 and "1 tool;" in built.out, built.out
 
 
 def test_a_run_of_its_own_names_mounted_tools_as_the_server_does(tmp_path: Path, run) -> None:  # type: ignore[no-untyped-def]
@@ -193,7 +198,11 @@ def test_what_cannot_be_followed_is_said_where_it_is_written(project: Project, r
         "api = FastMCP.from_openapi({}, name='api')\n",
     )
     result = run("build", cwd=project.root)
-    assert result.code == 0, result.out
+    assert result.code == 1, result.out  # no tool at all: TG107 names both places
+    assert (
+        'TG107 [error] no tool found in src with markers = ["fastmcp"]; registrations toolgen '
+        "cannot follow (TG106): src/app/server.py:5:5, src/app/server.py:6:7"
+    ) in result.out
     assert (
         "src/app/server.py:5:5: TG106 [info] `mcp.tool()` registers `fn`, which toolgen cannot "
         "name without running the code (a parameter, a loop variable or a local value)"
@@ -202,4 +211,45 @@ def test_what_cannot_be_followed_is_said_where_it_is_written(project: Project, r
         "src/app/server.py:6:7: TG106 [info] `FastMCP.from_openapi(...)` makes its tools at run "
         "time from an OpenAPI document: toolgen cannot read them"
     ) in result.out
-    assert "0 tools" in result.out
+
+
+def test_no_tool_with_a_framework_marker_fails_and_says_what_it_saw(project: Project, run) -> None:  # type: ignore[no-untyped-def]
+    """Another framework's tools, and a `tool` call on something that is no server: the
+    build fails (TG107 at `markers`), names both with their places, and writes nothing."""
+    project.write(
+        "src/agent_tools.py",
+        "from agents import function_tool\n\n\n@function_tool\ndef weather(city: str) -> str:\n"
+        '    """The weather."""\n    return city\n',
+    )
+    _project(
+        project,
+        "class Box:\n    def tool(self):\n        return lambda fn: fn\n\n\nbox = Box()\n\n\n"
+        "def f(x: int) -> int:\n    return x\n\n\nbox.tool()(f)\n",
+    )
+    result = run("build", cwd=project.root)
+    assert result.code == 1, result.out
+    assert (
+        'pyproject.toml:3:1: TG107 [error] no tool found in src with markers = ["fastmcp"]; '
+        '1 openai-agents registrations (src/agent_tools.py:4:2): add "openai-agents" to '
+        "markers; registrations toolgen cannot follow (TG106): src/app/server.py:13:1"
+    ) in result.out
+    assert (
+        "src/app/server.py:13:1: TG106 [info] `box.tool(...)` looks like a registration, but "
+        "`box` is not a server of the configured markers: nothing is registered"
+    ) in result.out
+    assert "nothing was written" in result.out and not project.out.exists()
+
+
+def test_no_tool_with_toolgens_marker_is_a_warning_with_a_hint(project: Project, run) -> None:  # type: ignore[no-untyped-def]
+    project.write("pyproject.toml", '[tool.toolgen]\nsources = ["src"]\nmin_level = 0\n')
+    project.write(
+        "src/server.py",
+        "from fastmcp import FastMCP\nmcp = FastMCP('x')\n\n\n@mcp.tool\ndef f(x: int) -> int:\n"
+        '    """F."""\n    return x\n',
+    )
+    result = run("build", cwd=project.root)
+    assert result.code == 0
+    assert (
+        'TG104 [warning] no tool found in src with markers = ["toolgen"]; 1 fastmcp '
+        'registrations (src/server.py:5:2): add "fastmcp" to markers'
+    ) in result.out

@@ -123,7 +123,7 @@ def test_a_local_function_named_tool_is_not_the_marker(project: Project, run) ->
     )
     result = run("build", cwd=project.root)
     assert result.code == 0
-    assert "TG104 [warning] no @tool handlers found" in result.out
+    assert 'TG104 [warning] no tool found in src with markers = ["toolgen"]' in result.out
 
 
 def test_star_import_from_a_known_outside_module(project: Project, run) -> None:

@@ -329,8 +329,10 @@ def cmd_build(args: argparse.Namespace, stream: TextIO) -> int:
         status = _exit_for(result.diagnostics, Level.ERROR)
         seen, retire = (session.seen, session.retire) if session else (None, None)
         # one handler's errors cost that handler: the others are written (exit 1 all the
-        # same); only a run that could not look at the project writes nothing (exit 2)
-        report = None if status == 2 else _write(config, result.files, seen, retire, written)
+        # same); a run that could not look at the project (exit 2), or that found no tool
+        # where a framework's were expected (TG107), writes nothing
+        stop = status == 2 or any(d.code == "TG107" for d in result.diagnostics)
+        report = None if stop else _write(config, result.files, seen, retire, written)
         if folder and report is not None and not status:
             _stamp(folder, key, started, config, result, session)
     shown = result.diagnostics

@@ -32,7 +32,7 @@ from toolgen.analyze.framework_facts import (
 )
 from toolgen.analyze.handlers import Handler, Mount, find_registrations, nested_too_deeply
 from toolgen.analyze.literals import surrogate_node, unwritable
-from toolgen.analyze.markers import config_presets
+from toolgen.analyze.markers import PRESETS, config_presets
 from toolgen.analyze.publication import (
     ANNOTATION_KEYS,
     HINT_KEYS,
@@ -40,6 +40,7 @@ from toolgen.analyze.publication import (
     framework_tool,
     renamed_entry,
 )
+from toolgen.analyze.scopes import Scope
 from toolgen.analyze.sections import SectionReader
 from toolgen.analyze.signature import Param, parameters
 from toolgen.analyze.types import (
@@ -241,14 +242,8 @@ def compile_units(
             seen[tool.name] = where
             result.locations[tool.name] = where
             result.descriptors.append(tool)
-    if not files or (not result.descriptors and not result.diagnostics):
-        result.diagnostics.append(
-            Diagnostic(
-                "TG104",
-                "no @tool handlers found in "
-                + ", ".join(config.display(s) for s in config.sources),
-            )
-        )
+    if not result.descriptors and not result.left_out:
+        result.diagnostics.append(_nothing_found(config, files, index, result.diagnostics))
     for framework in config.frameworks:  # its installed version shapes the MCP entries
         sha = file_sha(framework.origin) if framework.installed else None
         if sha is not None:
@@ -272,6 +267,47 @@ def _mounted(
             name = f"{mount.namespace}_{name}"
         server = mount.parent
     return tool if name == tool.name else rename(tool, name)
+
+
+def _nothing_found(
+    config: Config, files: list[SourceFile], index: ModuleIndex, found: list[Diagnostic]
+) -> Diagnostic:
+    """No tool anywhere: TG107 (an error) when a framework's marker is configured, else TG104,
+    saying what looked like a registration: another framework's (whose marker would find
+    it), and what toolgen could not follow (TG106)."""
+    sources = ", ".join(config.display(s) for s in config.sources)
+    frameworks = [m for m in config.markers if m != "toolgen"] + [
+        p for _, p, _ in config.decorators
+    ]
+    markers = ", ".join(f'"{m}"' for m in config.markers)
+    message = f"no tool found in {sources} with markers = [{markers}]"
+    others = _other_frameworks(config, files, index)
+    for name, where in others.items():
+        shown = ", ".join(str(w) for w in where[:3]) + (", ..." if len(where) > 3 else "")
+        message += f'; {len(where)} {name} registrations ({shown}): add "{name}" to markers'
+    unfollowed = [d.location for d in found if d.code == "TG106" and d.location]
+    if unfollowed:
+        shown = ", ".join(str(w) for w in unfollowed[:3]) + (", ..." if len(unfollowed) > 3 else "")
+        message += f"; registrations toolgen cannot follow (TG106): {shown}"
+    if not frameworks:
+        return Diagnostic("TG104", message)
+    return Diagnostic("TG107", message, config.markers_at)
+
+
+def _other_frameworks(
+    config: Config, files: list[SourceFile], index: ModuleIndex
+) -> dict[str, list[Location]]:
+    """Where the sources register tools with a framework whose marker is not configured, by
+    preset (only asked when nothing was found: it reads every source again)."""
+    others = [p for name, p in PRESETS.items() if name not in config.markers]
+    found: dict[str, list[Location]] = {}
+    for file in files:
+        module = index.add_file(file.module, file.path)
+        if module is None:
+            continue
+        for handler in find_registrations(module, index, others).handlers:
+            found.setdefault(handler.preset.name, []).append(handler.at.location(handler.decorator))
+    return found
 
 
 def _unknown_decorators(config: Config, index: ModuleIndex) -> list[Diagnostic]:
@@ -315,7 +351,7 @@ def compile_file(
                     unit.tools.append((descriptor, home.location(node)))
                     unit.servers.append(handler.server)
                 else:
-                    unit.left_out.append((intended_name(handler), home.location(node)))
+                    unit.left_out.append((intended_name(handler, index), home.location(node)))
     if unit.tools and not importable(file.module):
         unit.diagnostics.append(
             Diagnostic(
@@ -333,9 +369,9 @@ def compile_file(
     return unit
 
 
-def intended_name(handler: Handler) -> str:
+def intended_name(handler: Handler, index: ModuleIndex) -> str:
     """The name a handler that failed would have had: its registration's, else its own."""
-    name = decorator_options(handler).options.get("name")
+    name = decorator_options(handler, index).options.get("name")
     return name if isinstance(name, str) else handler.node.name
 
 
@@ -385,7 +421,7 @@ class _HandlerCompiler:
         self.keys: dict[str, str] = {}  # parameter name -> its property's name
         self.canonical_parameters: dict[str, Any] = {}  # before a preset's inlining
         self.preset = handler.preset
-        self.decorator = decorator_options(handler)
+        self.decorator = decorator_options(handler, index)
         self.problems.extend(self.decorator.problems)
 
     def report(self, code: str, message: str, node: ast.AST | Location | None) -> None:
@@ -595,7 +631,8 @@ class _HandlerCompiler:
         return params
 
     def parameters_schema(self) -> dict[str, Any]:
-        builder = SchemaBuilder(self.index)
+        # defaults and annotations are evaluated where the `def` is: in the functions around it
+        builder = SchemaBuilder(self.index, Scope(self.module, self.node))
         if self.decorator.args_schema is not None:
             return self.args_schema(builder, self.decorator.args_schema)
         params = self.params = self.exposed(builder)

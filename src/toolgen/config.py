@@ -72,6 +72,7 @@ class Config:
     budget_description_chars: int | None = None
     budget_catalog_tokens: int | None = None
     budget_catalog_at: Location | None = None  # the line that sets it (where TG931 points)
+    markers_at: Location | None = None  # the line that sets `markers` (where TG107 points)
     render: RenderOptions = field(default_factory=RenderOptions)
     #: `[[tool.toolgen.breaking_ignore]]` entries: (rule id, tool, pointer, reason); a rule
     #: named by its TG code is given here by its id
@@ -707,6 +708,7 @@ def _check(
         budget_description_chars=budgets["budget_description_chars"],
         budget_catalog_tokens=budgets["budget_catalog_tokens"],
         budget_catalog_at=where("budget_catalog_tokens"),
+        markers_at=where("markers"),
         breaking_ignore=tuple(ignores),
         library_paths=library_paths,
         max_source_bytes=max_source_bytes,

@@ -114,8 +114,13 @@ RULES: dict[str, Rule] = _rules(
      "A name must match ^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$ (it names the descriptor's file) "
      "and the rule of at least one configured platform; a platform that refuses it only "
      "leaves the tool out of its own payload (TG608).", FIXED),
-    ("TG104", W, "no tool handlers found in the configured sources",
+    ("TG104", W, "no tool handlers found in the configured sources (toolgen's own marker)",
      "Check `sources` and `markers`: handlers need a marker the configuration names."),
+    ("TG107", E, "a framework marker is configured but no tool was found",
+     "The message lists what looked like a registration: other frameworks' (add their marker), "
+     "and registrations toolgen could not follow (TG106, at each). Check `sources` (the "
+     "files that register the tools, and the server) and `markers`; see the README's "
+     "registration forms."),
     ("TG106", I, "a registration toolgen cannot follow statically",
      "The call registers with a server something toolgen cannot name without running the code "
      "(a function from a list built at run time, a tool object made at run time, tools made "
@@ -135,10 +140,12 @@ RULES: dict[str, Rule] = _rules(
      "Annotate every parameter a model passes; the annotation is the schema."),
     ("TG204", E, "parameter kind cannot be exposed to a model (*args, **kwargs, positional-only)",
      "Name each parameter; list parameters that a wrapper injects in `skip_params`."),
-    ("TG205", E, "Field(...) or constraint argument is not a literal",
-     "Metadata must be readable without running code: use literal values."),
-    ("TG206", E, "default value is not a literal that can be put into a schema",
-     "Use a literal default (or None) and compute the real default inside the handler."),
+    ("TG205", E, "Field(...) or constraint argument cannot be read statically",
+     "Metadata must be readable without running code: literals, constants and expressions of "
+     "them (README, Values read statically); the message says what depends on run time."),
+    ("TG206", E, "default value cannot be read statically into a schema",
+     "Use a literal or constant default (or None) and compute a run-time default inside the "
+     "handler; the message says what depends on run time."),
     ("TG207", W, "return type not annotated; returns schema left open",
      "Annotate the return type so the contract says what a caller gets back."),
     ("TG208", E, "json_schema_extra does not make a valid JSON Schema",
@@ -165,8 +172,10 @@ RULES: dict[str, Rule] = _rules(
      "`>>> tool(k=v, ...)` with keyword literal arguments, then the result as JSON or a Python "
      "literal."),
     # TG4xx: decorator arguments and the contract
-    ("TG401", E, "decorator argument is not a literal",
-     "Decorator arguments are read statically; use literal values."),
+    ("TG401", E, "decorator argument cannot be read statically",
+     "Decorator arguments are read statically: literals, constants, expressions of them and "
+     "small helpers (README, Values read statically); the message says what depends on run "
+     "time."),
     ("TG402", E, "unknown decorator argument",
      "The message lists the arguments @tool accepts."),
     ("TG403", E, "invalid decorator argument value",

@@ -911,7 +911,7 @@ def exposed_params(
     for handler in handlers:
         if handler.module.path != file.path:
             continue  # a function of another file, which that file's fix describes
-        if decorator_options(handler).args_schema is not None:
+        if decorator_options(handler, index).args_schema is not None:
             continue  # LangChain `args_schema=Model`: the model describes the parameters
         try:
             found[handler.node.lineno] = _handler_params(handler, index, config)

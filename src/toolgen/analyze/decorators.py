@@ -1,9 +1,11 @@
 """Decorator arguments, read without running them.
 
-toolgen's own `@tool(risk="high", ...)` takes literal keywords only, each one checked. A
-framework's decorator (`@mcp.tool(name=..., annotations=...)`, `@function_tool(name_override=...)`)
-is mapped through its preset: the keywords that describe the contract become descriptor fields;
-the ones that configure the framework's run time are left alone.
+toolgen's own `@tool(risk="high", ...)` takes keywords only, each one checked. A framework's
+decorator (`@mcp.tool(name=..., annotations=...)`, `@function_tool(name_override=...)`) is
+mapped through its preset: the keywords that describe the contract become descriptor fields;
+the ones that configure the framework's run time are left alone. Every value is folded
+statically (`toolgen.analyze.folding`): constants, expressions of them, the enclosing
+factory's parameter defaults, small helpers such as `annotations=read_only()`.
 """
 
 from __future__ import annotations
@@ -12,10 +14,11 @@ import ast
 from dataclasses import dataclass, field
 from typing import Any
 
+from toolgen.analyze.folding import NotStatic, fold
 from toolgen.analyze.handlers import Handler
-from toolgen.analyze.literals import jsonable
+from toolgen.analyze.scopes import Scope
 from toolgen.diagnostics import Diagnostic
-from toolgen.index import Module
+from toolgen.index import ModuleIndex
 
 #: Keyword arguments `@tool(...)` accepts (DESIGN §1, §3).
 DECORATOR_KEYS = frozenset(
@@ -48,7 +51,7 @@ DECORATOR_KEYS = frozenset(
 class DecoratorInfo:
     """What a handler's decorator says, read statically."""
 
-    options: dict[str, Any] = field(default_factory=dict)  # descriptor field -> literal value
+    options: dict[str, Any] = field(default_factory=dict)  # descriptor field -> its value
     #: descriptor field -> its keyword (in the module the registration is written in)
     nodes: dict[str, ast.AST] = field(default_factory=dict)
     problems: list[Diagnostic] = field(default_factory=list)
@@ -57,34 +60,51 @@ class DecoratorInfo:
     parse_docstring: bool = False  # LangChain `parse_docstring=True`
 
 
-def decorator_options(handler: Handler) -> DecoratorInfo:
+def decorator_options(handler: Handler, index: ModuleIndex) -> DecoratorInfo:
     """The options, the node of each (for locating later errors), and problems found."""
+    reader = _Reader(handler, index)
     if handler.preset.native:
-        return _native(handler)
-    return _foreign(handler)
+        return _native(handler, reader)
+    return _foreign(handler, reader)
 
 
-def _literal(kw: ast.keyword, info: DecoratorInfo, module: Module, shown: str) -> Any:
-    try:
-        return jsonable(ast.literal_eval(kw.value))
-    except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
-        info.problems.append(
-            Diagnostic(
-                "TG401",
-                f"{shown} argument `{kw.arg}` must be a literal value, not "
-                f"`{ast.unparse(kw.value)}`",
-                module.location(kw.value),
-            )
-        )
-        return _NOT_LITERAL
+def _is_annotations(path: str) -> bool:
+    """`ToolAnnotations(...)` (the MCP SDK's, or a project's own): read as a dict."""
+    return path.rpartition(".")[2] == "ToolAnnotations"
 
 
-_NOT_LITERAL: Any = object()
+@dataclass
+class _Reader:
+    """Folds the decorator's values where it is evaluated (in the functions around it)."""
+
+    handler: Handler
+    index: ModuleIndex
+    info: DecoratorInfo = field(default_factory=DecoratorInfo)
+
+    def __post_init__(self) -> None:
+        self.scope = Scope(self.handler.at, self.handler.decorator)
+
+    def fold(self, node: ast.expr) -> Any:
+        return fold(node, self.handler.at, self.index, self.scope, records=_is_annotations)
+
+    def value(self, arg: str, node: ast.expr, shown: str) -> Any:
+        """The value of argument `arg`; TG401 (and `_NOT_STATIC`) when it depends on run time."""
+        try:
+            return self.fold(node)
+        except NotStatic as exc:
+            self.not_static(arg, shown, exc)
+            return _NOT_STATIC
+
+    def not_static(self, arg: str, shown: str, exc: NotStatic) -> None:
+        message = f"{shown} argument `{arg}` is not a value toolgen can read statically: {exc.why}"
+        self.info.problems.append(Diagnostic("TG401", message, exc.module.location(exc.node)))
 
 
-def _native(handler: Handler) -> DecoratorInfo:
-    decorator, module = handler.decorator, handler.at
-    info = DecoratorInfo()
+_NOT_STATIC: Any = object()
+
+
+def _native(handler: Handler, reader: _Reader) -> DecoratorInfo:
+    decorator, module, info = handler.decorator, handler.at, reader.info
     if not isinstance(decorator, ast.Call):
         return info
     for arg in decorator.args:
@@ -113,8 +133,8 @@ def _native(handler: Handler) -> DecoratorInfo:
             info.problems.append(Diagnostic("TG402", message, module.location(kw)))
             continue
         given.add(kw.arg)
-        value = _literal(kw, info, module, "@tool")
-        if value is not _NOT_LITERAL:
+        value = reader.value(kw.arg, kw.value, "@tool")
+        if value is not _NOT_STATIC:
             info.options[kw.arg] = value
             info.nodes[kw.arg] = kw
     return info
@@ -133,19 +153,15 @@ ANNOTATION_HINTS = {
 }
 
 
-def _foreign(handler: Handler) -> DecoratorInfo:
+def _foreign(handler: Handler, reader: _Reader) -> DecoratorInfo:
     """A framework's decorator: map the keywords toolgen understands, ignore the rest (they
     configure the framework's run time, not the contract)."""
-    decorator, module, preset = handler.decorator, handler.at, handler.preset
-    info = DecoratorInfo()
+    decorator, preset, info = handler.decorator, handler.preset, reader.info
     if not isinstance(decorator, ast.Call):
         return info
     shown = f"@{ast.unparse(decorator.func)}"
     if preset.positional_name and decorator.args:
-        first = decorator.args[0]
-        if isinstance(first, ast.Constant) and isinstance(first.value, str):
-            info.options["name"] = first.value
-            info.nodes["name"] = first
+        _positional_name(decorator.args[0], reader, shown)
     for kw in decorator.keywords:
         target = preset.options.get(kw.arg or "")
         if target is None:
@@ -154,10 +170,10 @@ def _foreign(handler: Handler) -> DecoratorInfo:
             info.args_schema = kw.value
             continue
         if target == "annotations":
-            _annotations(kw, info, module, shown)
+            _annotations(kw, reader, shown)
             continue
-        value = _literal(kw, info, module, shown)
-        if value is _NOT_LITERAL:
+        value = reader.value(str(kw.arg), kw.value, shown)
+        if value is _NOT_STATIC:
             continue
         if target == "parse_docstring":
             info.parse_docstring = bool(value)
@@ -167,31 +183,52 @@ def _foreign(handler: Handler) -> DecoratorInfo:
     return info
 
 
-def _annotations(kw: ast.keyword, info: DecoratorInfo, module: Module, shown: str) -> None:
-    """`annotations={...}` or `annotations=ToolAnnotations(...)`: hints and title."""
-    pairs: list[tuple[str, ast.expr]] = []
-    if isinstance(kw.value, ast.Call):
-        pairs = [(k.arg, k.value) for k in kw.value.keywords if k.arg]
-    elif isinstance(kw.value, ast.Dict):
-        pairs = [
-            (k.value, v)
-            for k, v in zip(kw.value.keys, kw.value.values, strict=True)
-            if isinstance(k, ast.Constant) and isinstance(k.value, str)
-        ]
-    elif not (isinstance(kw.value, ast.Constant) and kw.value.value is None):
+def _positional_name(first: ast.expr, reader: _Reader, shown: str) -> None:
+    """`@mcp.tool("name")`: a string is the tool's name. A function passed there (`mcp.tool(fn)`
+    registers `fn`) is no name, and no problem."""
+    try:
+        value = reader.fold(first)
+    except NotStatic as exc:
+        if not _names_function(first, reader):
+            reader.not_static("name", shown, exc)
+        return
+    if isinstance(value, str):
+        reader.info.options["name"] = value
+        reader.info.nodes["name"] = first
+
+
+def _names_function(node: ast.expr, reader: _Reader) -> bool:
+    if isinstance(node, ast.Attribute):
+        return True  # `self.method`, `module.function`: what a call-form registration passes
+    if not isinstance(node, ast.Name):
+        return False
+    found = reader.scope.lookup(node) if reader.scope.module is reader.handler.at else None
+    if found is not None:  # bound in a function around it: by a nested `def`?
+        return isinstance(found[1].at, ast.FunctionDef | ast.AsyncFunctionDef)
+    symbol = reader.index.resolve(reader.handler.at, node.id)
+    return symbol is not None and symbol.kind == "function"
+
+
+def _annotations(kw: ast.keyword, reader: _Reader, shown: str) -> None:
+    """`annotations={...}`, `annotations=ToolAnnotations(...)` or a helper that returns one
+    of them: hints and title."""
+    info = reader.info
+    value = reader.value("annotations", kw.value, shown)
+    if value is _NOT_STATIC or value is None:
+        return
+    if not isinstance(value, dict):
         info.problems.append(
             Diagnostic(
                 "TG401",
-                f"{shown} argument `annotations` must be a dict or ToolAnnotations(...) literal",
-                module.location(kw.value),
+                f"{shown} argument `annotations` must be a dict or ToolAnnotations(...), "
+                f"not a {type(value).__name__}",
+                reader.handler.at.location(kw.value),
             )
         )
-    for key, node in pairs:
-        value = _literal(ast.keyword(arg=key, value=node), info, module, shown)
-        if value is _NOT_LITERAL:
-            continue
-        if key == "title" and isinstance(value, str):
-            info.options.setdefault("title", value)
+        return
+    for key, item in value.items():
+        if key == "title" and isinstance(item, str):
+            info.options.setdefault("title", item)
             info.nodes.setdefault("title", kw)
-        elif key in ANNOTATION_HINTS and isinstance(value, bool):
-            info.hints[ANNOTATION_HINTS[key]] = value
+        elif key in ANNOTATION_HINTS and isinstance(item, bool):
+            info.hints[ANNOTATION_HINTS[key]] = item

@@ -199,10 +199,24 @@ class _Finder:
             owner, _, method = dotted.rpartition(".")
             if not owner:
                 continue
-            for preset in self.presets:
-                if method in preset.methods and is_server(self.index, self.module, owner, preset):
+            candidates = [p for p in self.presets if method in p.methods]
+            for preset in candidates:
+                if is_server(self.index, self.module, owner, preset):
                     return decorator, preset, method
+            if candidates:
+                self.not_a_server(decorator, owner, f"@{dotted}")
         return None
+
+    def not_a_server(self, node: ast.expr, owner: str, shown: str) -> None:
+        """TG106 for a registration on something toolgen can see is not a server."""
+        self.unfollowed.append(
+            Diagnostic(
+                "TG106",
+                f"`{shown}` looks like a registration, but `{owner}` is not a server of the "
+                "configured markers: nothing is registered",
+                self.module.location(node),
+            )
+        )
 
     def owner_key(self, registration: ast.expr, preset: Preset) -> str | None:
         """The server key of the owner of `registration` (`owner.tool(...)`, `owner.tool`)."""
@@ -280,26 +294,33 @@ class _Finder:
         """`owner.tool(...)(fn)`, `owner.tool(fn, ...)`, `owner.add_tool(fn, ...)`."""
         if isinstance(call.func, ast.Call) and call.args and not call.keywords:
             inner = call.func  # `owner.tool(...)` applied to `fn`
-            if self.method_call(inner, registers=False) is not None:
+            if self.method_call(inner, registers=False, report=True) is not None:
                 self.register(call.args[0], inner, scope)
             return
         given = call.args and not isinstance(call.args[0], ast.Constant)
-        if given and self.method_call(call, registers=True) is not None:
+        if given and self.method_call(call, registers=True, report=True) is not None:
             self.register(call.args[0], call, scope)
 
-    def method_call(self, call: ast.Call, registers: bool) -> tuple[Preset, str] | None:
+    def method_call(
+        self, call: ast.Call, registers: bool, report: bool = False
+    ) -> tuple[Preset, str] | None:
         """The preset and method of a server method call (`owner.tool(...)`); with
-        `registers`, also `owner.add_tool(...)`."""
+        `registers`, also `owner.add_tool(...)`. With `report`, one on something toolgen can
+        see is no server is a TG106."""
         if not isinstance(call.func, ast.Attribute):
             return None
         method = call.func.attr
         owner = dotted_name(call.func.value)
-        for preset in self.presets:
-            if not preset.methods:
-                continue
-            named = method in preset.methods or (registers and method in ADD_METHODS)
-            if named and (owner is None or is_server(self.index, self.module, owner, preset)):
+        candidates = [
+            p
+            for p in self.presets
+            if p.methods and (method in p.methods or (registers and method in ADD_METHODS))
+        ]
+        for preset in candidates:
+            if owner is None or is_server(self.index, self.module, owner, preset):
                 return preset, method
+        if candidates and owner is not None and report:
+            self.not_a_server(call, owner, f"{owner}.{method}(...)")
         return None
 
     def register(self, target: ast.expr, call: ast.Call, scope: _Scope) -> None:

@@ -1,117 +1,13 @@
-"""Literal values read from source without running it: defaults, Field and decorator arguments.
-
-Besides Python literals this follows names to module-level constants and enum members, so
-`priority: Priority = Priority.LOW` has the default `"low"` like at run time.
-"""
+"""Values as JSON holds them: what a folded value (`toolgen.analyze.folding`) becomes in a
+descriptor, and whether a descriptor can be written as JSON at all."""
 
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterable
 from typing import Any
 
 from pydantic_core import to_json
-
-from toolgen.index import Module, ModuleIndex
-
-
-class NotLiteral(Exception):
-    """The expression is not a value we can compute statically."""
-
-    def __init__(self, node: ast.AST, why: str = "") -> None:
-        super().__init__(why)
-        self.node = node
-        self.why = why
-
-
-def literal_value(
-    node: ast.expr,
-    module: Module,
-    index: ModuleIndex,
-    depth: int = 0,
-    enums: tuple[ast.ClassDef, ...] = (),
-) -> Any:
-    """The value of `node`, or raise `NotLiteral`. JSON-ready: tuples and sets become lists.
-    `enums`: the enum classes whose member values are being read (a member that names one of
-    them, `B = E.A` inside `class E`, is an error at run time)."""
-    if depth > 20:
-        raise NotLiteral(node, "too deeply nested")
-    try:
-        value = ast.literal_eval(node)
-    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-        pass
-    else:
-        try:
-            return jsonable(value)
-        except (ValueError, RecursionError) as exc:
-            if not isinstance(node, ast.List | ast.Tuple | ast.Set | ast.Dict):
-                # a literal with no JSON form: `1e999`, `1j`, `...`; a container of them is
-                # read item by item below, to point at the item
-                raise NotLiteral(node, f"`{_source(node)}`: {exc}") from None
-    if isinstance(node, ast.Name | ast.Attribute):
-        symbol = index.resolve_expr(module, node)
-        if symbol is not None and symbol.module is not None:
-            if symbol.kind == "member" and isinstance(symbol.node, ast.ClassDef):
-                if any(cls is symbol.node for cls in enums):
-                    name = symbol.node.name
-                    why = f"`{_source(node)}`: the member values of enum {name} refer back to it"
-                    raise NotLiteral(node, why)
-                values = enum_values(symbol.node, symbol.module, index, enums)
-                member = symbol.path.rsplit(".", 1)[-1]
-                if member in values:
-                    return values[member]
-            if symbol.kind == "assign" and isinstance(symbol.node, ast.expr):
-                return literal_value(symbol.node, symbol.module, index, depth + 1, enums)
-    if isinstance(node, ast.List | ast.Tuple | ast.Set):
-        return [literal_value(e, module, index, depth + 1, enums) for e in node.elts]
-    if isinstance(node, ast.Dict):
-        result: dict[str, Any] = {}
-        for key, value in zip(node.keys, node.values, strict=True):
-            if key is None:
-                raise NotLiteral(node, "dict unpacking")
-            k = literal_value(key, module, index, depth + 1, enums)
-            if not isinstance(k, str | int | float | bool) and k is not None:
-                raise NotLiteral(key, "dict key must be a string or number")
-            result[_json_key(k)] = literal_value(value, module, index, depth + 1, enums)
-        return result
-    raise NotLiteral(node, f"`{_source(node)}` is not a literal")
-
-
-STR_ENUM_BASES = frozenset({"builtins.str", "enum.StrEnum"})
-
-
-def enum_values(
-    cls: ast.ClassDef, module: Module, index: ModuleIndex, enums: tuple[ast.ClassDef, ...] = ()
-) -> dict[str, Any]:
-    """Each member's value, as `enum` would assign it (`auto()` included). `enums`: as for
-    `literal_value`, the enums whose values are being read already."""
-    str_based = any(
-        (symbol := index.resolve_expr(module, base)) is not None and symbol.path in STR_ENUM_BASES
-        for base in cls.bases
-    )
-    values: dict[str, Any] = {}
-    for stmt in cls.body:
-        if not isinstance(stmt, ast.Assign) or len(stmt.targets) != 1:
-            continue
-        target = stmt.targets[0]
-        if not isinstance(target, ast.Name) or target.id.startswith("_"):
-            continue
-        if _is_auto(stmt.value):
-            last = list(values.values())[-1] if values else 0
-            values[target.id] = (
-                target.id.lower() if str_based else (last + 1 if isinstance(last, int) else 1)
-            )
-        else:
-            values[target.id] = literal_value(stmt.value, module, index, 1, (*enums, cls))
-    return values
-
-
-def _is_auto(node: ast.expr) -> bool:
-    return (
-        isinstance(node, ast.Call)
-        and not node.args
-        and isinstance(node.func, ast.Name | ast.Attribute)
-        and (node.func.id if isinstance(node.func, ast.Name) else node.func.attr) == "auto"
-    )
 
 
 def _json_key(key: object) -> str:
@@ -120,11 +16,21 @@ def _json_key(key: object) -> str:
     return str(key)
 
 
+def sorted_items(items: Iterable[Any]) -> list[Any]:
+    """A set's items in order: by value (as FastMCP sorts a tool's tags), by their repr when
+    they do not compare."""
+    listed = list(items)
+    try:
+        return sorted(listed)
+    except TypeError:
+        return sorted(listed, key=repr)
+
+
 def jsonable(value: Any) -> Any:
     if isinstance(value, tuple | list):
         return [jsonable(v) for v in value]
     if isinstance(value, set | frozenset):
-        return sorted((jsonable(v) for v in value), key=repr)
+        return sorted_items(jsonable(v) for v in value)
     if isinstance(value, dict):
         return {_json_key(k): jsonable(v) for k, v in value.items()}
     if isinstance(value, bytes):

@@ -27,7 +27,8 @@ from typing import Any
 from pydantic import alias_generators
 
 from toolgen.analyze import bodies
-from toolgen.analyze.literals import NotLiteral, enum_values, literal_value
+from toolgen.analyze.folding import ENUM_BASES, NotStatic, enum_values, fold
+from toolgen.analyze.scopes import Scope
 from toolgen.diagnostics import Diagnostic
 from toolgen.index import LIBRARY, Module, ModuleIndex, Symbol, dotted_name, well_known
 from toolgen.schema_ops import drop_titles
@@ -179,7 +180,6 @@ STRING_FORMATS = {
     "pathlib.PurePath": "path",
 }
 
-ENUM_BASES = frozenset({"enum.Enum", "enum.IntEnum", "enum.StrEnum", "enum.Flag", "enum.IntFlag"})
 TYPEDDICT_BASES = frozenset({"typing.TypedDict"})
 MODEL_BASES = frozenset({"pydantic.BaseModel"})
 DATACLASS_DECORATORS = frozenset({"dataclasses.dataclass", "pydantic.dataclasses.dataclass"})
@@ -321,8 +321,10 @@ class ClassField:
 class SchemaBuilder:
     """Builds schemas for one tool's parameters (or returns); collects the shared `$defs`."""
 
-    def __init__(self, index: ModuleIndex) -> None:
+    def __init__(self, index: ModuleIndex, scope: Scope | None = None) -> None:
         self.index = index
+        #: where a handler's defaults and metadata are evaluated (the functions around it)
+        self.scope = scope
         self.defs: dict[str, Schema] = {}
         self._def_names: dict[str, str] = {}
         self._expanding: set[str] = set()
@@ -1105,8 +1107,8 @@ class SchemaBuilder:
         assert isinstance(node, ast.ClassDef) and module is not None
         try:
             values = list(enum_values(node, module, self.index).values())
-        except NotLiteral as exc:
-            raise self.problem("TG205", exc.why or "not a literal", exc.node, module) from None
+        except NotStatic as exc:
+            raise self.problem("TG205", exc.why, exc.node, exc.module) from None
         if not values:
             raise self.problem("TG202", f"enum {node.name} has no members", node, module)
         out: Schema = {}
@@ -1448,19 +1450,19 @@ class SchemaBuilder:
         return self._resolve(node.value, module, strict=False).path == ("pydantic.SkipJsonSchema")
 
     def _literal(self, node: ast.expr, module: Module) -> Any:
+        """A value in metadata (`Field(ge=MIN)`, `MinLen(3)`, a class attribute's default);
+        TG205 at what is not static."""
         try:
-            return literal_value(node, module, self.index)
-        except NotLiteral as exc:
-            raise self.problem("TG205", exc.why or "not a literal", exc.node, module) from None
+            return fold(node, module, self.index, self.scope)
+        except NotStatic as exc:
+            raise self.problem("TG205", exc.why, exc.node, exc.module) from None
 
     def literal_default(self, node: ast.expr, module: Module) -> Any:
-        """A default value (for parameters); TG206 when it is not a literal."""
+        """A parameter's default; TG206 when it is not static."""
         try:
-            return literal_value(node, module, self.index)
-        except NotLiteral as exc:
-            raise self.problem(
-                "TG206", f"default {exc.why or 'is not a literal'}", node, module
-            ) from None
+            return fold(node, module, self.index, self.scope)
+        except NotStatic as exc:
+            raise self.problem("TG206", f"default {exc.why}", node, module) from None
 
     def _forward_ref(self, node: ast.expr, module: Module) -> ast.expr:
         assert isinstance(node, ast.Constant) and isinstance(node.value, str)
