@@ -107,7 +107,7 @@ def test_counts_of_one_are_singular(project: Project, run) -> None:  # type: ign
     project.write("src/a.py", tool_source().replace(" Use it for product questions.", ""))
     build = run("build", cwd=project.root)
     assert "over the budget of 1 token\n" in build.out
-    assert "TG902 [warning] tool lookup: description has 1 sentence; 2-5 tell" in build.out
+    assert "TG902 [info] tool lookup: description has 1 sentence; 2-5 tell" in build.out
     assert "toolgen: 1 tool; 9 files written, 0 removed, 0 unchanged in generated" in build.out
     (project.out / "docs" / "tools.md").unlink()
     build = run("build", cwd=project.root)
@@ -139,3 +139,18 @@ def test_sort_diagnostics_keeps_each_once_by_location() -> None:
         ("TG301", "a.py:3:5", "info"),
         ("TG301", "b.py:1:1", RULES["TG301"].level.value),
     ]
+
+
+def test_conformance_levels_are_reported_and_enforced_only_when_set(project: Project, run) -> None:  # type: ignore[no-untyped-def]
+    """With no `min_level`, a tool without Errors, Examples or Idempotency sections builds
+    (level 0), and stats says which levels the tools reach; with `min_level = 1` it is TG920."""
+    project.write("pyproject.toml", '[tool.toolgen]\nsources = ["src"]\n')
+    project.write("src/a.py", tool_source())
+    build = run("build", cwd=project.root)
+    assert build.code == 0 and "TG920" not in build.out, build.out
+    stats = run("stats", cwd=project.root)
+    assert stats.out.endswith("\nconformance levels: 0: 1 tools\n"), stats.out
+    assert run("stats", "--format", "json", cwd=project.root).json()["levels"] == {"lookup": 0}
+    project.write("pyproject.toml", '[tool.toolgen]\nsources = ["src"]\nmin_level = 1\n')
+    enforced = run("build", cwd=project.root)
+    assert enforced.code == 1 and "TG920 [error] tool lookup reaches level 0" in enforced.out

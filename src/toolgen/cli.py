@@ -946,6 +946,7 @@ def cmd_stats(args: argparse.Namespace, stream: TextIO) -> int:
                     for s in sizes
                 ],
                 "catalogs": {p: {"chars": c, "tokens": t} for p, (c, t) in totals.items()},
+                "levels": {d.name: d.conformance_level for d in result.descriptors},
                 "diagnostics": [d.to_dict() for d in budgets],
             },
             stream,
@@ -967,6 +968,11 @@ def cmd_stats(args: argparse.Namespace, stream: TextIO) -> int:
     print(f"{'catalog':<50} {'chars':>7} {'~tokens':>8}", file=stream)
     for platform, (chars, tokens) in totals.items():
         print(f"{platform:<50} {chars:>7} {tokens:>8}", file=stream)
+    levels = [d.conformance_level for d in result.descriptors]
+    if levels:  # reported; enforced only where the project sets min_level
+        counts = ", ".join(f"{n}: {levels.count(n)}" for n in sorted(set(levels)))
+        minimum = f" (min_level {config.min_level})" if config.min_level else ""
+        print(f"\nconformance levels{minimum}: {counts} tools", file=stream)
     return 0
 
 

@@ -675,8 +675,9 @@ class _HandlerCompiler:
                             "Field(description=...))"
                         ),
                         self.module.location(param.node),
-                        # a framework's handlers are read as they are: a warning, not a block
-                        None if self.preset.native else Level.WARNING,
+                        # a framework's handlers are read as they are, and most real ones
+                        # describe few parameters: a note, not a warning
+                        None if self.preset.native else Level.INFO,
                     )
                 )
             key = property_name(merged, param.name)  # as `validate_call` names it

@@ -35,7 +35,7 @@ DEFAULTS: dict[str, Any] = {
     "markers": ["toolgen"],
     "skip_params": [],
     "docstring_style": "auto",
-    "min_level": 1,
+    "min_level": 0,
     "rules": {},
     "budget_description_chars": None,
     "budget_catalog_tokens": None,
@@ -67,7 +67,7 @@ class Config:
     markers: tuple[str, ...] = ("toolgen",)
     skip_params: tuple[str, ...] = ()
     docstring_style: str = "auto"
-    min_level: int = 1
+    min_level: int = 0
     rule_levels: dict[str, str] = field(default_factory=dict)
     budget_description_chars: int | None = None
     budget_catalog_tokens: int | None = None
@@ -523,7 +523,7 @@ def _check(
     min_level = values["min_level"]
     if not isinstance(min_level, int) or isinstance(min_level, bool) or not 0 <= min_level <= 3:
         bad("min_level", "must be a whole number from 0 to 3")
-        min_level = 1
+        min_level = 0
     rule_levels: dict[str, str] = {}
     if not isinstance(values["rules"], dict):
         bad("rules", "must be a table of rule code = level")

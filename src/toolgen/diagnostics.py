@@ -235,10 +235,10 @@ RULES: dict[str, Rule] = _rules(
     # TG9xx: lint: conformance and good practice
     ("TG901", W, "tool name is not snake_case",
      "Canonical names are snake_case (lower case, digits, underscores)."),
-    ("TG902", W, "description is not 2-5 sentences",
+    ("TG902", I, "description is not 2-5 sentences",
      "Say what the tool does, when to use it and what it does not do, in two to five "
      "sentences."),
-    ("TG903", W, "description longer than 600 characters",
+    ("TG903", I, "description longer than 600 characters",
      "Tool definitions are re-sent on every model turn; keep descriptions short."),
     ("TG904", W, "description does not start with a verb",
      "Start with what the tool does: `Search the catalog ...`, not `This tool ...`."),
@@ -246,7 +246,7 @@ RULES: dict[str, Rule] = _rules(
      "An optional parameter should default to None, so callers may leave it out."),
     ("TG906", W, "parameters nest objects more than 2 levels deep",
      "Deeply nested arguments are hard for models to fill; flatten the structure."),
-    ("TG907", W, "parameter is a union of several types",
+    ("TG907", I, "parameter is a union of several types",
      "Unions of unlike types confuse models; split the tool or use one type."),
     ("TG908", W, "string parameter lists its allowed values in prose",
      "Use Literal[...] or an Enum so the values are in the schema, not only in the text."),
