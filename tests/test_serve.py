@@ -316,10 +316,11 @@ def test_undeclared_tool_error_is_reported_as_such() -> None:
 
 
 def test_internal_error_envelope() -> None:
+    # not retryable: an exception nobody declared is not known to be transient
     assert envelope(internal_error_result("abc123")) == {
         "code": "INTERNAL",
         "message": "internal error",
-        "retryable": True,
+        "retryable": False,
         "trace_id": "abc123",
     }
 
@@ -516,14 +517,18 @@ def test_dispatcher_errors(dispatcher: Dispatcher, capsys: pytest.CaptureFixture
     assert (exploded["code"], exploded["message"], exploded["retryable"]) == (
         "INTERNAL",
         "internal error",
-        True,
+        False,  # a broken handler is not worth retrying
     )
     assert HEX16.match(exploded["trace_id"])
     log = capsys.readouterr().err
     assert log.startswith(f"toolgen serve: [trace {exploded['trace_id']}] tool explode raised\n")
     assert "RuntimeError: secret internals: s3cr3t" in log
     wrong = envelope(call(dispatcher, "wrong_output", {}))
-    assert (wrong["code"], wrong["message"]) == ("INTERNAL", "internal error")
+    assert (wrong["code"], wrong["message"], wrong["retryable"]) == (
+        "INTERNAL",
+        "internal error",
+        False,
+    )
     log = capsys.readouterr().err
     assert f"[trace {wrong['trace_id']}] tool wrong_output returned a value its outputSchema" in log
     assert "'not a number' is not of type 'integer'" in log
@@ -640,7 +645,7 @@ def test_examples_over_stdio(tmp_path: Path) -> None:
     assert error == {
         "code": "INTERNAL",
         "message": "internal error",
-        "retryable": True,
+        "retryable": False,
         "trace_id": error["trace_id"],
     }
     assert HEX16.match(error["trace_id"])
