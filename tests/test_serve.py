@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import subprocess
 import sys
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
@@ -790,6 +791,62 @@ def test_toolgen_serve_command_lists_the_generated_tools(tmp_path: Path) -> None
 
     over_stdio(parameters, tmp_path / "err.log", session)
     assert names == [t["name"] for t in EXAMPLE_TOOLS]
+
+
+#: `python -m toolgen ARGV` in a Python where a module of the `serve` extra cannot be imported,
+#: as when `pip install toolgen` ran without `[serve]`
+WITHOUT = """
+import runpy, sys
+from importlib.abc import MetaPathFinder
+
+MISSING = sys.argv[1]
+
+class Missing(MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] == MISSING:
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        return None
+
+sys.meta_path.insert(0, Missing())
+sys.argv[:2] = ["toolgen"]
+runpy.run_module("toolgen", run_name="__main__")
+"""
+
+
+@pytest.mark.parametrize("missing", ["mcp", "mcp_types", "anyio"])
+def test_serve_without_its_extra_says_how_to_install_it(missing: str) -> None:
+    child = subprocess.run(
+        [sys.executable, "-c", WITHOUT, missing, "serve", "--config", "pyproject.toml"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=120,
+        check=False,
+    )
+    assert child.returncode == 2, child.stderr
+    assert child.stdout == ""
+    assert child.stderr == (
+        f"toolgen serve: the MCP SDK is not installed (no module named '{missing}'); "
+        "install it with: pip install 'toolgen[serve]'\n"
+    )
+
+
+def test_a_missing_module_that_is_not_the_extra_is_still_an_internal_error() -> None:
+    """Only the extra's own modules are the user's to install: any other failing import
+    is toolgen's bug, and says so."""
+    child = subprocess.run(
+        [sys.executable, "-c", WITHOUT, "jsonschema", "serve", "--config", "pyproject.toml"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=120,
+        check=False,
+    )
+    assert child.returncode == 2
+    assert "toolgen: internal error (please report it):" in child.stderr
+    assert "toolgen[serve]" not in child.stderr
 
 
 SHAPES = '''

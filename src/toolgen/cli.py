@@ -840,9 +840,22 @@ def cmd_fix(args: argparse.Namespace, stream: TextIO) -> int:
     return 1 if mode == "check" and report.changed else 0
 
 
-def cmd_serve(args: argparse.Namespace, stream: TextIO) -> int:
-    from toolgen.serve import serve
+#: What `pip install 'toolgen[serve]'` adds: the MCP SDK and what it is made of.
+SERVE_EXTRA = frozenset({"mcp", "mcp_types", "anyio"})
 
+
+def cmd_serve(args: argparse.Namespace, stream: TextIO) -> int:
+    try:
+        from toolgen.serve import serve
+    except ModuleNotFoundError as exc:  # the extra is missing: say how to add it
+        if (exc.name or "").split(".")[0] not in SERVE_EXTRA:
+            raise
+        print(
+            f"toolgen serve: the MCP SDK is not installed (no module named {exc.name!r}); "
+            "install it with: pip install 'toolgen[serve]'",
+            file=sys.stderr,
+        )
+        return 2
     if args.page_size < 1:
         raise UserError(Diagnostic("TG002", "--page-size must be at least 1"))
     return serve(_load(args), page_size=args.page_size)
