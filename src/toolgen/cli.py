@@ -210,7 +210,9 @@ def _parser() -> argparse.ArgumentParser:
         help="rows to show in the text format, largest first: 1 or more (default: 20)",
     )
     init = commands.add_parser(
-        "init", help="add a [tool.toolgen] table and an example tool to an existing project"
+        "init",
+        help="set an existing project up: find its tools, add a [tool.toolgen] table (and an "
+        "example tool when it has none)",
     )
     init.add_argument(
         "--path", metavar="DIR", type=Path, default=Path(), help="the project (default: .)"
@@ -218,8 +220,9 @@ def _parser() -> argparse.ArgumentParser:
     init.add_argument(
         "--sources",
         metavar="DIR",
-        help="folder of the example tool and the `sources` entry, relative to the project "
-        "(default: src/<package>/tools, <package>/tools or tools)",
+        help="the `sources` entry, relative to the project (default: where the tools are "
+        "registered), and the folder of the example tool when there are none (default: "
+        "src/<package>/tools, <package>/tools or tools)",
     )
     init.set_defaults(format="text", paths=[])
     return parser
