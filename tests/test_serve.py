@@ -813,17 +813,22 @@ runpy.run_module("toolgen", run_name="__main__")
 """
 
 
-@pytest.mark.parametrize("missing", ["mcp", "mcp_types", "anyio"])
-def test_serve_without_its_extra_says_how_to_install_it(missing: str) -> None:
-    child = subprocess.run(
+def serve_without(missing: str) -> subprocess.CompletedProcess[str]:
+    """`toolgen serve` on this repository, where module `missing` cannot be imported."""
+    return subprocess.run(
         [sys.executable, "-c", WITHOUT, missing, "serve", "--config", "pyproject.toml"],
         cwd=REPO,
         capture_output=True,
         text=True,
-        stdin=subprocess.DEVNULL,
+        stdin=subprocess.DEVNULL,  # were it to serve, it would stop at once
         timeout=120,
         check=False,
     )
+
+
+@pytest.mark.parametrize("missing", ["mcp", "mcp_types", "anyio"])
+def test_serve_without_its_extra_says_how_to_install_it(missing: str) -> None:
+    child = serve_without(missing)
     assert child.returncode == 2, child.stderr
     assert child.stdout == ""
     assert child.stderr == (
@@ -835,15 +840,7 @@ def test_serve_without_its_extra_says_how_to_install_it(missing: str) -> None:
 def test_a_missing_module_that_is_not_the_extra_is_still_an_internal_error() -> None:
     """Only the extra's own modules are the user's to install: any other failing import
     is toolgen's bug, and says so."""
-    child = subprocess.run(
-        [sys.executable, "-c", WITHOUT, "jsonschema", "serve", "--config", "pyproject.toml"],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        stdin=subprocess.DEVNULL,
-        timeout=120,
-        check=False,
-    )
+    child = serve_without("jsonschema")
     assert child.returncode == 2
     assert "toolgen: internal error (please report it):" in child.stderr
     assert "toolgen[serve]" not in child.stderr
