@@ -4,12 +4,14 @@ builds cleanly at conformance level 3; it never overwrites a file and is idempot
 from __future__ import annotations
 
 import json
+import sys
+import textwrap
 import tomllib
 from pathlib import Path
 
 import pytest
 
-from toolgen.init import EXAMPLE_HANDLER, config_table
+from toolgen.init import EXAMPLE_FILE, EXAMPLE_HANDLER, config_table
 
 EXAMPLE = "tools/example_tool.py"
 
@@ -299,3 +301,425 @@ def test_a_failing_append_says_what_was_written_and_keeps_pyproject(
     assert f"toolgen: {EXAMPLE} exists; left as it is" in again.out
     assert tomllib.loads((folder / "pyproject.toml").read_text())["tool"]["toolgen"]
     assert run("build", cwd=folder).code == 0
+
+
+# -- projects that have tools: init reads them (never imports them) -------------------------
+
+NEXT = (
+    "next: `toolgen build` writes generated/; commit it, and run `toolgen check` in CI "
+    "(or the toolgen-check pre-commit hook)"
+)
+
+
+def write(folder: Path, sources: dict[str, str]) -> None:
+    for relpath, text in sources.items():
+        path = folder / relpath
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip("\n"))
+
+
+def built(folder: Path, run) -> list[str]:  # type: ignore[no-untyped-def]
+    """The names of every tool `toolgen build` found: written, or left out for errors."""
+    result = run("build", "--format", "json", cwd=folder)
+    assert result.code in (0, 1), result.out
+    report = result.json()
+    names = [p.stem for p in (folder / "generated" / "descriptors").glob("*.json")]
+    assert report["tools"] == len(names)
+    return sorted(names + [t["name"] for t in report["left_out"]])
+
+
+FASTMCP_APP = {
+    "pyproject.toml": '[project]\nname = "app"\n',
+    "src/app/__init__.py": "",
+    "src/app/helpers.py": '''
+        def shout(text: str) -> str:
+            """Upper-case a text."""
+            return text.upper()
+        ''',
+    "src/app/server.py": '''
+        from fastmcp import FastMCP
+
+        from app.helpers import shout
+
+        mcp = FastMCP("demo")
+
+
+        @mcp.tool
+        def add(a: int, b: int) -> int:
+            """Add two numbers."""
+            return a + b
+
+
+        @mcp.tool(name="subtract")
+        async def minus(a: int, b: int) -> int:
+            """Subtract b from a."""
+            return a - b
+
+
+        mcp.tool(name="yell")(shout)  # a function of another module, registered by call
+        ''',
+    # a test's server is not the project's: neither counted nor in `sources`
+    "tests/test_server.py": '''
+        from fastmcp import FastMCP
+
+        mcp = FastMCP("test")
+
+
+        @mcp.tool
+        def probe() -> str:
+            """A test tool."""
+            return "ok"
+        ''',
+}
+
+
+def test_a_fastmcp_app_gets_markers_and_sources_and_no_example(folder: Path, run) -> None:  # type: ignore[no-untyped-def]
+    write(folder, FASTMCP_APP)
+    result = run("init", cwd=folder)
+    assert result.code == 0, result.out
+    assert result.out.splitlines() == [
+        "toolgen: found 3 FastMCP tools in src/app/server.py",
+        "toolgen: added to pyproject.toml a [tool.toolgen] table "
+        '(sources = ["src/app/server.py"], markers = ["fastmcp"])',
+        NEXT,
+    ]
+    table = config_table(["src/app/server.py"], markers=["fastmcp"], example=False)
+    assert (folder / "pyproject.toml").read_text() == '[project]\nname = "app"\n\n' + table
+    config = tomllib.loads(table)["tool"]["toolgen"]
+    assert (config["markers"], config["min_level"], config["out"]) == (["fastmcp"], 0, "generated")
+    assert not list(folder.rglob(EXAMPLE_FILE))
+    assert built(folder, run) == ["add", "subtract", "yell"]
+
+
+def test_an_mcp_sdk_app_in_a_flat_layout_without_pyproject(folder: Path, run) -> None:  # type: ignore[no-untyped-def]
+    write(
+        folder,
+        {
+            "weather/__init__.py": "",
+            "weather/server.py": """
+                from mcp.server.fastmcp import FastMCP
+
+                mcp = FastMCP("weather")
+                """,
+            "weather/tools/__init__.py": "",
+            "weather/tools/forecast.py": '''
+                from weather.server import mcp
+
+
+                @mcp.tool()
+                def forecast(city: str, days: int = 3) -> list[str]:
+                    """Forecast the weather of a city."""
+                    return []
+
+
+                @mcp.tool(title="Alerts")
+                def alerts(city: str) -> list[str]:
+                    """Weather alerts of a city."""
+                    return []
+                ''',
+            "weather/tools/now.py": '''
+                from weather.server import mcp
+
+
+                @mcp.tool()
+                def current(city: str) -> str:
+                    """The weather of a city now."""
+                    return ""
+                ''',
+        },
+    )
+    result = run("init", cwd=folder)
+    assert result.code == 0, result.out
+    assert result.out.splitlines() == [
+        "toolgen: found 3 MCP SDK tools in weather/tools",  # the folder that holds them
+        "toolgen: created pyproject.toml with a [tool.toolgen] table "
+        '(sources = ["weather/tools"], markers = ["mcp"])',
+        NEXT,
+    ]
+    assert (folder / "pyproject.toml").read_text() == config_table(
+        ["weather/tools"], markers=["mcp"], example=False
+    )
+    assert built(folder, run) == ["alerts", "current", "forecast"]
+
+
+AGENT = '''
+    from agents import Agent, function_tool
+
+
+    @function_tool
+    def lookup_order(order_id: str) -> dict[str, str]:
+        """Look up an order by its id."""
+        return {}
+
+
+    @function_tool(name_override="refund")
+    def refund_order(order_id: str, amount: float) -> str:
+        """Refund an order."""
+        return "ok"
+
+
+    agent = Agent(name="support", tools=[lookup_order, refund_order])
+    '''
+
+
+def test_an_openai_agents_app(folder: Path, run) -> None:  # type: ignore[no-untyped-def]
+    write(folder, {"pyproject.toml": '[project]\nname = "support"\n', "agent.py": AGENT})
+    result = run("init", cwd=folder)
+    assert result.code == 0, result.out
+    assert result.out.splitlines() == [
+        "toolgen: found 2 OpenAI Agents tools in agent.py",
+        "toolgen: added to pyproject.toml a [tool.toolgen] table "
+        '(sources = ["agent.py"], markers = ["openai-agents"])',
+        NEXT,
+    ]
+    config = tomllib.loads((folder / "pyproject.toml").read_text())["tool"]["toolgen"]
+    assert (config["sources"], config["markers"]) == (["agent.py"], ["openai-agents"])
+    assert built(folder, run) == ["lookup_order", "refund"]
+
+
+def test_fastmcp_and_openai_agents_in_one_project(folder: Path, run) -> None:  # type: ignore[no-untyped-def]
+    """Two frameworks: both markers, each file a source of its own (they share only the
+    project folder, where `out` goes), and what each framework registers."""
+    write(
+        folder,
+        {
+            "agent.py": AGENT,
+            "server.py": '''
+                from fastmcp import FastMCP
+
+                mcp = FastMCP("demo")
+
+
+                @mcp.tool
+                def ping() -> str:
+                    """Answer pong."""
+                    return "pong"
+                ''',
+        },
+    )
+    result = run("init", cwd=folder)
+    assert result.code == 0, result.out
+    assert result.out.splitlines() == [
+        "toolgen: found 1 FastMCP tool in server.py",
+        "toolgen: found 2 OpenAI Agents tools in agent.py",
+        "toolgen: created pyproject.toml with a [tool.toolgen] table "
+        '(sources = ["agent.py", "server.py"], markers = ["fastmcp", "openai-agents"])',
+        NEXT,
+    ]
+    assert built(folder, run) == ["lookup_order", "ping", "refund"]
+
+
+def test_an_empty_project_gets_the_example_and_build_finds_it_alone(folder: Path, run) -> None:  # type: ignore[no-untyped-def]
+    (folder / "README.md").write_text("# nothing here yet\n")
+    (folder / "script.py").write_text("print('hello')\n")
+    result = run("init", cwd=folder)
+    assert result.code == 0, result.out
+    assert result.out.splitlines() == [
+        "toolgen: found no tools in the project",
+        "toolgen: created pyproject.toml with a [tool.toolgen] table "
+        '(sources = ["tools"], markers = ["toolgen"])',
+        f"toolgen: wrote {EXAMPLE}, an example tool (greet_user)",
+        NEXT,
+    ]
+    assert (folder / "pyproject.toml").read_text() == config_table("tools")
+    assert built(folder, run) == ["greet_user"]
+
+
+def test_a_framework_app_with_no_tools_yet_gets_the_example_and_both_markers(
+    folder: Path,
+    run,  # type: ignore[no-untyped-def]
+) -> None:
+    write(folder, {"server.py": 'from fastmcp import FastMCP\n\nmcp = FastMCP("new")\n'})
+    result = run("init", cwd=folder)
+    assert result.code == 0, result.out
+    assert result.out.splitlines()[:2] == [
+        "toolgen: found no tools in the project",
+        "toolgen: the project imports FastMCP, but no FastMCP tool registered in a way "
+        "toolgen can read",
+    ]
+    config = tomllib.loads((folder / "pyproject.toml").read_text())["tool"]["toolgen"]
+    assert (config["sources"], config["markers"]) == (["tools"], ["toolgen", "fastmcp"])
+    assert built(folder, run) == ["greet_user"]
+
+
+def test_a_src_layout_example_says_it_makes_a_subpackage(folder: Path, run) -> None:  # type: ignore[no-untyped-def]
+    write(folder, {"pyproject.toml": '[project]\nname = "shop"\n', "src/shop/__init__.py": ""})
+    result = run("init", cwd=folder)
+    assert result.code == 0, result.out
+    assert (
+        "toolgen: wrote src/shop/tools/__init__.py: `tools` is a new subpackage of your "
+        "package `shop`"
+    ) in result.out.splitlines()
+
+
+def test_tools_a_project_decorator_collects_are_pointed_at_not_replaced_by_an_example(
+    folder: Path,
+    run,  # type: ignore[no-untyped-def]
+) -> None:
+    """Registrations init cannot follow (TG106, at the call) mean the project has tools: no
+    example; the frameworks and files involved are configured, and declaring the decorator,
+    as init suggests, is what makes the build find them."""
+    write(
+        folder,
+        {
+            "pyproject.toml": '[project]\nname = "app"\n',
+            "app/__init__.py": "",
+            "app/registry.py": """
+                TOOLS = []
+
+
+                def collect(fn):
+                    TOOLS.append(fn)
+                    return fn
+                """,
+            "app/tools.py": '''
+                from app.registry import collect
+
+
+                @collect
+                def ping() -> str:
+                    """Answer pong."""
+                    return "pong"
+                ''',
+            "app/server.py": """
+                from fastmcp import FastMCP
+
+                from app import tools  # noqa: F401  (fills the registry)
+                from app.registry import TOOLS
+
+                mcp = FastMCP("app")
+                for fn in TOOLS:
+                    mcp.tool()(fn)
+                """,
+        },
+    )
+    result = run("init", cwd=folder)
+    assert result.code == 0, result.out
+    assert result.out.splitlines()[:3] == [
+        "toolgen: found no FastMCP tool registered in a way it can read",
+        "app/server.py:8:5: TG106 [info] `mcp.tool()` registers `fn`, which toolgen cannot name "
+        "without running the code (a parameter, a loop variable or a local value)",
+        "toolgen: tools that a decorator of the project's own collects are read once it is "
+        "declared in [tool.toolgen.decorators] (see the README)",
+    ]
+    assert not list(folder.rglob(EXAMPLE_FILE))
+    config = tomllib.loads((folder / "pyproject.toml").read_text())["tool"]["toolgen"]
+    assert (config["sources"], config["markers"]) == (["app"], ["fastmcp"])  # the package
+    assert built(folder, run) == []
+    with (folder / "pyproject.toml").open("a") as pyproject:
+        pyproject.write('\n[tool.toolgen.decorators]\n"app.registry.collect" = "fastmcp"\n')
+    assert built(folder, run) == ["ping"]
+
+
+def test_a_project_package_named_like_a_framework_is_not_the_framework(
+    folder: Path,
+    run,  # type: ignore[no-untyped-def]
+) -> None:
+    write(
+        folder,
+        {
+            "agents/__init__.py": "def function_tool(fn):\n    return fn\n",
+            "main.py": '''
+                from agents import function_tool
+
+
+                @function_tool
+                def helper() -> str:
+                    """Not an OpenAI Agents tool: `agents` is this project's own package."""
+                    return ""
+                ''',
+        },
+    )
+    result = run("init", cwd=folder)
+    assert result.code == 0, result.out
+    assert result.out.startswith("toolgen: found no tools in the project\n")
+    assert "OpenAI Agents" not in result.out
+    config = tomllib.loads((folder / "pyproject.toml").read_text())["tool"]["toolgen"]
+    assert config["markers"] == ["toolgen"]
+
+
+def test_sources_given_that_hold_tools_are_the_sources(folder: Path, run) -> None:  # type: ignore[no-untyped-def]
+    write(folder, FASTMCP_APP)
+    result = run("init", "--sources", "src/app", cwd=folder)
+    assert result.code == 0, result.out
+    assert result.out.splitlines()[0] == "toolgen: found 3 FastMCP tools in src/app"
+    config = tomllib.loads((folder / "pyproject.toml").read_text())["tool"]["toolgen"]
+    assert config["sources"] == ["src/app"]
+    assert not list(folder.rglob(EXAMPLE_FILE))
+    assert built(folder, run) == ["add", "subtract", "yell"]
+
+
+def test_sources_given_without_tools_get_the_example_and_say_where_the_tools_are(
+    folder: Path,
+    run,  # type: ignore[no-untyped-def]
+) -> None:
+    write(folder, FASTMCP_APP)
+    result = run("init", "--sources", "lib/tools", cwd=folder)
+    assert result.code == 0, result.out
+    assert result.out.splitlines()[:3] == [
+        "toolgen: found no tools in lib/tools",
+        "toolgen: the project registers tools outside --sources, in src/app/server.py",
+        "toolgen: added to pyproject.toml a [tool.toolgen] table "
+        '(sources = ["lib/tools"], markers = ["toolgen", "fastmcp"])',
+    ]
+    assert (folder / "lib/tools" / EXAMPLE_FILE).read_text() == EXAMPLE_HANDLER
+    assert built(folder, run) == ["greet_user"]
+
+
+def test_out_moves_aside_when_generated_is_taken(folder: Path, run) -> None:  # type: ignore[no-untyped-def]
+    write(folder, FASTMCP_APP)
+    (folder / "generated").write_text("a file of the project's\n")
+    result = run("init", cwd=folder)
+    assert result.code == 0, result.out
+    assert "next: `toolgen build` writes toolgen_generated/;" in result.out
+    config = tomllib.loads((folder / "pyproject.toml").read_text())["tool"]["toolgen"]
+    assert config["out"] == "toolgen_generated"
+    assert run("build", cwd=folder).code == 0
+    assert (folder / "toolgen_generated" / "descriptors" / "yell.json").is_file()
+
+
+def test_init_reads_the_project_without_importing_it(folder: Path, run) -> None:  # type: ignore[no-untyped-def]
+    hostile = (
+        "import pathlib\n"
+        'pathlib.Path(__file__).with_name("IMPORTED").write_text("ran at import")\n'
+        'raise RuntimeError("this module must never be imported")\n'
+    )
+    write(folder, FASTMCP_APP)
+    for relpath in ("src/app/__init__.py", "src/app/helpers.py"):
+        path = folder / relpath
+        path.write_text(hostile + path.read_text())
+    before = set(sys.modules)
+    result = run("init", cwd=folder)
+    assert result.code == 0, result.out
+    assert "found 3 FastMCP tools" in result.out
+    assert not (folder / "src" / "app" / "IMPORTED").exists()
+    assert not {m for m in set(sys.modules) - before if m == "app" or m.startswith("app.")}
+
+
+def test_a_folder_that_cannot_be_listed_is_a_diagnostic_and_changes_nothing(
+    folder: Path,
+    run,  # type: ignore[no-untyped-def]
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import os as real_os
+
+    import toolgen.discover
+
+    write(folder, FASTMCP_APP)
+    locked = folder / "src" / "app"
+    real_scandir = real_os.scandir
+
+    def scandir(path):  # type: ignore[no-untyped-def]
+        # what a folder without read permission answers (the tests may run as root)
+        if Path(path) == locked:
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_scandir(path)
+
+    monkeypatch.setattr(toolgen.discover.os, "scandir", scandir)
+    before = files(folder)
+    result = run("init", cwd=folder)
+    assert result.code == 2
+    assert result.out == (
+        "TG006 [error] cannot read src/app: Permission denied; nothing was changed\n"
+    )
+    assert files(folder) == before

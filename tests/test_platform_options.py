@@ -11,7 +11,8 @@ from jsonschema import Draft202012Validator
 
 from conftest import Project, tool_source
 
-SHARED = Path(__file__).resolve().parent.parent.parent / "shared" / "reference" / "mcp-schema"
+#: The MCP specification's JSON Schema of each revision (vendored: tests/reference/README.md)
+MCP_SCHEMAS = Path(__file__).resolve().parent / "reference" / "mcp-schema"
 
 MODELS = """
 from __future__ import annotations
@@ -177,7 +178,7 @@ def test_mcp_revision(project: Project, run, revision: str) -> None:
         assert tool["inputSchema"]["$schema"] == "https://json-schema.org/draft/2020-12/schema"
     else:
         assert "$schema" not in tool["inputSchema"]
-    spec = json.loads((SHARED / f"{revision}.json").read_text())
+    spec = json.loads((MCP_SCHEMAS / f"{revision}.json").read_text())
     defs_key = "$defs" if "$defs" in spec else "definitions"
     validator = Draft202012Validator({"$ref": f"#/{defs_key}/Tool", defs_key: spec[defs_key]})
     assert list(validator.iter_errors(tool)) == []

@@ -15,7 +15,8 @@ from toolgen.descriptor import NAME_PATTERN, ToolDescriptor, descriptor_json_sch
 
 REPO = Path(__file__).resolve().parent.parent
 OUTPUTS = [REPO / "generated", REPO / "tests" / "golden" / "zoo"]
-SHARED = REPO.parent / "shared" / "reference" / "mcp-schema" / "2025-11-25.json"
+#: The MCP specification's JSON Schema (vendored: tests/reference/README.md)
+MCP_SCHEMA = REPO / "tests" / "reference" / "mcp-schema" / "2025-11-25.json"
 
 
 def _load(folder: Path, relpath: str) -> Any:
@@ -100,11 +101,10 @@ def test_platform_hard_rules(folder: Path) -> None:
 
     mcp = _load(folder, "mcp/tools.json")["tools"]
     assert [t["name"] for t in mcp] == visible
-    if SHARED.exists():
-        spec = json.loads(SHARED.read_text())
-        tool_validator = Draft202012Validator({"$ref": "#/$defs/Tool", "$defs": spec["$defs"]})
-        for tool in mcp:
-            assert list(tool_validator.iter_errors(tool)) == [], tool["name"]
+    spec = json.loads(MCP_SCHEMA.read_text())
+    tool_validator = Draft202012Validator({"$ref": "#/$defs/Tool", "$defs": spec["$defs"]})
+    for tool in mcp:
+        assert list(tool_validator.iter_errors(tool)) == [], tool["name"]
 
 
 def _walk(schema: Any) -> Iterator[dict[str, Any]]:

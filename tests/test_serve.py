@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import subprocess
 import sys
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
@@ -316,10 +317,11 @@ def test_undeclared_tool_error_is_reported_as_such() -> None:
 
 
 def test_internal_error_envelope() -> None:
+    # not retryable: an exception nobody declared is not known to be transient
     assert envelope(internal_error_result("abc123")) == {
         "code": "INTERNAL",
         "message": "internal error",
-        "retryable": True,
+        "retryable": False,
         "trace_id": "abc123",
     }
 
@@ -516,14 +518,18 @@ def test_dispatcher_errors(dispatcher: Dispatcher, capsys: pytest.CaptureFixture
     assert (exploded["code"], exploded["message"], exploded["retryable"]) == (
         "INTERNAL",
         "internal error",
-        True,
+        False,  # a broken handler is not worth retrying
     )
     assert HEX16.match(exploded["trace_id"])
     log = capsys.readouterr().err
     assert log.startswith(f"toolgen serve: [trace {exploded['trace_id']}] tool explode raised\n")
     assert "RuntimeError: secret internals: s3cr3t" in log
     wrong = envelope(call(dispatcher, "wrong_output", {}))
-    assert (wrong["code"], wrong["message"]) == ("INTERNAL", "internal error")
+    assert (wrong["code"], wrong["message"], wrong["retryable"]) == (
+        "INTERNAL",
+        "internal error",
+        False,
+    )
     log = capsys.readouterr().err
     assert f"[trace {wrong['trace_id']}] tool wrong_output returned a value its outputSchema" in log
     assert "'not a number' is not of type 'integer'" in log
@@ -640,7 +646,7 @@ def test_examples_over_stdio(tmp_path: Path) -> None:
     assert error == {
         "code": "INTERNAL",
         "message": "internal error",
-        "retryable": True,
+        "retryable": False,
         "trace_id": error["trace_id"],
     }
     assert HEX16.match(error["trace_id"])
@@ -785,6 +791,59 @@ def test_toolgen_serve_command_lists_the_generated_tools(tmp_path: Path) -> None
 
     over_stdio(parameters, tmp_path / "err.log", session)
     assert names == [t["name"] for t in EXAMPLE_TOOLS]
+
+
+#: `python -m toolgen ARGV` in a Python where a module of the `serve` extra cannot be imported,
+#: as when `pip install toolgen` ran without `[serve]`
+WITHOUT = """
+import runpy, sys
+from importlib.abc import MetaPathFinder
+
+MISSING = sys.argv[1]
+
+class Missing(MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] == MISSING:
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        return None
+
+sys.meta_path.insert(0, Missing())
+sys.argv[:2] = ["toolgen"]
+runpy.run_module("toolgen", run_name="__main__")
+"""
+
+
+def serve_without(missing: str) -> subprocess.CompletedProcess[str]:
+    """`toolgen serve` on this repository, where module `missing` cannot be imported."""
+    return subprocess.run(
+        [sys.executable, "-c", WITHOUT, missing, "serve", "--config", "pyproject.toml"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,  # were it to serve, it would stop at once
+        timeout=120,
+        check=False,
+    )
+
+
+@pytest.mark.parametrize("missing", ["mcp", "mcp_types", "anyio"])
+def test_serve_without_its_extra_says_how_to_install_it(missing: str) -> None:
+    child = serve_without(missing)
+    assert child.returncode == 2, child.stderr
+    assert child.stdout == ""
+    assert child.stderr == (
+        f"toolgen serve: the MCP SDK is not installed (no module named '{missing}'); "
+        "install it with: pip install 'toolgen[serve]'\n"
+    )
+
+
+def test_a_missing_module_that_is_not_the_extra_is_still_an_internal_error() -> None:
+    """Only the extra's own modules are the user's to install: any other failing import
+    is toolgen's bug, and says so."""
+    child = serve_without("jsonschema")
+    assert child.returncode == 2
+    assert "toolgen: internal error (please report it):" in child.stderr
+    assert "toolgen[serve]" not in child.stderr
 
 
 SHAPES = '''

@@ -73,7 +73,7 @@ def internal_trace(result: types.CallToolResult) -> str:
     assert error == {
         "code": "INTERNAL",
         "message": "internal error",
-        "retryable": True,
+        "retryable": False,
         "trace_id": error["trace_id"],
     }
     assert HEX16.match(error["trace_id"])

@@ -210,7 +210,9 @@ def _parser() -> argparse.ArgumentParser:
         help="rows to show in the text format, largest first: 1 or more (default: 20)",
     )
     init = commands.add_parser(
-        "init", help="add a [tool.toolgen] table and an example tool to an existing project"
+        "init",
+        help="set an existing project up: find its tools, add a [tool.toolgen] table (and an "
+        "example tool when it has none)",
     )
     init.add_argument(
         "--path", metavar="DIR", type=Path, default=Path(), help="the project (default: .)"
@@ -218,8 +220,9 @@ def _parser() -> argparse.ArgumentParser:
     init.add_argument(
         "--sources",
         metavar="DIR",
-        help="folder of the example tool and the `sources` entry, relative to the project "
-        "(default: src/<package>/tools, <package>/tools or tools)",
+        help="the `sources` entry, relative to the project (default: where the tools are "
+        "registered), and the folder of the example tool when there are none (default: "
+        "src/<package>/tools, <package>/tools or tools)",
     )
     init.set_defaults(format="text", paths=[])
     return parser
@@ -842,9 +845,22 @@ def cmd_fix(args: argparse.Namespace, stream: TextIO) -> int:
     return 1 if mode == "check" and report.changed else 0
 
 
-def cmd_serve(args: argparse.Namespace, stream: TextIO) -> int:
-    from toolgen.serve import serve
+#: What `pip install 'toolgen[serve]'` adds: the MCP SDK and what it is made of.
+SERVE_EXTRA = frozenset({"mcp", "mcp_types", "anyio"})
 
+
+def cmd_serve(args: argparse.Namespace, stream: TextIO) -> int:
+    try:
+        from toolgen.serve import serve
+    except ModuleNotFoundError as exc:  # the extra is missing: say how to add it
+        if (exc.name or "").split(".")[0] not in SERVE_EXTRA:
+            raise
+        print(
+            f"toolgen serve: the MCP SDK is not installed (no module named {exc.name!r}); "
+            "install it with: pip install 'toolgen[serve]'",
+            file=sys.stderr,
+        )
+        return 2
     if args.page_size < 1:
         raise UserError(Diagnostic("TG002", "--page-size must be at least 1"))
     return serve(_load(args), page_size=args.page_size)

@@ -25,7 +25,8 @@ call without a transport:
 
 Failures are results with `isError: true` and an `{"error": {...}}` envelope (as structured
 content and as text): `toolgen.ToolError` gets the taxonomy of the code the handler declared;
-anything else is `INTERNAL` with a random trace id, its traceback going to stderr only.
+anything else is `INTERNAL`, not retryable, with a random trace id, its traceback going to
+stderr only.
 Whatever an answer quotes from the client is cut short (`serve_guard.quote`); malformed
 JSON-RPC never reaches the SDK (`serve_guard.check_line`).
 """
@@ -321,16 +322,16 @@ def new_trace_id() -> str:
     return secrets.token_hex(8)
 
 
-def internal_error_result(
-    trace_id: str, message: str = "internal error", *, retryable: bool = True
-) -> types.CallToolResult:
-    """`INTERNAL`: what went wrong stays in the server's log, under `trace_id`."""
+def internal_error_result(trace_id: str, message: str = "internal error") -> types.CallToolResult:
+    """`INTERNAL`: what went wrong stays in the server's log, under `trace_id`. Never
+    retryable: nothing says the failure is transient, and a broken handler fails again
+    (a handler that knows better raises a declared `ToolError`)."""
     return error_result(
         {
             "error": {
                 "code": "INTERNAL",
                 "message": message,
-                "retryable": retryable,
+                "retryable": False,
                 "trace_id": trace_id,
             }
         }
@@ -621,9 +622,7 @@ class Dispatcher:
         except NotCallable as exc:
             trace_id = new_trace_id()
             log_failure(trace_id, f"tool {name} is not callable: {exc}")
-            return internal_error_result(
-                trace_id, f"tool {name!r} is not callable on this server", retryable=False
-            )
+            return internal_error_result(trace_id, f"tool {name!r} is not callable on this server")
         try:
             args, kwargs = prepared.arguments.validate_python(arguments)
         except pydantic.ValidationError as exc:
