@@ -233,7 +233,7 @@ RULES: dict[str, Rule] = _rules(
     ("TG803", I, "fix: docstring entry removed or reordered", "The entries follow the signature."),
     ("TG804", E, "fix: file not changed: syntax error", "Fix the syntax error first.", FIXED),
     # TG9xx: lint: conformance and good practice
-    ("TG901", W, "tool name is not snake_case",
+    ("TG901", I, "tool name is not snake_case",
      "Canonical names are snake_case (lower case, digits, underscores)."),
     ("TG902", I, "description is not 2-5 sentences",
      "Say what the tool does, when to use it and what it does not do, in two to five "
