@@ -446,6 +446,11 @@ def test_every_file_a_build_makes_is_one_the_removal_rule_knows(built: Project, 
         assert not re.fullmatch(NAME_PATTERN, name), name
     for odd in ("descriptors/a/b.json", "mcp/tools.json.bak", "docs/intro.md", "x/tools.py"):
         assert not removal.produced(odd)
+    # one folder per server in a project of several (`toolgen.compiler.catalog_names`)
+    assert removal.produced("admin/mcp/tools.json")
+    assert removal.produced("app.server.mcp/descriptors/x.json")
+    for odd in ("admin/manifest.json", "a/b/mcp/tools.json", ".x/mcp/tools.json"):
+        assert not removal.produced(odd), odd
 
 
 def test_serve_reads_only_the_listed_descriptors_and_refuses_an_interrupted_build(

@@ -253,3 +253,94 @@ def test_no_tool_with_toolgens_marker_is_a_warning_with_a_hint(project: Project,
         'TG104 [warning] no tool found in src with markers = ["toolgen"]; 1 fastmcp '
         'registrations (src/server.py:5:2): add "fastmcp" to markers'
     ) in result.out
+
+
+# -- several servers in one package: a catalog each ------------------------------------------
+CATALOGS = FIXTURES / "catalogs"
+
+
+def _catalog_project(tmp_path: Path) -> Path:
+    """A copy of the two-server fixture as a project of its own (built with the CLI)."""
+    import shutil
+
+    root = tmp_path / "proj"
+    shutil.copytree(CATALOGS, root / "catalogs")
+    (root / "pyproject.toml").write_text(
+        '[tool.toolgen]\nsources = ["catalogs/multi"]\nmarkers = ["fastmcp"]\n'
+    )
+    return root
+
+
+def test_each_server_is_a_catalog_of_its_own(tmp_path: Path, run) -> None:  # type: ignore[no-untyped-def]
+    """Two servers with a tool named `status` each (not a duplicate), and a third mounted into
+    one of them under a namespace: each catalog lists what its server lists, in its folder."""
+    config = load_config(CATALOGS / "multi.toml", cwd=REPO)
+    result = generate(config)
+    assert [d for d in result.diagnostics if d.severity.value != "info"] == []
+    assert result.names == ["admin/rep_monthly", "admin/status", "admin/status_admin",
+                            "public/search", "public/status"]  # fmt: skip
+    for server in ("public", "admin"):
+        published = _listed("catalogs.multi.servers", server)
+        listed = json.loads(result.files[f"{server}/mcp/tools.json"])["tools"]
+        assert sorted(t["name"] for t in listed) == sorted(published)
+        for tool in listed:
+            assert drop(tool["inputSchema"], {"title"}) == drop(published[tool["name"]], {"title"})
+    assert {p.split("/")[0] for p in result.files} == {"admin", "public", "manifest.json"}
+    # a run of its own (spooled) writes the same files
+    root = _catalog_project(tmp_path)
+    assert run("build", cwd=root).code == 0
+    built = {
+        p.relative_to(root / "generated").as_posix(): p.read_bytes()
+        for p in (root / "generated").rglob("*")
+        if p.is_file()
+    }
+    assert sorted(built) == sorted(result.files)
+    assert built["public/descriptors/status.json"] == result.files["public/descriptors/status.json"]
+
+
+def test_catalogs_in_show_stats_and_serve(tmp_path: Path, run) -> None:  # type: ignore[no-untyped-def]
+    from toolgen.serve import load_catalog
+
+    root = _catalog_project(tmp_path)
+    assert run("build", cwd=root).code == 0
+    shown = run("show", "admin/status", cwd=root)
+    assert (shown.code, shown.json()["source"]["qualname"]) == (0, "status_admin")
+    unknown = run("show", "status", cwd=root)
+    assert unknown.code == 2 and "tools: admin/rep_monthly, admin/status," in unknown.err
+    assert "admin/rep_monthly" in run("stats", cwd=root).out
+    assert [t["name"] for t in load_catalog(root / "generated" / "public").tools] == [
+        "search",
+        "status",
+    ]
+    which = run("serve", cwd=root)
+    assert which.code == 2
+    assert "(this project has a catalog per server: serve one with --catalog admin | public)" in (
+        which.err
+    )
+    nowhere = run("serve", "--catalog", "nowhere", cwd=root)
+    assert nowhere.code == 2 and "no catalog 'nowhere'" in nowhere.err
+
+
+def test_check_against_compares_each_catalogs_tools(tmp_path: Path, run) -> None:  # type: ignore[no-untyped-def]
+    """`--against` reads every catalog's descriptors at the ref, by `catalog/name`: a change to
+    one server's `status` is found there, and the other's is not mistaken for it."""
+    from test_breaking import _git
+
+    root = _catalog_project(tmp_path)
+    assert run("build", cwd=root).code == 0
+    _git(root, "init", "-q")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-qm", "v1")
+    servers = root / "catalogs" / "multi" / "servers.py"
+    servers.write_text(
+        servers.read_text().replace(
+            "def status_admin(verbose: bool = False)", "def status_admin(verbose: bool)"
+        )
+    )
+    result = run("check", "--against", "HEAD", cwd=root)
+    assert result.code == 1
+    assert (
+        "TG953 [error] input-became-required tool=admin/status /properties/verbose: `verbose` "
+        "is now required"
+    ) in result.out
+    assert "tool=public/status" not in result.out

@@ -150,36 +150,50 @@ def baseline(out: Path, ref: str) -> Baseline:
     missing = _no_commit(top, ref)
     if missing:
         raise UserError(missing)
-    folder = (out / "descriptors").resolve().relative_to(top.resolve()).as_posix()
-    names = (
-        _git(["ls-tree", "--name-only", f"{ref}:{folder}"], top).split()
-        if _exists(top, ref, folder)
-        else []
-    )
+    base = out.resolve().relative_to(top.resolve()).as_posix()
+    # the descriptors of one catalog, or of each of several servers (`catalog/descriptors`)
+    catalogs = [""]
+    if _exists(top, ref, base):
+        listed = _git(["ls-tree", "--name-only", f"{ref}:{base}"], top).split()
+        catalogs += [f"{c}/" for c in listed if _exists(top, ref, f"{base}/{c}/descriptors")]
     found = Baseline({})
     problems: list[Diagnostic] = []
-    for name in names:
-        if name.endswith(".json"):
-            where = f"{ref}:{folder}/{name}"
-            try:
-                data = json.loads(_git(["show", where], top))
-            except json.JSONDecodeError as exc:  # e.g. conflict markers committed
-                why = f"is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
-                problems.append(_unreadable(where, why))
-                continue
-            except RecursionError:
-                problems.append(_unreadable(where, "is nested too deeply"))
-                continue
-            problem = _malformed(data)
-            if problem:
-                problems.append(_unreadable(where, problem))
-                continue
-            tool = data.get("name", name[:-5])
-            found[tool] = data
-            found.paths[tool] = Location(relative_display(out / "descriptors" / name, Path.cwd()))
+    for catalog in catalogs:
+        folder = f"{base}/{catalog}descriptors"
+        shown = out / f"{catalog}descriptors"
+        names = (
+            _git(["ls-tree", "--name-only", f"{ref}:{folder}"], top).split()
+            if _exists(top, ref, folder)
+            else []
+        )
+        for name in (n for n in names if n.endswith(".json")):
+            data = _descriptor_at(top, f"{ref}:{folder}/{name}", problems)
+            if data is not None:
+                tool = catalog + str(data.get("name", name[:-5]))
+                found[tool] = data
+                found.paths[tool] = Location(relative_display(shown / name, Path.cwd()))
     if problems:
         raise UserError(*problems)
     return found
+
+
+def _descriptor_at(top: Path, where: str, problems: list[Diagnostic]) -> dict[str, Any] | None:
+    """The descriptor at `where` (REF:PATH), or None with why it cannot be compared added to
+    `problems`."""
+    try:
+        data = json.loads(_git(["show", where], top))
+    except json.JSONDecodeError as exc:  # e.g. conflict markers committed
+        why = f"is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
+        problems.append(_unreadable(where, why))
+        return None
+    except RecursionError:
+        problems.append(_unreadable(where, "is nested too deeply"))
+        return None
+    problem = _malformed(data)
+    if problem:
+        problems.append(_unreadable(where, problem))
+        return None
+    return data  # type: ignore[no-any-return]
 
 
 def _unreadable(where: str, why: str) -> Diagnostic:

@@ -173,6 +173,11 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--page-size", type=int, default=100, metavar="N", help="tools per tools/list page"
     )
+    serve.add_argument(
+        "--catalog",
+        metavar="NAME",
+        help="which server's tools, in a project of several (generated/NAME/)",
+    )
     serve.set_defaults(format="text", paths=[])
 
     rules = commands.add_parser("rules", help="list every rule: code, default level, summary")
@@ -646,7 +651,9 @@ def _checked(
         from toolgen.breaking import compare as compare_contracts
 
         old = baseline(config.out, args.against)
-        new = {d.name: d.to_json_dict() for d in result.descriptors}
+        new = {
+            name: d.to_json_dict() for name, d in zip(result.names, result.descriptors, strict=True)
+        }
         ignores = [Ignore(*entry) for entry in config.breaking_ignore]
         levels = config.policy().levels
         findings = compare_contracts(old, new)
@@ -863,7 +870,7 @@ def cmd_serve(args: argparse.Namespace, stream: TextIO) -> int:
         return 2
     if args.page_size < 1:
         raise UserError(Diagnostic("TG002", "--page-size must be at least 1"))
-    return serve(_load(args), page_size=args.page_size)
+    return serve(_load(args), page_size=args.page_size, catalog_name=args.catalog)
 
 
 def cmd_show(args: argparse.Namespace, stream: TextIO) -> int:
@@ -874,7 +881,7 @@ def cmd_show(args: argparse.Namespace, stream: TextIO) -> int:
 
     config = _load(args)
     result = generate(config)
-    names = sorted(d.name for d in result.descriptors)
+    names = sorted(result.locations)  # `catalog/name` when the project has several servers
     if args.name not in names:
         errors = [d for d in result.diagnostics if d.severity is Level.ERROR]
         known = ", ".join(names) or "none"
@@ -882,17 +889,19 @@ def cmd_show(args: argparse.Namespace, stream: TextIO) -> int:
         if errors:  # the tool may be one of the handlers with an error
             sys.stderr.write(format_lines(errors, "text"))
         return 2
+    catalog, _, name = args.name.rpartition("/")
+    folder = f"{catalog}/" if catalog else ""
     if args.platform == "descriptor":
-        document = json.loads(_bytes(result.files[f"descriptors/{args.name}.json"]))
+        document = json.loads(_bytes(result.files[f"{folder}descriptors/{name}.json"]))
     else:
         label = "openai-chat" if args.platform == "openai" else args.platform
-        entries = payload_entries(result.files, label)
+        entries = payload_entries(result.files, label, catalog)
         if entries is None:
             print(f"toolgen: platform {args.platform} is not configured", file=sys.stderr)
             return 2
-        found = [e for e in entries if entry_name(e) == args.name]
+        found = [e for e in entries if entry_name(e) == name]
         if not found:
-            why = _left_out(result, args.name)
+            why = _left_out(result, name)
             print(
                 f"toolgen: {args.name} is not in the {args.platform} payload: {why}",
                 file=sys.stderr,

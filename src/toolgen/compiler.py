@@ -99,6 +99,11 @@ class Compilation(Generic[T]):
     #: Handlers left out of the catalogs for their errors (or a name another one has), with
     #: where each is defined: the other tools are still written.
     left_out: list[tuple[str, Location]] = field(default_factory=list)
+    #: With several servers, each tool's catalog, by id() of its descriptor (the descriptors
+    #: held above keep them alive); `locations` are then keyed by `qualified` names
+    catalog_of: dict[int, str] = field(default_factory=dict)
+    #: Each descriptor's name as `qualified` gives it, in the order of `descriptors`
+    names: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -214,43 +219,86 @@ def compile_units(
         assert unit is not None
         for mount in unit.mounts:
             parents.setdefault(mount.child, mount)
+    tops: list[list[str | None]] = []  # each unit's tools' top servers
     for unit in units:
         assert unit is not None
+        servers = unit.servers + [None] * (len(unit.tools) - len(unit.servers))
         if parents and rename is not None:
             unit.tools = [
                 (_mounted(tool, server, parents, rename), where)
-                for (tool, where), server in zip(unit.tools, unit.servers, strict=False)
-            ] + unit.tools[len(unit.servers) :]
+                for (tool, where), server in zip(unit.tools, servers, strict=True)
+            ]
+        tops.append([_top(server, parents) for server in servers])
+    names = catalog_names({top for unit_tops in tops for top in unit_tops})
+    for unit, unit_roots in zip(units, tops, strict=True):
+        assert unit is not None
         result.suppressions[unit.shown] = unit.suppressions
         result.diagnostics.extend(unit.diagnostics)
         result.inputs.merge(unit.dependencies)
         result.left_out.extend(unit.left_out)
         for (tool, _), done in zip(unit.tools, unit.finished, strict=False):
             result.finished[id(tool)] = (tool, done)
-        for tool, where in unit.tools:
-            if tool.name in seen:
+        for (tool, where), root in zip(unit.tools, unit_roots, strict=True):
+            catalog = names.get(root, "")
+            key = qualified(catalog, tool.name)  # names are unique per catalog
+            if key in seen:
                 result.diagnostics.append(
                     Diagnostic(
                         "TG102",
-                        f"tool name `{tool.name}` is already used by the handler at "
-                        f"{seen[tool.name]}",
+                        f"tool name `{tool.name}` is already used by the handler at {seen[key]}"
+                        + (f" (catalog {catalog})" if catalog else ""),
                         where,
                     )
                 )
-                result.left_out.append((tool.name, where))
+                result.left_out.append((key, where))
                 continue
-            seen[tool.name] = where
-            result.locations[tool.name] = where
+            seen[key] = where
+            result.locations[key] = where
             result.descriptors.append(tool)
+            if catalog:
+                result.catalog_of[id(tool)] = catalog
     if not result.descriptors and not result.left_out:
         result.diagnostics.append(_nothing_found(config, files, index, result.diagnostics))
     for framework in config.frameworks:  # its installed version shapes the MCP entries
         sha = file_sha(framework.origin) if framework.installed else None
         if sha is not None:
             result.inputs.read[framework.origin] = sha
-    result.descriptors.sort(key=lambda d: d.name)
+    result.descriptors.sort(key=lambda d: (result.catalog_of.get(id(d), ""), d.name))
+    result.names = [qualified(result.catalog_of.get(id(d), ""), d.name) for d in result.descriptors]
     result.diagnostics = sort_diagnostics(policy.apply(result.diagnostics, result.suppressions))
     return result
+
+
+def qualified(catalog: str, name: str) -> str:
+    """How a tool is named across catalogs: `catalog/name` ("name" with one catalog)."""
+    return f"{catalog}/{name}" if catalog else name
+
+
+def catalog_names(roots: set[str | None]) -> dict[str | None, str]:
+    """The catalog of each top server (`toolgen.analyze.servers.server_key`; None: a server
+    toolgen cannot tell), when there is more than one server: the name it is assigned to
+    (`mcp`), or its whole dotted path when two servers share that name; `other` for tools
+    whose server cannot be told. With one server or none, {}: one catalog, today's layout."""
+    known = sorted(root for root in roots if root is not None)
+    if len(known) < 2:
+        return {}
+    short = [root.rpartition(".")[2] for root in known]
+    names: dict[str | None, str] = {
+        root: name if short.count(name) == 1 else root
+        for root, name in zip(known, short, strict=True)
+    }
+    if None in roots:
+        names[None] = "other" if "other" not in names.values() else "_other"
+    return names
+
+
+def _top(server: str | None, parents: dict[str, Mount]) -> str | None:
+    """The server `server`'s tools are finally listed by (mounted ones: the top server)."""
+    seen = set()
+    while server is not None and server in parents and server not in seen:
+        seen.add(server)
+        server = parents[server].parent
+    return server
 
 
 def _mounted(

@@ -157,18 +157,22 @@ def apply(
         done.written.append(relpath)
         if after is not None:
             after(relpath)
+    emptied: set[Path] = set()
     for relpath, sha in journal.removals:
         if verdict(out, relpath, sha) is None:
             try:
                 (out / relpath).unlink()
                 done.removed.append(relpath)
+                emptied.update((out / relpath).parents)
             except FileNotFoundError:
                 pass
             except OSError as exc:
                 raise JournalError(out / relpath, exc.strerror or str(exc)) from None
-    for name in FOLDERS:  # drop folders a platform no longer uses
+    # drop the folders a platform (or a catalog) no longer uses, deepest first
+    below = {place for place in emptied if place.is_relative_to(out) and place != out}
+    for place in sorted(below | {out / name for name in FOLDERS}, key=lambda f: -len(f.parts)):
         with contextlib.suppress(OSError):  # not there, not empty, or not a folder
-            (out / name).rmdir()
+            place.rmdir()
     (folder / JOURNAL).unlink()  # done: what follows only tidies up
     discard(out)
     return done

@@ -9,23 +9,33 @@ diagnostics.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, overload
+from typing import Any, TypeVar, overload
 
 from toolgen.cache import load_entry, prune, store_entry
-from toolgen.compiler import FileUnit, compile_project, compile_units, renamed
+from toolgen.compiler import FileUnit, compile_project, compile_units, qualified, renamed
 from toolgen.config import Config
 from toolgen.descriptor import ToolDescriptor
 from toolgen.diagnostics import Diagnostic, Location, plural, sort_diagnostics
 from toolgen.discover import Listing, SourceFile
 from toolgen.index import Dependencies
-from toolgen.render.project import RenderMemo, ToolRender, render_project, render_tool
+from toolgen.render import MANIFEST
+from toolgen.render.jsonout import dump_json
+from toolgen.render.project import (
+    RenderMemo,
+    ToolRender,
+    manifest_for,
+    render_project,
+    render_tool,
+)
 from toolgen.render.python import StoredMemo
 from toolgen.render.spooled import SpooledTool, render_spooled, spool_tool
 from toolgen.spool import Content, Spool
 from toolgen.stats import catalog_totals, tool_sizes
 from toolgen.unit_cache import UnitCache
+
+T = TypeVar("T")
 
 #: The cache folder's kind for the Python module's blocks of each tool (`StoredMemo`).
 PYTHON = "python"
@@ -43,6 +53,9 @@ class Generated:
     shas: dict[str, str]  # the sha256 of each file but the manifest
     #: handlers left out for their errors, with where each is defined (`Compilation.left_out`)
     left_out: list[tuple[str, Location]] = field(default_factory=list)
+    #: each descriptor's name, `catalog/name` in a project of several servers
+    #: (`Compilation.names`), in the order of `descriptors`
+    names: list[str] = field(default_factory=list)
 
 
 def generate(
@@ -59,32 +72,76 @@ def generate(
         return render_tool(descriptor, config.platforms, config.render)
 
     compiled = compile_project(config, cache, jobs, finish if jobs > 1 else None)
-    rendered = render_project(
-        compiled.descriptors,
-        config.platforms,
-        compiled.locations,
-        config.render,
-        {**(cache.known if cache else {}), **compiled.finished},
-        cache.save if cache else None,
-        memo,
-    )
+    known = {**(cache.known if cache else {}), **compiled.finished}
+    files: Mapping[str, Content]
+    if not compiled.catalog_of:
+        rendered = render_project(
+            compiled.descriptors,
+            config.platforms,
+            compiled.locations,
+            config.render,
+            known,
+            cache.save if cache else None,
+            memo,
+        )
+        files, shas, diagnostics = rendered.files, rendered.shas, rendered.diagnostics
+    else:  # one set of files per server, each in its folder (no memo: paths repeat)
+        renders: dict[int, ToolRender] = {}
+        parts: dict[str, tuple[dict[str, bytes], dict[str, str]]] = {}
+        diagnostics = []
+        for catalog, tools in by_catalog(compiled.descriptors, compiled.catalog_of):
+            locations = {t.name: compiled.locations[qualified(catalog, t.name)] for t in tools}
+            rendered = render_project(
+                tools, config.platforms, locations, config.render, known, renders.update
+            )
+            parts[catalog] = (rendered.files, rendered.shas)
+            diagnostics += rendered.diagnostics
+        if cache is not None:
+            cache.save(renders)
+        files, shas = join_catalogs(parts)
     found = [
         *compiled.diagnostics,
-        *config.policy().apply(rendered.diagnostics, compiled.suppressions),
+        *config.policy().apply(diagnostics, compiled.suppressions),
     ]
     if config.budget_catalog_tokens is not None:
-        found += catalog_budget(rendered.files, config.budget_catalog_tokens, config)
+        found += catalog_budget(files, config.budget_catalog_tokens, config)
     return Generated(
-        rendered.files,
+        files,
         compiled.descriptors,
         sort_diagnostics(found),
         compiled.locations,
         compiled.search_roots,
         compiled.sources,
         compiled.inputs,
-        rendered.shas,
+        shas,
         compiled.left_out,
+        compiled.names,
     )
+
+
+def by_catalog(tools: Sequence[T], catalog_of: dict[int, str]) -> list[tuple[str, list[T]]]:
+    """`tools` by catalog (`Compilation.catalog_of`), catalogs in name order."""
+    found: dict[str, list[T]] = {}
+    for tool in tools:
+        found.setdefault(catalog_of[id(tool)], []).append(tool)
+    return sorted(found.items())
+
+
+def join_catalogs(
+    parts: Mapping[str, tuple[Mapping[str, Content], Mapping[str, str]]],
+) -> tuple[dict[str, Content], dict[str, str]]:
+    """Each catalog's files (and their sha256) in its folder, and one manifest of them all."""
+    files: dict[str, Content] = {}
+    shas: dict[str, str] = {}
+    for catalog, (made, made_shas) in sorted(parts.items()):
+        for path, content in made.items():
+            if path != MANIFEST:
+                files[f"{catalog}/{path}"] = content
+                shas[f"{catalog}/{path}"] = made_shas[path]
+    files = dict(sorted(files.items()))
+    shas = dict(sorted(shas.items()))
+    files[MANIFEST] = dump_json(manifest_for(shas))
+    return files, shas
 
 
 def generate_spooled(config: Config, cache: UnitCache | None, jobs: int, spool: Spool) -> Generated:
@@ -128,11 +185,25 @@ def generate_spooled(config: Config, cache: UnitCache | None, jobs: int, spool: 
         cache.done()
     found: list[Diagnostic] = []
 
-    def report(code: str, name: str, message: str) -> None:
-        found.append(Diagnostic(code, f"tool {name}: {message}", compiled.locations.get(name)))
+    def reporter(catalog: str) -> Callable[[str, str, str], None]:
+        def report(code: str, name: str, message: str) -> None:
+            where = compiled.locations.get(qualified(catalog, name))
+            found.append(Diagnostic(code, f"tool {name}: {message}", where))
+
+        return report
 
     memo = StoredMemo(load_entry(cache.folder, PYTHON, cache.config_key)) if cache else None
-    files, shas = render_spooled(compiled.descriptors, platforms, options, spool, report, memo)
+    if not compiled.catalog_of:
+        files, shas = render_spooled(
+            compiled.descriptors, platforms, options, spool, reporter(""), memo
+        )
+    else:  # one set of files per server, each in its folder (no memo: paths repeat)
+        memo = None
+        parts = {
+            catalog: render_spooled(tools, platforms, options, spool, reporter(catalog))
+            for catalog, tools in by_catalog(compiled.descriptors, compiled.catalog_of)
+        }
+        files, shas = join_catalogs(parts)
     if cache is not None and memo is not None and memo.changed:
         store_entry(cache.folder, PYTHON, cache.config_key, memo.entries)
         prune(cache.folder, PYTHON, keep=16)  # one per configuration in use, as stamps
@@ -149,6 +220,7 @@ def generate_spooled(config: Config, cache: UnitCache | None, jobs: int, spool: 
         compiled.inputs,
         shas,
         compiled.left_out,
+        compiled.names,
     )
 
 

@@ -145,7 +145,7 @@ def load_catalog(out: Path) -> Catalog:
     if not tools_file.is_file():
         raise GeneratedFilesError(
             f'{tools_file} does not exist; put "mcp" in the configured platforms and run '
-            "`toolgen build`"
+            "`toolgen build`" + _catalogs_hint(out)
         )
     try:
         listed = json.loads(tools_file.read_text(encoding="utf-8"))["tools"]
@@ -703,11 +703,27 @@ def add_search_paths(config: Config) -> None:
     sys.path[:0] = [p for p in paths if p not in sys.path]
 
 
-def serve(config: Config, page_size: int = PAGE_SIZE) -> int:
-    """Serve `config.out`'s tools over stdio until the client leaves; returns the exit code
-    (2 when the generated files cannot be read)."""
+def _catalogs_hint(out: Path) -> str:
+    """When `out` holds one folder per server (a project of several): which to name."""
+    found = sorted(p.parent.parent.name for p in out.glob("*/mcp/tools.json"))
+    if not found:
+        return ""
+    return f" (this project has a catalog per server: serve one with --catalog {' | '.join(found)})"
+
+
+def serve(config: Config, page_size: int = PAGE_SIZE, catalog_name: str | None = None) -> int:
+    """Serve `config.out`'s tools (those of `catalog_name`, in a project of several servers)
+    over stdio until the client leaves; returns the exit code (2 when the generated files
+    cannot be read)."""
+    out = config.out if not catalog_name else config.out / catalog_name
+    if catalog_name and ("/" in catalog_name or catalog_name.startswith(".") or not out.is_dir()):
+        print(
+            f"toolgen serve: no catalog {catalog_name!r}{_catalogs_hint(config.out)}",
+            file=sys.stderr,
+        )
+        return 2
     try:
-        catalog = load_catalog(config.out)
+        catalog = load_catalog(out)
     except GeneratedFilesError as exc:
         print(f"toolgen serve: {exc}", file=sys.stderr)
         return 2
@@ -729,6 +745,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--page-size", type=int, default=PAGE_SIZE, help=f"tools per tools/list page ({PAGE_SIZE})"
     )
+    parser.add_argument("--catalog", metavar="NAME", help="the server's catalog, of several")
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:
@@ -742,7 +759,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         for diagnostic in exc.diagnostics:
             print(diagnostic.format_text(), file=sys.stderr)
         return 2
-    return serve(config, args.page_size)
+    return serve(config, args.page_size, args.catalog)
 
 
 if __name__ == "__main__":

@@ -43,9 +43,13 @@ def entry_name(entry: dict[str, Any]) -> str:
     return str(entry.get("name") or entry.get("function", {}).get("name", "?"))
 
 
-def payload_entries(files: Mapping[str, Content], platform: str) -> list[dict[str, Any]] | None:
-    """The tool entries of one platform's payload; None when it was not rendered."""
+def payload_entries(
+    files: Mapping[str, Content], platform: str, catalog: str = ""
+) -> list[dict[str, Any]] | None:
+    """The tool entries of one platform's payload (of `catalog`, when a project has several
+    servers); None when it was not rendered."""
     path, key = PAYLOADS[platform]
+    path = f"{catalog}/{path}" if catalog else path
     if path not in files:
         return None
     document = json.loads(as_bytes(files[path]))
@@ -53,13 +57,26 @@ def payload_entries(files: Mapping[str, Content], platform: str) -> list[dict[st
     return entries
 
 
+def catalogs(files: Mapping[str, Content]) -> list[str]:
+    """The catalogs `files` hold: [""] for a project of one server, else each server's."""
+    found = {
+        path.rpartition("/")[0].rpartition("/")[0]
+        for path in files
+        if path.endswith("/descriptors") or "/descriptors/" in path
+    }
+    return sorted(found) or [""]
+
+
 def tool_sizes(files: Mapping[str, Content]) -> list[ToolSize]:
-    """Every tool's size on every platform that was rendered, largest first."""
+    """Every tool's size on every platform that was rendered, largest first (a tool of one
+    of several servers named `catalog/tool`)."""
     sizes = []
-    for platform in PAYLOADS:
-        for entry in payload_entries(files, platform) or []:
-            compact = json.dumps(entry, ensure_ascii=False, separators=(",", ":"))
-            sizes.append(ToolSize(platform, entry_name(entry), len(compact)))
+    for catalog in catalogs(files):
+        for platform in PAYLOADS:
+            for entry in payload_entries(files, platform, catalog) or []:
+                compact = json.dumps(entry, ensure_ascii=False, separators=(",", ":"))
+                name = f"{catalog}/{entry_name(entry)}" if catalog else entry_name(entry)
+                sizes.append(ToolSize(platform, name, len(compact)))
     return sorted(sizes, key=lambda s: (-s.chars, s.platform, s.tool))
 
 

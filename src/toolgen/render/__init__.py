@@ -14,15 +14,22 @@ MANIFEST = "manifest.json"
 #: The folders of `out` that renderers write into.
 FOLDERS = ("descriptors", "openai", "anthropic", "gemini", "mcp", "docs", "python")
 
-#: Every file a build can produce, as a regular expression of its path relative to `out`.
-#: Nothing else in `out` is ever removed (`toolgen.removal`); a test renders every platform
-#: and checks each file it makes against this.
+#: The folder of one server's files when a project has several (`toolgen.compiler.
+#: catalog_names`): the name the server is assigned to, or its dotted path.
+CATALOG = r"[A-Za-z_][A-Za-z0-9_.]{0,199}"
+
+#: Every file a build can produce, as a regular expression of its path relative to `out`
+#: (each but the manifest also in a catalog's folder). Nothing else in `out` is ever removed
+#: (`toolgen.removal`); a test renders every platform and checks each file it makes against
+#: this.
 PRODUCED = (
     r"manifest\.json"
-    r"|descriptors/[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}\.json"  # toolgen.names.DESCRIPTOR_NAME
+    rf"|({CATALOG}/)?("
+    r"descriptors/[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}\.json"  # toolgen.names.DESCRIPTOR_NAME
     r"|openai/(chat_completions|responses)\.json"
     r"|(anthropic|mcp)/tools\.json"
     r"|gemini/function_declarations\.json"
     r"|docs/tools\.md"
     r"|python/tools\.py"
+    r")"
 )
