@@ -344,3 +344,24 @@ def test_check_against_compares_each_catalogs_tools(tmp_path: Path, run) -> None
         "is now required"
     ) in result.out
     assert "tool=public/status" not in result.out
+
+
+def test_a_tool_whose_server_cannot_be_told_among_several_is_said(project: Project, run) -> None:  # type: ignore[no-untyped-def]
+    _project(
+        project,
+        "from fastmcp import FastMCP\n"
+        "one = FastMCP('one')\n"
+        "two = FastMCP('two')\n\n\n"
+        "@one.tool\ndef a() -> str:\n    '''A.'''\n    return 'a'\n\n\n"
+        "@two.tool\ndef b() -> str:\n    '''B.'''\n    return 'b'\n\n\n"
+        "def register(server):\n"
+        "    @server.tool\n    def c() -> str:\n        '''C.'''\n        return 'c'\n",
+    )
+    result = run("build", cwd=project.root)
+    assert result.code == 0, result.out
+    assert (
+        "src/app/server.py:20:5: TG106 [info] 1 tools are registered on a server toolgen cannot "
+        "tell among several (a parameter, `self.mcp`): they are in catalog `other`"
+    ) in result.out
+    assert (project.out / "other" / "descriptors" / "c.json").is_file()
+    assert (project.out / "one" / "descriptors" / "a.json").is_file()

@@ -257,6 +257,13 @@ def compile_units(
             result.descriptors.append(tool)
             if catalog:
                 result.catalog_of[id(tool)] = catalog
+    other = [result.locations[k] for k in result.locations if k.split("/")[0] == names.get(None)]
+    if other:  # several servers, and tools registered on one toolgen cannot tell
+        message = (
+            f"{len(other)} tools are registered on a server toolgen cannot tell among several "
+            f"(a parameter, `self.mcp`): they are in catalog `{names[None]}`"
+        )
+        result.diagnostics.append(Diagnostic("TG106", message, other[0]))
     if not result.descriptors and not result.left_out:
         result.diagnostics.append(_nothing_found(config, files, index, result.diagnostics))
     for framework in config.frameworks:  # its installed version shapes the MCP entries
