@@ -34,6 +34,35 @@ def test_readme_opens_with_what_install_quickstart_then_the_two_commands() -> No
     assert head.index("## Quickstart") < head.index(build) < head.index(tests)
 
 
+def test_readme_quickstart_is_what_toolgen_prints(tmp_path: Path, run) -> None:
+    """The quickstart's server, run through its steps, prints its transcripts line for line."""
+    text = (REPO / "README.md").read_text()
+    quickstart = text[
+        text.index("## Quickstart") : text.index("\n## ", text.index("## Quickstart") + 1)
+    ]
+    (server,) = re.findall(r"```python\n(.*?)```", quickstart, flags=re.DOTALL)
+    first, after_edit = re.findall(r"```console\n(.*?)```", quickstart, flags=re.DOTALL)
+    (tmp_path / "server.py").write_text(server)
+
+    def replay(transcript: str) -> list[int]:
+        codes = []
+        for step in transcript.split("$ toolgen ")[1:]:
+            command, _, expected = step.partition("\n")
+            result: Run = run(*command.split(), cwd=tmp_path)
+            assert (result.out, result.err) == (expected, ""), command
+            codes.append(result.code)
+        return codes
+
+    assert replay(first) == [0, 0, 0]
+    # the edit the README asks for: `hourly: bool = False,` after `units`
+    units = '    units: Literal["metric", "imperial"] = "metric",\n'
+    assert server.count(units) == 1 and "`hourly: bool = False,`, after `units`" in quickstart
+    (tmp_path / "server.py").write_text(
+        server.replace(units, units + "    hourly: bool = False,\n")
+    )
+    assert replay(after_edit) == [1]
+
+
 def test_ci_runs_exactly_the_readme_test_command_then_check_then_the_realworld_compare() -> None:
     _, tests = _readme_commands()
     lines = [
@@ -102,6 +131,7 @@ def _links(path: Path) -> list[str]:
 
 
 def test_anchors_are_made_as_github_makes_them() -> None:
+    """Headings with code and punctuation give the fragments GitHub gives them."""
     readme = _anchors(REPO / "README.md")
     assert {"writing-tools-with-toolgens-own-tool", "values-read-statically"} <= readme
 
