@@ -22,7 +22,7 @@ def _build(project: Project, run, source: str, *extra_config: str, min_level: in
         f'[tool.toolgen]\nsources = ["src"]\nmin_level = {min_level}\n' + "".join(extra_config),
     )
     project.write("src/tools.py", source)
-    return run("build", cwd=project.root)
+    return run("build", "--verbose", cwd=project.root)  # the notes (info) too
 
 
 LINT_CASES = [

@@ -383,10 +383,13 @@ def test_a_fastmcp_app_gets_markers_and_sources_and_no_example(folder: Path, run
         '(sources = ["src/app/server.py"], markers = ["fastmcp"])',
         NEXT,
     ]
-    table = config_table(["src/app/server.py"], markers=["fastmcp"], example=False)
+    pinned = {"fastmcp": _installed("fastmcp")}
+    table = config_table(["src/app/server.py"], markers=["fastmcp"], example=False, versions=pinned)
     assert (folder / "pyproject.toml").read_text() == '[project]\nname = "app"\n\n' + table
     config = tomllib.loads(table)["tool"]["toolgen"]
     assert (config["markers"], config["min_level"], config["out"]) == (["fastmcp"], 0, "generated")
+    # the MCP entries follow the installed FastMCP's rules: pinned, so CI makes the same
+    assert config["framework_versions"] == pinned
     assert not list(folder.rglob(EXAMPLE_FILE))
     assert built(folder, run) == ["add", "subtract", "yell"]
 
@@ -437,7 +440,7 @@ def test_an_mcp_sdk_app_in_a_flat_layout_without_pyproject(folder: Path, run) ->
         NEXT,
     ]
     assert (folder / "pyproject.toml").read_text() == config_table(
-        ["weather/tools"], markers=["mcp"], example=False
+        ["weather/tools"], markers=["mcp"], example=False, versions={"mcp": _installed("mcp")}
     )
     assert built(folder, run) == ["alerts", "current", "forecast"]
 
@@ -723,3 +726,12 @@ def test_a_folder_that_cannot_be_listed_is_a_diagnostic_and_changes_nothing(
         "TG006 [error] cannot read src/app: Permission denied; nothing was changed\n"
     )
     assert files(folder) == before
+
+
+def _installed(name: str) -> str:
+    """The major.minor of the framework installed here (the suite installs both)."""
+    from toolgen.frameworks import framework
+
+    found = framework(name, {})
+    assert found.installed, name
+    return ".".join(found.version.split(".")[:2])

@@ -108,7 +108,7 @@ def test_a_registration_elsewhere_is_located_where_it_is_written(project: Projec
         "mcp = FastMCP('x')\n"
         "mcp.tool(name='not a name!')(search)\n",
     )
-    result = run("build", cwd=project.root)
+    result = run("build", "--verbose", cwd=project.root)
     assert "src/app/server.py:4:10: TG103" in result.out, result.out
 
 
@@ -118,7 +118,7 @@ def test_a_declared_decorator_must_name_a_known_preset(project: Project, run) ->
         "from fastmcp import FastMCP\nmcp = FastMCP('x')\n",
         '[tool.toolgen.decorators]\n"app.registry.collect" = "flask"\n"not-a-path" = "fastmcp"\n',
     )
-    result = run("build", cwd=project.root)
+    result = run("build", "--verbose", cwd=project.root)
     assert result.code == 2
     assert (
         "pyproject.toml:6:1: TG002 [error] [tool.toolgen] decorators: app.registry.collect: "
@@ -132,7 +132,7 @@ def test_a_declared_decorator_must_name_a_known_preset(project: Project, run) ->
 def test_one_handlers_error_costs_that_handler_alone(project: Project, run) -> None:  # type: ignore[no-untyped-def]
     project.write("src/good.py", tool_source(name="good"))
     project.write("src/bad.py", tool_source(name="bad", params="query: Nowhere"))
-    result = run("build", cwd=project.root)
+    result = run("build", "--verbose", cwd=project.root)
     assert result.code == 1
     assert "src/bad.py:5:16: TG201 [error]" in result.out
     assert (
@@ -151,7 +151,7 @@ def test_a_declared_decorator_must_name_something_in_the_project(project: Projec
         "from fastmcp import FastMCP\nmcp = FastMCP('x')\n",
         '[tool.toolgen.decorators]\n"app.registry.collect" = "fastmcp"\n',
     )
-    result = run("build", cwd=project.root)
+    result = run("build", "--verbose", cwd=project.root)
     assert result.code == 2
     assert (
         "pyproject.toml:6:1: TG002 [error] [tool.toolgen] decorators: app.registry.collect names "
@@ -197,7 +197,7 @@ def test_what_cannot_be_followed_is_said_where_it_is_written(project: Project, r
         "    mcp.tool()(fn)\n"
         "api = FastMCP.from_openapi({}, name='api')\n",
     )
-    result = run("build", cwd=project.root)
+    result = run("build", "--verbose", cwd=project.root)
     assert result.code == 1, result.out  # no tool at all: TG107 names both places
     assert (
         'TG107 [error] no tool found in src with markers = ["fastmcp"]; registrations toolgen '
@@ -226,7 +226,7 @@ def test_no_tool_with_a_framework_marker_fails_and_says_what_it_saw(project: Pro
         "class Box:\n    def tool(self):\n        return lambda fn: fn\n\n\nbox = Box()\n\n\n"
         "def f(x: int) -> int:\n    return x\n\n\nbox.tool()(f)\n",
     )
-    result = run("build", cwd=project.root)
+    result = run("build", "--verbose", cwd=project.root)
     assert result.code == 1, result.out
     assert (
         'pyproject.toml:3:1: TG107 [error] no tool found in src with markers = ["fastmcp"]; '
@@ -247,7 +247,7 @@ def test_no_tool_with_toolgens_marker_is_a_warning_with_a_hint(project: Project,
         "from fastmcp import FastMCP\nmcp = FastMCP('x')\n\n\n@mcp.tool\ndef f(x: int) -> int:\n"
         '    """F."""\n    return x\n',
     )
-    result = run("build", cwd=project.root)
+    result = run("build", "--verbose", cwd=project.root)
     assert result.code == 0
     assert (
         'TG104 [warning] no tool found in src with markers = ["toolgen"]; 1 fastmcp '
@@ -357,7 +357,7 @@ def test_a_tool_whose_server_cannot_be_told_among_several_is_said(project: Proje
         "def register(server):\n"
         "    @server.tool\n    def c() -> str:\n        '''C.'''\n        return 'c'\n",
     )
-    result = run("build", cwd=project.root)
+    result = run("build", "--verbose", cwd=project.root)
     assert result.code == 0, result.out
     assert (
         "src/app/server.py:20:5: TG106 [info] 1 tools are registered on a server toolgen cannot "

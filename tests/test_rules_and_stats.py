@@ -105,7 +105,7 @@ def test_counts_of_one_are_singular(project: Project, run) -> None:  # type: ign
         '[tool.toolgen]\nsources = ["src"]\nmin_level = 0\nbudget_catalog_tokens = 1\n',
     )
     project.write("src/a.py", tool_source().replace(" Use it for product questions.", ""))
-    build = run("build", cwd=project.root)
+    build = run("build", "--verbose", cwd=project.root)
     assert "over the budget of 1 token\n" in build.out
     assert "TG902 [info] tool lookup: description has 1 sentence; 2-5 tell" in build.out
     assert "toolgen: 1 tool; 9 files written, 0 removed, 0 unchanged in generated" in build.out
@@ -154,3 +154,22 @@ def test_conformance_levels_are_reported_and_enforced_only_when_set(project: Pro
     project.write("pyproject.toml", '[tool.toolgen]\nsources = ["src"]\nmin_level = 1\n')
     enforced = run("build", cwd=project.root)
     assert enforced.code == 1 and "TG920 [error] tool lookup reaches level 0" in enforced.out
+
+
+def test_notes_are_counted_not_printed_unless_asked(project: Project, run) -> None:  # type: ignore[no-untyped-def]
+    """A real project has many notes (info): build and check print one line that counts them
+    by rule; --verbose prints them; the JSON report always has them; a replayed check says the
+    same as a cold one."""
+    project.write("src/a.py", tool_source().replace(" Use it for product questions.", ""))
+    build = run("build", cwd=project.root)
+    assert "[info]" not in build.out
+    assert "toolgen: 1 note not shown (TG902 x1): --verbose shows them\n" in build.out
+    verbose = run("build", "--verbose", cwd=project.root)
+    assert "TG902 [info] tool lookup: description has 1 sentence" in verbose.out
+    assert "not shown" not in verbose.out
+    for attempt in ("cold", "replayed"):
+        check = run("check", cwd=project.root)
+        assert "toolgen: 1 note not shown (TG902 x1)" in check.out, attempt
+        assert "TG902 [info]" in run("check", "-v", cwd=project.root).out, attempt
+    rows = run("check", "--format", "json", cwd=project.root).json()["diagnostics"]
+    assert [r["code"] for r in rows] == ["TG902"]

@@ -47,6 +47,9 @@ if TYPE_CHECKING:
     from toolgen.stamp import Outcome
     from toolgen.unit_cache import UnitCache
 
+#: The codes of `check --against`'s findings: shown at level info too (they were asked for).
+BREAKING = ("TG95", "TG96", "TG97")
+
 #: Codes that mean the run could not look at the project properly: exit 2, not 1.
 FATAL_CODES = frozenset(
     {"TG001", "TG002", "TG003", "TG004", "TG005", "TG008", "TG010", "TG011", "TG015", "TG101"}
@@ -95,6 +98,14 @@ def _parser() -> argparse.ArgumentParser:
             help="how to print diagnostics (default: text, `path:line:col: CODE [level] msg`)",
         )
 
+    def verbose(sub: argparse.ArgumentParser) -> None:
+        sub.add_argument(
+            "--verbose",
+            "-v",
+            action="store_true",
+            help="also print the notes (diagnostics at level info; one line counts them)",
+        )
+
     def no_cache(sub: argparse.ArgumentParser) -> None:
         sub.add_argument(
             "--no-cache",
@@ -106,6 +117,7 @@ def _parser() -> argparse.ArgumentParser:
     build = commands.add_parser("build", help="write generated files (only those that change)")
     common(build)
     no_cache(build)
+    verbose(build)
     build.add_argument("--out", metavar="DIR", help="output folder (default: config `out`)")
     build.add_argument("--quiet", "-q", action="store_true", help="print errors only")
     build.add_argument(
@@ -119,6 +131,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     common(check)
     no_cache(check)
+    verbose(check)
     check.add_argument("--out", metavar="DIR", help="output folder (default: config `out`)")
     check.add_argument("--diff", action="store_true", help="show a unified diff of changed files")
     check.add_argument(
@@ -348,7 +361,8 @@ def cmd_build(args: argparse.Namespace, stream: TextIO) -> int:
         shown = sort_diagnostics([*shown, *_kept(config, report.kept)])
     if args.quiet:
         shown = [d for d in shown if d.severity is Level.ERROR]
-    rows, lines = [d.to_dict() for d in shown], format_lines(shown, args.format)
+    notes = getattr(args, "verbose", False)
+    rows, lines = [d.to_dict() for d in shown], format_lines(shown, args.format, notes)
     built = _Built(len(result.descriptors), report, result.left_out)
     _build_report(args, stream, config, rows, lines, built)
     return status
@@ -450,6 +464,8 @@ def _replay(
     session: Session | None = getattr(args, "session", None)
     if folder is None or (session is not None and session.changed_since_read(key)):
         return None, {}
+    if getattr(args, "verbose", False):  # the stamp keeps the lines without the notes
+        return None, written_by(load_stamp(folder, key), str(config.out)) if not session else {}
     stamp = load_stamp(folder, key)
     outcome = replay_loaded(stamp, folder, key, started)
     return outcome, written_by(stamp, str(config.out)) if session is None and not outcome else {}
@@ -689,7 +705,9 @@ def _checked(
     found = result.diagnostics
     checked = _Checked(
         [d.to_dict() for d in found],
-        "" if args.format == "json" else format_lines(found, args.format),
+        ""
+        if args.format == "json"
+        else format_lines(found, args.format, args.verbose, BREAKING if args.against else ()),
         len(result.descriptors),
         drift,
         blocked,

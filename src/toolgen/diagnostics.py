@@ -437,11 +437,34 @@ def plural(count: int, noun: str, nouns: str = "") -> str:
     return f"{count} {noun if count == 1 else nouns or noun + 's'}"
 
 
-def format_lines(diagnostics: Iterable[Diagnostic], fmt: str) -> str:
-    """The diagnostics as printed in the `text` or `github` format, a line each."""
+def format_lines(
+    diagnostics: Iterable[Diagnostic],
+    fmt: str,
+    notes: bool = True,
+    asked: tuple[str, ...] = (),
+) -> str:
+    """The diagnostics as printed in the `text` or `github` format, a line each. Without
+    `notes`, those at level info are left out (but for codes that start with one of `asked`:
+    what the command was asked for), and one line says how many and of which rules (a build
+    of a real project has many: they are for when you ask)."""
+    shown: list[Diagnostic] = []
+    hidden: list[Diagnostic] = []
+    for d in diagnostics:
+        quiet = not notes and d.severity is Level.INFO and not d.code.startswith(asked)
+        (hidden if quiet else shown).append(d)
     if fmt == "github":
-        return "".join(f"{d.format_github()}\n" for d in diagnostics)
-    return "".join(f"{d.format_text()}\n" for d in diagnostics)
+        text = "".join(f"{d.format_github()}\n" for d in shown)
+    else:
+        text = "".join(f"{d.format_text()}\n" for d in shown)
+    if hidden:
+        codes: dict[str, int] = {}
+        for d in hidden:
+            codes[d.code] = codes.get(d.code, 0) + 1
+        counted = ", ".join(f"{code} x{n}" for code, n in sorted(codes.items()))
+        text += (
+            f"toolgen: {plural(len(hidden), 'note')} not shown ({counted}): --verbose shows them\n"
+        )
+    return text
 
 
 def diagnostic_from_dict(row: dict[str, Any]) -> Diagnostic:

@@ -148,10 +148,13 @@ def config_table(
     *,
     example: bool = True,
     out: str = OUT,
+    versions: dict[str, str] | None = None,
 ) -> str:
     """The `[tool.toolgen]` table `init` appends: for a project that gets the `example`, one
     that makes every tool reach level 1; for one whose tools it found, levels are reported and
-    required of none (the project raises `min_level` when its tools are ready)."""
+    required of none (the project raises `min_level` when its tools are ready). `versions`:
+    the installed version of each framework whose publication rules make the MCP entries,
+    pinned so that a `check` elsewhere (CI) makes the same files."""
     entries = [sources] if isinstance(sources, str) else list(sources)
     others = ", ".join(m for m in MARKER_PRESETS if m not in markers)
     found = "" if list(markers) == ["toolgen"] else "found by `toolgen init`"
@@ -171,6 +174,12 @@ def config_table(
         f"markers = {_toml_list(markers)}  # {comment}",
         level,
     ]
+    if versions:
+        pinned = ", ".join(f'{name} = "{version}"' for name, version in sorted(versions.items()))
+        lines.append(
+            f"framework_versions = {{{pinned}}}  # as installed here: the MCP entries follow "
+            "its rules; change it when you upgrade"
+        )
     return newline.join(lines) + newline
 
 
@@ -263,7 +272,10 @@ def plan_init(project: Path, sources: str | None, *, cwd: Path) -> InitPlan:
     newline = "\r\n" if b"\r\n" in existing else "\n"
     out = _out_folder(project, plan.sources)
     example = plan.example is not None
-    table = config_table(plan.sources, newline, plan.markers, example=example, out=out)
+    versions = _installed_versions(plan.markers)
+    table = config_table(
+        plan.sources, newline, plan.markers, example=example, out=out, versions=versions
+    )
     addition = appended(existing, table, newline)
     try:  # e.g. an inline `tool = {...}` table cannot take a [tool.toolgen] header
         after = loads_toml((existing + addition).decode("utf-8"))
@@ -274,6 +286,20 @@ def plan_init(project: Path, sources: str | None, *, cwd: Path) -> InitPlan:
         raise _fail(f"cannot append a [tool.toolgen] table to {shown}; add it by hand")
     notes = _notes(scan, plan.markers, example)
     return replace(plan, addition=addition, out=out, found=[*plan.found, *notes])
+
+
+def _installed_versions(markers: Sequence[str]) -> dict[str, str]:
+    """The installed version (major.minor) of each framework in `markers` whose publication
+    rules depend on it (read from its METADATA, never imported)."""
+    from toolgen.frameworks import DISTRIBUTIONS, framework
+
+    found = {}
+    for name in markers:
+        if name in DISTRIBUTIONS:
+            installed = framework(name, {})
+            if installed.installed:
+                found[name] = ".".join(installed.version.split(".")[:2])
+    return found
 
 
 def _scan(project: Path, cwd: Path) -> Scan:

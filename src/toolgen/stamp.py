@@ -127,7 +127,7 @@ def record(
         + ", ".join(json.dumps([d.to_dict() for d in b], ensure_ascii=False)[1:-1] for b in batches)
         + "]"
     )
-    lines = {fmt: format_lines(diagnostics, fmt) for fmt in ("text", "github")}
+    lines = {fmt: format_lines(diagnostics, fmt, notes=False) for fmt in ("text", "github")}
     found = sorted({(d.code, d.severity.value) for d in diagnostics})
     ident = checksum_of(_joined([str(tools), str(len(files)), rows, *lines.values()]))
     stamp = {
