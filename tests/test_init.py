@@ -735,3 +735,54 @@ def _installed(name: str) -> str:
     found = framework(name, {})
     assert found.installed, name
     return ".".join(found.version.split(".")[:2])
+
+
+def test_the_file_that_mounts_servers_is_in_the_sources(folder: Path, run) -> None:  # type: ignore[no-untyped-def]
+    """Tools on servers of their own, mounted into the main one in another file: init puts
+    that file in `sources` too, so the build lists them all in one catalog (the main
+    server's), not one catalog per small server."""
+    write(
+        folder,
+        {
+            "pyproject.toml": '[project]\nname = "app"\n',
+            "app/__init__.py": "",
+            "app/tools/__init__.py": "",
+            "app/tools/weather.py": """
+                from fastmcp import FastMCP
+
+                weather = FastMCP("weather")
+
+
+                @weather.tool
+                def forecast(city: str) -> str:
+                    \"\"\"Forecast the weather.\"\"\"
+                    return city
+                """,
+            "app/tools/files.py": """
+                from fastmcp import FastMCP
+
+                files = FastMCP("files")
+
+
+                @files.tool
+                def read(path: str) -> str:
+                    \"\"\"Read a file.\"\"\"
+                    return path
+                """,
+            "app/server.py": """
+                from fastmcp import FastMCP
+
+                from app.tools.files import files
+                from app.tools.weather import weather
+
+                mcp = FastMCP("main")
+                mcp.mount(weather)
+                mcp.mount(files, namespace="fs")
+                """,
+        },
+    )
+    result = run("init", cwd=folder)
+    assert result.code == 0, result.out
+    assert result.out.splitlines()[0] == "toolgen: found 2 FastMCP tools in app"
+    assert built(folder, run) == ["forecast", "fs_read"]
+    assert not (folder / "generated" / "weather").exists()  # one catalog

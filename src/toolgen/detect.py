@@ -63,6 +63,8 @@ class Scan:
     registered: Registered = field(default_factory=dict)
     #: registrations no static reader can follow (TG106, at the call), by file
     unfollowed: dict[Path, list[Diagnostic]] = field(default_factory=dict)
+    #: the files that mount a server into another (their tools are listed by the other)
+    mounting: list[Path] = field(default_factory=list)
 
 
 def is_test(path: Path, project: Path) -> bool:
@@ -91,7 +93,7 @@ def scan_project(project: Path, display: Callable[[Path], str]) -> Scan:
     scan = Scan([name for name in PRESETS if name in imported], importing)
     if scan.imported:
         presets = [PRESETS[name] for name in scan.imported]
-        scan.registered = _registrations(files, index, presets, scan.unfollowed)
+        scan.registered = _registrations(files, index, presets, scan.unfollowed, scan.mounting)
     return scan
 
 
@@ -120,6 +122,7 @@ def _registrations(
     index: ModuleIndex,
     presets: list[Preset],
     unfollowed: dict[Path, list[Diagnostic]],
+    mounting: list[Path] | None = None,
 ) -> Registered:
     found: Registered = {}
     for file in files:
@@ -129,6 +132,8 @@ def _registrations(
         registrations = find_registrations(module, index, presets)
         if registrations.unfollowed:
             unfollowed[file.path] = registrations.unfollowed
+        if registrations.mounts and mounting is not None:
+            mounting.append(file.path)
         if registrations.handlers:
             found[file.path] = Counter(h.preset.name for h in registrations.handlers)
     return found

@@ -331,8 +331,8 @@ def _adopt(
     entries: tuple[str, ...]
     if sources is not None:
         entries = ((project / sources).resolve().relative_to(project).as_posix(),)
-    else:
-        entries = common_sources(project, scan.registered)
+    else:  # with the files that mount servers into others: their tools are listed there
+        entries = common_sources(project, [*scan.registered, *scan.mounting])
     used = [p for p in scan.imported if any(c[p] for c in scan.registered.values())]
     markers = tuple(used or scan.imported)
     if not entries or not markers:
