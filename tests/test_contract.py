@@ -171,15 +171,28 @@ def test_critical_tool_cannot_be_autonomous(project: Project, run) -> None:
     assert "src/tools.py:4:24: TG404 [error] a critical tool cannot be autonomous" in result.out
 
 
-def test_risk_defaults_can_be_overridden(project: Project, run) -> None:
-    result = _build(project, run, tool_source(decorator='@tool(risk="high", confirmation=False)'))
+def test_risk_defaults_can_be_made_stricter_only(project: Project, run) -> None:
+    """`autonomous` and `confirmation` may only make a tool stricter than its risk level
+    (reference/runtime.md): a medium tool may ask for confirmation; a high one is never
+    autonomous by default and cannot be made to run silently (TG404)."""
+    stricter = '@tool(risk="medium", confirmation=True, autonomous=False)'
+    result = _build(project, run, tool_source(decorator=stricter))
     assert result.code == 0, result.out
+    descriptor = project.descriptor("lookup")
+    assert (descriptor["autonomous"], descriptor["confirmation"]) == (False, True)
+    result = _build(project, run, tool_source(decorator='@tool(risk="high")'))
     descriptor = project.descriptor("lookup")
     assert (descriptor["risk"], descriptor["autonomous"], descriptor["confirmation"]) == (
         "high",
-        True,
         False,
+        True,
     )
+    for looser, said in (
+        ("confirmation=False", "a high tool needs confirmation: `confirmation=False` loosens"),
+        ("autonomous=True", "a high tool cannot be autonomous"),
+    ):
+        result = _build(project, run, tool_source(decorator=f'@tool(risk="high", {looser})'))
+        assert result.code == 1 and f"TG404 [error] {said}" in result.out, result.out
 
 
 def test_side_effects_in_decorator_and_docstring_must_agree(project: Project, run) -> None:

@@ -550,11 +550,18 @@ class _HandlerCompiler:
 
         risk = options.get("risk", DEFAULT_RISK)
         autonomous, confirmation = RISK_DEFAULTS.get(risk, RISK_DEFAULTS[DEFAULT_RISK])
-        if risk in ("critical", "forbidden") and options.get("autonomous") is True:
+        # `autonomous` and `confirmation` may only make a tool stricter than its risk level
+        if risk in ("high", "critical", "forbidden") and options.get("autonomous") is True:
             self.report(
                 "TG404",
                 f"a {risk} tool cannot be autonomous",
                 self.option_at("autonomous"),
+            )
+        if confirmation and options.get("confirmation") is False:
+            self.report(
+                "TG404",
+                f"a {risk} tool needs confirmation: `confirmation=False` loosens its risk level",
+                self.option_at("confirmation"),
             )
         data: dict[str, Any] = {
             "name": name,

@@ -26,7 +26,7 @@ Risk = Literal["low", "medium", "high", "critical", "forbidden"]
 RISK_DEFAULTS: dict[str, tuple[bool, bool]] = {
     "low": (True, False),
     "medium": (True, False),
-    "high": (True, True),
+    "high": (False, True),  # never silently (reference/runtime.md)
     "critical": (False, True),
     "forbidden": (False, True),
 }

@@ -181,8 +181,10 @@ RULES: dict[str, Rule] = _rules(
     ("TG403", E, "invalid decorator argument value",
      "The message says which value is expected.", FIXED),
     ("TG404", E, "contradictory safety settings",
-     "A critical or forbidden tool cannot be autonomous; a tool that needs confirmation is not "
-     "autonomous without it. Remove the contradiction or lower the risk."),
+     "`autonomous` and `confirmation` may only make a tool stricter than its risk level: a "
+     "high, critical or forbidden tool cannot be autonomous nor go without confirmation; a tool "
+     "that needs confirmation is not autonomous without it. Remove the contradiction or lower "
+     "the risk."),
     ("TG405", W, "side effects or permissions given both in the decorator and the docstring",
      "Keep one place: the decorator's value is used."),
     # TG5xx: examples against the contract
