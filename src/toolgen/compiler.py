@@ -257,8 +257,13 @@ def compile_units(
             result.descriptors.append(tool)
             if catalog:
                 result.catalog_of[id(tool)] = catalog
-    other = [result.locations[k] for k in result.locations if k.split("/")[0] == names.get(None)]
-    if other:  # several servers, and tools registered on one toolgen cannot tell
+    unplaced = names.get(None)  # several servers, and tools on one toolgen cannot tell
+    other = [
+        where
+        for key, where in result.locations.items()
+        if unplaced and key.startswith(f"{unplaced}/")
+    ]
+    if other:
         message = (
             f"{len(other)} tools are registered on a server toolgen cannot tell among several "
             f"(a parameter, `self.mcp`): they are in catalog `{names[None]}`"
