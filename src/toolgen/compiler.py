@@ -304,13 +304,22 @@ def catalog_names(roots: set[str | None]) -> dict[str | None, str]:
     return names
 
 
-def _top(server: str | None, parents: dict[str, Mount]) -> str | None:
-    """The server `server`'s tools are finally listed by (mounted ones: the top server)."""
+def _chain(server: str | None, parents: dict[str, Mount]) -> list[Mount]:
+    """The mounts from `server` up to the server that finally lists its tools (a loop of
+    mounts is followed once round)."""
+    chain: list[Mount] = []
     seen = set()
     while server is not None and server in parents and server not in seen:
         seen.add(server)
+        chain.append(parents[server])
         server = parents[server].parent
-    return server
+    return chain
+
+
+def _top(server: str | None, parents: dict[str, Mount]) -> str | None:
+    """The server `server`'s tools are finally listed by (mounted ones: the top server)."""
+    chain = _chain(server, parents)
+    return chain[-1].parent if chain else server
 
 
 def _mounted(
@@ -318,14 +327,11 @@ def _mounted(
 ) -> T:
     """`tool` by the name the server it is mounted into lists it (FastMCP: renamed by the
     mount's `tool_names`, then `namespace_` before it), up to the top server."""
-    name, seen = tool.name, set()
-    while server is not None and server in parents and server not in seen:
-        seen.add(server)
-        mount = parents[server]
+    name = tool.name
+    for mount in _chain(server, parents):
         name = dict(mount.tool_names).get(name, name)
         if mount.namespace:
             name = f"{mount.namespace}_{name}"
-        server = mount.parent
     return tool if name == tool.name else rename(tool, name)
 
 
