@@ -29,6 +29,7 @@ from test_serve import (
     server_parameters,
 )
 from toolgen.cli import main as toolgen_main
+from toolgen.diagnostics import QUOTE_LIMIT, cut
 from toolgen.serve import (
     Dispatcher,
     argument_problems,
@@ -40,9 +41,7 @@ from toolgen.serve import (
 from toolgen.serve_guard import (
     MAX_ARGUMENT_DEPTH,
     MAX_PROBLEMS,
-    QUOTE_LIMIT,
     check_line,
-    cut,
     quote,
     value_problems,
 )

@@ -423,6 +423,17 @@ class Diagnostic:
         }
 
 
+#: The most characters a message quotes of a value it did not make (a path, a client's text).
+QUOTE_LIMIT = 200
+
+
+def cut(text: str, limit: int = QUOTE_LIMIT) -> str:
+    """`text`, or its first `limit` characters and a note of its length when it is longer."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… (cut, {len(text):,} characters)"
+
+
 def one_line(message: str) -> str:
     """`message` on one line, for the text format: each line break, with the whitespace
     around it, becomes one space (a message may quote a multi-line error, e.g. pydantic's in

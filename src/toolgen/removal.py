@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from toolgen.diagnostics import Diagnostic, Location
+from toolgen.diagnostics import Diagnostic, Location, cut
 from toolgen.reading import NotRegular, open_regular
 from toolgen.render import FOLDERS, MANIFEST, PRODUCED
 
@@ -37,8 +37,6 @@ PENDING = ".toolgen-pending"
 
 _PRODUCED = re.compile(PRODUCED)
 _SHA256 = re.compile(r"[0-9a-f]{64}")
-#: How much of a path a message quotes (a planted manifest entry can be any length).
-SHOWN_CHARS = 200
 
 
 @dataclass(frozen=True)
@@ -65,8 +63,7 @@ def plain(relpath: object) -> bool:
 
 def shown(relpath: str) -> str:
     """`relpath` as a message may quote it: printable, and not too long."""
-    text = relpath if relpath.isprintable() else json.dumps(relpath)
-    return text if len(text) <= SHOWN_CHARS else f"{text[:SHOWN_CHARS]}... (cut)"
+    return cut(relpath if relpath.isprintable() else json.dumps(relpath))
 
 
 def listed(out: Path) -> dict[str, object]:

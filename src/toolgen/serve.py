@@ -67,6 +67,7 @@ from toolgen._marker import ToolError
 from toolgen._version import __version__
 from toolgen.config import Config
 from toolgen.descriptor import ToolDescriptor
+from toolgen.diagnostics import cut
 from toolgen.removal import produced
 from toolgen.render.mcp import wraps as mcp_wraps
 from toolgen.schema_ops import accepts_null
@@ -76,7 +77,6 @@ from toolgen.serve_guard import (
     MAX_SCHEMA_ERRORS,
     GuardedLines,
     claimed_stdin,
-    cut,
     pointer,
     quote,
     value_problems,

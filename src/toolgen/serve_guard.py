@@ -32,8 +32,7 @@ import mcp_types as types
 import pydantic
 from mcp.shared.message import SessionMessage
 
-#: Characters of a client's value an answer quotes at most.
-QUOTE_LIMIT = 200
+from toolgen.diagnostics import QUOTE_LIMIT, cut
 
 #: Nesting depth of tool arguments (the arguments object is level 1); deeper is a
 #: VALIDATION_ERROR, as schema validation recurses along it.
@@ -50,13 +49,6 @@ _MAX_NUMBER = sys.float_info.max
 _SHORT = reprlib.Repr()
 _SHORT.maxstring = _SHORT.maxother = QUOTE_LIMIT
 _SHORT.maxlevel = 3
-
-
-def cut(text: str, limit: int = QUOTE_LIMIT) -> str:
-    """`text`, or its first `limit` characters and a note of its length when it is longer."""
-    if len(text) <= limit:
-        return text
-    return f"{text[:limit]}… (cut, {len(text):,} characters)"
 
 
 def quote(value: Any, limit: int = QUOTE_LIMIT) -> str:
