@@ -682,7 +682,7 @@ def _checked(
         )
         result.diagnostics = sort_diagnostics([*result.diagnostics, *found])
     if args.verify_runtime and not blocked:
-        from toolgen.runtime import verify_runtime
+        from toolgen.verify_runtime import verify_runtime
 
         found = verify_runtime(config, result.descriptors, result.locations, result.search_roots)
         found = config.policy().apply(found)  # the configured levels of TG7xx

@@ -1,6 +1,6 @@
 """`toolgen check --verify-runtime`: compare the static parameters schema with pydantic's.
 
-Handlers are imported in a child process (`toolgen._runtime_probe`), never in toolgen's own,
+Handlers are imported in a child process (`toolgen._verify_runtime_child`), never in toolgen's own,
 so user code cannot disturb the run. Every difference becomes a diagnostic located at the
 handler, naming the JSON pointer where the static and run-time views part.
 
@@ -42,7 +42,7 @@ def verify_runtime(
     }
     try:
         done = subprocess.run(
-            [sys.executable, "-m", "toolgen._runtime_probe"],
+            [sys.executable, "-m", "toolgen._verify_runtime_child"],
             input=json.dumps(request),
             capture_output=True,
             text=True,
