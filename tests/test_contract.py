@@ -195,6 +195,24 @@ def test_risk_defaults_can_be_made_stricter_only(project: Project, run) -> None:
         assert result.code == 1 and f"TG404 [error] {said}" in result.out, result.out
 
 
+def test_step_up_auth_may_carry_a_condition(project: Project, run) -> None:
+    """`step_up_auth` is True/False or the condition the run time's step_up callback receives;
+    an empty text or another type is a located TG403 and the tool is not written."""
+    condition = '@tool(risk="critical", step_up_auth="when more than 10 recipients")'
+    assert _build(project, run, tool_source(decorator=condition)).code == 0
+    assert project.descriptor("lookup")["step_up_auth"] == "when more than 10 recipients"
+    assert _build(project, run, tool_source(decorator="@tool(step_up_auth=True)")).code == 0
+    assert project.descriptor("lookup")["step_up_auth"] is True
+    for value, said in (('""', "an empty text"), ('"  "', "an empty text"), ("1", "`int`")):
+        source = tool_source(name="other", decorator=f"@tool(step_up_auth={value})")
+        result = _build(project, run, source)
+        assert result.code == 1, result.out
+        assert (
+            "src/tools.py:4:7: TG403 [error] `step_up_auth`: must be True, False or the "
+            f'condition as text (e.g. "when more than 10 recipients"), not {said}'
+        ) in result.out
+
+
 def test_side_effects_in_decorator_and_docstring_must_agree(project: Project, run) -> None:
     source = tool_source(
         decorator='@tool(side_effects=["Sends an email."])',

@@ -7,9 +7,10 @@ did not set stays out of the JSON, while the seven required blocks are always pr
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic_core import PydanticCustomError
 
 from toolgen.names import DESCRIPTOR_NAME
 
@@ -31,6 +32,9 @@ RISK_DEFAULTS: dict[str, tuple[bool, bool]] = {
     "forbidden": (False, True),
 }
 DEFAULT_RISK: Risk = "medium"
+
+#: `step_up_auth` as a condition: the text the run time's `step_up` callback receives.
+StepUpCondition = Annotated[str, Field(min_length=1, pattern=r"\S")]
 
 
 class _Block(BaseModel):
@@ -111,7 +115,11 @@ class ToolDescriptor(_Block):
     risk: Risk = DEFAULT_RISK
     autonomous: bool = True
     confirmation: bool = False
-    step_up_auth: bool = False
+    step_up_auth: bool | StepUpCondition = Field(
+        False,
+        description="Re-authentication before the call: always (true), or the condition under "
+        'which it is required ("when more than 10 recipients").',
+    )
     permissions: list[str] | None = None
     side_effects: list[str] | None = None
     audit_event: str | None = None
@@ -121,6 +129,20 @@ class ToolDescriptor(_Block):
     )
     source: Source
     framework: FrameworkTool | None = None
+
+    @field_validator("step_up_auth", mode="before")
+    @classmethod
+    def _step_up(cls, value: Any) -> Any:
+        # checked before the union so that 1 or "" get one clear message, not one per member
+        if isinstance(value, bool) or (isinstance(value, str) and value.strip()):
+            return value
+        shown = "an empty text" if isinstance(value, str) else f"`{type(value).__name__}`"
+        raise PydanticCustomError(
+            "step_up_auth",
+            "must be True, False or the condition as text "
+            '(e.g. "when more than 10 recipients"), not {shown}',
+            {"shown": shown},
+        )
 
     @property
     def visible(self) -> bool:
