@@ -1,0 +1,136 @@
+"""Platform adapters: one model turn's tool calls in, one result item per call out.
+
+Each platform module reads the calls of a turn (the official SDK's objects or plain dicts), asks
+`call(name, arguments)` for each, concurrently and at most `limit` at a time, and answers in the
+platform's wire format (reference/runtime.md), in the order of the calls and under their ids:
+
+- `toolgen.runtime.adapters.openai`: `openai_chat(tool_calls, call, limit)` and
+  `openai_responses(output, call, limit)`;
+- `toolgen.runtime.adapters.anthropic`: `anthropic(content, call, limit)`;
+- `toolgen.runtime.adapters.gemini`: `gemini(parts, call, limit)`.
+
+`call` is `Toolbox.acall` bound to the turn's context (`bound`). A call that raises costs only its
+own result: an INTERNAL error envelope, the exception logged and never shown to the model.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import uuid
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+log = logging.getLogger("toolgen.runtime")
+
+
+class ResultLike(Protocol):
+    """What the adapters need of a call's result (`toolgen.runtime.ToolResult` is one)."""
+
+    @property
+    def ok(self) -> bool: ...
+
+    def to_json(self) -> str: ...
+
+    def envelope(self) -> dict[str, Any]: ...
+
+
+#: One call: the tool's name and its arguments as they arrived (JSON text, a dict, or {}).
+Call = Callable[[str, Any], Awaitable[ResultLike]]
+
+
+def bound(acall: Callable[..., Awaitable[ResultLike]], context: Any) -> Call:
+    """`call` for an adapter: `acall(name, arguments, context=context)` (the Toolbox's)."""
+
+    async def call(name: str, arguments: Any) -> ResultLike:
+        return await acall(name, arguments, context=context)
+
+    return call
+
+
+def get(item: Any, *names: str) -> Any:
+    """The first of `names` that `item` has: an attribute of an SDK object, a key of a dict
+    (several names for the spellings of one field); None when it has none."""
+    for name in names:
+        value = item.get(name) if isinstance(item, Mapping) else getattr(item, name, None)
+        if value is not None:
+            return value
+    return None
+
+
+def tool_name(item: Any) -> str:
+    """A call's tool name; a missing one is the empty name, which no tool has."""
+    name = get(item, "name")
+    return name if isinstance(name, str) else ""
+
+
+def arguments(value: Any) -> Any:
+    """The arguments as they arrived; none at all are an empty object."""
+    return {} if value is None else value
+
+
+@dataclass(frozen=True)
+class Envelope:
+    """A result as its envelope (ResultLike): what the adapters answer on their own."""
+
+    body: dict[str, Any]
+
+    @property
+    def ok(self) -> bool:
+        return self.body.get("status") == "ok"
+
+    def envelope(self) -> dict[str, Any]:
+        return self.body
+
+    def to_json(self) -> str:
+        return json.dumps(self.body, ensure_ascii=False, allow_nan=False)
+
+
+def error(code: str, message: str, http_status: int) -> Envelope:
+    """A non-retryable error envelope in the runtime's shape, with a new trace id."""
+    body = {
+        "code": code,
+        "message": message,
+        "http_status": http_status,
+        "retryable": False,
+        "human_review": False,
+        "trace_id": uuid.uuid4().hex,
+    }
+    return Envelope({"status": "error", "error": body})
+
+
+@dataclass(frozen=True)
+class Job:
+    """One call of the turn: what to ask `call`, and how to answer it on the platform."""
+
+    name: str
+    arguments: Any
+    answer: Callable[[ResultLike], dict[str, Any]]
+    refused: ResultLike | None = None  # decided by the adapter: `call` is not asked
+
+
+async def answer_all(jobs: Iterable[Job], call: Call, limit: int) -> list[dict[str, Any]]:
+    """The answers of `jobs`, in their order, at most `limit` calls running at a time."""
+    if limit < 1:
+        raise ValueError(f"limit must be at least 1, not {limit}")
+    gate = asyncio.Semaphore(limit)
+    async with asyncio.TaskGroup() as group:
+        tasks = [group.create_task(_answer(job, call, gate)) for job in jobs]
+    return [task.result() for task in tasks]
+
+
+async def _answer(job: Job, call: Call, gate: asyncio.Semaphore) -> dict[str, Any]:
+    if job.refused is not None:
+        return job.answer(job.refused)
+    async with gate:
+        try:
+            # the platform's item is made here too: a result that cannot be written as JSON
+            # fails this call alone
+            return job.answer(await call(job.name, job.arguments))
+        except Exception:
+            failure = error("INTERNAL", "internal error", 500)
+            trace_id = failure.body["error"]["trace_id"]
+            log.exception("tool call %r failed (trace_id %s)", job.name, trace_id)
+            return job.answer(failure)

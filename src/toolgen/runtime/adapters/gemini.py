@@ -1,0 +1,33 @@
+"""Gemini (google-genai): the parts of `candidate.content.parts` that carry a function call."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from toolgen.runtime.adapters import Call, Job, ResultLike, answer_all, arguments, get, tool_name
+
+
+async def gemini(parts: Iterable[Any] | None, call: Call, limit: int) -> list[dict[str, Any]]:
+    """A `{"function_response": {"id"?, "name", "response"}}` part for each function call part
+    (`function_call` or, in REST dicts, `functionCall`); `response` is the envelope, an object
+    as Gemini requires. The id is echoed when the call had one (the Developer API may omit it)."""
+    calls = [found for part in parts or () if (found := _function_call(part)) is not None]
+    return await answer_all((_job(found) for found in calls), call, limit)
+
+
+def _function_call(part: Any) -> Any:
+    return get(part, "function_call", "functionCall")
+
+
+def _job(function_call: Any) -> Job:
+    call_id = get(function_call, "id")
+    name = tool_name(function_call)
+
+    def answer(result: ResultLike) -> dict[str, Any]:
+        response: dict[str, Any] = {"name": name, "response": result.envelope()}
+        if call_id is not None:
+            response = {"id": call_id, **response}
+        return {"function_response": response}
+
+    return Job(name, arguments(get(function_call, "args")), answer)

@@ -1,0 +1,60 @@
+"""OpenAI: Chat Completions `message.tool_calls` and Responses `response.output` items."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from toolgen.runtime.adapters import (
+    Call,
+    Job,
+    ResultLike,
+    answer_all,
+    arguments,
+    error,
+    get,
+    tool_name,
+)
+
+
+async def openai_chat(
+    tool_calls: Iterable[Any] | None, call: Call, limit: int
+) -> list[dict[str, Any]]:
+    """`{"role": "tool", "tool_call_id", "content"}` for each of `message.tool_calls` (None when
+    the model called nothing); a call that is not a function call (a custom tool's) gets an
+    error result, since the next request needs an answer for every call id."""
+    return await answer_all((_chat_job(item) for item in tool_calls or ()), call, limit)
+
+
+def _chat_job(item: Any) -> Job:
+    call_id = get(item, "id")
+
+    def answer(result: ResultLike) -> dict[str, Any]:
+        return {"role": "tool", "tool_call_id": call_id, "content": result.to_json()}
+
+    kind, function = get(item, "type"), get(item, "function")
+    if function is None or kind not in (None, "function"):
+        what = f"a {kind!r} tool call" if isinstance(kind, str) else "this tool call"
+        refused = error(
+            "VALIDATION_ERROR", f"only function tool calls are handled, not {what}", 400
+        )
+        return Job("", None, answer, refused)
+    return Job(tool_name(function), arguments(get(function, "arguments")), answer)
+
+
+async def openai_responses(
+    output: Iterable[Any] | None, call: Call, limit: int
+) -> list[dict[str, Any]]:
+    """`{"type": "function_call_output", "call_id", "output"}` for each `function_call` item of
+    `response.output`; other items (messages, reasoning, other tools' calls) are not ours."""
+    items = [item for item in output or () if get(item, "type") == "function_call"]
+    return await answer_all((_responses_job(item) for item in items), call, limit)
+
+
+def _responses_job(item: Any) -> Job:
+    call_id = get(item, "call_id")
+
+    def answer(result: ResultLike) -> dict[str, Any]:
+        return {"type": "function_call_output", "call_id": call_id, "output": result.to_json()}
+
+    return Job(tool_name(item), arguments(get(item, "arguments")), answer)

@@ -1,0 +1,348 @@
+"""The platform adapters (toolgen.runtime.adapters): the official SDKs' objects (built offline)
+and plain dicts in; one answer per call, in call order, under its id, in a shape the SDK's own
+request types accept for the next turn; calls concurrent up to the limit; one failing call
+costs only its own answer."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from typing import Any
+
+import pytest
+from anthropic.types import Message, MessageParam, ToolResultBlockParam, ToolUseBlock
+from google.genai import types as genai
+from openai.types.chat import (
+    ChatCompletion,
+    ChatCompletionMessageFunctionToolCall,
+    ChatCompletionMessageParam,
+    ChatCompletionToolMessageParam,
+)
+from openai.types.responses import Response, ResponseFunctionToolCall
+from openai.types.responses.response_input_item_param import FunctionCallOutput
+from pydantic import TypeAdapter
+
+from toolgen.runtime.adapters import Envelope, ResultLike
+from toolgen.runtime.adapters.anthropic import anthropic
+from toolgen.runtime.adapters.gemini import gemini
+from toolgen.runtime.adapters.openai import openai_chat, openai_responses
+
+
+class Echo:
+    """A `call` that answers with what it was asked, and records the calls."""
+
+    def __init__(self, fail: frozenset[str] = frozenset()) -> None:
+        self.fail = fail
+        self.asked: list[tuple[str, Any]] = []
+
+    async def __call__(self, name: str, arguments: Any) -> ResultLike:
+        self.asked.append((name, arguments))
+        if name in self.fail:
+            raise RuntimeError("db password is hunter2")
+        return Envelope({"status": "ok", "data": {"tool": name, "arguments": arguments}})
+
+
+def _data(text: str) -> Any:
+    envelope = json.loads(text)
+    assert envelope["status"] == "ok", envelope
+    return envelope["data"]
+
+
+def _conforms(param: Any, item: dict[str, Any]) -> None:
+    """`item` is a `param` TypedDict of the SDK: its keys, and values it keeps as they are."""
+    assert set(item) <= param.__required_keys__ | param.__optional_keys__, item
+    assert param.__required_keys__ <= set(item), item
+    assert TypeAdapter(param).validate_python(item) == item
+
+
+# OpenAI Chat Completions
+
+CHAT = {
+    "id": "chatcmpl-1",
+    "object": "chat.completion",
+    "created": 0,
+    "model": "gpt-x",
+    "choices": [
+        {
+            "index": 0,
+            "finish_reason": "tool_calls",
+            "message": {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {
+                        "id": "call_a",
+                        "type": "function",
+                        "function": {"name": "add", "arguments": '{"a": 1, "b": 2}'},
+                    },
+                    {"id": "call_b", "type": "custom", "custom": {"name": "sql", "input": "x"}},
+                    {
+                        "id": "call_c",
+                        "type": "function",
+                        "function": {"name": "lookup", "arguments": '{"q": "t'},  # truncated
+                    },
+                ],
+            },
+        }
+    ],
+}
+
+
+def test_openai_chat_with_the_sdk_objects() -> None:
+    message = ChatCompletion.model_validate(CHAT).choices[0].message
+    assert isinstance(message.tool_calls[0], ChatCompletionMessageFunctionToolCall)
+    echo = Echo()
+    out = asyncio.run(openai_chat(message.tool_calls, echo, 4))
+    assert [o["tool_call_id"] for o in out] == ["call_a", "call_b", "call_c"]
+    assert all(o["role"] == "tool" for o in out)
+    # the JSON text goes on as it arrived, truncated or not: parsing is the pipeline's step
+    assert _data(out[0]["content"]) == {"tool": "add", "arguments": '{"a": 1, "b": 2}'}
+    assert _data(out[2]["content"]) == {"tool": "lookup", "arguments": '{"q": "t'}
+    refused = json.loads(out[1]["content"])["error"]
+    assert refused["code"] == "VALIDATION_ERROR"
+    assert refused["message"] == "only function tool calls are handled, not a 'custom' tool call"
+    assert (refused["retryable"], refused["human_review"]) == (False, False)
+    assert refused["trace_id"]
+    assert [name for name, _ in echo.asked] == ["add", "lookup"]  # the custom call is not run
+    for item in out:
+        _conforms(ChatCompletionToolMessageParam, item)
+    follow_up = [message.model_dump(exclude_none=True), *out]
+    TypeAdapter(list[ChatCompletionMessageParam]).validate_python(follow_up)
+
+
+def test_openai_chat_with_dicts() -> None:
+    calls = [
+        {"id": "1", "type": "function", "function": {"name": "add", "arguments": "{}"}},
+        {"id": "2", "type": "function", "function": {"name": "now", "arguments": None}},
+    ]
+    out = asyncio.run(openai_chat(calls, Echo(), 2))
+    assert out == [
+        {"role": "tool", "tool_call_id": "1", "content": out[0]["content"]},
+        {"role": "tool", "tool_call_id": "2", "content": out[1]["content"]},
+    ]
+    assert _data(out[0]["content"])["arguments"] == "{}"
+    assert _data(out[1]["content"])["arguments"] == {}  # no arguments at all: an empty object
+
+
+def test_no_tool_calls_is_no_answer() -> None:
+    """`message.tool_calls` is None when the model answered in text."""
+    echo = Echo()
+    assert asyncio.run(openai_chat(None, echo, 1)) == []
+    assert asyncio.run(openai_responses([], echo, 1)) == []
+    assert asyncio.run(anthropic(None, echo, 1)) == []
+    assert asyncio.run(gemini(None, echo, 1)) == []
+    assert echo.asked == []
+
+
+# OpenAI Responses
+
+RESPONSE = {
+    "id": "resp_1",
+    "object": "response",
+    "created_at": 0,
+    "model": "gpt-x",
+    "parallel_tool_calls": True,
+    "tool_choice": "auto",
+    "tools": [],
+    "output": [
+        {"type": "reasoning", "id": "rs_1", "summary": []},
+        {
+            "type": "function_call",
+            "id": "fc_1",
+            "call_id": "call_1",
+            "name": "add",
+            "arguments": '{"a": 1}',
+            "status": "completed",
+        },
+        {
+            "type": "message",
+            "id": "msg_1",
+            "role": "assistant",
+            "status": "completed",
+            "content": [{"type": "output_text", "text": "adding", "annotations": []}],
+        },
+        {"type": "function_call", "call_id": "call_2", "name": "now", "arguments": "{}"},
+    ],
+}
+
+
+def test_openai_responses_with_the_sdk_objects() -> None:
+    output = Response.model_validate(RESPONSE).output
+    assert isinstance(output[1], ResponseFunctionToolCall)
+    out = asyncio.run(openai_responses(output, Echo(), 4))
+    assert [(o["type"], o["call_id"]) for o in out] == [
+        ("function_call_output", "call_1"),
+        ("function_call_output", "call_2"),
+    ]
+    assert _data(out[0]["output"]) == {"tool": "add", "arguments": '{"a": 1}'}
+    for item in out:
+        _conforms(FunctionCallOutput, item)
+
+
+def test_openai_responses_with_dicts() -> None:
+    out = asyncio.run(openai_responses(RESPONSE["output"], Echo(), 1))
+    assert [o["call_id"] for o in out] == ["call_1", "call_2"]
+    assert set(out[0]) == {"type", "call_id", "output"}
+
+
+# Anthropic Messages
+
+MESSAGE = {
+    "id": "msg_1",
+    "type": "message",
+    "role": "assistant",
+    "model": "claude-x",
+    "stop_reason": "tool_use",
+    "stop_sequence": None,
+    "usage": {"input_tokens": 1, "output_tokens": 1},
+    "content": [
+        {"type": "text", "text": "Let me check."},
+        {"type": "tool_use", "id": "toolu_1", "name": "add", "input": {"a": 1, "b": 2}},
+        {"type": "tool_use", "id": "toolu_2", "name": "broken", "input": {}},
+    ],
+}
+
+
+def test_anthropic_with_the_sdk_objects() -> None:
+    content = Message.model_validate(MESSAGE).content
+    assert isinstance(content[1], ToolUseBlock)
+    out = asyncio.run(anthropic(content, Echo(fail=frozenset({"broken"})), 4))
+    assert [(o["tool_use_id"], o["is_error"]) for o in out] == [
+        ("toolu_1", False),
+        ("toolu_2", True),
+    ]
+    assert _data(out[0]["content"]) == {"tool": "add", "arguments": {"a": 1, "b": 2}}
+    for item in out:
+        _conforms(ToolResultBlockParam, item)
+    TypeAdapter(MessageParam).validate_python({"role": "user", "content": out})
+
+
+def test_anthropic_with_dicts() -> None:
+    out = asyncio.run(anthropic(MESSAGE["content"], Echo(), 2))
+    assert [o["tool_use_id"] for o in out] == ["toolu_1", "toolu_2"]
+    assert [o["type"] for o in out] == ["tool_result", "tool_result"]
+
+
+# Gemini
+
+
+def test_gemini_with_the_sdk_objects() -> None:
+    parts = [
+        genai.Part(text="Checking."),
+        genai.Part(function_call=genai.FunctionCall(id="g1", name="add", args={"a": 1})),
+        genai.Part(function_call=genai.FunctionCall(name="now")),  # no id, no args
+    ]
+    out = asyncio.run(gemini(parts, Echo(), 4))
+    assert out[0] == {
+        "function_response": {
+            "id": "g1",
+            "name": "add",
+            "response": {"status": "ok", "data": {"tool": "add", "arguments": {"a": 1}}},
+        }
+    }
+    assert out[1] == {
+        "function_response": {
+            "name": "now",
+            "response": {"status": "ok", "data": {"tool": "now", "arguments": {}}},
+        }
+    }
+    follow_up = genai.Content(role="user", parts=[genai.Part(**item) for item in out])
+    assert [p.function_response.id for p in follow_up.parts] == ["g1", None]
+
+
+def test_gemini_with_dicts_in_both_spellings() -> None:
+    parts = [
+        {"text": "Checking."},
+        {"functionCall": {"id": "g1", "name": "add", "args": {"a": 1}}},
+        {"function_call": {"id": "g2", "name": "now"}},
+    ]
+    out = asyncio.run(gemini(parts, Echo(), 1))
+    assert [(o["function_response"]["id"], o["function_response"]["name"]) for o in out] == [
+        ("g1", "add"),
+        ("g2", "now"),
+    ]
+    for item in out:
+        genai.Part(**item)  # extra="forbid": a wrong key fails here
+
+
+# concurrency, order and failure, the same machinery behind every adapter
+
+
+def _chat_calls(count: int) -> list[dict[str, Any]]:
+    return [
+        {"id": f"call_{i}", "type": "function", "function": {"name": f"t{i}", "arguments": "{}"}}
+        for i in range(count)
+    ]
+
+
+def test_order_and_ids_kept_when_calls_finish_in_reverse() -> None:
+    """Each call waits for the next one to finish: the last finishes first, and the answers
+    still come in call order."""
+    count = 5
+    done = [asyncio.Event() for _ in range(count)]
+    finished: list[int] = []
+
+    async def call(name: str, arguments: Any) -> ResultLike:
+        i = int(name[1:])
+        if i + 1 < count:
+            await done[i + 1].wait()
+        finished.append(i)
+        done[i].set()
+        return Envelope({"status": "ok", "data": i})
+
+    out = asyncio.run(openai_chat(_chat_calls(count), call, count))
+    assert finished == [4, 3, 2, 1, 0]
+    assert [(o["tool_call_id"], _data(o["content"])) for o in out] == [
+        (f"call_{i}", i) for i in range(count)
+    ]
+
+
+@pytest.mark.parametrize("limit", [1, 3])
+def test_the_concurrency_limit_is_reached_and_never_passed(limit: int) -> None:
+    running, peak = 0, 0
+
+    async def call(name: str, arguments: Any) -> ResultLike:
+        nonlocal running, peak
+        running += 1
+        peak = max(peak, running)
+        for _ in range(5):  # let the others start, if the limit allows them to
+            await asyncio.sleep(0)
+        running -= 1
+        return Envelope({"status": "ok", "data": None})
+
+    out = asyncio.run(openai_chat(_chat_calls(10), call, limit))
+    assert len(out) == 10
+    assert peak == limit
+
+
+def test_a_limit_below_one_is_refused() -> None:
+    with pytest.raises(ValueError, match="limit must be at least 1, not 0"):
+        asyncio.run(anthropic([], Echo(), 0))
+
+
+def test_one_failing_call_costs_only_its_answer(caplog: pytest.LogCaptureFixture) -> None:
+    calls = _chat_calls(3)
+    with caplog.at_level(logging.ERROR, logger="toolgen.runtime"):
+        out = asyncio.run(openai_chat(calls, Echo(fail=frozenset({"t1"})), 3))
+    assert _data(out[0]["content"])["tool"] == "t0"
+    assert _data(out[2]["content"])["tool"] == "t2"
+    assert "hunter2" not in out[1]["content"]  # the exception's text stays in the log
+    failure = json.loads(out[1]["content"])["error"]
+    assert (failure["code"], failure["message"], failure["retryable"]) == (
+        "INTERNAL",
+        "internal error",
+        False,
+    )
+    assert "hunter2" in caplog.text and failure["trace_id"] in caplog.text
+
+
+def test_a_result_that_cannot_be_written_costs_only_its_answer() -> None:
+    """`to_json` refuses NaN: the adapter writes each answer inside that call's guard."""
+
+    async def call(name: str, arguments: Any) -> ResultLike:
+        return Envelope({"status": "ok", "data": float("nan") if name == "t0" else 1})
+
+    out = asyncio.run(openai_chat(_chat_calls(2), call, 2))
+    assert json.loads(out[0]["content"])["error"]["code"] == "INTERNAL"
+    assert _data(out[1]["content"]) == 1
