@@ -23,7 +23,7 @@ from openai.types.responses import Response, ResponseFunctionToolCall
 from openai.types.responses.response_input_item_param import FunctionCallOutput
 from pydantic import TypeAdapter
 
-from toolgen.runtime.adapters import Envelope, ResultLike
+from toolgen.runtime.adapters import Envelope, ResultLike, bound
 from toolgen.runtime.adapters.anthropic import anthropic
 from toolgen.runtime.adapters.gemini import gemini
 from toolgen.runtime.adapters.openai import openai_chat, openai_responses
@@ -115,14 +115,16 @@ def test_openai_chat_with_dicts() -> None:
     calls = [
         {"id": "1", "type": "function", "function": {"name": "add", "arguments": "{}"}},
         {"id": "2", "type": "function", "function": {"name": "now", "arguments": None}},
+        {"id": "3", "function": {"name": "old", "arguments": "{}"}},  # no type: a function's
     ]
     out = asyncio.run(openai_chat(calls, Echo(), 2))
     assert out == [
-        {"role": "tool", "tool_call_id": "1", "content": out[0]["content"]},
-        {"role": "tool", "tool_call_id": "2", "content": out[1]["content"]},
+        {"role": "tool", "tool_call_id": str(i), "content": out[i - 1]["content"]}
+        for i in (1, 2, 3)
     ]
     assert _data(out[0]["content"])["arguments"] == "{}"
     assert _data(out[1]["content"])["arguments"] == {}  # no arguments at all: an empty object
+    assert _data(out[2]["content"])["tool"] == "old"
 
 
 def test_no_tool_calls_is_no_answer() -> None:
@@ -346,3 +348,19 @@ def test_a_result_that_cannot_be_written_costs_only_its_answer() -> None:
     out = asyncio.run(openai_chat(_chat_calls(2), call, 2))
     assert json.loads(out[0]["content"])["error"]["code"] == "INTERNAL"
     assert _data(out[1]["content"]) == 1
+
+
+def test_bound_passes_the_turns_context_to_every_call() -> None:
+    """`bound(box.acall, context)` is what the Toolbox hands the adapters."""
+    seen: list[tuple[str, Any, Any]] = []
+
+    async def acall(name: str, arguments: Any, *, context: Any = None) -> ResultLike:
+        seen.append((name, arguments, context))
+        return Envelope({"status": "ok", "data": None})
+
+    context = object()
+    asyncio.run(anthropic(MESSAGE["content"], bound(acall, context), 2))
+    assert sorted(seen, key=lambda s: s[0]) == [
+        ("add", {"a": 1, "b": 2}, context),
+        ("broken", {}, context),
+    ]
