@@ -114,8 +114,15 @@ def redis_url_fixture(
             pytest.fail(f"{missing}, and TOOLGEN_REQUIRE_REDIS=1 requires the redis tests")
         pytest.skip(f"{missing} (apt-get install redis-server; pip install redis)")
     assert binary is not None
+    url, stop = start_redis(binary, tmp_path_factory.mktemp("redis"))
+    config.add_cleanup(stop)
+    config.stash[_SERVER] = url
+    return url
+
+
+def start_redis(binary: str, folder: Path) -> tuple[str, Callable[[], None]]:
+    """Start a redis-server that keeps nothing on disk; its URL and how to stop it."""
     port = free_port()
-    folder = tmp_path_factory.mktemp("redis")
     server = subprocess.Popen(
         [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
         cwd=folder,
@@ -131,10 +138,12 @@ def redis_url_fixture(
             server.kill()
             server.wait()
 
-    config.add_cleanup(stop)
-    _wait_for(port, server)
-    config.stash[_SERVER] = f"redis://127.0.0.1:{port}/0"
-    return config.stash[_SERVER]
+    try:
+        _wait_for(port, server)
+    except BaseException:
+        stop()
+        raise
+    return f"redis://127.0.0.1:{port}/0", stop
 
 
 def _client_missing() -> str:

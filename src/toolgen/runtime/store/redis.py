@@ -16,9 +16,10 @@ import asyncio
 import json
 import math
 import secrets
-import weakref
+import threading
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from toolgen.runtime.store import Begin, Started, StoreUnavailable, redacted, taken
 
@@ -27,6 +28,8 @@ if TYPE_CHECKING:
     from redis.commands.core import AsyncScript
 
 __all__ = ["RedisStore"]
+
+T = TypeVar("T")
 
 # KEYS[1] the entry; ARGV[1] the in-flight value, ARGV[2] the lease (ms).
 # Answers {1} when claimed, else {0, value, milliseconds left}.
@@ -62,7 +65,11 @@ _INSTALL = 'the redis idempotency store needs the redis client: pip install "too
 
 
 @dataclass
-class _Client:
+class _Worker:
+    """The store's own event loop, in its own thread, and the client that lives in it."""
+
+    loop: asyncio.AbstractEventLoop
+    thread: threading.Thread
     redis: Redis
     begin: AsyncScript
     finish: AsyncScript
@@ -71,27 +78,39 @@ class _Client:
 
 
 class RedisStore:
-    """Entries in the Redis server at `url`, under keys starting with `prefix`."""
+    """Entries in the Redis server at `url`, under keys starting with `prefix`.
 
-    def __init__(self, url: str, *, prefix: str = "toolgen:idempotency:") -> None:
-        """A store for `url`; nothing is imported or connected before the first call."""
+    A redis.asyncio client belongs to the event loop it first ran in, while one store serves
+    every loop of the process (a sync call runs its own loop in a thread): so the client runs in
+    this store's own loop thread, and callers await its answers from wherever they are.
+    """
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        prefix: str = "toolgen:idempotency:",
+        max_connections: int = 32,
+        pool_timeout_s: float = 10.0,
+    ) -> None:
+        """A store for `url`; nothing is imported or connected before the first call.
+
+        At most `max_connections` connections: more concurrent calls wait for one to be free,
+        up to `pool_timeout_s` seconds, then the store counts as unavailable.
+        """
         self.url = url
         self.prefix = prefix
-        # a redis.asyncio client belongs to the event loop it first ran in, and one store may
-        # serve several loops (a sync call runs its own loop in a thread): one client per loop
-        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Client] = (
-            weakref.WeakKeyDictionary()
-        )
+        self._max_connections = max_connections
+        self._pool_timeout_s = pool_timeout_s
+        self._lock = threading.Lock()
+        self._worker: _Worker | None = None
 
     async def begin(self, tool: str, key: str, fingerprint: str, lease_s: float) -> Begin:
         """Claim the key with `SET NX PX` unless a live entry holds it."""
-        client = self._client()
         token = secrets.token_hex(16)
         value = json.dumps({"fingerprint": fingerprint, "status": "in_flight", "token": token})
-        try:
-            answer = await client.begin(keys=[self._name(tool, key)], args=[value, _ms(lease_s)])
-        except client.errors as exc:
-            raise self._unavailable(exc) from exc
+        name = self._name(tool, key)
+        answer = await self._run(lambda w: w.begin(keys=[name], args=[value, _ms(lease_s)]))
         if answer[0] == 1:
             return Started(token)
         try:
@@ -104,60 +123,98 @@ class RedisStore:
 
     async def finish(self, tool: str, key: str, token: str, result: str, ttl_s: float) -> None:
         """Keep `result` for `ttl_s` seconds if `token` still holds the key's live lease."""
-        client = self._client()
-        try:
-            await client.finish(keys=[self._name(tool, key)], args=[token, result, _ms(ttl_s)])
-        except client.errors as exc:
-            raise self._unavailable(exc) from exc
+        name = self._name(tool, key)
+        await self._run(lambda w: w.finish(keys=[name], args=[token, result, _ms(ttl_s)]))
 
     async def abandon(self, tool: str, key: str, token: str) -> None:
         """Delete the key if `token` still holds its live lease."""
-        client = self._client()
-        try:
-            await client.abandon(keys=[self._name(tool, key)], args=[token])
-        except client.errors as exc:
-            raise self._unavailable(exc) from exc
+        name = self._name(tool, key)
+        await self._run(lambda w: w.abandon(keys=[name], args=[token]))
 
     async def aclose(self) -> None:
-        """Close this event loop's connections and forget the others' (their loops are gone)."""
-        clients, self._clients = self._clients, weakref.WeakKeyDictionary()
-        client = clients.get(asyncio.get_running_loop())
-        if client is not None:
-            # redis 5.0.0 has close(); aclose() replaces it from 5.0.1
-            closer: Any = getattr(client.redis, "aclose", None) or client.redis.close
-            try:
-                await closer()
-            except client.errors as exc:
-                raise self._unavailable(exc) from exc
+        """Close the connections and stop the store's loop thread."""
+        with self._lock:
+            worker, self._worker = self._worker, None
+        if worker is None:
+            return
+        try:
+            await asyncio.wrap_future(
+                asyncio.run_coroutine_threadsafe(_shutdown(worker), worker.loop)
+            )
+        except worker.errors as exc:
+            raise self._unavailable(exc) from exc
+        finally:
+            worker.loop.call_soon_threadsafe(worker.loop.stop)
+            await asyncio.to_thread(worker.thread.join)
+            worker.loop.close()
 
-    def _name(self, tool: str, key: str) -> str:
-        # the tool's length first: tool "a:b" with key "c" and tool "a" with key "b:c" differ
-        return f"{self.prefix}{len(tool)}:{tool}:{key}"
+    async def _run(self, call: Callable[[_Worker], Awaitable[T]]) -> T:
+        worker = self._start()
 
-    def _client(self) -> _Client:
-        loop = asyncio.get_running_loop()
-        client = self._clients.get(loop)
-        if client is None:
+        async def in_worker() -> T:
+            return await call(worker)
+
+        future = asyncio.run_coroutine_threadsafe(in_worker(), worker.loop)
+        try:
+            return await asyncio.wrap_future(future)
+        except worker.errors as exc:
+            raise self._unavailable(exc) from exc
+
+    def _start(self) -> _Worker:
+        with self._lock:
+            if self._worker is not None:
+                return self._worker
             try:
                 from redis import asyncio as aioredis
                 from redis.exceptions import RedisError
             except ImportError as exc:
                 raise StoreUnavailable(_INSTALL) from exc
-            redis = aioredis.Redis.from_url(self.url, decode_responses=True)
-            client = _Client(
+            try:
+                # a blocking pool: a burst of calls waits for a connection instead of failing
+                pool = aioredis.BlockingConnectionPool.from_url(
+                    self.url,
+                    max_connections=self._max_connections,
+                    timeout=self._pool_timeout_s,
+                    decode_responses=True,
+                )
+            except ValueError as exc:  # an option of the URL's query string
+                raise self._unavailable(exc) from exc
+            redis = aioredis.Redis(connection_pool=pool)
+            loop = asyncio.new_event_loop()
+            thread = threading.Thread(target=loop.run_forever, name="toolgen-redis", daemon=True)
+            thread.start()
+            self._worker = _Worker(
+                loop,
+                thread,
                 redis,
                 redis.register_script(_BEGIN),
                 redis.register_script(_FINISH),
                 redis.register_script(_ABANDON),
                 (RedisError, OSError, TimeoutError),
             )
-            self._clients[loop] = client
-        return client
+            return self._worker
+
+    def _name(self, tool: str, key: str) -> str:
+        # the tool's length first: tool "a:b" with key "c" and tool "a" with key "b:c" differ
+        return f"{self.prefix}{len(tool)}:{tool}:{key}"
 
     def _unavailable(self, exc: BaseException) -> StoreUnavailable:
         return StoreUnavailable(
             f"the redis idempotency store {redacted(self.url)} is unavailable: {exc}"
         )
+
+
+async def _shutdown(worker: _Worker) -> None:
+    """In the worker's loop: stop what callers left running, then close the connections."""
+    this = asyncio.current_task()
+    left = [task for task in asyncio.all_tasks() if task is not this]
+    for task in left:
+        task.cancel()
+    await asyncio.gather(*left, return_exceptions=True)
+    # redis 5.0.0 has close(); aclose() replaces it from 5.0.1
+    closer: Any = getattr(worker.redis, "aclose", None) or worker.redis.close
+    await closer()
+    await worker.redis.connection_pool.disconnect()
 
 
 def _ms(seconds: float) -> int:
