@@ -326,6 +326,7 @@ def test_sqlite_after_aclose_is_unavailable(tmp_path: Path) -> None:
 
     async def scenario() -> None:
         await store.aclose()
+        await store.aclose()  # closing twice is harmless
         await _every_call_is_unavailable(store, "closed")
 
     asyncio.run(scenario())

@@ -68,6 +68,7 @@ class SqliteStore:
         self._connection: sqlite3.Connection | None = None
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="toolgen-sqlite")
         self._begins = 0
+        self._closed = False
 
     async def begin(self, tool: str, key: str, fingerprint: str, lease_s: float) -> Begin:
         """Claim the key for `lease_s` seconds unless a live row holds it."""
@@ -82,18 +83,19 @@ class SqliteStore:
         await self._run(self._abandon, tool, key, token)
 
     async def aclose(self) -> None:
-        """Close the connection and stop the worker thread."""
+        """Close the connection and stop the worker thread (again: nothing happens)."""
+        if self._closed:
+            return
         try:
             await self._run(self._close)
         finally:
+            self._closed = True
             self._executor.shutdown(wait=False)
 
     async def _run(self, work: Callable[..., T], *args: object) -> T:
-        loop = asyncio.get_running_loop()
-        try:
-            return await loop.run_in_executor(self._executor, work, *args)
-        except RuntimeError as exc:  # the executor was shut down by aclose()
-            raise StoreUnavailable("the sqlite idempotency store is closed") from exc
+        if self._closed:
+            raise StoreUnavailable(f"the sqlite idempotency store {self.path} is closed")
+        return await asyncio.get_running_loop().run_in_executor(self._executor, work, *args)
 
     # Below: run in the worker thread only.
 
