@@ -1,0 +1,1 @@
+"""The contract at run time (issue 18)."""

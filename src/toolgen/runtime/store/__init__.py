@@ -1,0 +1,186 @@
+"""Idempotency stores: who owns `(tool, idempotency key)` and what it answered.
+
+The runtime asks a store once per keyed call, before running the handler:
+
+- `begin(tool, key, fingerprint, lease_s)` claims the key for `lease_s` seconds and answers
+  `Started(token)`; or, when the key is already taken, `Replay(result)` (finished, same
+  arguments), `Reused()` (another fingerprint: the key was reused by mistake) or
+  `InFlight(retry_after_ms)` (the same call is still running);
+- `finish(tool, key, token, result, ttl_s)` keeps the successful result for `ttl_s` seconds;
+- `abandon(tool, key, token)` frees the key after a failed call, so it may be retried.
+
+`finish` and `abandon` act only while `token` still owns the key (compare-and-set): a call whose
+lease ran out cannot overwrite the call that took the key after it. A lease that runs out (the
+process was killed mid-call) frees the key; so does a finished entry after its TTL.
+
+Three backends, chosen by URL with `open_store`:
+
+- `memory://` (`MemoryStore`): one process;
+- `sqlite:///relative/path` or `sqlite:////absolute/path` (`SqliteStore`): the processes of one
+  machine;
+- `redis://host:port/db` or `rediss://...` (`RedisStore`, needs `pip install "toolgen[redis]"`):
+  many workers on many machines.
+
+Any failure of a backend raises `StoreUnavailable`, never another exception, so the runtime can
+fail closed (the handler is not run).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
+from urllib.parse import urlsplit
+
+__all__ = [
+    "Begin",
+    "IdempotencyStore",
+    "InFlight",
+    "Replay",
+    "Reused",
+    "Started",
+    "StoreUnavailable",
+    "open_store",
+]
+
+
+@dataclass(frozen=True)
+class Started:
+    """The key was free: the caller owns it now and must `finish` or `abandon` with `token`."""
+
+    token: str
+
+
+@dataclass(frozen=True)
+class Replay:
+    """The same call already succeeded: `result` is its stored ToolResult envelope (JSON)."""
+
+    result: str
+
+
+@dataclass(frozen=True)
+class Reused:
+    """The key is taken by a call with other arguments (another fingerprint)."""
+
+
+@dataclass(frozen=True)
+class InFlight:
+    """The same call is still running: ask again in about `retry_after_ms` milliseconds."""
+
+    retry_after_ms: int
+
+
+#: What `IdempotencyStore.begin` answers.
+Begin = Started | Replay | Reused | InFlight
+
+
+class StoreUnavailable(Exception):
+    """The store could not be reached or used; the message names the backend, never a secret."""
+
+
+@runtime_checkable
+class IdempotencyStore(Protocol):
+    """What the runtime needs of an idempotency store (see the module docstring)."""
+
+    async def begin(self, tool: str, key: str, fingerprint: str, lease_s: float) -> Begin:
+        """Claim `(tool, key)` for `lease_s` seconds, or say who has it."""
+        ...
+
+    async def finish(self, tool: str, key: str, token: str, result: str, ttl_s: float) -> None:
+        """Keep `result` for `ttl_s` seconds, if `token` still owns the key."""
+        ...
+
+    async def abandon(self, tool: str, key: str, token: str) -> None:
+        """Free the key after a failed call, if `token` still owns it."""
+        ...
+
+    async def aclose(self) -> None:
+        """Release connections and threads; the store is not used afterwards."""
+        ...
+
+
+#: An in-flight answer never asks to wait longer than this: the lease is only an upper bound
+#: (the running call usually ends much sooner), and a model told to wait minutes gives up.
+RETRY_AFTER_CAP_MS = 1000
+
+
+def taken(
+    entry_fingerprint: str, result: str | None, remaining_s: float, fingerprint: str
+) -> Begin:
+    """What `begin` answers for a key that is taken (by a live entry), the same for every store.
+
+    `result` is None while the entry's call is in flight; `remaining_s` is its time left.
+    """
+    if entry_fingerprint != fingerprint:
+        return Reused()
+    if result is not None:
+        return Replay(result)
+    return InFlight(max(1, min(RETRY_AFTER_CAP_MS, int(remaining_s * 1000))))
+
+
+def open_store(url: str) -> IdempotencyStore:
+    """The store a URL names; nothing is opened or created before its first use.
+
+    `memory://`; `sqlite:///relative/path` or `sqlite:////absolute/path` (the parent folder is
+    created on first use); `redis://host:port/db` or `rediss://host:port/db`. Raises ValueError
+    for any other URL.
+    """
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        raise ValueError(f"not a store URL: {url!r} (expected {_FORMS})")
+    if scheme == "memory":
+        if rest:
+            raise ValueError(f"memory:// takes nothing after it: {url!r}")
+        from toolgen.runtime.store.memory import MemoryStore
+
+        return MemoryStore()
+    if scheme == "sqlite":
+        return _sqlite(url, rest)
+    if scheme in ("redis", "rediss"):
+        _check_redis(url)
+        from toolgen.runtime.store.redis import RedisStore
+
+        return RedisStore(url)
+    raise ValueError(f"unknown store scheme {scheme!r} in {redacted(url)!r} (expected {_FORMS})")
+
+
+_FORMS = "memory://, sqlite:///relative/path, sqlite:////absolute/path, redis://host:port/db"
+
+
+def _sqlite(url: str, rest: str) -> IdempotencyStore:
+    # sqlite:///a/b is the relative path a/b, sqlite:////a/b the absolute /a/b (SQLAlchemy's form)
+    if not rest.startswith("/"):
+        raise ValueError(f"sqlite URLs have no host: {url!r} (expected sqlite:///path)")
+    path = rest[1:]
+    if not path or path.endswith("/"):
+        raise ValueError(f"no database file in {url!r} (expected sqlite:///path/to/file.db)")
+    if path == ":memory:":
+        # a private in-memory database would not be shared by the processes sqlite is chosen for
+        raise ValueError(f"{url!r}: use memory:// for a store in memory")
+    from toolgen.runtime.store.sqlite import SqliteStore
+
+    return SqliteStore(path)
+
+
+def _check_redis(url: str) -> None:
+    parts = urlsplit(url)
+    try:
+        parts.port  # noqa: B018 - raises ValueError for a port that is not a number
+    except ValueError:
+        raise ValueError(f"bad port in {redacted(url)!r}") from None
+    if not parts.hostname:
+        raise ValueError(f"no host in {redacted(url)!r} (expected redis://host:port/db)")
+    db = parts.path.strip("/")
+    if db and not db.isdigit():
+        raise ValueError(
+            f"the database of {redacted(url)!r} must be a number (redis://host:port/0)"
+        )
+
+
+def redacted(url: str) -> str:
+    """`url` without its password, for messages."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    netloc = parts.netloc.rpartition("@")[2]
+    user = f"{parts.username}:" if parts.username else ":"
+    return parts._replace(netloc=f"{user}***@{netloc}").geturl()
