@@ -14,7 +14,8 @@ from collections.abc import Callable
 import pytest
 
 from conftest import Project, Run, tool_source, toolgen_process
-from toolgen import quick, stamp
+from toolgen import quick
+from toolgen.incremental import stamp
 
 Runner = Callable[..., Run]
 
@@ -66,7 +67,7 @@ def test_the_shortcut_loads_neither_the_command_line_nor_the_compiler(
 ) -> None:
     """What makes it fast: a process that answers from the shortcut imports no argparse,
     no config reader, no json, no hashlib and nothing of the compiler (once the files are
-    old enough for their `stat` to be trusted: see `toolgen.stamp`)."""
+    old enough for their `stat` to be trusted: see `toolgen.incremental.stamp`)."""
     assert run("build", cwd=shop.root).code == 0
     time.sleep(2 * stamp.FINE_RACY_NS / 1e9)
     run("check", cwd=shop.root)  # the files are hashed, stamped afresh, and remembered

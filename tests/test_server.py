@@ -1,6 +1,6 @@
 """`toolgen build --watch` answers other processes' `toolgen build` and `toolgen check`
-(`toolgen.server`, `toolgen.quick.forward`): the same output and exit code as running the
-command itself, from the watch's warm session; and what it cannot answer exactly, it
+(`toolgen.watch.socket_server`, `toolgen.quick.forward`): the same output and exit code as running
+the command itself, from the watch's warm session; and what it cannot answer exactly, it
 declines, so that the client runs the command itself."""
 
 from __future__ import annotations
@@ -20,10 +20,10 @@ import pytest
 from conftest import Project, Run, tool_source, toolgen_process
 from test_watch import TIMEOUT, Child
 from toolgen import quick
-from toolgen import server as server_module
+from toolgen.incremental.session import Session
 from toolgen.quick import ACCEPTED
-from toolgen.server import DECLINED, Server
-from toolgen.session import Session
+from toolgen.watch import socket_server as server_module
+from toolgen.watch.socket_server import DECLINED, Server
 
 
 @pytest.fixture

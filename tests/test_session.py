@@ -1,6 +1,6 @@
-"""A process that builds again (`toolgen build --watch`, `toolgen.session`): what it keeps in
-memory between builds (units, renders, the Python module's blocks, file hashes, what it wrote)
-never makes a build differ from a cold one."""
+"""A process that builds again (`toolgen build --watch`, `toolgen.incremental.session`): what it
+keeps in memory between builds (units, renders, the Python module's blocks, file hashes, what it
+wrote) never makes a build differ from a cold one."""
 
 from __future__ import annotations
 
@@ -14,8 +14,9 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO, Project, cold_snapshot, tool_source
-from toolgen import cli, stamp
-from toolgen.session import Session
+from toolgen import cli
+from toolgen.incremental import stamp
+from toolgen.incremental.session import Session
 
 
 def _build(session: Session, project: Project, *argv: str) -> tuple[int, str]:

@@ -21,7 +21,7 @@ from watchfiles import Change
 from conftest import CONFIG, Project, tool_source
 from toolgen.cli import _parser
 from toolgen.config import load_config
-from toolgen.watch import DEBOUNCE_MS, STEP_MS, ChangeFilter, watch_build
+from toolgen.watch.loop import DEBOUNCE_MS, STEP_MS, ChangeFilter, watch_build
 
 TIMEOUT = 20.0  # seconds to wait for any one thing the watcher does (a slow 2-core CI box)
 

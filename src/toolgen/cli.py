@@ -33,19 +33,19 @@ from toolgen.diagnostics import (
     plural,
     sort_diagnostics,
 )
-from toolgen.stamp import Written, record, replay_loaded
-from toolgen.stamp import load as load_stamp
-from toolgen.stamp import written as written_by
+from toolgen.incremental.stamp import Written, record, replay_loaded
+from toolgen.incremental.stamp import load as load_stamp
+from toolgen.incremental.stamp import written as written_by
 
 if TYPE_CHECKING:
     from toolgen.config import Config
+    from toolgen.incremental.session import Session
+    from toolgen.incremental.spool import Content
+    from toolgen.incremental.stamp import Outcome
+    from toolgen.incremental.units import UnitCache
     from toolgen.output import Drift, Seen, UnsafeOut, WriteReport
     from toolgen.pipeline import Generated
     from toolgen.removal import Kept
-    from toolgen.session import Session
-    from toolgen.spool import Content
-    from toolgen.stamp import Outcome
-    from toolgen.unit_cache import UnitCache
 
 #: The codes of `check --against`'s findings: shown at level info too (they were asked for).
 BREAKING = ("TG95", "TG96", "TG97")
@@ -67,7 +67,7 @@ def _positive_int(text: str) -> int:
     return value
 
 
-@functools.cache  # a process that answers many commands (`toolgen.server`) makes it once
+@functools.cache  # a process that answers many commands (the watch's socket server): made once
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="toolgen",
@@ -248,7 +248,7 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None, session: Session | None = None) -> int:
     """Entry point; returns the exit code (the console script exits with it). `session`:
-    what a process that builds again keeps between builds (`toolgen.server`)."""
+    what a process that builds again keeps between builds (`toolgen.watch.socket_server`)."""
     parser = _parser()
     try:
         args = parser.parse_args(argv)
@@ -283,8 +283,8 @@ def main(argv: Sequence[str] | None = None, session: Session | None = None) -> i
 
 def _distrusted() -> None:
     """Say on stderr, in one line, that a run did not believe cache entries
-    (`toolgen.cache.trusted`), as `_cache` says of a cache folder."""
-    from toolgen.cache import DISTRUSTED
+    (`toolgen.incremental.cache.trusted`), as `_cache` says of a cache folder."""
+    from toolgen.incremental.cache import DISTRUSTED
 
     if DISTRUSTED:
         others = len(set(DISTRUSTED)) - 1  # an entry may be read twice (a stamp)
@@ -325,12 +325,12 @@ def _print_json(payload: dict[str, object], stream: TextIO) -> None:
 
 def cmd_build(args: argparse.Namespace, stream: TextIO) -> int:
     if getattr(args, "watch", False):
-        from toolgen.watch import watch_build
+        from toolgen.watch.loop import watch_build
 
         return watch_build(args, stream)
     from toolgen.output import WriteReport
 
-    started = time.time_ns()  # before anything is read (see `toolgen.stamp`)
+    started = time.time_ns()  # before anything is read (see `toolgen.incremental.stamp`)
     config = _load(args)
     folder, key = _cache(args, config)
     outcome, written = _replay(args, config, folder, key, started)
@@ -385,8 +385,8 @@ def _generating(
     """What a build makes, with the session it used: in memory in a process that builds
     again, else spooled (`toolgen.pipeline`), the spool open until the block ends. Where
     the spool cannot be written (no room or no right in the temporary folder), in memory."""
+    from toolgen.incremental.spool import Spool
     from toolgen.pipeline import generate, generate_spooled
-    from toolgen.spool import Spool
 
     session = _session(args, folder, key)
     if session is not None:
@@ -457,10 +457,10 @@ def _read(args: argparse.Namespace, read: frozenset[str]) -> None:
 def _replay(
     args: argparse.Namespace, config: Config, folder: Path | None, key: str, started: int
 ) -> tuple[Outcome | None, Written]:
-    """The stamped outcome of the last build or check (`toolgen.stamp.replay`), if nothing it
-    depends on changed; and, for a run of its own, what the stamp says of the generated files
-    (`toolgen.stamp.written`: a session knows more). A session that saw a file it read change
-    does not look."""
+    """The stamped outcome of the last build or check (`toolgen.incremental.stamp.replay`), if
+    nothing it depends on changed; and, for a run of its own, what the stamp says of the generated
+    files (`toolgen.incremental.stamp.written`: a session knows more). A session that saw a file it
+    read change does not look."""
     session: Session | None = getattr(args, "session", None)
     if folder is None or (session is not None and session.changed_since_read(key)):
         return None, {}
@@ -493,8 +493,8 @@ def _replayed(
 def _cache(args: argparse.Namespace, config: Config) -> tuple[Path | None, str]:
     """The cache folder (None with `--no-cache`, or when it is not one to trust) and the key
     of this configuration."""
-    from toolgen.cache import cache_dir, config_key, usable
     from toolgen.config import relative_display
+    from toolgen.incremental.cache import cache_dir, config_key, usable
 
     folder = cache_dir(config, not args.no_cache)
     if folder is not None and not usable(folder):
@@ -516,8 +516,8 @@ def _stamp(
     result: Generated,
     session: Session | None,
 ) -> None:
-    """Stamp a clean run, for the next one to replay (`toolgen.stamp`); not one that saw a
-    file change while it read (its output may mix old and new bytes). In a session, once
+    """Stamp a clean run, for the next one to replay (`toolgen.incremental.stamp`); not one that
+    saw a file change while it read (its output may mix old and new bytes). In a session, once
     the answer is out (`Session.later`)."""
     if result.inputs.conflicts:
         return
@@ -543,14 +543,14 @@ def _jobs(args: argparse.Namespace) -> int:
     from toolgen.parallel import default_jobs
 
     if getattr(args, "session", None) is not None:
-        return 1  # a process that keeps a session has threads (`toolgen.server`): no forks
+        return 1  # a process that keeps a session has threads (the socket server): no forks
     jobs = getattr(args, "jobs", None)
     return int(jobs) if jobs else default_jobs()
 
 
 def _session(args: argparse.Namespace, folder: Path | None, key: str) -> Session | None:
-    """What a process that builds again keeps (`toolgen.session`), for this configuration;
-    None for a run of its own, or without the cache."""
+    """What a process that builds again keeps (`toolgen.incremental.session`), for this
+    configuration; None for a run of its own, or without the cache."""
     session: Session | None = getattr(args, "session", None)
     return session.use(key, folder) if session is not None and folder is not None else None
 
@@ -558,7 +558,7 @@ def _session(args: argparse.Namespace, folder: Path | None, key: str) -> Session
 def _units(
     config: Config, folder: Path | None, key: str, session: Session | None
 ) -> UnitCache | None:
-    from toolgen.unit_cache import UnitCache
+    from toolgen.incremental.units import UnitCache
 
     if folder is None:
         return None
@@ -624,7 +624,7 @@ def _build_report(
 def cmd_check(args: argparse.Namespace, stream: TextIO) -> int:
     from toolgen.output import Drift
 
-    started = time.time_ns()  # before anything is read (see `toolgen.stamp`)
+    started = time.time_ns()  # before anything is read (see `toolgen.incremental.stamp`)
     config = _load(args)
     plain = not (args.against or args.verify_runtime)  # only the drift check can be replayed
     folder, key = _cache(args, config)
@@ -722,7 +722,7 @@ def _checked(
 
 
 def _bytes(content: Content) -> bytes:
-    from toolgen.spool import as_bytes
+    from toolgen.incremental.spool import as_bytes
 
     return as_bytes(content)
 

@@ -28,11 +28,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from toolgen import journal, removal
+from toolgen.incremental.spool import Content, Spooled, as_bytes, chunks_of, sha_of
+from toolgen.incremental.stamp import Stat, Written, file_stat, trusted
 from toolgen.reading import open_regular
 from toolgen.removal import PENDING, Kept
 from toolgen.render import FOLDERS, MANIFEST
-from toolgen.spool import Content, Spooled, as_bytes, chunks_of, sha_of
-from toolgen.stamp import Stat, Written, file_stat, trusted
 
 #: What a process knows of each generated file (relative path): its bytes, its `stat`, and
 #: when they were seen (`time.time_ns()` before the file was read or written).

@@ -1,17 +1,17 @@
 """The command line's entry point, and its shortcut: a repeated `toolgen build` or `toolgen
 check` answered before the rest of toolgen is imported.
 
-When a run was answered from its stamp (`toolgen.stamp`: nothing it depends on changed), the
-command line stores what it printed and its exit code under the *invocation*: the arguments,
-the working folder, the cache variables, Python's version, the `stat` of toolgen's own files
-(as they were when this process started) and the umask. With it go the facts the
+When a run was answered from its stamp (`toolgen.incremental.stamp`: nothing it depends on
+changed), the command line stores what it printed and its exit code under the *invocation*: the
+arguments, the working folder, the cache variables, Python's version, the `stat` of toolgen's own
+files (as they were when this process started) and the umask. With it go the facts the
 configuration was made of: the bytes of each `pyproject.toml` the search for `[tool.toolgen]`
 read (or of `--config FILE`), the files and folders that decided the project root, and each
 configured path with what it resolved to (a symlink). The next identical invocation checks
 those facts and the stamp, and prints the stored text; any difference, or anything
 unexpected, falls through to the full command line (`toolgen.cli.main`), which compiles or
 replays as usual. Before any of that, a running `toolgen build --watch` of the project is
-asked (`forward`, `toolgen.server`): it has the last build in memory.
+asked (`forward`, `toolgen.watch.socket_server`): it has the last build in memory.
 
 Python start-up and this module are all such a run pays for: it imports neither argparse,
 nor the configuration reader, nor json or hashlib (unless a file must be hashed), nor the
@@ -28,7 +28,7 @@ import sys
 import time
 
 from toolgen._version import __version__
-from toolgen.cache import FOLDER, checksum, load_entry, ours, prune, store_entry
+from toolgen.incremental.cache import FOLDER, checksum, load_entry, ours, prune, store_entry
 from toolgen.reading import open_regular
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
@@ -45,7 +45,7 @@ KEEP = 64  # invocations remembered: commands, formats and folders people run th
 COMMANDS = ("build", "check")
 ENVIRONMENT = ("TOOLGEN_CACHE_DIR", "TOOLGEN_NO_CACHE")
 
-#: The socket of a running `toolgen build --watch` in the cache folder (`toolgen.server`),
+#: The socket of a running `toolgen build --watch` in the cache folder (its socket server),
 #: and the first line of a request to it.
 SOCKET = "watch.sock"
 HEADER = f"toolgen-watch 2 {sys.version}\n".encode()
@@ -84,7 +84,7 @@ def main(argv: Sequence[str], *, process: bool = False) -> int:
 def answer(argv: list[str]) -> int | None:
     """Print the remembered answer to `toolgen ARGV` and return its exit code, or None (and
     print nothing) when there is none or it may no longer hold."""
-    started = time.time_ns()  # before anything is read (see `toolgen.stamp`)
+    started = time.time_ns()  # before anything is read (see `toolgen.incremental.stamp`)
     if not argv or argv[0] not in COMMANDS or _no_cache():
         return None
     ident = invocation(argv, os.getcwd())
@@ -98,7 +98,7 @@ def answer(argv: list[str]) -> int | None:
     try:
         if entry["invocation"] != ident or not _facts_hold(entry["facts"]):
             return None
-        from toolgen.stamp import replay
+        from toolgen.incremental.stamp import replay
 
         outcome = replay(folder, entry["stamp"], started)
         if outcome is None or outcome.ident != entry["outcome"]:
@@ -126,7 +126,7 @@ def _print(out: str, err: str, code: int) -> int:
 def forward(argv: list[str]) -> int | None:
     """Have a running `toolgen build --watch` of this project run `toolgen ARGV`, print what
     it printed and return its exit code; None (nothing printed) when none runs, it declines
-    (`toolgen.server`), or it does not take the request within `ACCEPT_S` (a suspended
+    (`toolgen.watch.socket_server`), or it does not take the request within `ACCEPT_S` (a suspended
     watch). Only a socket of this user's, served by a process of this user's, is asked."""
     if not argv or argv[0] not in COMMANDS or _no_cache():
         return None

@@ -8,9 +8,9 @@ the output count: Python files and folders that discovery would read (not hidden
 config file; anything under `out` (the build's own writes) is ignored.
 
 Every build is a normal `toolgen build` (`cli.cmd_build`) with its usual output, in one
-process that keeps the last build in memory (`toolgen.session`); while it runs, it also
-answers `toolgen build` and `toolgen check` from other processes (`toolgen.server`), one
-build at a time with its own. A build that fails (a syntax error mid-edit, a broken config)
+process that keeps the last build in memory (`toolgen.incremental.session`); while it runs, it also
+answers `toolgen build` and `toolgen check` from other processes (`toolgen.watch.socket_server`),
+one build at a time with its own. A build that fails (a syntax error mid-edit, a broken config)
 prints its diagnostics and the watch goes on; Ctrl-C ends it with exit 0.
 
 A module that the handlers import from outside the sources (a models module elsewhere in the
@@ -35,7 +35,7 @@ from toolgen.diagnostics import UserError
 from toolgen.discover import SKIP_DIRS
 
 if TYPE_CHECKING:
-    from toolgen.server import Server
+    from toolgen.watch.socket_server import Server
 
 DEBOUNCE_MS = 1600  # the longest a batch of changes is held before a build
 STEP_MS = 100  # a batch is complete after this long without a new change
@@ -183,7 +183,7 @@ def watch_build(
         import watchfiles
 
         watch_fn = watchfiles.watch
-    from toolgen.session import Session
+    from toolgen.incremental.session import Session
 
     # one process (no forks), which keeps the last build's work in memory between builds
     build_args = argparse.Namespace(**{**vars(args), "watch": False, "jobs": 1})
@@ -251,10 +251,10 @@ def watch_build(
 
 
 def _serve(args: argparse.Namespace, config: Config, lock: threading.Lock) -> Server | None:
-    """Answer other processes' builds and checks (`toolgen.server`), when the cache is on and
-    no other watch of the project does."""
-    from toolgen.cache import cache_dir
-    from toolgen.server import Server
+    """Answer other processes' builds and checks (`toolgen.watch.socket_server`), when the cache is
+    on and no other watch of the project does."""
+    from toolgen.incremental.cache import cache_dir
+    from toolgen.watch.socket_server import Server
 
     folder = cache_dir(config, not args.no_cache)
     if folder is None:

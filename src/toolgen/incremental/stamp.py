@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import os
 
-from toolgen.cache import checksum_of, file_sha, is_file, load_entry, prune, store_entry
+from toolgen.incremental.cache import checksum_of, file_sha, is_file, load_entry, prune, store_entry
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
 if TYPE_CHECKING:
@@ -37,11 +37,11 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
 
-    from toolgen.cache import Folder
     from toolgen.diagnostics import Diagnostic
     from toolgen.discover import Listing
+    from toolgen.incremental.cache import Folder
+    from toolgen.incremental.spool import Content
     from toolgen.index import Dependencies
-    from toolgen.spool import Content
 
 KIND = "stamps"
 ROWS_AT_ONCE = 1000  # diagnostics turned into JSON together (`record`)
@@ -111,9 +111,9 @@ def record(
     import json
 
     from toolgen.diagnostics import format_lines
+    from toolgen.incremental.spool import sha_of
     from toolgen.output import listing
     from toolgen.removal import PENDING
-    from toolgen.spool import sha_of
 
     base = str(out)
     out_folders: set[str] = set()

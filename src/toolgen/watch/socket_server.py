@@ -1,7 +1,7 @@
 """While `toolgen build --watch` runs, it answers `toolgen build` and `toolgen check` run by
 other processes in the same project (an editor's on-save hook, pre-commit, a terminal): they
-get the watch's warm build (`toolgen.session`: nothing of the unchanged files is read, parsed
-or rendered again) instead of starting from nothing.
+get the watch's warm build (`toolgen.incremental.session`: nothing of the unchanged files is read,
+parsed or rendered again) instead of starting from nothing.
 
 The watch listens on a Unix socket in the cache folder (`.toolgen_cache/watch.sock`, usable
 by its owner only; a peer of another user is refused, and clients ask only a socket of their
@@ -31,7 +31,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, NoReturn
 
-from toolgen.cache import make_folder, ours
+from toolgen.incremental.cache import make_folder, ours
+from toolgen.incremental.session import Session
 from toolgen.quick import (
     ACCEPT_S,
     ACCEPTED,
@@ -44,7 +45,6 @@ from toolgen.quick import (
     same_user,
     umask,
 )
-from toolgen.session import Session
 
 DECLINED = b"declined\n"
 READ_S = 5.0  # how long a client may take to send its request
@@ -73,7 +73,7 @@ class Server:
 
     def start(self) -> bool:
         """Listen, unless another watch already does here, the socket cannot be made, or the
-        cache folder is one that clients would not trust (`toolgen.cache.ours`)."""
+        cache folder is one that clients would not trust (`toolgen.incremental.cache.ours`)."""
         name = address(str(self.folder), self.cwd)
         if name is None or not can_serve():
             return False

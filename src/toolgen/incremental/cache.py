@@ -101,7 +101,7 @@ def code_fingerprint() -> str:
     import hashlib
     from pathlib import Path
 
-    package = Path(__file__).parent
+    package = Path(__file__).parent.parent  # toolgen/, from toolgen/incremental/
     digest = hashlib.sha256()
     for path in sorted(package.rglob("*.py")):
         digest.update(f"{path.relative_to(package).as_posix()}\0".encode())

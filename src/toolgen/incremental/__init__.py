@@ -1,0 +1,1 @@
+"""The incremental wing: what toolgen keeps between runs, and when it may reuse it."""
