@@ -256,7 +256,7 @@ def main(argv: Sequence[str] | None = None, session: Session | None = None) -> i
         return int(exc.code or 0)
     args.session = session
     command: Callable[[argparse.Namespace, TextIO], int] = COMMANDS[args.command]
-    # A build or check answered from its stamp is remembered for `toolgen.quick` to repeat.
+    # A build or check answered from its stamp is remembered for `toolgen.incremental.answers`.
     watching = getattr(args, "watch", False)
     args.argv = list(sys.argv[1:] if argv is None else argv) if not watching else None
     try:
@@ -480,13 +480,13 @@ def _replayed(
     code: int,
 ) -> int:
     """Print what a run answered from the `stamp` (folder, key, outcome) says, remember it
-    for the same invocation (`toolgen.quick`), and return its exit code."""
+    for the same invocation (`toolgen.incremental.answers`), and return its exit code."""
     stream.write(text)
     if args.argv is not None:
-        from toolgen.quick import remember
+        from toolgen.incremental.answers import remember
 
         folder, key, outcome = stamp
-        remember(folder, args.argv, args, config, key, outcome.ident, text, code)
+        remember(folder, args.argv, args.config, config, key, outcome.ident, text, code)
     return code
 
 
@@ -1053,7 +1053,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace, TextIO], int]] = {
 
 
 def run_main(argv: Sequence[str] | None = None) -> int:
-    """`main` for a process of its own (the console script, after `toolgen.quick`). A run
+    """`main` for a process of its own (the console script, after `toolgen.entry`). A run
     builds many small objects and frees few: collect cycles rarely (about 15% of a cold build
     was the collector's)."""
     gc.set_threshold(100_000, 50, 100)

@@ -7,7 +7,7 @@ marshal data (the key includes Python's version, whose format it is), each writt
 under a name that is the hash of everything it depends on, so a changed config or a new toolgen
 version simply misses. A broken or foreign entry is a miss, never an error.
 
-This module is imported on the fast path of `toolgen check` (`toolgen.quick`): standard
+This module is imported on the fast path of `toolgen check` (`toolgen.entry`): standard
 library only, and nothing slow to import (hashlib) before it is needed.
 """
 
@@ -212,7 +212,7 @@ def store_entry(
     folder: Folder, kind: str, key: str, value: Any, dumps: Callable[[Any], bytes] = marshal.dumps
 ) -> None:
     """Write `value` atomically; a cache that cannot be written is silently skipped. (Plain
-    `os` calls: `toolgen.quick` stores stamps without importing pathlib.)"""
+    `os` calls: the fast path stores stamps without importing pathlib.)"""
     base = os.fspath(folder)
     target = f"{base}/{kind}/{key[:40]}.json"
     tmp = f"{base}/{kind}/.{key[:40]}.json.{os.getpid()}.tmp"

@@ -20,7 +20,8 @@ removing or renaming an entry changes its mtime and ctime), so the sources and t
 files need not be listed again. When a replay had to hash files or list folders that are now
 old enough, it stamps them afresh.
 
-Standard library only, and cheap to import: `toolgen.quick` runs it before anything else.
+Standard library only, and cheap to import: the fast path (`toolgen.entry`) runs it before
+anything else.
 Stamps are marshal data (the key includes Python's version); the diagnostics inside stay JSON
 text until a run prints them as JSON.
 """

@@ -3,18 +3,18 @@ other processes in the same project (an editor's on-save hook, pre-commit, a ter
 get the watch's warm build (`toolgen.incremental.session`: nothing of the unchanged files is read,
 parsed or rendered again) instead of starting from nothing.
 
-The watch listens on a Unix socket in the cache folder (`.toolgen_cache/watch.sock`, usable
-by its owner only; a peer of another user is refused, and clients ask only a socket of their
-user's in a folder no other user can write to). A client (`toolgen.quick.forward`) sends one
+The watch listens on a Unix socket in the cache folder (`.toolgen_cache/watch.sock`, usable by
+its owner only; a peer of another user is refused, and clients ask only a socket of their user's
+in a folder no other user can write to). A client (`toolgen.watch.protocol.forward`) sends one
 request: a header line with the protocol and Python's version, then marshal data of the
-invocation (as `toolgen.quick` sees it: arguments, working folder, cache variables, Python,
-toolgen's files, umask) and the arguments. The watch answers at once: `declined` (the client
-runs the command itself) for whatever it cannot answer exactly as a process of its own would
-(another invocation; anything but a plain `build` or `check`, as argparse parses it), else
-`accepted`. Then, while the request waits for the watch's lock and runs (one at a time, with
-the watch's own builds), it says it is alive every `ALIVE_S / 4`, and at last sends `ok` with
-the exit code and what the command printed. A client that hears nothing for `ACCEPT_S` or
-`ALIVE_S` (a watch suspended with Ctrl-Z) runs the command itself.
+invocation (as `toolgen.incremental.answers` sees it: arguments, working folder, cache
+variables, Python, toolgen's files, umask) and the arguments. The watch answers at once:
+`declined` (the client runs the command itself) for whatever it cannot answer exactly as a
+process of its own would (another invocation; anything but a plain `build` or `check`, as
+argparse parses it), else `accepted`. Then, while the request waits for the watch's lock and
+runs (one at a time, with the watch's own builds), it says it is alive every `ALIVE_S / 4`, and
+at last sends `ok` with the exit code and what the command printed. A client that hears nothing
+for `ACCEPT_S` or `ALIVE_S` (a watch suspended with Ctrl-Z) runs the command itself.
 """
 
 from __future__ import annotations
@@ -31,9 +31,10 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, NoReturn
 
+from toolgen.incremental.answers import invocation, umask
 from toolgen.incremental.cache import make_folder, ours
 from toolgen.incremental.session import Session
-from toolgen.quick import (
+from toolgen.watch.protocol import (
     ACCEPT_S,
     ACCEPTED,
     ALIVE,
@@ -41,9 +42,7 @@ from toolgen.quick import (
     HEADER,
     SOCKET,
     address,
-    invocation,
     same_user,
-    umask,
 )
 
 DECLINED = b"declined\n"
