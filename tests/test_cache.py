@@ -474,13 +474,13 @@ def test_a_known_render_is_used_only_for_its_own_descriptor() -> None:
 
 def test_other_toolgen_code_misses(shop: Project, run, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
     """The cache key holds a hash of toolgen's own source, not only its version number."""
-    from toolgen.incremental import cache
+    from toolgen.incremental import keys
 
     assert run("build", cwd=shop.root).code == 0
     assert "1 file written" not in run("build", cwd=shop.root).out
-    key = cache.config_key(load_config(None, cwd=shop.root))
-    monkeypatch.setattr(cache, "code_fingerprint", lambda: "other code")
-    assert cache.config_key(load_config(None, cwd=shop.root)) != key
+    key = keys.config_key(load_config(None, cwd=shop.root))
+    monkeypatch.setattr(keys, "code_fingerprint", lambda: "other code")
+    assert keys.config_key(load_config(None, cwd=shop.root)) != key
 
 
 @pytest.mark.parametrize(

@@ -112,8 +112,8 @@ def record(
     import json
 
     from toolgen.diagnostics import format_lines
+    from toolgen.incremental.out_listing import listing
     from toolgen.incremental.spool import sha_of
-    from toolgen.output import listing
     from toolgen.removal import PENDING
 
     base = str(out)
@@ -234,7 +234,7 @@ def _outputs_hold(stamp: dict[str, Any]) -> dict[str, Stat] | None:
     """The folders of a new listing of `out`, if it holds the stamped files (else None)."""
     from pathlib import Path
 
-    from toolgen.output import listing
+    from toolgen.incremental.out_listing import listing
 
     folders: set[str] = set()
     if listing(Path(stamp["out"]), folders) != stamp["out_listing"]:

@@ -26,6 +26,7 @@ import io
 import marshal
 import os
 import socket
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -145,12 +146,19 @@ class Server:
                     self.session.flush()  # what waited for the answer: the stamp, the cache
 
     def run(self, argv: list[str]) -> tuple[int, str, str]:
-        """`toolgen ARGV` in this process, with the session: exit code, stdout, stderr."""
-        from toolgen import cli
+        """`toolgen ARGV` (a `_servable` one) in this process, with the session, as the
+        command line runs it: exit code, stdout, stderr."""
+        from toolgen.arguments import parser, request_of
+        from toolgen.run import Run, guarded
 
         out, err = io.StringIO(), io.StringIO()
         with _captured(out, err):
-            code = cli.main(argv, session=self.session)
+            try:
+                args = parser().parse_args(argv)
+            except SystemExit as exc:  # not for a servable request; as the command line says
+                return int(exc.code or 0), out.getvalue(), err.getvalue()
+            request = request_of(args, list(argv))
+            code = guarded(lambda: Run(request, self.session).execute(sys.stdout), request.format)
         return code, out.getvalue(), err.getvalue()
 
 
@@ -203,9 +211,9 @@ def _servable(argv: list[str]) -> bool:
 def _quiet_parser() -> argparse.ArgumentParser:
     """The command line's parser, made to print nothing (a usage error, `--help`, `--version`)
     and to raise ValueError where it would exit."""
-    from toolgen import cli
+    from toolgen.arguments import parser as command_line
 
-    parser: argparse.ArgumentParser = cli._parser.__wrapped__()
+    parser: argparse.ArgumentParser = command_line.__wrapped__()
 
     def refuse(message: str = "", *_: Any) -> NoReturn:
         raise ValueError(message)
