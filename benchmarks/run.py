@@ -17,8 +17,8 @@ repository (/tmp is slow to create files on some machines), then times whole pro
 - one-file rebuild: `toolgen build` after a new edit of one handler file (each run edits a
   handler's description to text never seen before, so the cache cannot have it)
 - with `toolgen build --watch` running: the same one-file rebuild, which the watch answers
-  (`toolgen.server`), and the time from saving an edit to the new descriptor on disk with no
-  command run at all (watchfiles waits for 0.1 s of quiet before it reports a change)
+  (`toolgen.watch.socket_server`), and the time from saving an edit to the new descriptor on disk
+  with no command run at all (watchfiles waits for 0.1 s of quiet before it reports a change)
 - with --big N: a cold build of N tools, reported as a multiple of the first corpus's build,
   and a cold build of one module of about 5 MB (400 handlers), each with its peak memory
 - with --literal, instead of all the above: cold builds of a handler with a `Literal` of 10,000

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from toolgen.quick import main
+from toolgen.entry import main
 
 REPO = Path(__file__).resolve().parent.parent
 

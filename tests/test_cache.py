@@ -14,12 +14,14 @@ from typing import Any
 import pytest
 
 from conftest import REPO, Project
-from toolgen import output, stamp, unit_cache
-from toolgen.cache import FOLDER, ours
+from toolgen import output
 from toolgen.config import load_config
 from toolgen.descriptor import ToolDescriptor
+from toolgen.incremental import stamp
+from toolgen.incremental import units as unit_cache
+from toolgen.incremental.cache import FOLDER, ours
+from toolgen.incremental.units import UnitCache
 from toolgen.pipeline import generate
-from toolgen.unit_cache import UnitCache
 
 MODELS = '''
 from pydantic import BaseModel
@@ -330,7 +332,7 @@ def test_an_edit_that_keeps_size_and_mtime_is_still_noticed(
     import os
     import time
 
-    from toolgen import cache, stamp
+    from toolgen.incremental import cache, stamp
 
     monkeypatch.setattr(stamp, "RACY_NS", 0)  # trust stats at once (the default waits 2 s)
     hashed: list[str] = []
@@ -472,13 +474,13 @@ def test_a_known_render_is_used_only_for_its_own_descriptor() -> None:
 
 def test_other_toolgen_code_misses(shop: Project, run, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
     """The cache key holds a hash of toolgen's own source, not only its version number."""
-    from toolgen import cache
+    from toolgen.incremental import keys
 
     assert run("build", cwd=shop.root).code == 0
     assert "1 file written" not in run("build", cwd=shop.root).out
-    key = cache.config_key(load_config(None, cwd=shop.root))
-    monkeypatch.setattr(cache, "code_fingerprint", lambda: "other code")
-    assert cache.config_key(load_config(None, cwd=shop.root)) != key
+    key = keys.config_key(load_config(None, cwd=shop.root))
+    monkeypatch.setattr(keys, "code_fingerprint", lambda: "other code")
+    assert keys.config_key(load_config(None, cwd=shop.root)) != key
 
 
 @pytest.mark.parametrize(
@@ -508,7 +510,7 @@ def test_a_render_without_its_sections_is_a_miss(shop: Project, run) -> None:  #
     toolgen writes: the render lacks its sections."""
     import marshal
 
-    from toolgen.cache import checksum
+    from toolgen.incremental.cache import checksum
 
     assert run("build", cwd=shop.root).code == 0
     for entry in (shop.root / ".toolgen_cache" / "units").glob("*.json"):
@@ -529,7 +531,8 @@ def test_the_cache_keeps_the_newest_entries_only(
     import os
     import time
 
-    from toolgen import stamp, unit_cache
+    from toolgen.incremental import stamp
+    from toolgen.incremental import units as unit_cache
 
     monkeypatch.setattr(unit_cache, "KEEP", 6)
     assert run("build", cwd=shop.root).code == 0

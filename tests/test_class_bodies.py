@@ -13,9 +13,9 @@ from conftest import Project
 from toolgen.analyze import bodies
 from toolgen.analyze.types import SchemaBuilder
 from toolgen.config import load_config
+from toolgen.incremental.units import UnitCache
 from toolgen.index import Module, ModuleIndex
 from toolgen.pipeline import generate
-from toolgen.unit_cache import UnitCache
 
 UNITS = "Size = int\n"
 

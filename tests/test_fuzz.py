@@ -1023,8 +1023,8 @@ def test_the_spooled_build_makes_what_the_in_memory_build_makes(
     """A run of its own spools (`toolgen.pipeline.generate_spooled`); a watch keeps everything
     in memory (`generate`): the same files and diagnostics, whatever the handlers."""
     from toolgen.config import load_config
+    from toolgen.incremental.spool import Spool, as_bytes
     from toolgen.pipeline import generate, generate_spooled
-    from toolgen.spool import Spool, as_bytes
 
     style, body = doc
     files: dict[str, str | bytes] = {

@@ -18,10 +18,11 @@ from typing import Any
 import pytest
 
 from conftest import Project, Run, tool_source
-from toolgen import cache, reading
+from toolgen import reading
 from toolgen.config import load_config
 from toolgen.diagnostics import UserError
-from toolgen.stamp import file_stat
+from toolgen.incremental import cache
+from toolgen.incremental.stamp import file_stat
 
 Runner = Callable[..., Run]
 
@@ -429,7 +430,7 @@ def test_a_stamp_others_can_write_is_not_believed(good: Project, run: Runner, mo
 
 
 def test_a_remembered_answer_others_can_write_is_not_believed(good: Project, run: Runner) -> None:
-    """`toolgen.quick` prints a remembered answer before anything else: it applies the same
+    """`toolgen.entry` prints a remembered answer before anything else: it applies the same
     rule to the entries it reads."""
     assert run("build", cwd=good.root).code == 0
     run("check", cwd=good.root)

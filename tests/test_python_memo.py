@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from conftest import Project, cold_snapshot, tool_source
-from toolgen.cache import load_entry, store_entry
+from toolgen.incremental.cache import load_entry, store_entry
 from toolgen.pipeline import PYTHON
 from toolgen.render import python
 from toolgen.render.python import StoredMemo, python_module

@@ -1,6 +1,6 @@
 """`toolgen build --watch` answers other processes' `toolgen build` and `toolgen check`
-(`toolgen.server`, `toolgen.quick.forward`): the same output and exit code as running the
-command itself, from the watch's warm session; and what it cannot answer exactly, it
+(`toolgen.watch.socket_server`, `toolgen.watch.protocol.forward`): the same output and exit code
+as running the command itself, from the watch's warm session; and what it cannot answer exactly, it
 declines, so that the client runs the command itself."""
 
 from __future__ import annotations
@@ -19,11 +19,12 @@ import pytest
 
 from conftest import Project, Run, tool_source, toolgen_process
 from test_watch import TIMEOUT, Child
-from toolgen import quick
-from toolgen import server as server_module
-from toolgen.quick import ACCEPTED
-from toolgen.server import DECLINED, Server
-from toolgen.session import Session
+from toolgen.incremental import answers
+from toolgen.incremental.session import Session
+from toolgen.watch import protocol
+from toolgen.watch import socket_server as server_module
+from toolgen.watch.protocol import ACCEPTED
+from toolgen.watch.socket_server import DECLINED, Server
 
 
 @pytest.fixture
@@ -38,7 +39,7 @@ def served(project: Project) -> Iterator[tuple[Project, Server]]:
 
 def _forward(capsys: pytest.CaptureFixture[str], *argv: str) -> Run | None:
     capsys.readouterr()
-    code = quick.forward(list(argv))
+    code = protocol.forward(list(argv))
     captured = capsys.readouterr()
     if code is None:
         assert captured.out == captured.err == ""
@@ -110,7 +111,7 @@ def test_what_cannot_be_answered_exactly_is_declined(
     monkeypatch.chdir(project.root)
     # A client in another environment, or running other toolgen code or another Python,
     # says so in its invocation (here sent by hand: client and watch share this process).
-    ident = quick.invocation(["check"], str(project.root))
+    ident = answers.invocation(["check"], str(project.root))
     assert _ask(server, ident, ["check"]).startswith(ACCEPTED + b"ok\n")
     other_env = (*ident[:2], (".toolgen_cache", None), *ident[3:])
     other_code = (*ident[:5], (*ident[5], ("edited.py", 1, 1)), ident[6])
@@ -120,7 +121,7 @@ def test_what_cannot_be_answered_exactly_is_declined(
     assert _ask(server, ident, ["check"], header=b"toolgen-watch 1 2.7.18\n") == DECLINED
 
 
-def _ask(server: Server, ident: object, argv: list[str], header: bytes = quick.HEADER) -> bytes:
+def _ask(server: Server, ident: object, argv: list[str], header: bytes = protocol.HEADER) -> bytes:
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as client:
         client.connect(str(server.path))
         client.sendall(header + marshal.dumps((ident, argv)))
@@ -132,7 +133,7 @@ def test_garbage_does_not_stop_the_watch_answering(
     served: tuple[Project, Server], capsys: pytest.CaptureFixture[str]
 ) -> None:
     _, server = served
-    for header, body in ((b"hello\n", b""), (quick.HEADER, b"\x00not marshal"), (b"", b"")):
+    for header, body in ((b"hello\n", b""), (protocol.HEADER, b"\x00not marshal"), (b"", b"")):
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as client:
             client.connect(str(server.path))
             client.sendall(header + body)
@@ -210,7 +211,7 @@ def test_a_watch_that_does_not_answer_is_not_waited_for(
     try:
         started = time.monotonic()
         assert _forward(capsys, "check") is None
-        assert time.monotonic() - started < quick.ACCEPT_S + 2
+        assert time.monotonic() - started < protocol.ACCEPT_S + 2
     finally:
         silent.close()
         (folder / "watch.sock").unlink()
@@ -219,7 +220,7 @@ def test_a_watch_that_does_not_answer_is_not_waited_for(
     try:
         staller = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         staller.connect(str(server.path))
-        staller.sendall(quick.HEADER[:5])  # and then nothing, for as long as it likes
+        staller.sendall(protocol.HEADER[:5])  # and then nothing, for as long as it likes
         assert _forward(capsys, "check") is not None
         staller.close()
     finally:
@@ -237,9 +238,9 @@ def test_a_socket_or_cache_others_can_write_is_not_trusted(
     os.chdir(project.root)
     assert server.start()
     try:
-        assert quick._folders(str(project.root)) == [str(shared)]
+        assert answers.folders(str(project.root)) == [str(shared)]
         shared.chmod(0o777)
-        assert quick._folders(str(project.root)) == []
+        assert answers.folders(str(project.root)) == []
         assert _forward(capsys, "check") is None
         shared.chmod(0o755)
         (shared / "watch.sock").chmod(0o666)
@@ -263,7 +264,7 @@ def test_a_watch_that_stops_while_it_works_is_not_waited_for(
 ) -> None:
     """Taken requests hear from the watch every `ALIVE_S / 4`: a long build is waited for,
     a watch gone silent (stopped with Ctrl-Z after it took the request) is not."""
-    monkeypatch.setattr(quick, "ALIVE_S", 0.4)
+    monkeypatch.setattr(protocol, "ALIVE_S", 0.4)
     monkeypatch.setattr(server_module, "ALIVE_S", 0.4)
     project.write("src/tools.py", tool_source("search"))
     os.chdir(project.root)
@@ -313,4 +314,4 @@ def test_a_symlinked_cache_folder_of_ones_own_is_used(project: Project) -> None:
     elsewhere = project.root.parent / "cache-elsewhere"
     elsewhere.mkdir()
     (project.root / ".toolgen_cache").symlink_to(elsewhere)
-    assert quick._folders(str(project.root)) == [str(project.root / ".toolgen_cache")]
+    assert answers.folders(str(project.root)) == [str(project.root / ".toolgen_cache")]

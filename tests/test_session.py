@@ -1,38 +1,39 @@
-"""A process that builds again (`toolgen build --watch`, `toolgen.session`): what it keeps in
-memory between builds (units, renders, the Python module's blocks, file hashes, what it wrote)
-never makes a build differ from a cold one."""
+"""A process that builds again (`toolgen build --watch`, `toolgen.incremental.session`): what it
+keeps in memory between builds (units, renders, the Python module's blocks, file hashes, what it
+wrote) never makes a build differ from a cold one."""
 
 from __future__ import annotations
 
-import argparse
 import io
 import os
 import shutil
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from conftest import REPO, Project, cold_snapshot, tool_source
-from toolgen import cli, stamp
-from toolgen.session import Session
+from toolgen import run as toolgen_run
+from toolgen.arguments import parser, request_of
+from toolgen.incremental import stamp
+from toolgen.incremental.session import Session
+from toolgen.run import Run, build, check
 
 
 def _build(session: Session, project: Project, *argv: str) -> tuple[int, str]:
     """`toolgen build ARGV` in this process, keeping `session` (as `--watch` does)."""
     os.chdir(project.root)
-    args = cli._parser().parse_args(["build", *argv])
-    args.session, args.argv, args.jobs = session, None, 1
+    request = request_of(parser().parse_args(["build", *argv]), None)
     out = io.StringIO()
-    return cli.cmd_build(args, out), out.getvalue()
+    return build(Run(replace(request, jobs=1), session), out), out.getvalue()
 
 
 def _check(session: Session, project: Project) -> tuple[int, str]:
     os.chdir(project.root)
-    args: argparse.Namespace = cli._parser().parse_args(["check"])
-    args.session, args.argv, args.jobs = session, None, 1
+    request = request_of(parser().parse_args(["check"]), None)
     out = io.StringIO()
-    return cli.cmd_check(args, out), out.getvalue()
+    return check(Run(replace(request, jobs=1), session), out), out.getvalue()
 
 
 @pytest.fixture
@@ -135,7 +136,7 @@ def test_a_session_that_saw_a_source_change_does_not_read_the_stamp(
         replayed.append(outcome is not None)
         return outcome
 
-    monkeypatch.setattr(cli, "replay_loaded", replay)
+    monkeypatch.setattr(toolgen_run, "replay_loaded", replay)
     project.write("src/tools.py", tool_source("search"))
     session = Session()
     assert _build(session, project)[0] == 0

@@ -1,6 +1,6 @@
-"""The spooled build (`toolgen.spool`, `generate_spooled`): a run of its own keeps rendered
-texts on disk, not in memory, and makes exactly the files and diagnostics that the in-memory
-build makes, in one process or several, from fresh analysis or from the cache."""
+"""The spooled build (`toolgen.incremental.spool`, `generate_spooled`): a run of its own keeps
+rendered texts on disk, not in memory, and makes exactly the files and diagnostics that the
+in-memory build makes, in one process or several, from fresh analysis or from the cache."""
 
 from __future__ import annotations
 
@@ -15,11 +15,11 @@ import pytest
 from conftest import REPO, Project
 from toolgen.config import load_config
 from toolgen.descriptor import ToolDescriptor
+from toolgen.incremental.spool import CHUNK, Piece, Spool, Spooled, as_bytes
+from toolgen.incremental.units import UnitCache
 from toolgen.output import compare, write
 from toolgen.parallel import map_chunks
 from toolgen.pipeline import Generated, generate, generate_spooled
-from toolgen.spool import CHUNK, Piece, Spool, Spooled, as_bytes
-from toolgen.unit_cache import UnitCache
 
 HANDLERS = '''
 from typing import Literal
@@ -289,7 +289,7 @@ def test_spools_that_killed_runs_left_are_removed(tmp_path: Path) -> None:
     import subprocess
     import sys
 
-    from toolgen.spool import PREFIX, STALE_S, sweep
+    from toolgen.incremental.spool import PREFIX, STALE_S, sweep
 
     child = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], check=True,
                            capture_output=True, text=True)  # fmt: skip

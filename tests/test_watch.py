@@ -19,9 +19,9 @@ import pytest
 from watchfiles import Change
 
 from conftest import CONFIG, Project, tool_source
-from toolgen.cli import _parser
+from toolgen.arguments import parser, request_of
 from toolgen.config import load_config
-from toolgen.watch import DEBOUNCE_MS, STEP_MS, ChangeFilter, watch_build
+from toolgen.watch.loop import DEBOUNCE_MS, STEP_MS, ChangeFilter, watch_build
 
 TIMEOUT = 20.0  # seconds to wait for any one thing the watcher does (a slow 2-core CI box)
 
@@ -168,7 +168,7 @@ def test_an_imported_module_is_watched_when_the_first_build_is_answered_from_the
 
 
 def _watch_args(*extra: str) -> Any:
-    return _parser().parse_args(["build", "--watch", *extra])
+    return request_of(parser().parse_args(["build", "--watch", *extra]), None)
 
 
 def test_the_loop_rebuilds_survives_errors_and_follows_the_config(

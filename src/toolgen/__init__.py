@@ -30,7 +30,7 @@ __all__ = ["ToolError", "__version__", "tool"]
 
 def __getattr__(name: str) -> object:
     """`tool` and `ToolError`, imported on first use: the command line's fast path
-    (`toolgen.quick`) imports this package and must not pay for what it does not use."""
+    (`toolgen.entry`) imports this package and must not pay for what it does not use."""
     if name in ("tool", "ToolError"):
         from toolgen import _marker
 

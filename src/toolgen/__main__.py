@@ -1,5 +1,5 @@
 """`python -m toolgen`: the same as the `toolgen` command."""
 
-from toolgen.quick import run
+from toolgen.entry import run
 
 run()

@@ -51,13 +51,13 @@ from toolgen.analyze.types import (
     TypeProblem,
     property_name,
 )
-from toolgen.cache import file_sha
 from toolgen.config import Config
 from toolgen.conformance import conformance_level, missing_by_level
 from toolgen.descriptor import DEFAULT_RISK, RISK_DEFAULTS, ToolDescriptor
 from toolgen.diagnostics import Diagnostic, Level, Location, sort_diagnostics
 from toolgen.discover import Listing, SourceFile, list_sources, search_roots, skipped_diagnostics
 from toolgen.frameworks import Framework
+from toolgen.incremental.cache import file_sha
 from toolgen.index import Dependencies, ModuleIndex, dotted_name
 from toolgen.lint import LintContext, lint
 from toolgen.names import name_problem
@@ -127,7 +127,7 @@ class FileUnit(Generic[T]):
 
 
 class UnitStore(Protocol):
-    """Where compiled files are kept between runs (`toolgen.unit_cache.UnitCache`). `roots`
+    """Where compiled files are kept between runs (`toolgen.incremental.units.UnitCache`). `roots`
     are the search roots in order: a unit is valid for the same ones only."""
 
     def get(self, file: SourceFile, roots: tuple[str, ...]) -> FileUnit[ToolDescriptor] | None: ...

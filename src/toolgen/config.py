@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from toolgen.cache import FOLDER as CACHE_FOLDER
 from toolgen.diagnostics import RULES, Diagnostic, Level, Location, UserError, escape_name
 from toolgen.frameworks import DISTRIBUTIONS, VERSION, Framework, framework, installed_framework
+from toolgen.incremental.cache import FOLDER as CACHE_FOLDER
 from toolgen.policy import Policy
 from toolgen.reading import MAX_SOURCE_BYTES
 from toolgen.render.options import GEMINI_SCHEMAS, MCP_REVISIONS, RenderOptions

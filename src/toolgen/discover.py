@@ -79,8 +79,8 @@ def search_roots(files: list[SourceFile], project_root: Path) -> list[Path]:
 
 @dataclass
 class Listing:
-    """What a discovery found, as the stamp keeps it (`toolgen.stamp`): the source `roots`
-    looked under, the `files` found as (path, module) pairs, and the `folders` whose entries
+    """What a discovery found, as the stamp keeps it (`toolgen.incremental.stamp`): the source
+    `roots` looked under, the `files` found as (path, module) pairs, and the `folders` whose entries
     the result depends on."""
 
     roots: list[str]
@@ -116,7 +116,7 @@ def discover(
     """Every Python file under `sources`, once each, in a stable order. Each folder whose
     entries the result depends on (walked, or looked into for an `__init__.py`) is added to
     `looked`, and each symlinked file found, with what it resolved to, to `links`: while
-    none of them changes, neither does the result (`toolgen.stamp`).
+    none of them changes, neither does the result (`toolgen.incremental.stamp`).
 
     Files that are not read are added to `skipped` as (path, code, why), never opened: what
     is no regular file (a FIFO would block the reader, a device never end), a module name

@@ -28,11 +28,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from toolgen import journal, removal
+from toolgen.incremental.spool import Content, Spooled, as_bytes, chunks_of, sha_of
+from toolgen.incremental.stamp import Stat, Written, file_stat, trusted
 from toolgen.reading import open_regular
 from toolgen.removal import PENDING, Kept
-from toolgen.render import FOLDERS, MANIFEST
-from toolgen.spool import Content, Spooled, as_bytes, chunks_of, sha_of
-from toolgen.stamp import Stat, Written, file_stat, trusted
+from toolgen.render import MANIFEST
 
 #: What a process knows of each generated file (relative path): its bytes, its `stat`, and
 #: when they were seen (`time.time_ns()` before the file was read or written).
@@ -77,51 +77,6 @@ def refuse_symlinks(out: Path) -> None:
     links = removal.symlinks_in(out)
     if links:
         raise UnsafeOut(links)
-
-
-def listing(out: Path, looked: set[str] | None = None) -> list[str]:
-    """What a stamp keeps of `out`'s entries (`toolgen.stamp`): the top-level entries toolgen
-    writes or refuses (its folders, the manifest, the pending folder, any symlink), and every
-    entry below its folders (folders end with `/`, symlinks with `@`). Each folder listed is
-    added to `looked`: while none of them changes, neither does the result."""
-    base = str(out)
-    looked = set() if looked is None else looked
-    looked.add(base)
-    found: list[str] = []
-    try:
-        with os.scandir(base) as entries:
-            top = sorted(entries, key=lambda e: e.name)
-    except OSError:
-        return found
-    for entry in top:
-        if entry.is_symlink():
-            found.append(f"{entry.name}@")
-        elif entry.name in FOLDERS and entry.is_dir(follow_symlinks=False):
-            found.append(f"{entry.name}/")
-            found.extend(_walk(base, entry.name, looked))
-        elif entry.name in (MANIFEST, PENDING):
-            found.append(entry.name)
-    return found
-
-
-def _walk(base: str, relfolder: str, looked: set[str]) -> list[str]:
-    try:
-        with os.scandir(f"{base}/{relfolder}") as entries:
-            listed = sorted(entries, key=lambda e: e.name)
-    except OSError:
-        return []
-    looked.add(f"{base}/{relfolder}")
-    found = []
-    for entry in listed:
-        rel = f"{relfolder}/{entry.name}"
-        if entry.is_symlink():
-            found.append(f"{rel}@")
-        elif entry.is_dir(follow_symlinks=False):
-            found.append(f"{rel}/")
-            found.extend(_walk(base, rel, looked))
-        else:
-            found.append(rel)
-    return found
 
 
 def _read(path: Path) -> bytes | None:

@@ -2,8 +2,8 @@
 
 `generate` holds everything in memory, and keeps what a process that builds again can reuse;
 `generate_spooled` is for a run of its own: each tool is rendered as soon as it is analysed
-and its rendered texts go to a spool on disk (`toolgen.spool`), so that no more than a file's
-descriptors are held at once, whatever the size of the project. Both give the same files and
+and its rendered texts go to a spool on disk (`toolgen.incremental.spool`), so that no more than a
+file's descriptors are held at once, whatever the size of the project. Both give the same files and
 diagnostics.
 """
 
@@ -13,12 +13,14 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar, overload
 
-from toolgen.cache import load_entry, prune, store_entry
 from toolgen.compiler import FileUnit, compile_project, compile_units, qualified, renamed
 from toolgen.config import Config
 from toolgen.descriptor import ToolDescriptor
 from toolgen.diagnostics import Diagnostic, Location, plural, sort_diagnostics
 from toolgen.discover import Listing, SourceFile
+from toolgen.incremental.cache import load_entry, prune, store_entry
+from toolgen.incremental.spool import Content, Spool
+from toolgen.incremental.units import UnitCache
 from toolgen.index import Dependencies
 from toolgen.render import MANIFEST
 from toolgen.render.jsonout import dump_json
@@ -31,9 +33,7 @@ from toolgen.render.project import (
 )
 from toolgen.render.python import StoredMemo
 from toolgen.render.spooled import SpooledTool, render_spooled, spool_tool
-from toolgen.spool import Content, Spool
 from toolgen.stats import catalog_totals, tool_sizes
-from toolgen.unit_cache import UnitCache
 
 T = TypeVar("T")
 

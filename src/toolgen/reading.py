@@ -7,7 +7,8 @@ moment before may have been replaced), and only a regular file is read. A source
 its cap and one byte more, never further. Its text comes from its PEP 263 coding comment
 (UTF-8 without one; a UTF-8 BOM allowed), as `tokenize.detect_encoding` reads it.
 
-Standard library only, and cheap to import: the cache (`toolgen.cache`) opens its files here.
+Standard library only, and cheap to import: the cache (`toolgen.incremental.cache`) opens its
+files here.
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from toolgen.spool import Content, as_bytes
+from toolgen.incremental.spool import Content, as_bytes
 
 CHARS_PER_TOKEN = 4
 

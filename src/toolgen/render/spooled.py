@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from toolgen.incremental.spool import Content, Piece, Spool, Spooled, sha_of
 from toolgen.render import MANIFEST
 from toolgen.render.jsonout import dump_json
 from toolgen.render.options import RenderOptions
@@ -30,7 +31,6 @@ from toolgen.render.project import (
 )
 from toolgen.render.python import StoredMemo
 from toolgen.schema_ops import inline_refs
-from toolgen.spool import Content, Piece, Spool, Spooled, sha_of
 
 #: (code, tool name, message): a problem rendering found.
 NamedReport = Callable[[str, str, str], None]

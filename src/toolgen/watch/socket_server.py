@@ -1,20 +1,20 @@
 """While `toolgen build --watch` runs, it answers `toolgen build` and `toolgen check` run by
 other processes in the same project (an editor's on-save hook, pre-commit, a terminal): they
-get the watch's warm build (`toolgen.session`: nothing of the unchanged files is read, parsed
-or rendered again) instead of starting from nothing.
+get the watch's warm build (`toolgen.incremental.session`: nothing of the unchanged files is read,
+parsed or rendered again) instead of starting from nothing.
 
-The watch listens on a Unix socket in the cache folder (`.toolgen_cache/watch.sock`, usable
-by its owner only; a peer of another user is refused, and clients ask only a socket of their
-user's in a folder no other user can write to). A client (`toolgen.quick.forward`) sends one
+The watch listens on a Unix socket in the cache folder (`.toolgen_cache/watch.sock`, usable by
+its owner only; a peer of another user is refused, and clients ask only a socket of their user's
+in a folder no other user can write to). A client (`toolgen.watch.protocol.forward`) sends one
 request: a header line with the protocol and Python's version, then marshal data of the
-invocation (as `toolgen.quick` sees it: arguments, working folder, cache variables, Python,
-toolgen's files, umask) and the arguments. The watch answers at once: `declined` (the client
-runs the command itself) for whatever it cannot answer exactly as a process of its own would
-(another invocation; anything but a plain `build` or `check`, as argparse parses it), else
-`accepted`. Then, while the request waits for the watch's lock and runs (one at a time, with
-the watch's own builds), it says it is alive every `ALIVE_S / 4`, and at last sends `ok` with
-the exit code and what the command printed. A client that hears nothing for `ACCEPT_S` or
-`ALIVE_S` (a watch suspended with Ctrl-Z) runs the command itself.
+invocation (as `toolgen.incremental.answers` sees it: arguments, working folder, cache
+variables, Python, toolgen's files, umask) and the arguments. The watch answers at once:
+`declined` (the client runs the command itself) for whatever it cannot answer exactly as a
+process of its own would (another invocation; anything but a plain `build` or `check`, as
+argparse parses it), else `accepted`. Then, while the request waits for the watch's lock and
+runs (one at a time, with the watch's own builds), it says it is alive every `ALIVE_S / 4`, and
+at last sends `ok` with the exit code and what the command printed. A client that hears nothing
+for `ACCEPT_S` or `ALIVE_S` (a watch suspended with Ctrl-Z) runs the command itself.
 """
 
 from __future__ import annotations
@@ -26,13 +26,16 @@ import io
 import marshal
 import os
 import socket
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, NoReturn
 
-from toolgen.cache import make_folder, ours
-from toolgen.quick import (
+from toolgen.incremental.answers import invocation, umask
+from toolgen.incremental.cache import make_folder, ours
+from toolgen.incremental.session import Session
+from toolgen.watch.protocol import (
     ACCEPT_S,
     ACCEPTED,
     ALIVE,
@@ -40,11 +43,8 @@ from toolgen.quick import (
     HEADER,
     SOCKET,
     address,
-    invocation,
     same_user,
-    umask,
 )
-from toolgen.session import Session
 
 DECLINED = b"declined\n"
 READ_S = 5.0  # how long a client may take to send its request
@@ -73,7 +73,7 @@ class Server:
 
     def start(self) -> bool:
         """Listen, unless another watch already does here, the socket cannot be made, or the
-        cache folder is one that clients would not trust (`toolgen.cache.ours`)."""
+        cache folder is one that clients would not trust (`toolgen.incremental.cache.ours`)."""
         name = address(str(self.folder), self.cwd)
         if name is None or not can_serve():
             return False
@@ -146,12 +146,19 @@ class Server:
                     self.session.flush()  # what waited for the answer: the stamp, the cache
 
     def run(self, argv: list[str]) -> tuple[int, str, str]:
-        """`toolgen ARGV` in this process, with the session: exit code, stdout, stderr."""
-        from toolgen import cli
+        """`toolgen ARGV` (a `_servable` one) in this process, with the session, as the
+        command line runs it: exit code, stdout, stderr."""
+        from toolgen.arguments import parser, request_of
+        from toolgen.run import Run, guarded
 
         out, err = io.StringIO(), io.StringIO()
         with _captured(out, err):
-            code = cli.main(argv, session=self.session)
+            try:
+                args = parser().parse_args(argv)
+            except SystemExit as exc:  # not for a servable request; as the command line says
+                return int(exc.code or 0), out.getvalue(), err.getvalue()
+            request = request_of(args, list(argv))
+            code = guarded(lambda: Run(request, self.session).execute(sys.stdout), request.format)
         return code, out.getvalue(), err.getvalue()
 
 
@@ -204,9 +211,9 @@ def _servable(argv: list[str]) -> bool:
 def _quiet_parser() -> argparse.ArgumentParser:
     """The command line's parser, made to print nothing (a usage error, `--help`, `--version`)
     and to raise ValueError where it would exit."""
-    from toolgen import cli
+    from toolgen.arguments import parser as command_line
 
-    parser: argparse.ArgumentParser = cli._parser.__wrapped__()
+    parser: argparse.ArgumentParser = command_line.__wrapped__()
 
     def refuse(message: str = "", *_: Any) -> NoReturn:
         raise ValueError(message)

@@ -20,7 +20,8 @@ removing or renaming an entry changes its mtime and ctime), so the sources and t
 files need not be listed again. When a replay had to hash files or list folders that are now
 old enough, it stamps them afresh.
 
-Standard library only, and cheap to import: `toolgen.quick` runs it before anything else.
+Standard library only, and cheap to import: the fast path (`toolgen.entry`) runs it before
+anything else.
 Stamps are marshal data (the key includes Python's version); the diagnostics inside stay JSON
 text until a run prints them as JSON.
 """
@@ -29,7 +30,7 @@ from __future__ import annotations
 
 import os
 
-from toolgen.cache import checksum_of, file_sha, is_file, load_entry, prune, store_entry
+from toolgen.incremental.cache import checksum_of, file_sha, is_file, load_entry, prune, store_entry
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
 if TYPE_CHECKING:
@@ -37,11 +38,11 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
 
-    from toolgen.cache import Folder
     from toolgen.diagnostics import Diagnostic
     from toolgen.discover import Listing
+    from toolgen.incremental.cache import Folder
+    from toolgen.incremental.spool import Content
     from toolgen.index import Dependencies
-    from toolgen.spool import Content
 
 KIND = "stamps"
 ROWS_AT_ONCE = 1000  # diagnostics turned into JSON together (`record`)
@@ -111,9 +112,9 @@ def record(
     import json
 
     from toolgen.diagnostics import format_lines
-    from toolgen.output import listing
+    from toolgen.incremental.out_listing import listing
+    from toolgen.incremental.spool import sha_of
     from toolgen.removal import PENDING
-    from toolgen.spool import sha_of
 
     base = str(out)
     out_folders: set[str] = set()
@@ -233,7 +234,7 @@ def _outputs_hold(stamp: dict[str, Any]) -> dict[str, Stat] | None:
     """The folders of a new listing of `out`, if it holds the stamped files (else None)."""
     from pathlib import Path
 
-    from toolgen.output import listing
+    from toolgen.incremental.out_listing import listing
 
     folders: set[str] = set()
     if listing(Path(stamp["out"]), folders) != stamp["out_listing"]:

@@ -1,7 +1,7 @@
-"""The command line's shortcut (`toolgen.quick`): a repeated `build` or `check` is answered
-from what the same invocation printed before, without loading the command line, and never
-when anything it depends on (sources, config files, symlinks, generated files, toolgen's
-own code, the environment) changed."""
+"""The command line's shortcut (`toolgen.incremental.answers`): a repeated `build` or `check`
+is answered from what the same invocation printed before, without loading the command line,
+and never when anything it depends on (sources, config files, symlinks, generated files,
+toolgen's own code, the environment) changed."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from collections.abc import Callable
 import pytest
 
 from conftest import Project, Run, tool_source, toolgen_process
-from toolgen import quick, stamp
+from toolgen.incremental import answers, stamp
 
 Runner = Callable[..., Run]
 
@@ -30,7 +30,7 @@ def _answered(project: Project, capsys: pytest.CaptureFixture[str], *argv: str) 
     """What the shortcut alone says to `toolgen ARGV` run in the project (None: no answer)."""
     capsys.readouterr()
     os.chdir(project.root)
-    code = quick.answer(list(argv))
+    code = answers.answer(list(argv))
     captured = capsys.readouterr()
     if code is None:
         assert captured.out == "", "a shortcut that does not answer prints nothing"
@@ -66,14 +66,14 @@ def test_the_shortcut_loads_neither_the_command_line_nor_the_compiler(
 ) -> None:
     """What makes it fast: a process that answers from the shortcut imports no argparse,
     no config reader, no json, no hashlib and nothing of the compiler (once the files are
-    old enough for their `stat` to be trusted: see `toolgen.stamp`)."""
+    old enough for their `stat` to be trusted: see `toolgen.incremental.stamp`)."""
     assert run("build", cwd=shop.root).code == 0
     time.sleep(2 * stamp.FINE_RACY_NS / 1e9)
     run("check", cwd=shop.root)  # the files are hashed, stamped afresh, and remembered
     child = toolgen_process(shop.root, "check")
     assert child.code == 0, child.out
     assert "is up to date" in child.out
-    assert "toolgen.quick" in child.imported
+    assert "toolgen.entry" in child.imported
     for heavy in ("argparse", "toolgen.cli", "toolgen.config", "json", "hashlib", "pydantic"):
         assert heavy not in child.imported, heavy
 
@@ -167,8 +167,8 @@ def test_another_environment_or_toolgen_is_another_invocation(
     monkeypatch.setenv("TOOLGEN_NO_CACHE", "1")
     assert _answered(shop, capsys, "check") is None
     monkeypatch.delenv("TOOLGEN_NO_CACHE")
-    real = quick._code()
-    monkeypatch.setattr(quick, "_code", lambda: (*real, ("edited.py", 1, 1)))
+    real = answers._code()
+    monkeypatch.setattr(answers, "_code", lambda: (*real, ("edited.py", 1, 1)))
     assert _answered(shop, capsys, "check") is None
     monkeypatch.undo()
     assert _answered(shop, capsys, "check") is not None

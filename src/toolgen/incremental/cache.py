@@ -7,22 +7,19 @@ marshal data (the key includes Python's version, whose format it is), each writt
 under a name that is the hash of everything it depends on, so a changed config or a new toolgen
 version simply misses. A broken or foreign entry is a miss, never an error.
 
-This module is imported on the fast path of `toolgen check` (`toolgen.quick`): standard
+This module is imported on the fast path of `toolgen check` (`toolgen.entry`): standard
 library only, and nothing slow to import (hashlib) before it is needed.
 """
 
 from __future__ import annotations
 
 import contextlib
-import functools
 import marshal
 import os
 import stat
-import sys
 import time
 import zlib
 
-from toolgen._version import __version__
 from toolgen.reading import open_regular
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (see above)
@@ -31,21 +28,11 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
 
-    from toolgen.config import Config
-
     Folder = str | os.PathLike[str]
 
 FOLDER = ".toolgen_cache"
 #: Bumped when the layout of cache entries changes, so old entries are never misread.
 LAYOUT = 7
-
-
-def cache_dir(config: Config, enabled: bool = True) -> Path | None:
-    """The cache folder for `config`, or None when caching is off."""
-    if not enabled or os.environ.get("TOOLGEN_NO_CACHE", "") not in ("", "0"):
-        return None
-    override = os.environ.get("TOOLGEN_CACHE_DIR")
-    return (config.cwd / override).resolve() if override else config.root / FOLDER
 
 
 def ours(path: str, socket_file: bool = False) -> bool:
@@ -83,30 +70,6 @@ def usable(folder: Path) -> bool:
     """Whether a run may use the cache `folder`: not there yet (it will be made, as `ours`),
     or `ours`."""
     return not os.path.lexists(folder) or ours(os.fspath(folder))
-
-
-def config_key(config: Config) -> str:
-    """A hash of everything a run's result depends on besides the files it reads: toolgen's
-    code, Python's version (the `ast` it parses with), and every resolved setting."""
-    import hashlib
-
-    text = repr((LAYOUT, __version__, code_fingerprint(), sys.version_info[:2], config))
-    return hashlib.sha256(text.encode()).hexdigest()
-
-
-@functools.cache
-def code_fingerprint() -> str:
-    """The sha256 of toolgen's own source files: an entry made by other code never matches,
-    even under the same version number (a development checkout, a rebuilt wheel)."""
-    import hashlib
-    from pathlib import Path
-
-    package = Path(__file__).parent
-    digest = hashlib.sha256()
-    for path in sorted(package.rglob("*.py")):
-        digest.update(f"{path.relative_to(package).as_posix()}\0".encode())
-        digest.update(path.read_bytes())
-    return digest.hexdigest()
 
 
 def file_sha(path: str, limit: int | None = None) -> str | None:
@@ -212,7 +175,7 @@ def store_entry(
     folder: Folder, kind: str, key: str, value: Any, dumps: Callable[[Any], bytes] = marshal.dumps
 ) -> None:
     """Write `value` atomically; a cache that cannot be written is silently skipped. (Plain
-    `os` calls: `toolgen.quick` stores stamps without importing pathlib.)"""
+    `os` calls: the fast path stores stamps without importing pathlib.)"""
     base = os.fspath(folder)
     target = f"{base}/{kind}/{key[:40]}.json"
     tmp = f"{base}/{kind}/.{key[:40]}.json.{os.getpid()}.tmp"

@@ -25,11 +25,11 @@ from pathlib import Path
 from typing import Any
 
 from toolgen.analyze.handlers import Mount
-from toolgen.cache import file_sha, is_file, load_entry, prune, store_entry
 from toolgen.compiler import FileUnit, T
 from toolgen.descriptor import ToolDescriptor
 from toolgen.diagnostics import Location, diagnostic_from_dict, has_errors
 from toolgen.discover import SourceFile
+from toolgen.incremental.cache import file_sha, is_file, load_entry, prune, store_entry
 from toolgen.index import Dependencies
 from toolgen.policy import FileSuppressions
 from toolgen.render.jsonout import dump_json
@@ -60,7 +60,7 @@ class UnitCache:
         self.limit = limit  # a file larger is not hashed (`max_source_bytes`: it is not read)
         self.config_key = config_key
         self.memory = memory
-        self.later = later  # where to leave the writing of entries (`toolgen.session`)
+        self.later = later  # where to leave the writing of entries (`toolgen.incremental.session`)
         self._used: Memory = {}  # this run's units, to be the memory of the next
         self._shas: dict[str, str | None] = {}
         self._exists: dict[str, bool] = {}

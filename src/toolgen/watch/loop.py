@@ -7,10 +7,10 @@ the output count: Python files and folders that discovery would read (not hidden
 `SKIP_DIRS`; a folder renamed, moved in or moved away is one change of its own path), and the
 config file; anything under `out` (the build's own writes) is ignored.
 
-Every build is a normal `toolgen build` (`cli.cmd_build`) with its usual output, in one
-process that keeps the last build in memory (`toolgen.session`); while it runs, it also
-answers `toolgen build` and `toolgen check` from other processes (`toolgen.server`), one
-build at a time with its own. A build that fails (a syntax error mid-edit, a broken config)
+Every build is a normal `toolgen build` (`toolgen.run.build`) with its usual output, in one
+process that keeps the last build in memory (`toolgen.incremental.session`); while it runs, it also
+answers `toolgen build` and `toolgen check` from other processes (`toolgen.watch.socket_server`),
+one build at a time with its own. A build that fails (a syntax error mid-edit, a broken config)
 prints its diagnostics and the watch goes on; Ctrl-C ends it with exit 0.
 
 A module that the handlers import from outside the sources (a models module elsewhere in the
@@ -20,8 +20,8 @@ project) is watched too, file by file: each build says which files it read
 
 from __future__ import annotations
 
-import argparse
 import contextlib
+import dataclasses
 import sys
 import threading
 import time
@@ -33,9 +33,10 @@ from typing import TYPE_CHECKING, Any, Protocol, TextIO
 from toolgen.config import Config, load_for_args, relative_display
 from toolgen.diagnostics import UserError
 from toolgen.discover import SKIP_DIRS
+from toolgen.run import Request, Run, build, print_user_error
 
 if TYPE_CHECKING:
-    from toolgen.server import Server
+    from toolgen.watch.socket_server import Server
 
 DEBOUNCE_MS = 1600  # the longest a batch of changes is held before a build
 STEP_MS = 100  # a batch is complete after this long without a new change
@@ -134,22 +135,18 @@ def _skipped(parts: tuple[str, ...]) -> bool:
     return any(p.startswith(".") or p in SKIP_DIRS for p in parts)
 
 
-def _load(args: argparse.Namespace) -> Config:
-    return load_for_args(args.config, args.paths, getattr(args, "out", None))
+def _load(request: Request) -> Config:
+    return load_for_args(request.config, request.paths, request.out)
 
 
-def _build(args: argparse.Namespace, stream: TextIO) -> None:
+def _build(run: Run, stream: TextIO) -> None:
     """One normal build; its problems are printed, never raised (the watch goes on)."""
-    from toolgen.cli import _print_diagnostics, _print_json, cmd_build
-
     try:
-        cmd_build(args, stream)
-        args.session.flush()
+        build(run, stream)
+        assert run.session is not None
+        run.session.flush()
     except UserError as exc:  # e.g. the config file broken mid-edit
-        if args.format == "json":
-            _print_json({"diagnostics": [d.to_dict() for d in exc.diagnostics]}, stream)
-        else:
-            _print_diagnostics(exc.diagnostics, args.format, stream)
+        print_user_error(exc, run.request.format, stream)
     except Exception:  # our bug: say so as `main` does, and keep watching
         stream.flush()
         print("toolgen: internal error (please report it):", file=sys.stderr)
@@ -168,7 +165,7 @@ def _wait_for(paths: list[Path], stop_event: StopEvent | None) -> bool:
 
 
 def watch_build(
-    args: argparse.Namespace,
+    request: Request,
     stream: TextIO,
     *,
     stop_event: StopEvent | None = None,
@@ -183,19 +180,19 @@ def watch_build(
         import watchfiles
 
         watch_fn = watchfiles.watch
-    from toolgen.session import Session
+    from toolgen.incremental.session import Session
 
     # one process (no forks), which keeps the last build's work in memory between builds
-    build_args = argparse.Namespace(**{**vars(args), "watch": False, "jobs": 1})
-    build_args.session = Session()
-    talk = args.format == "text" and not args.quiet
+    session = Session()
+    build_run = Run(dataclasses.replace(request, watch=False, jobs=1, argv=None), session)
+    talk = request.format == "text" and not request.quiet
     announced: list[Path] = []
     cwd = Path.cwd()
     lock = threading.Lock()  # one build at a time: the watch's, or one it answers
     server = None
     try:
-        config = _load(build_args)  # a config unusable from the start: exit 2, as build
-        server = _serve(build_args, config, lock)
+        config = _load(build_run.request)  # a config unusable from the start: exit 2, as build
+        server = _serve(build_run, config, lock)
         if talk and server is not None:
             print(
                 "toolgen: `toolgen build` and `toolgen check` here are answered by this watch",
@@ -206,9 +203,9 @@ def watch_build(
         while True:
             if not built:
                 with lock:
-                    _build(build_args, stream)
+                    _build(build_run, stream)
             built = False
-            changes = ChangeFilter(config, build_args.session.read)
+            changes = ChangeFilter(config, session.read)
             if not _wait_for(changes.needed(), stop_event):
                 return 0
             roots = changes.roots()
@@ -231,8 +228,8 @@ def watch_build(
                 if any(p in roots and not p.is_dir() for p in paths):
                     break  # the config (or a file watched by itself) changed: see below
                 with lock:
-                    _build(build_args, stream)
-                if imported(config, build_args.session.read) != changes.imported:
+                    _build(build_run, stream)
+                if imported(config, session.read) != changes.imported:
                     built = True  # e.g. a handler imports another models module now
                     break
             else:
@@ -242,7 +239,7 @@ def watch_build(
             if not _wait_for(changes.needed(), stop_event):
                 return 0
             with contextlib.suppress(UserError):  # a broken config: the build will say so
-                config = _load(build_args)
+                config = _load(build_run.request)
     except KeyboardInterrupt:
         return 0
     finally:
@@ -250,14 +247,14 @@ def watch_build(
             server.stop()
 
 
-def _serve(args: argparse.Namespace, config: Config, lock: threading.Lock) -> Server | None:
-    """Answer other processes' builds and checks (`toolgen.server`), when the cache is on and
-    no other watch of the project does."""
-    from toolgen.cache import cache_dir
-    from toolgen.server import Server
+def _serve(run: Run, config: Config, lock: threading.Lock) -> Server | None:
+    """Answer other processes' builds and checks (`toolgen.watch.socket_server`), when the cache is
+    on and no other watch of the project does."""
+    from toolgen.incremental.keys import cache_dir
+    from toolgen.watch.socket_server import Server
 
-    folder = cache_dir(config, not args.no_cache)
-    if folder is None:
+    folder = cache_dir(config, not run.request.no_cache)
+    if folder is None or run.session is None:
         return None
-    server = Server(folder, args.session, lock)
+    server = Server(folder, run.session, lock)
     return server if server.start() else None

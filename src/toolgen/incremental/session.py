@@ -1,8 +1,8 @@
 """What a process that builds again and again keeps between builds: `toolgen build --watch`,
-and the builds and checks it answers for other processes (`toolgen.server`).
+and the builds and checks it answers for other processes (`toolgen.watch.socket_server`).
 
-It holds the units of the last build in memory (`toolgen.unit_cache`: nothing is read back from
-disk or validated again), what it last wrote or read in each generated file
+It holds the units of the last build in memory (`toolgen.incremental.units`: nothing is read back
+from disk or validated again), what it last wrote or read in each generated file
 (`toolgen.output`: an unchanged file is not read again), and what rendering can reuse
 (`toolgen.render.project.RenderMemo`: unchanged tools' indented entries, file hashes, Python
 blocks). All of it belongs to one configuration (its cache key); another one starts afresh.
@@ -22,15 +22,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from toolgen.incremental.stamp import Stat, file_stat
+from toolgen.incremental.units import Memory
 from toolgen.output import Seen
 from toolgen.render.project import RenderMemo
-from toolgen.stamp import Stat, file_stat
-from toolgen.unit_cache import Memory
 
 
 @dataclass
 class Session:
-    key: str = ""  # the configuration's cache key (`toolgen.cache.config_key`)
+    key: str = ""  # the configuration's cache key (`toolgen.incremental.cache.config_key`)
     memory: Memory = field(default_factory=dict)
     seen: Seen = field(default_factory=dict)
     render: RenderMemo = field(default_factory=RenderMemo)
