@@ -27,11 +27,23 @@ fail closed (the handler is not run).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
 from urllib.parse import urlsplit
 
+from toolgen.runtime.store.base import (
+    RETRY_AFTER_CAP_MS,
+    Begin,
+    IdempotencyStore,
+    InFlight,
+    Replay,
+    Reused,
+    Started,
+    StoreUnavailable,
+    redacted,
+    taken,
+)
+
 __all__ = [
+    "RETRY_AFTER_CAP_MS",
     "Begin",
     "IdempotencyStore",
     "InFlight",
@@ -40,81 +52,9 @@ __all__ = [
     "Started",
     "StoreUnavailable",
     "open_store",
+    "redacted",
+    "taken",
 ]
-
-
-@dataclass(frozen=True)
-class Started:
-    """The key was free: the caller owns it now and must `finish` or `abandon` with `token`."""
-
-    token: str
-
-
-@dataclass(frozen=True)
-class Replay:
-    """The same call already succeeded: `result` is its stored ToolResult envelope (JSON)."""
-
-    result: str
-
-
-@dataclass(frozen=True)
-class Reused:
-    """The key is taken by a call with other arguments (another fingerprint)."""
-
-
-@dataclass(frozen=True)
-class InFlight:
-    """The same call is still running: ask again in about `retry_after_ms` milliseconds."""
-
-    retry_after_ms: int
-
-
-#: What `IdempotencyStore.begin` answers.
-Begin = Started | Replay | Reused | InFlight
-
-
-class StoreUnavailable(Exception):
-    """The store could not be reached or used; the message names the backend, never a secret."""
-
-
-@runtime_checkable
-class IdempotencyStore(Protocol):
-    """What the runtime needs of an idempotency store (see the module docstring)."""
-
-    async def begin(self, tool: str, key: str, fingerprint: str, lease_s: float) -> Begin:
-        """Claim `(tool, key)` for `lease_s` seconds, or say who has it."""
-        ...
-
-    async def finish(self, tool: str, key: str, token: str, result: str, ttl_s: float) -> None:
-        """Keep `result` for `ttl_s` seconds, if `token` still owns the key."""
-        ...
-
-    async def abandon(self, tool: str, key: str, token: str) -> None:
-        """Free the key after a failed call, if `token` still owns it."""
-        ...
-
-    async def aclose(self) -> None:
-        """Release connections and threads; the store is not used afterwards."""
-        ...
-
-
-#: An in-flight answer never asks to wait longer than this: the lease is only an upper bound
-#: (the running call usually ends much sooner), and a model told to wait minutes gives up.
-RETRY_AFTER_CAP_MS = 1000
-
-
-def taken(
-    entry_fingerprint: str, result: str | None, remaining_s: float, fingerprint: str
-) -> Begin:
-    """What `begin` answers for a key that is taken (by a live entry), the same for every store.
-
-    `result` is None while the entry's call is in flight; `remaining_s` is its time left.
-    """
-    if entry_fingerprint != fingerprint:
-        return Reused()
-    if result is not None:
-        return Replay(result)
-    return InFlight(max(1, min(RETRY_AFTER_CAP_MS, int(remaining_s * 1000))))
 
 
 def open_store(url: str) -> IdempotencyStore:
@@ -174,13 +114,3 @@ def _check_redis(url: str) -> None:
         raise ValueError(
             f"the database of {redacted(url)!r} must be a number (redis://host:port/0)"
         )
-
-
-def redacted(url: str) -> str:
-    """`url` without its password, for messages."""
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    netloc = parts.netloc.rpartition("@")[2]
-    user = f"{parts.username}:" if parts.username else ":"
-    return parts._replace(netloc=f"{user}***@{netloc}").geturl()

@@ -8,7 +8,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from toolgen.runtime.store import Begin, Started, taken
+from toolgen.runtime.store.base import Begin, Started, taken
 
 __all__ = ["MemoryStore"]
 

@@ -21,7 +21,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from toolgen.runtime.store import Begin, Started, StoreUnavailable, redacted, taken
+from toolgen.runtime.store.base import Begin, Started, StoreUnavailable, redacted, taken
 
 if TYPE_CHECKING:
     from redis.asyncio import Redis

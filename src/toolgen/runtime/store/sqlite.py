@@ -22,7 +22,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TypeVar
 
-from toolgen.runtime.store import Begin, Started, StoreUnavailable, taken
+from toolgen.runtime.store.base import Begin, Started, StoreUnavailable, taken
 
 __all__ = ["SqliteStore"]
 
