@@ -602,6 +602,19 @@ def test_rule(repo: Project, run: RunCLI, case: Case) -> None:
     assert result.code == (1 if breaking else 0), result.out
 
 
+def test_breaking_rules_are_the_rule_tables_own() -> None:
+    """Each breaking rule id names the TG code whose rule-table summary starts with it, and
+    takes that code's level: the levels are stated in the rule table only."""
+    from toolgen.breaking import BREAKING_CODES
+    from toolgen.diagnostics import RULES
+
+    for rule, (level, code) in BREAKING_RULES.items():
+        assert RULES[code].summary.startswith(f"{rule}: "), (rule, code)
+        assert level is RULES[code].level, rule
+    in_table = {c for c, r in RULES.items() if r.summary.split(":")[0] in BREAKING_CODES}
+    assert in_table == set(BREAKING_CODES.values())
+
+
 def test_every_breaking_rule_has_an_end_to_end_case() -> None:
     """Each rule is produced, at its table level, by some real source change above."""
     assert len({case.id for case in CASES}) == len(CASES)

@@ -27,42 +27,47 @@ from pathlib import Path
 from typing import Any, TypeGuard
 
 from toolgen.config import relative_display
-from toolgen.diagnostics import Diagnostic, Level, Location, UserError, plural
+from toolgen.diagnostics import RULES, Diagnostic, Level, Location, UserError, plural
 from toolgen.reading import MAX_SOURCE_BYTES, Unreadable, read_capped
 
-#: rule id -> (level, TG code). Users write either in `breaking_ignore` (see `rule_id`).
+#: rule id -> TG code. Users write either in `breaking_ignore` (see `rule_id`).
+BREAKING_CODES: dict[str, str] = {
+    "tool-removed": "TG950",
+    "tool-removed-deprecated": "TG951",
+    "input-required-added": "TG952",
+    "input-became-required": "TG953",
+    "input-param-removed": "TG954",
+    "input-optional-added": "TG955",
+    "input-type-narrowed": "TG956",
+    "input-type-widened": "TG957",
+    "input-enum-narrowed": "TG958",
+    "input-enum-widened": "TG959",
+    "input-constraint-tightened": "TG960",
+    "input-default-changed": "TG961",
+    "output-required-removed": "TG962",
+    "output-optional-removed": "TG963",
+    "output-became-optional": "TG964",
+    "output-type-changed": "TG965",
+    "output-enum-widened": "TG966",
+    "output-property-added": "TG967",
+    "error-added": "TG968",
+    "error-removed": "TG969",
+    "idempotent-weakened": "TG970",
+    "readonly-weakened": "TG971",
+    "destructive-added": "TG972",
+    "risk-raised": "TG973",
+    "openworld-added": "TG974",
+    "breaking-without-major-bump": "TG975",
+    "version-decreased": "TG976",
+    "docs-changed": "TG977",
+}
+#: rule id -> (level, TG code); each level is its code's in the rule table (`RULES`), and
+#: only there.
 BREAKING_RULES: dict[str, tuple[Level, str]] = {
-    "tool-removed": (Level.ERROR, "TG950"),
-    "tool-removed-deprecated": (Level.INFO, "TG951"),
-    "input-required-added": (Level.ERROR, "TG952"),
-    "input-became-required": (Level.ERROR, "TG953"),
-    "input-param-removed": (Level.ERROR, "TG954"),
-    "input-optional-added": (Level.INFO, "TG955"),
-    "input-type-narrowed": (Level.ERROR, "TG956"),
-    "input-type-widened": (Level.INFO, "TG957"),
-    "input-enum-narrowed": (Level.ERROR, "TG958"),
-    "input-enum-widened": (Level.INFO, "TG959"),
-    "input-constraint-tightened": (Level.ERROR, "TG960"),
-    "input-default-changed": (Level.WARNING, "TG961"),
-    "output-required-removed": (Level.ERROR, "TG962"),
-    "output-optional-removed": (Level.WARNING, "TG963"),
-    "output-became-optional": (Level.ERROR, "TG964"),
-    "output-type-changed": (Level.ERROR, "TG965"),
-    "output-enum-widened": (Level.WARNING, "TG966"),
-    "output-property-added": (Level.INFO, "TG967"),
-    "error-added": (Level.WARNING, "TG968"),
-    "error-removed": (Level.INFO, "TG969"),
-    "idempotent-weakened": (Level.ERROR, "TG970"),
-    "readonly-weakened": (Level.ERROR, "TG971"),
-    "destructive-added": (Level.ERROR, "TG972"),
-    "risk-raised": (Level.ERROR, "TG973"),
-    "openworld-added": (Level.WARNING, "TG974"),
-    "breaking-without-major-bump": (Level.ERROR, "TG975"),
-    "version-decreased": (Level.ERROR, "TG976"),
-    "docs-changed": (Level.INFO, "TG977"),
+    rule: (RULES[code].level, code) for rule, code in BREAKING_CODES.items()
 }
 
-_RULE_IDS = {code: rule for rule, (_, code) in BREAKING_RULES.items()}
+_RULE_IDS = {code: rule for rule, code in BREAKING_CODES.items()}
 
 
 def rule_id(name: str) -> str | None:

@@ -42,7 +42,7 @@ from toolgen.analyze.publication import (
 )
 from toolgen.analyze.scopes import Scope
 from toolgen.analyze.sections import SectionReader
-from toolgen.analyze.signature import Param, parameters
+from toolgen.analyze.signature import Param, exposed_parameters
 from toolgen.analyze.types import (
     FIELD_CALLS,
     MISSING,
@@ -688,27 +688,14 @@ class _HandlerCompiler:
                 self.node,
             )
 
-    def exposed(self, builder: SchemaBuilder) -> list[Param]:
-        """The parameters a model passes: no self/cls, skipped names or framework context."""
-        params, found = parameters(self.handler, self.config.skip_params)
-        self.problems.extend(found)
-        if self.handler.method in self.preset.context_first_methods and params:
-            params = params[1:]  # e.g. pydantic-ai `@agent.tool`: the RunContext comes first
-        if self.preset.context_types:
-            params = [
-                p
-                for p in params
-                if p.annotation is None
-                or not builder.refers_to(p.annotation, self.module, self.preset.context_types)
-            ]
-        return params
-
     def parameters_schema(self) -> dict[str, Any]:
         # defaults and annotations are evaluated where the `def` is: in the functions around it
         builder = SchemaBuilder(self.index, Scope(self.module, self.node))
         if self.decorator.args_schema is not None:
             return self.args_schema(builder, self.decorator.args_schema)
-        params = self.params = self.exposed(builder)
+        params, found = exposed_parameters(self.handler, self.config.skip_params, builder)
+        self.problems.extend(found)
+        self.params = params
         docstring_wins = self.preset.docstring_wins or self.decorator.parse_docstring
         properties: dict[str, Any] = {}
         required: list[str] = []

@@ -49,24 +49,24 @@ from typing import Literal
 
 from toolgen.analyze.decorators import decorator_options
 from toolgen.analyze.docstrings import (
-    _NUMPY_RULE,
-    _SPHINX_FIELD,
     KNOWN_TITLES,
+    NUMPY_RULE,
     PARAM_TITLES,
     PARSERS,
     PLACEHOLDER,
+    SPHINX_FIELD,
     DocLine,
-    _google_split,
-    _numpy_entries,
     dedent,
     detect_style,
     docstring_lines,
     docstring_node,
+    google_split,
+    numpy_entries,
     parse_entries,
 )
 from toolgen.analyze.handlers import Handler, find_handlers, nested_too_deeply
 from toolgen.analyze.markers import config_presets
-from toolgen.analyze.signature import Param, parameters
+from toolgen.analyze.signature import Param, exposed_parameters
 from toolgen.analyze.types import FIELD_CALLS, FieldSpec, SchemaBuilder, TypeProblem
 from toolgen.config import Config
 from toolgen.diagnostics import Diagnostic, Location, sort_diagnostics
@@ -74,8 +74,6 @@ from toolgen.discover import SourceFile, list_sources, search_roots, skipped_dia
 from toolgen.index import Module, ModuleIndex, Unparsable, dotted_name, parse_python
 from toolgen.output import atomic_write
 from toolgen.reading import Unreadable, read_source
-
-#: The text of an entry whose parameter has no description anywhere; the author replaces it.
 
 FixMode = Literal["write", "diff", "check"]
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
@@ -454,7 +452,7 @@ class _DocFixer:
         return None
 
     def _google_regions(self, lines: list[DocLine]) -> list[_Region]:
-        _, sections = _google_split(lines)
+        _, sections = google_split(lines)
         last = self.idx(lines[-1]) + 1 if lines else 0
         heads = [self.idx(s.header) for s in sections]
         self.sections_at += heads
@@ -490,7 +488,7 @@ class _DocFixer:
         while i < len(lines):
             ln, nxt = lines[i], lines[i + 1] if i + 1 < len(lines) else None
             title = ln.text.strip().lower()
-            if nxt is not None and title in KNOWN_TITLES and _NUMPY_RULE.match(nxt.text):
+            if nxt is not None and title in KNOWN_TITLES and NUMPY_RULE.match(nxt.text):
                 found.append((title, self.idx(ln), []))
                 i += 2
                 continue
@@ -509,7 +507,7 @@ class _DocFixer:
             if title not in PARAM_TITLES:
                 continue
             end = found[i + 1][1] if i + 1 < len(found) else last
-            entries = _numpy_entries(dedent(body))
+            entries = numpy_entries(dedent(body))
             starts = [(e.name, self.idx(e.at), e.annotation is not None) for e in entries]
             blocks = self._blocks(starts, end)
             entry_ws = _ws(self.raw[blocks[0].start]) if blocks else _ws(self.raw[header])
@@ -533,7 +531,7 @@ class _DocFixer:
         other: list[DocLine] = []
         in_fields = False
         for ln in lines:
-            match = _SPHINX_FIELD.match(ln.text.strip()) if ln.indent == 0 else None
+            match = SPHINX_FIELD.match(ln.text.strip()) if ln.indent == 0 else None
             if match:
                 in_fields = True
                 fields.append((match.group(1), match.group(2).strip(), self.idx(ln), self.idx(ln)))
@@ -892,7 +890,7 @@ def exposed_params(
     registered: dict[Path, list[Handler]] | None = None,
 ) -> dict[int, list[FixParam]]:
     """For each handler defined in `file`, by `def` line: the parameters a model passes, as
-    the compiler decides them (no self/cls, no skip_params, no framework context). A handler
+    the compiler decides them (`exposed_parameters`). A handler
     nested too deeply to analyse is left out, with the compiler's TG202 in `problems`.
     `registered` has the handlers of every file (`_registered`), for functions that another
     file registers; without it, those that `file` registers itself."""
@@ -924,30 +922,11 @@ def exposed_params(
 def _handler_params(handler: Handler, index: ModuleIndex, config: Config) -> list[FixParam]:
     module = handler.module
     builder = SchemaBuilder(index)
-    params, _ = parameters(handler, config.skip_params)
-    preset = handler.preset
-    if handler.method in preset.context_first_methods and params:
-        params = params[1:]  # e.g. pydantic-ai `@agent.tool`: the RunContext comes first
-    if preset.context_types:
-        params = [
-            p
-            for p in params
-            if p.annotation is None
-            or not _refers_to(builder, p.annotation, module, preset.context_types)
-        ]
+    params, _ = exposed_parameters(handler, config.skip_params, builder)
     return [
         FixParam(p.name, _field_description(builder, p, module), _type_text(index, p, module))
         for p in params
     ]
-
-
-def _refers_to(
-    builder: SchemaBuilder, annotation: ast.expr, module: Module, paths: frozenset[str]
-) -> bool:
-    try:
-        return builder.refers_to(annotation, module, paths)
-    except TypeProblem:
-        return False
 
 
 def _field_description(builder: SchemaBuilder, param: Param, module: Module) -> str | None:

@@ -1,4 +1,4 @@
-"""JSON Schema validation (2020-12) of examples, with jsonschema imported only when needed."""
+"""JSON Schema (2020-12) validation of values and of schemas, jsonschema imported only when used."""
 
 from __future__ import annotations
 

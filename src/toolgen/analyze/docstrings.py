@@ -46,8 +46,10 @@ OTHER_TITLES = {
 KNOWN_TITLES = PARAM_TITLES | RETURN_TITLES | RAISES_TITLES | OWN_TITLES | OTHER_TITLES
 
 _GOOGLE_HEADER = re.compile(r"^([A-Za-z][A-Za-z ]*?)\s*:\s*$")
-_NUMPY_RULE = re.compile(r"^\s*-{3,}\s*$")
-_SPHINX_FIELD = re.compile(
+#: The underline of a NumPy section title (`-----`).
+NUMPY_RULE = re.compile(r"^\s*-{3,}\s*$")
+#: One Sphinx field (`:param name: text`): its kind, what follows the kind, its text.
+SPHINX_FIELD = re.compile(
     r"^:(param|parameter|arg|argument|key|keyword|type|returns?|rtype|raises?|except|exception)"
     r"\b([^:]*):\s*(.*)$"
 )
@@ -133,10 +135,10 @@ def docstring_lines(node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[DocLin
 
 def detect_style(lines: list[DocLine]) -> str:
     texts = [ln.text for ln in lines]
-    if any(_SPHINX_FIELD.match(t.strip()) for t in texts):
+    if any(SPHINX_FIELD.match(t.strip()) for t in texts):
         return "sphinx"
     for i in range(len(texts) - 1):
-        if texts[i].strip().lower() in KNOWN_TITLES and _NUMPY_RULE.match(texts[i + 1]):
+        if texts[i].strip().lower() in KNOWN_TITLES and NUMPY_RULE.match(texts[i + 1]):
             return "numpy"
     return "google"
 
@@ -230,7 +232,8 @@ def _apply_sections(doc: Docstring, sections: list[Section]) -> None:
             doc.sections["examples" if title == "example" else title] = section
 
 
-def _google_split(lines: list[DocLine]) -> tuple[list[DocLine], list[Section]]:
+def google_split(lines: list[DocLine]) -> tuple[list[DocLine], list[Section]]:
+    """A Google-style docstring's lines as its description and its known sections (dedented)."""
     head: list[DocLine] = []
     sections: list[Section] = []
     ended = False  # prose back at the margin ends a section (as griffe reads it)
@@ -252,7 +255,7 @@ def _google_split(lines: list[DocLine]) -> tuple[list[DocLine], list[Section]]:
 
 # -- the three styles ----------------------------------------------------------------------
 def parse_google(lines: list[DocLine]) -> Docstring:
-    head, sections = _google_split(lines)
+    head, sections = google_split(lines)
     doc = Docstring(description=join_text(head))
     _apply_sections(doc, sections)
     return doc
@@ -266,7 +269,7 @@ def parse_numpy(lines: list[DocLine]) -> Docstring:
         ln = lines[i]
         nxt = lines[i + 1] if i + 1 < len(lines) else None
         title = ln.text.strip().lower()
-        if nxt is not None and title in KNOWN_TITLES and _NUMPY_RULE.match(nxt.text):
+        if nxt is not None and title in KNOWN_TITLES and NUMPY_RULE.match(nxt.text):
             sections.append(Section(title, ln, []))
             i += 2
             continue
@@ -276,20 +279,21 @@ def parse_numpy(lines: list[DocLine]) -> Docstring:
     for section in sections:
         section.lines = dedent(section.lines)
         if section.title in PARAM_TITLES:
-            for entry in _numpy_entries(section.lines):
+            for entry in numpy_entries(section.lines):
                 doc.params.setdefault(entry.name, entry)
         elif section.title in RETURN_TITLES:
-            entries = _numpy_entries(section.lines)
+            entries = numpy_entries(section.lines)
             texts = [e.text or (e.annotation or e.name) for e in entries]
             doc.returns = "\n\n".join(t for t in texts if t) or None
         elif section.title in RAISES_TITLES:
-            doc.raises.extend(_numpy_entries(section.lines))
+            doc.raises.extend(numpy_entries(section.lines))
         elif section.title in OWN_TITLES:
             doc.sections["examples" if section.title == "example" else section.title] = section
     return doc
 
 
-def _numpy_entries(lines: list[DocLine]) -> list[Entry]:
+def numpy_entries(lines: list[DocLine]) -> list[Entry]:
+    """The `name : type` entries of a NumPy section, each with its indented text."""
     entries: list[Entry] = []
     body: list[DocLine] = []
     for ln in lines:
@@ -312,7 +316,7 @@ def parse_sphinx(lines: list[DocLine]) -> Docstring:
     fields: list[tuple[str, str, list[DocLine]]] = []
     in_fields = False
     for ln in lines:
-        match = _SPHINX_FIELD.match(ln.text.strip()) if ln.indent == 0 else None
+        match = SPHINX_FIELD.match(ln.text.strip()) if ln.indent == 0 else None
         if match:
             in_fields = True
             kind, arg, text = match.groups()
@@ -326,7 +330,7 @@ def parse_sphinx(lines: list[DocLine]) -> Docstring:
             rest.append(ln)
         else:
             head.append(ln)
-    head_text, sections = _google_split(head + rest)
+    head_text, sections = google_split(head + rest)
     doc = Docstring(description=join_text(head_text))
     for kind, arg, body in fields:
         text = join_text(body)

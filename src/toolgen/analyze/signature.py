@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from fnmatch import fnmatchcase
 
 from toolgen.analyze.handlers import Handler
+from toolgen.analyze.types import SchemaBuilder
 from toolgen.diagnostics import Diagnostic
 
 
@@ -60,4 +61,25 @@ def parameters(
                     module.location(star),
                 )
             )
+    return params, problems
+
+
+def exposed_parameters(
+    handler: Handler, skip_params: tuple[str, ...], builder: SchemaBuilder
+) -> tuple[list[Param], list[Diagnostic]]:
+    """The parameters a model passes, as `build` describes them and `fix` documents them: no
+    self/cls, no name `skip_params` matches, no framework context (the first parameter of a
+    context-first method, or one whose type names a context class, also through an alias);
+    and the TG204s of the parameters a model cannot pass."""
+    params, problems = parameters(handler, skip_params)
+    preset = handler.preset
+    if handler.method in preset.context_first_methods and params:
+        params = params[1:]  # e.g. pydantic-ai `@agent.tool`: the RunContext comes first
+    if preset.context_types:
+        params = [
+            p
+            for p in params
+            if p.annotation is None
+            or not builder.refers_to(p.annotation, handler.module, preset.context_types)
+        ]
     return params, problems
