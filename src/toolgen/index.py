@@ -131,7 +131,7 @@ CANONICAL_MODULES = {
 }
 
 
-#: Modules toolgen knows from its table of types (`toolgen.analyze.types`): their names are
+#: Modules toolgen knows from its table of types (`toolgen.analyze.type_tables`): their names are
 #: never looked up in library roots (their sources are large, and the table is the reference).
 WELL_KNOWN_MODULES = frozenset(
     {

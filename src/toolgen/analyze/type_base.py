@@ -8,14 +8,12 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from toolgen.analyze import bodies
+from toolgen.analyze.field_spec import FieldSpec
 from toolgen.analyze.folding import NotStatic, fold
 from toolgen.analyze.scopes import Scope
 from toolgen.analyze.type_tables import EXTERNAL_KINDS
 from toolgen.diagnostics import Diagnostic
 from toolgen.index import LIBRARY, Module, ModuleIndex, Symbol, dotted_name, well_known
-
-if TYPE_CHECKING:
-    from toolgen.analyze.type_metadata import FieldSpec
 
 Schema = dict[str, Any]
 

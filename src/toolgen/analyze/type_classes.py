@@ -10,6 +10,7 @@ from typing import Any
 
 from pydantic import alias_generators
 
+from toolgen.analyze.field_spec import MISSING, FieldSpec
 from toolgen.analyze.folding import ENUM_BASES, NotStatic, enum_values
 from toolgen.analyze.type_base import (
     BuilderBase,
@@ -19,12 +20,7 @@ from toolgen.analyze.type_base import (
     subscript_args,
     text_of,
 )
-from toolgen.analyze.type_metadata import (
-    FIELD_CALLS,
-    MISSING,
-    FieldSpec,
-    property_name,
-)
+from toolgen.analyze.type_metadata import FIELD_CALLS, property_name
 from toolgen.analyze.type_tables import CON_FUNCTIONS
 from toolgen.index import Module, Symbol, dotted_name
 from toolgen.schema_ops import drop_titles

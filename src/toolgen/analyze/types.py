@@ -19,6 +19,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable
 
+from toolgen.analyze.field_spec import MISSING, FieldSpec
 from toolgen.analyze.type_base import (
     Schema,
     TypeProblem,
@@ -28,13 +29,7 @@ from toolgen.analyze.type_base import (
     text_of,
 )
 from toolgen.analyze.type_classes import ClassSchemas
-from toolgen.analyze.type_metadata import (
-    FIELD_CALLS,
-    MISSING,
-    FieldSpec,
-    MetadataSchemas,
-    property_name,
-)
+from toolgen.analyze.type_metadata import FIELD_CALLS, MetadataSchemas, property_name
 from toolgen.analyze.type_primitives import PrimitiveSchemas
 from toolgen.analyze.type_tables import EXTERNAL_KINDS
 from toolgen.index import Module, Symbol, dotted_name
