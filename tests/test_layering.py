@@ -2,8 +2,10 @@
 docs/architecture.md (who may import whom).
 
 Every module under src/toolgen is parsed with `ast` (never imported); every import counts,
-at any depth: inside functions and under `if TYPE_CHECKING:` too (a type-only import is
-still a dependency a reader must follow). A package's `__init__` is a module of its own.
+at any depth, inside functions too. Imports under `if TYPE_CHECKING:` count for the rules (a
+type-only import is still a dependency a reader must follow) but not for cycles: nothing is
+imported in a circle at run time, and a visitor whose helpers call back into it (the folder and
+its fold_* parts) names its type that way. A package's `__init__` is a module of its own.
 """
 
 from __future__ import annotations
@@ -44,15 +46,6 @@ KNOWN_CYCLES: dict[frozenset[str], str] = {
     # config validates `breaking_ignore` entries with breaking.rule_id (config.py), and
     # breaking shows paths with config.relative_display: one of the two is to move
     frozenset({"toolgen.config", "toolgen.breaking"}): "config <-> breaking",
-    # folding dispatches to its fold_* helpers, which use folding's shared pieces
-    frozenset(
-        {
-            "toolgen.analyze.folding",
-            "toolgen.analyze.fold_calls",
-            "toolgen.analyze.fold_enums",
-            "toolgen.analyze.fold_text",
-        }
-    ): "analyze/folding <-> fold_*",
 }
 
 
@@ -121,6 +114,7 @@ class Import:
     importer: str
     imported: str
     line: int
+    typing_only: bool = False  # under `if TYPE_CHECKING:`
 
     def __str__(self) -> str:
         path = self.importer.replace(".", "/")
@@ -153,6 +147,13 @@ def imports_of(name: str, path: Path, known: dict[str, Path]) -> list[Import]:
     tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
     package = name.rpartition(".")[0] if not name.endswith(".__init__") else name[:-9]
     found: list[Import] = []
+    typing_only = {
+        id(inner)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.If) and ast.unparse(node.test) in TYPE_CHECKING_TESTS
+        for statement in node.body
+        for inner in ast.walk(statement)
+    }
     for node in ast.walk(tree):
         targets: list[str] = []
         if isinstance(node, ast.Import):
@@ -168,7 +169,7 @@ def imports_of(name: str, path: Path, known: dict[str, Path]) -> list[Import]:
         for target in targets:
             module = resolve(target, known)
             if module is not None and module != name:
-                found.append(Import(name, module, node.lineno))
+                found.append(Import(name, module, node.lineno, id(node) in typing_only))
     return found
 
 
@@ -176,6 +177,14 @@ def _member(origin: str, name: str, known: dict[str, Path]) -> str:
     """`from origin import name`: the module `origin.name` when there is one, else `origin`."""
     full = f"{origin}.{name}"
     return full if full in known or f"{full}.__init__" in known else origin
+
+
+TYPE_CHECKING_TESTS = frozenset({"TYPE_CHECKING", "typing.TYPE_CHECKING"})
+
+
+def run_time(edges: dict[str, list[Import]]) -> dict[str, list[Import]]:
+    """The imports that happen when the code runs (not those for the type checker only)."""
+    return {name: [e for e in found if not e.typing_only] for name, found in edges.items()}
 
 
 @functools.cache
@@ -249,7 +258,7 @@ def test_the_graph_sees_the_modules_and_their_imports() -> None:
 
 
 def test_no_import_cycles() -> None:
-    edges = graph()
+    edges = run_time(graph())
     found = [c for c in cycles(edges) if frozenset(c) not in KNOWN_CYCLES]
     lines = []
     for component in found:
@@ -271,7 +280,7 @@ def test_known_exceptions_are_still_needed() -> None:
     edges = graph()
     made = {(e.importer, e.imported) for found in edges.values() for e in found}
     assert not set(KNOWN_EXCEPTIONS) - made, "stale KNOWN_EXCEPTIONS entries"
-    found = {frozenset(c) for c in cycles(edges)}
+    found = {frozenset(c) for c in cycles(run_time(edges))}
     assert not set(KNOWN_CYCLES) - found, "stale KNOWN_CYCLES entries"
 
 
@@ -290,3 +299,20 @@ def test_cycle_finder_finds_a_cycle() -> None:
         "f": [edge("f", "a")],
     }
     assert cycles(edges) == [["a", "b"], ["c", "d", "e"]]
+
+
+def test_type_only_imports_are_told_apart() -> None:
+    """An import under `if TYPE_CHECKING:` is marked (and kept for the rules); the same module
+    imported at run time is not; and only run-time imports make a cycle."""
+    edges = graph()
+    back = [
+        e for e in edges["toolgen.analyze.fold_calls"] if e.imported == "toolgen.analyze.folding"
+    ]
+    assert back and all(e.typing_only for e in back)
+    forth = [
+        e for e in edges["toolgen.analyze.folding"] if e.imported == "toolgen.analyze.fold_calls"
+    ]
+    assert forth and not any(e.typing_only for e in forth)
+    circle = {"a": [Import("a", "b", 1)], "b": [Import("b", "a", 2, typing_only=True)]}
+    assert cycles(circle) == [["a", "b"]]
+    assert cycles(run_time(circle)) == []
