@@ -28,8 +28,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from toolgen import journal, removal
+from toolgen.layout import PENDING
 from toolgen.reading import open_regular
-from toolgen.removal import PENDING, Kept
+from toolgen.removal import Kept
 from toolgen.render import FOLDERS, MANIFEST
 from toolgen.spool import Content, Spooled, as_bytes, chunks_of, sha_of
 from toolgen.stamp import Stat, Written, file_stat, trusted

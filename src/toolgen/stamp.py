@@ -111,8 +111,8 @@ def record(
     import json
 
     from toolgen.diagnostics import format_lines
+    from toolgen.layout import PENDING
     from toolgen.output import listing
-    from toolgen.removal import PENDING
     from toolgen.spool import sha_of
 
     base = str(out)
