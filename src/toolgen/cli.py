@@ -191,6 +191,26 @@ def _parser() -> argparse.ArgumentParser:
         metavar="NAME",
         help="which server's tools, in a project of several (generated/NAME/)",
     )
+    serve.add_argument(
+        "--store",
+        metavar="URL",
+        default="sqlite:///.toolgen/runtime.db",
+        help="idempotency store: memory://, sqlite:///PATH (default: .toolgen/runtime.db), "
+        "redis://HOST:PORT/DB",
+    )
+    serve.add_argument(
+        "--audit",
+        metavar="PATH",
+        help="append audit events to this JSON-lines file (default: the toolgen.audit logger)",
+    )
+    serve.add_argument(
+        "--scope",
+        metavar="SCOPE",
+        action="append",
+        default=[],
+        dest="scopes",
+        help="a permission every call holds (repeatable); tools needing others are refused",
+    )
     serve.set_defaults(format="text", paths=[])
 
     rules = commands.add_parser("rules", help="list every rule: code, default level, summary")
@@ -888,7 +908,14 @@ def cmd_serve(args: argparse.Namespace, stream: TextIO) -> int:
         return 2
     if args.page_size < 1:
         raise UserError(Diagnostic("TG002", "--page-size must be at least 1"))
-    return serve(_load(args), page_size=args.page_size, catalog_name=args.catalog)
+    return serve(
+        _load(args),
+        page_size=args.page_size,
+        catalog_name=args.catalog,
+        store=args.store,
+        audit=args.audit,
+        scopes=args.scopes,
+    )
 
 
 def cmd_show(args: argparse.Namespace, stream: TextIO) -> int:
