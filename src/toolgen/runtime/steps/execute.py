@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import inspect
+import json
 import logging
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
@@ -56,8 +57,7 @@ def tool_error(exc: ToolError, descriptor: ToolDescriptor, trace_id: str) -> Too
     Details (JSON-able, `retry_after_ms` say) are added; they never override the taxonomy.
     """
     details = pydantic_core.to_jsonable_python(exc.details, fallback=repr)
-    if value_problems(details, limit=1):
-        raise ValueError("the details hold a value strict JSON cannot carry")
+    json.dumps(details, allow_nan=False)  # ValueError: a value strict JSON cannot carry
     declared = next((e for e in descriptor.errors if e.code == exc.code), None)
     body: dict[str, Any] = {"code": exc.code, "message": exc.message}
     if declared is None:
@@ -115,7 +115,7 @@ async def invoke(
         try:
             return tool_error(exc, descriptor, trace_id)
         except Exception as inner:  # details pydantic cannot make JSON of
-            log_failure(trace_id, f"tool {name} raised a ToolError it cannot report", inner)
+            log_failure(trace_id, f"tool {name} failed", inner)
             return internal_error(name, trace_id)
     except TimeoutError:
         log_failure(trace_id, f"tool {name} timed out after {timeout:g} seconds")
