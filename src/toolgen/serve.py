@@ -7,8 +7,8 @@ parse, validate, authorize, gate, idempotency, execute, audit: see the README's 
 and whose `ToolResult` `toolgen.runtime.adapters.mcp` maps to a `CallToolResult`. Two things
 stay MCP's own: an unknown (or forbidden) tool is the JSON-RPC error -32602 the MCP spec asks
 for, listing the available tools; and a call that needs a person's confirmation asks the client
-by elicitation (`elicitation/create`) when it declared that capability, else it answers the
-human-review envelope.
+by elicitation (`elicitation/create`) when it declared that capability and the session can send
+it requests (protocol 2025-11-25 and before), else it answers the human-review envelope.
 Whatever an answer quotes from the client is cut short (`runtime.values.quote`); malformed
 JSON-RPC never reaches the SDK (`serve_guard.check_line`). Failures are logged to stderr under
 their trace id, never sent to the client.
@@ -142,7 +142,9 @@ def build_server(dispatcher: Dispatcher, scopes: Iterable[str] = ()) -> Server[A
     ) -> types.CallToolResult:
         session = ctx.session
         confirm = None
-        if supports_elicitation(session.client_capabilities):
+        # elicitation needs a back-channel (a session of 2025-11-25 and before); the stateless
+        # protocol asks through `input_required` results, not supported here yet
+        if supports_elicitation(session.client_capabilities) and session.can_send_request:
 
             async def elicit(message: str, schema: dict[str, Any]) -> types.ElicitResult:
                 return await session.elicit_form(message, schema, ctx.request_id)

@@ -16,7 +16,7 @@ import logging
 import threading
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 #: The decisions an event records.
 DECISIONS = ("proposed", "denied", "confirmed", "refused", "executed", "failed", "replayed")
@@ -26,28 +26,21 @@ Sink = Callable[[dict[str, Any]], None]
 
 
 class JsonLinesSink:
-    """Appends each event as one line of JSON to `path` and flushes it before returning."""
+    """Appends each event as one line of JSON to `path`: opened, written, flushed and closed
+    per event under a lock, so that nothing written waits in a buffer when the process dies
+    and several toolboxes (threads) never interleave their lines."""
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self._lock = threading.Lock()
-        self._file: TextIO | None = None
 
     def __call__(self, event: dict[str, Any]) -> None:
         line = json.dumps(event, ensure_ascii=False, default=str) + "\n"
         with self._lock:
-            if self._file is None:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-                self._file = open(self.path, "a", encoding="utf-8")  # noqa: SIM115 kept open
-            self._file.write(line)
-            self._file.flush()
-
-    def close(self) -> None:
-        """Close the file (a later event opens it again)."""
-        with self._lock:
-            if self._file is not None:
-                self._file.close()
-                self._file = None
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with open(self.path, "a", encoding="utf-8") as file:
+                file.write(line)
+                file.flush()
 
 
 class LoggerSink:

@@ -202,13 +202,10 @@ class Toolbox:
             return result
 
     async def aclose(self) -> None:
-        """Close the store (if this toolbox opened one) and an audit file."""
+        """Close the store, if this toolbox opened it."""
         if self._store is not None and isinstance(self._store_spec, str):
             await self._store.aclose()
             self._store = None
-        close = getattr(self.audit, "close", None)
-        if callable(close):
-            close()
 
     # -- the parts the steps need -------------------------------------------------------------
 

@@ -28,7 +28,9 @@ def parse(tool: str, arguments: Any, trace_id: str) -> dict[str, Any] | ToolResu
         try:
             arguments = json.loads(arguments)
         except json.JSONDecodeError as exc:
-            if exc.pos >= len(arguments.rstrip()):
+            # the text ended inside a value: a string never closed, or nothing where a value,
+            # a comma or a bracket had to follow
+            if exc.msg.startswith("Unterminated string") or exc.pos >= len(arguments.rstrip()):
                 why = "arguments are truncated JSON (the text ends before the value does)"
             else:
                 why = f"arguments are not valid JSON ({exc.msg} at character {exc.pos})"
