@@ -1036,3 +1036,30 @@ def test_structured_content_has_the_shape_of_the_published_output_schema(
             assert not {"$ref", "$defs"} & set(json.dumps(published[name]).split('"')), name
     assert published["described"]["description"] == "The page."
     monkeypatch.delitem(sys.modules, "shapes_tools", raising=False)
+
+
+def test_a_critical_tool_is_not_run_without_confirmation_over_stdio(tmp_path: Path) -> None:
+    """Was (issue 18): a critical tool ran with no confirmation and no audit event."""
+    seen: dict[str, Any] = {}
+    key = "7a8b9c0d-1e2f-4a3b-8c4d-5e6f7a8b9c0d"
+    arguments = {"to": "a@example.com", "subject": "s", "body": "b", "idempotency_key": key}
+
+    async def session(client: Client) -> None:
+        seen["sent"] = await client.call_tool("send_external_email", arguments)
+
+    audit = tmp_path / "audit.jsonl"
+    extra = ("--store", "memory://", "--audit", str(audit), "--scope", "email:send_external")
+    parameters = server_parameters(REPO / "pyproject.toml", *extra)
+    over_stdio(parameters, tmp_path / "err.log", session, mode="legacy")
+    error = envelope(seen["sent"])
+    assert (error["code"], error["human_review"], error["retryable"]) == (
+        "REQUIRES_HUMAN_APPROVAL",
+        True,
+        False,
+    )
+    events = [json.loads(line) for line in audit.read_text().splitlines()]
+    assert [(e["decision"], e["tool"], e["risk"]) for e in events] == [
+        ("proposed", "send_external_email", "critical"),
+        ("refused", "send_external_email", "critical"),
+    ]
+    assert events[1]["trace_id"] == error["trace_id"]

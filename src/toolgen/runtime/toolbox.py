@@ -320,11 +320,13 @@ class _Call:
 
     async def run(self) -> ToolResult:
         box, context, trace_id = self.box, self.context, self.trace_id
-        self.record("proposed")
         found = find(box.catalog.descriptors, self.name, trace_id)
+        if not isinstance(found, ToolResult):
+            self.descriptor = found  # the proposed event names its risk and audit event
+        self.record("proposed")
         if isinstance(found, ToolResult):
             return self.denied(found)
-        descriptor = self.descriptor = found
+        descriptor = found
         parsed = parse(descriptor.name, self.raw, trace_id)
         if isinstance(parsed, ToolResult):
             return self.denied(parsed)
