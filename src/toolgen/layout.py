@@ -11,3 +11,6 @@ PENDING = ".toolgen-pending"
 
 #: The journal inside `PENDING`: once it exists the build is committed but not yet applied.
 JOURNAL = "journal.json"
+
+#: The list of what a build wrote, with each file's sha256 (at the top of `out`).
+MANIFEST = "manifest.json"

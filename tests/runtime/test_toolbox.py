@@ -49,7 +49,7 @@ def test_load_errors(tmp_path: Path, built: Path) -> None:
     assert Toolbox.load(several, catalog="beta", store="memory://").names
     (several / "beta" / PENDING).mkdir()
     (several / "beta" / PENDING / JOURNAL).write_text("{}")
-    with pytest.raises(GeneratedFilesError, match="stopped half way"):
+    with pytest.raises(GeneratedFilesError, match="was interrupted before it was complete"):
         Toolbox.load(several, catalog="beta")
     with pytest.raises(ValueError, match="is not a store URL"):
         Toolbox.load(built / "generated", store="postgres://x")

@@ -1,14 +1,16 @@
 """The tools of a generated folder, as `toolgen build` wrote them (never compiled again).
 
-`load(folder, catalog)` reads every descriptor (forbidden ones too: they are known, so that a
-call to one is refused, and never listed) and `mcp/tools.json` when the build wrote it (what
+`load(folder, catalog)` reads the descriptors the build's manifest lists (every file in
+`descriptors/` without one; forbidden tools' too: they are known, and never listed or called;
+other files there are not toolgen's) and `mcp/tools.json` when the build wrote it (what
 `toolgen serve` lists). With `mcp/tools.json`, the tools it lists are the catalog, in its
-order; without it, every descriptor, by name.
+order; without it, every visible descriptor, by name.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -16,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from toolgen.descriptor import ToolDescriptor
-from toolgen.layout import JOURNAL, PENDING
+from toolgen.layout import JOURNAL, MANIFEST, PENDING
 from toolgen.names import DESCRIPTOR_NAME
 from toolgen.runtime.values import quote
 
@@ -60,10 +62,12 @@ def load(folder: str | Path = "generated", catalog: str | None = None) -> Catalo
         if "/" in catalog or "\\" in catalog or catalog.startswith(".") or not catalog:
             raise GeneratedFilesError(f"no catalog {quote(catalog)} in {base}")
         base = base / catalog
-    if (base / PENDING / JOURNAL).exists():
-        raise GeneratedFilesError(
-            f"the last build of {base} stopped half way; run `toolgen build` to finish it"
-        )
+    for out in {Path(folder), base}:  # a project of several servers stages at its top
+        if os.path.lexists(out / PENDING / JOURNAL):
+            raise GeneratedFilesError(
+                f"the last build of {out} was interrupted before it was complete; "
+                "run `toolgen build` to complete it"
+            )
     descriptors_dir = base / "descriptors"
     if not descriptors_dir.is_dir():
         several = catalogs_in(base) if catalog is None else []
@@ -73,9 +77,8 @@ def load(folder: str | Path = "generated", catalog: str | None = None) -> Catalo
             )
         raise GeneratedFilesError(f"{descriptors_dir} does not exist; run `toolgen build`")
     found: dict[str, ToolDescriptor] = {}
-    for path in sorted(descriptors_dir.iterdir()):
-        if _DESCRIPTOR_FILE.fullmatch(path.name) and path.is_file():
-            found[path.name.removesuffix(".json")] = _descriptor(path)
+    for name in _descriptor_names(Path(folder), catalog, descriptors_dir):
+        found[name] = _descriptor(descriptors_dir / f"{name}.json")
     tools_file = base / "mcp" / "tools.json"
     mcp_tools = _mcp_tools(base, tools_file, found) if tools_file.is_file() else None
     order = [t["name"] for t in mcp_tools] if mcp_tools is not None else list(found)
@@ -83,6 +86,27 @@ def load(folder: str | Path = "generated", catalog: str | None = None) -> Catalo
     if mcp_tools is not None:  # a forbidden tool is never listed, even if an entry names it
         mcp_tools = tuple(t for t in mcp_tools if t["name"] in visible)
     return Catalog(base, found, visible, mcp_tools)
+
+
+def _descriptor_names(folder: Path, catalog: str | None, descriptors_dir: Path) -> list[str]:
+    """The descriptors the build wrote, by the manifest; every descriptor file without one."""
+    manifest = folder / MANIFEST
+    if not manifest.is_file():
+        return sorted(
+            p.name.removesuffix(".json")
+            for p in descriptors_dir.iterdir()
+            if _DESCRIPTOR_FILE.fullmatch(p.name) and p.is_file()
+        )
+    try:
+        files = json.loads(manifest.read_text(encoding="utf-8"))["files"]
+        prefix = f"{catalog}/descriptors/" if catalog else "descriptors/"
+        return sorted(
+            path.removeprefix(prefix).removesuffix(".json")
+            for path in files
+            if path.startswith(prefix) and _DESCRIPTOR_FILE.fullmatch(path.removeprefix(prefix))
+        )
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise GeneratedFilesError(f"cannot read {manifest}: {exc}") from None
 
 
 def _descriptor(path: Path) -> ToolDescriptor:
