@@ -458,10 +458,11 @@ def test_serve_reads_only_the_listed_descriptors_and_refuses_an_interrupted_buil
 ) -> None:
     """A hand-written file in `descriptors/` is not a descriptor serve must parse; a build
     stopped after its commit may have left files of two builds, which serve does not mix."""
-    from toolgen.serve import GeneratedFilesError, load_catalog
+    from toolgen.runtime.catalog import GeneratedFilesError
+    from toolgen.runtime.catalog import load as load_catalog
 
     built.write("generated/descriptors/custom.json", "not JSON at all\n")
-    assert [t["name"] for t in load_catalog(built.out).tools] == ["lookup", "second"]
+    assert [t["name"] for t in load_catalog(built.out).mcp_tools or ()] == ["lookup", "second"]
     pending = built.out / removal.PENDING
     pending.mkdir()
     (pending / "journal.json").write_text('{"toolgen_journal": 1, "moves": [], "removals": []}')
@@ -469,7 +470,7 @@ def test_serve_reads_only_the_listed_descriptors_and_refuses_an_interrupted_buil
         load_catalog(built.out)
     assert run("build", cwd=built.root).code == 0
     assert not pending.exists()
-    assert len(load_catalog(built.out).tools) == 2
+    assert len(load_catalog(built.out).mcp_tools or ()) == 2
 
 
 def test_a_planted_journal_moves_and_removes_nothing_the_rules_forbid(built: Project, run) -> None:

@@ -299,7 +299,7 @@ def test_each_server_is_a_catalog_of_its_own(tmp_path: Path, run) -> None:  # ty
 
 
 def test_catalogs_in_show_stats_and_serve(tmp_path: Path, run) -> None:  # type: ignore[no-untyped-def]
-    from toolgen.serve import load_catalog
+    from toolgen.runtime.catalog import load as load_catalog
 
     root = _catalog_project(tmp_path)
     assert run("build", cwd=root).code == 0
@@ -308,10 +308,9 @@ def test_catalogs_in_show_stats_and_serve(tmp_path: Path, run) -> None:  # type:
     unknown = run("show", "status", cwd=root)
     assert unknown.code == 2 and "tools: admin/rep_monthly, admin/status," in unknown.err
     assert "admin/rep_monthly" in run("stats", cwd=root).out
-    assert [t["name"] for t in load_catalog(root / "generated" / "public").tools] == [
-        "search",
-        "status",
-    ]
+    public = load_catalog(root / "generated", catalog="public")
+    assert [t["name"] for t in public.mcp_tools or ()] == ["search", "status"]
+    assert public.names == ["search", "status"]
     which = run("serve", cwd=root)
     assert which.code == 2
     assert "(this project has a catalog per server: serve one with --catalog admin | public)" in (

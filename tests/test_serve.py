@@ -24,26 +24,16 @@ from toolgen import ToolError
 from toolgen.cli import main as toolgen_main
 from toolgen.config import Config, load_config
 from toolgen.descriptor import ToolDescriptor
-from toolgen.serve import (
-    PAGE_SIZE,
-    Catalog,
-    Dispatcher,
-    GeneratedFilesError,
-    NotCallable,
-    Recorder,
-    argument_problems,
-    input_validator,
-    internal_error_result,
-    list_tools_page,
-    load_catalog,
-    pydantic_problems,
-    resolve_handler,
-    search_paths,
-    success_result,
-    tool_error_result,
-    validation_error_result,
-    wraps_result,
-)
+from toolgen.runtime import ToolResult
+from toolgen.runtime.adapters.mcp import call_tool_result
+from toolgen.runtime.catalog import Catalog, GeneratedFilesError
+from toolgen.runtime.catalog import load as load_catalog
+from toolgen.runtime.handlers import NotCallable, Recorder, resolve_handler
+from toolgen.runtime.result import internal_error, validation_error
+from toolgen.runtime.steps.execute import tool_error
+from toolgen.runtime.steps.validate import argument_problems, input_validator, pydantic_problems
+from toolgen.schema_ops import wraps
+from toolgen.serve import PAGE_SIZE, Dispatcher, list_tools_page, load_toolbox, search_paths
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURE = REPO / "tests" / "fixtures" / "serve"
@@ -52,7 +42,20 @@ EXAMPLE_TOOLS: list[dict[str, Any]] = json.loads((GENERATED / "mcp" / "tools.jso
     "tools"
 ]
 HEX16 = re.compile(r"^[0-9a-f]{16}$")
-SERVER_ENTRY = "import sys; from toolgen.serve import main; sys.exit(main(sys.argv[1:]))"
+
+
+class _Trace:
+    """Equal to any trace id: 16 hex digits (every error has one, random per call)."""
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, str) and HEX16.match(other) is not None
+
+    def __repr__(self) -> str:
+        return "<16 hex digits>"
+
+
+TRACE: Any = _Trace()
+SERVER_ENTRY = "import sys; from toolgen.cli import main; sys.exit(main(['serve', *sys.argv[1:]]))"
 FIXTURE_NAMES = [
     "add",
     "count_words",
@@ -113,13 +116,22 @@ def run(call: Callable[[], Awaitable[Any]]) -> Any:
 
 
 def envelope(result: types.CallToolResult) -> dict[str, Any]:
-    """The error envelope of an `isError` result, checking that text and structure agree."""
+    """The error object of an `isError` result's envelope `{"status": "error", "error": ...}`,
+    checking that text and structure agree."""
     assert result.is_error is True
     [content] = result.content
     assert isinstance(content, types.TextContent)
     assert json.loads(content.text) == result.structured_content
+    assert result.structured_content is not None
+    assert set(result.structured_content) == {"status", "error"}
+    assert result.structured_content["status"] == "error"
     error: dict[str, Any] = result.structured_content["error"]
     return error
+
+
+def as_mcp(result: ToolResult) -> types.CallToolResult:
+    """An error result as MCP sends it (the descriptor is not read for errors)."""
+    return call_tool_result(result, example_descriptor("calculator"), None)
 
 
 def success(result: types.CallToolResult) -> Any:
@@ -179,16 +191,18 @@ def test_catalog_of_the_examples_leaves_forbidden_tools_out() -> None:
     assert "read_private_key" not in catalog.names
     assert (GENERATED / "descriptors" / "read_private_key.json").is_file()
     assert sorted(catalog.descriptors) == sorted(catalog.names)
+    assert catalog.all["read_private_key"].risk == "forbidden"  # known, never callable
+    dispatcher = Dispatcher(load_toolbox(GENERATED, store="memory://"))
     with pytest.raises(MCPError) as caught:
-        catalog.find("read_private_key")
+        run(lambda: dispatcher.call_tool("read_private_key", {}))
     assert caught.value.code == -32602
     assert caught.value.message == (
         "unknown tool 'read_private_key'; available tools: " + ", ".join(catalog.names)
     )
     assert caught.value.data == {"available": catalog.names}
-    entry, descriptor = catalog.find("calculator")
-    assert entry == example_tool("calculator")
-    assert descriptor.source.qualname == "calculator"
+    assert catalog.mcp_tools is not None
+    assert catalog.mcp_tools[catalog.names.index("calculator")] == example_tool("calculator")
+    assert catalog.descriptors["calculator"].source.qualname == "calculator"
 
 
 def test_catalog_drops_a_forbidden_tool_even_if_listed(tmp_path: Path) -> None:
@@ -204,12 +218,13 @@ def test_catalog_drops_a_forbidden_tool_even_if_listed(tmp_path: Path) -> None:
 def test_catalog_errors(tmp_path: Path) -> None:
     tools_file = tmp_path / "mcp" / "tools.json"
     with pytest.raises(GeneratedFilesError) as caught:
-        load_catalog(tmp_path)
+        load_toolbox(tmp_path)
     assert str(caught.value) == (
         f'{tools_file} does not exist; put "mcp" in the configured platforms and run '
         "`toolgen build`"
     )
     tools_file.parent.mkdir()
+    (tmp_path / "descriptors").mkdir()
     tools_file.write_text(json.dumps({"tools": [{"name": "ghost"}]}))
     with pytest.raises(GeneratedFilesError) as caught:
         load_catalog(tmp_path)
@@ -262,12 +277,15 @@ def test_argument_problems_in_nested_values_and_formats() -> None:
 
 def test_validation_error_envelope() -> None:
     problems = [{"path": "/a", "message": "'x' is not of type 'number'"}]
-    assert envelope(validation_error_result(problems)) == {
+    assert envelope(as_mcp(validation_error("t", "0123456789abcdef", problems))) == {
         "code": "VALIDATION_ERROR",
         "message": "invalid arguments: /a: 'x' is not of type 'number'",
         "retryable": False,
+        "human_review": False,
         "http_status": 400,
+        "recovery": "re-prompt with corrected arguments",
         "fields": problems,
+        "trace_id": "0123456789abcdef",
     }
 
 
@@ -285,43 +303,52 @@ def test_pydantic_problems_become_fields() -> None:
 def test_tool_error_takes_the_declared_taxonomy() -> None:
     create_ticket = example_descriptor("create_ticket")
     error = ToolError("CONFLICT", "key reused", ticket_id="T-1", retryable=True)
-    assert envelope(tool_error_result(error, create_ticket)) == {
+    assert envelope(as_mcp(tool_error(error, create_ticket, "t1"))) == {
         "code": "CONFLICT",
         "message": "key reused",
         "retryable": False,  # the descriptor's word, not the details'
+        "human_review": False,
         "http_status": 409,
         "recovery": None,
         "ticket_id": "T-1",
+        "trace_id": "t1",
     }
-    declared = envelope(tool_error_result(ToolError("VALIDATION_ERROR", "bad"), create_ticket))
+    bad = ToolError("VALIDATION_ERROR", "bad")
+    declared = envelope(as_mcp(tool_error(bad, create_ticket, "t2")))
     assert declared == {
         "code": "VALIDATION_ERROR",
         "message": "bad",
         "retryable": False,
+        "human_review": False,
         "http_status": 400,
         "recovery": "re-prompt with corrected arguments",
+        "trace_id": "t2",
     }
 
 
 def test_undeclared_tool_error_is_reported_as_such() -> None:
     calculator = example_descriptor("calculator")
-    assert envelope(tool_error_result(ToolError("OOPS", at=Path("/x")), calculator)) == {
+    assert envelope(as_mcp(tool_error(ToolError("OOPS", at=Path("/x")), calculator, "t"))) == {
         "code": "OOPS",
         "message": "OOPS",
         "retryable": False,
+        "human_review": False,
         "http_status": 500,
         "recovery": None,
         "undeclared": True,
         "at": "/x",
+        "trace_id": "t",
     }
 
 
 def test_internal_error_envelope() -> None:
     # not retryable: an exception nobody declared is not known to be transient
-    assert envelope(internal_error_result("abc123")) == {
+    assert envelope(as_mcp(internal_error("t", "abc123"))) == {
         "code": "INTERNAL",
         "message": "internal error",
         "retryable": False,
+        "human_review": False,
+        "http_status": 500,
         "trace_id": "abc123",
     }
 
@@ -335,16 +362,22 @@ def test_wraps_result_reads_the_output_schema() -> None:
         ("get_weather", False),  # a dataclass
         ("delete_user", False),  # None: no outputSchema at all
     ]:
-        output = example_tool(name).get("outputSchema")
-        assert wraps_result(output, example_descriptor(name).returns.schema_) is wrapped, name
+        schema = example_descriptor(name).returns.schema_
+        assert wraps(schema) is wrapped or "outputSchema" not in example_tool(name), name
 
 
 def test_success_result_shapes() -> None:
     output = example_tool("calculator")["outputSchema"]
-    assert success(success_result(5.5, output, wrap=True)) == {"result": 5.5}
+    calculator = example_descriptor("calculator")
+    assert success(call_tool_result(ToolResult("calculator", True, 5.5), calculator, output)) == {
+        "result": 5.5
+    }
     ticket = {"id": "T-1", "subject": "s", "status": "open", "priority": "normal", "tags": []}
-    assert success(success_result(ticket, {"type": "object"}, wrap=False)) == ticket
-    bare = success_result(None, None, wrap=False)
+    found = ToolResult("create_ticket", True, ticket)
+    assert success(call_tool_result(found, example_descriptor("create_ticket"), {})) == ticket
+    bare = call_tool_result(
+        ToolResult("delete_user", True), example_descriptor("delete_user"), None
+    )
     assert bare.is_error is False and bare.structured_content is None
     assert bare.content == [types.TextContent(text="null")]
 
@@ -428,7 +461,7 @@ def test_unreachable_handlers(imported: Config, module: str, qualname: str, reas
 
 @pytest.fixture
 def dispatcher(imported: Config) -> Dispatcher:
-    return Dispatcher(load_catalog(imported.out))
+    return Dispatcher(load_toolbox(imported.out, store="memory://"))
 
 
 def call(dispatcher: Dispatcher, name: str, arguments: dict[str, Any] | None) -> Any:
@@ -484,37 +517,54 @@ def test_dispatcher_errors(dispatcher: Dispatcher, capsys: pytest.CaptureFixture
         "code": "NOT_FOUND",
         "message": "no note n-9",
         "retryable": False,
+        "human_review": False,
         "http_status": 404,
         "recovery": None,
         "note_id": "n-9",
+        "trace_id": TRACE,
     }
     assert envelope(call(dispatcher, "get_note", {"note_id": "n-busy"})) == {
         "code": "RATE_LIMITED",
         "message": "slow down",
         "retryable": True,
+        "human_review": False,
         "http_status": 429,
         "recovery": "wait a minute.",
         "retry_after_seconds": 60,
+        "max_retries": 3,
+        "trace_id": TRACE,
     }
     assert envelope(call(dispatcher, "get_note", {"note_id": "n-teapot"})) == {
         "code": "TEAPOT",
         "message": "I am a teapot",
         "retryable": False,
+        "human_review": False,
         "http_status": 500,
         "recovery": None,
         "undeclared": True,
         "pot": "brown",
+        "trace_id": TRACE,
     }
     assert envelope(call(dispatcher, "get_note", {"note_id": "n"})) == {
         "code": "VALIDATION_ERROR",
         "message": "invalid arguments: /note_id: 'n' is too short",
         "retryable": False,
+        "human_review": False,
         "http_status": 400,
+        "recovery": "re-prompt with corrected arguments",
         "fields": [{"path": "/note_id", "message": "'n' is too short"}],
+        "trace_id": TRACE,
     }
     capsys.readouterr()
     exploded = envelope(call(dispatcher, "explode", {"reason": "s3cr3t"}))
-    assert set(exploded) == {"code", "message", "retryable", "trace_id"}
+    assert set(exploded) == {
+        "code",
+        "message",
+        "retryable",
+        "human_review",
+        "http_status",
+        "trace_id",
+    }
     assert (exploded["code"], exploded["message"], exploded["retryable"]) == (
         "INTERNAL",
         "internal error",
@@ -531,7 +581,9 @@ def test_dispatcher_errors(dispatcher: Dispatcher, capsys: pytest.CaptureFixture
         False,
     )
     log = capsys.readouterr().err
-    assert f"[trace {wrong['trace_id']}] tool wrong_output returned a value its outputSchema" in log
+    assert (
+        f"[trace {wrong['trace_id']}] tool wrong_output returned a value its return schema" in log
+    )
     assert "'not a number' is not of type 'integer'" in log
 
 
@@ -559,6 +611,8 @@ def test_dispatcher_reports_unreachable_handlers(
         "code": "INTERNAL",
         "message": f"tool {name!r} is not callable on this server",
         "retryable": False,
+        "human_review": False,
+        "http_status": 500,
         "trace_id": error["trace_id"],
     }
     assert HEX16.match(error["trace_id"])
@@ -636,8 +690,11 @@ def test_examples_over_stdio(tmp_path: Path) -> None:
         "code": "VALIDATION_ERROR",
         "message": "invalid arguments: /a: 'two' is not of type 'number'",
         "retryable": False,
+        "human_review": False,
         "http_status": 400,
+        "recovery": "re-prompt with corrected arguments",
         "fields": [{"path": "/a", "message": "'two' is not of type 'number'"}],
+        "trace_id": TRACE,
     }
     available = ", ".join(t["name"] for t in EXAMPLE_TOOLS)
     for name in ("read_private_key", "no_such_tool"):
@@ -647,6 +704,8 @@ def test_examples_over_stdio(tmp_path: Path) -> None:
         "code": "INTERNAL",
         "message": "internal error",
         "retryable": False,
+        "human_review": False,
+        "http_status": 500,
         "trace_id": error["trace_id"],
     }
     assert HEX16.match(error["trace_id"])
@@ -661,8 +720,10 @@ def test_examples_over_stdio(tmp_path: Path) -> None:
         "code": "DIVISION_BY_ZERO",
         "message": "cannot divide by zero",
         "retryable": False,
+        "human_review": False,
         "http_status": 400,
         "recovery": None,
+        "trace_id": TRACE,
     }
 
 
@@ -717,9 +778,11 @@ def test_fixture_over_stdio(project: Config, tmp_path: Path) -> None:
         "code": "NOT_FOUND",
         "message": "no note n-404",
         "retryable": False,
+        "human_review": False,
         "http_status": 404,
         "recovery": None,
         "note_id": "n-404",
+        "trace_id": TRACE,
     }
     ping = envelope(seen["ping"])
     assert ping["message"] == "tool 'ping' is not callable on this server"
@@ -744,23 +807,21 @@ def test_legacy_handshake_over_stdio(project: Config, tmp_path: Path) -> None:
 def test_main_reports_a_missing_generated_folder(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from toolgen.serve import main
-
     (tmp_path / "tools").mkdir()
     (tmp_path / "pyproject.toml").write_text('[tool.toolgen]\nsources = ["tools"]\n')
-    assert main(["--config", str(tmp_path / "pyproject.toml")]) == 2
+    assert toolgen_main(["serve", "--config", str(tmp_path / "pyproject.toml")]) == 2
     err = capsys.readouterr().err
     assert err == (
         f"toolgen serve: {tmp_path / 'generated' / 'mcp' / 'tools.json'} does not exist; "
         'put "mcp" in the configured platforms and run `toolgen build`\n'
     )
-    assert main(["--config", str(tmp_path / "missing.toml")]) == 2
-    assert "TG001" in capsys.readouterr().err
-    assert main(["--page-size", "0"]) == 2
+    assert toolgen_main(["serve", "--config", str(tmp_path / "missing.toml")]) == 2
+    assert "TG001" in capsys.readouterr().out  # the CLI reports diagnostics on stdout
+    assert toolgen_main(["serve", "--page-size", "0"]) == 2
 
 
 def test_null_for_an_optional_parameter_without_null_means_not_given() -> None:
-    from toolgen.serve import drop_not_given
+    from toolgen.runtime.steps.validate import drop_not_given
 
     schema = {
         "type": "object",
@@ -965,8 +1026,8 @@ def test_structured_content_has_the_shape_of_the_published_output_schema(
     assert toolgen_main(["build", "--config", str(tmp_path / "pyproject.toml"), "--quiet"]) == 0
     monkeypatch.syspath_prepend(str(tmp_path / "src"))
     monkeypatch.delitem(sys.modules, "shapes_tools", raising=False)
-    dispatcher = Dispatcher(load_catalog(tmp_path / "generated"))
-    published = {t["name"]: t["outputSchema"] for t in dispatcher.catalog.tools}
+    dispatcher = Dispatcher(load_toolbox(tmp_path / "generated", store="memory://"))
+    published = {t["name"]: t["outputSchema"] for t in dispatcher.tools}
     for name, expected in SHAPE_RESULTS.items():
         wrapped = set(published[name].get("properties", {})) == {"result"}
         assert wrapped is (name in ("pages", "tree")), name
@@ -975,3 +1036,30 @@ def test_structured_content_has_the_shape_of_the_published_output_schema(
             assert not {"$ref", "$defs"} & set(json.dumps(published[name]).split('"')), name
     assert published["described"]["description"] == "The page."
     monkeypatch.delitem(sys.modules, "shapes_tools", raising=False)
+
+
+def test_a_critical_tool_is_not_run_without_confirmation_over_stdio(tmp_path: Path) -> None:
+    """Was (issue 18): a critical tool ran with no confirmation and no audit event."""
+    seen: dict[str, Any] = {}
+    key = "7a8b9c0d-1e2f-4a3b-8c4d-5e6f7a8b9c0d"
+    arguments = {"to": "a@example.com", "subject": "s", "body": "b", "idempotency_key": key}
+
+    async def session(client: Client) -> None:
+        seen["sent"] = await client.call_tool("send_external_email", arguments)
+
+    audit = tmp_path / "audit.jsonl"
+    extra = ("--store", "memory://", "--audit", str(audit), "--scope", "email:send_external")
+    parameters = server_parameters(REPO / "pyproject.toml", *extra)
+    over_stdio(parameters, tmp_path / "err.log", session, mode="legacy")
+    error = envelope(seen["sent"])
+    assert (error["code"], error["human_review"], error["retryable"]) == (
+        "REQUIRES_HUMAN_APPROVAL",
+        True,
+        False,
+    )
+    events = [json.loads(line) for line in audit.read_text().splitlines()]
+    assert [(e["decision"], e["tool"], e["risk"]) for e in events] == [
+        ("proposed", "send_external_email", "critical"),
+        ("refused", "send_external_email", "critical"),
+    ]
+    assert events[1]["trace_id"] == error["trace_id"]

@@ -30,21 +30,11 @@ from test_serve import (
 )
 from toolgen.cli import main as toolgen_main
 from toolgen.diagnostics import QUOTE_LIMIT, cut
-from toolgen.serve import (
-    Dispatcher,
-    argument_problems,
-    input_validator,
-    list_tools_page,
-    load_catalog,
-    validation_error_result,
-)
-from toolgen.serve_guard import (
-    MAX_ARGUMENT_DEPTH,
-    MAX_PROBLEMS,
-    check_line,
-    quote,
-    value_problems,
-)
+from toolgen.runtime.result import validation_error
+from toolgen.runtime.steps.validate import argument_problems, input_validator
+from toolgen.runtime.values import MAX_ARGUMENT_DEPTH, MAX_PROBLEMS, quote, value_problems
+from toolgen.serve import Dispatcher, list_tools_page, load_toolbox
+from toolgen.serve_guard import check_line
 
 
 def strict_json(text: str) -> Any:
@@ -62,6 +52,7 @@ def error_of(result: types.CallToolResult) -> dict[str, Any]:
     [content] = result.content
     assert isinstance(content, types.TextContent)
     assert strict_json(content.text) == result.structured_content
+    assert result.structured_content["status"] == "error"
     error: dict[str, Any] = result.structured_content["error"]
     return error
 
@@ -73,6 +64,8 @@ def internal_trace(result: types.CallToolResult) -> str:
         "code": "INTERNAL",
         "message": "internal error",
         "retryable": False,
+        "human_review": False,
+        "http_status": 500,
         "trace_id": error["trace_id"],
     }
     assert HEX16.match(error["trace_id"])
@@ -348,7 +341,7 @@ def hostile_project(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def hostile(hostile_project: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Dispatcher]:
     monkeypatch.syspath_prepend(str(hostile_project / "src"))
     monkeypatch.delitem(sys.modules, "hostile_tools", raising=False)
-    yield Dispatcher(load_catalog(hostile_project / "generated"))
+    yield Dispatcher(load_toolbox(hostile_project / "generated", store="memory://"))
     monkeypatch.delitem(sys.modules, "hostile_tools", raising=False)
 
 
@@ -596,7 +589,8 @@ def test_many_problems_are_capped() -> None:
     arguments = {"operation": "add", "a": 1, "b": 2, **{f"k{i:03}": i for i in range(500)}}
     problems = argument_problems(calculator, arguments)
     assert len(problems) == MAX_PROBLEMS + 1  # enough to know that there are more
-    error = error_of(validation_error_result(problems))
+    error = validation_error("calculator", "t", problems).error
+    assert error is not None
     assert error["fields"] == problems[:MAX_PROBLEMS]
     assert error["message"].endswith("/k009: unexpected property; more problems not shown")
 

@@ -18,9 +18,10 @@ TOOL_ATTRIBUTE = "__toolgen_tool__"
 class ToolError(Exception):
     """Raise from a handler to fail with one of its declared error codes.
 
-    `toolgen serve` turns it into `isError: true` with the envelope
-    `{"error": {"code", "message", "retryable", "http_status", "recovery", ...details}}`, the
-    taxonomy fields taken from the tool's descriptor.
+    The runtime (`toolgen.runtime`, and `toolgen serve` on it) answers it with the envelope
+    `{"status": "error", "error": {"code", "message", "retryable", "human_review",
+    "http_status", "recovery", "trace_id", ...details}}`, the taxonomy fields taken from the
+    tool's descriptor.
     """
 
     def __init__(self, code: str, message: str = "", **details: Any) -> None:

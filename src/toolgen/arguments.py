@@ -151,6 +151,26 @@ def parser() -> argparse.ArgumentParser:
         metavar="NAME",
         help="which server's tools, in a project of several (generated/NAME/)",
     )
+    serve.add_argument(
+        "--store",
+        metavar="URL",
+        default="sqlite:///.toolgen/runtime.db",
+        help="idempotency store: memory://, sqlite:///PATH (default: .toolgen/runtime.db), "
+        "redis://HOST:PORT/DB",
+    )
+    serve.add_argument(
+        "--audit",
+        metavar="PATH",
+        help="append audit events to this JSON-lines file (default: the toolgen.audit logger)",
+    )
+    serve.add_argument(
+        "--scope",
+        metavar="SCOPE",
+        action="append",
+        default=[],
+        dest="scopes",
+        help="a permission every call holds (repeatable); tools needing others are refused",
+    )
     serve.set_defaults(format="text", paths=[])
 
     rules = commands.add_parser("rules", help="list every rule: code, default level, summary")

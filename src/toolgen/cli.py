@@ -93,7 +93,14 @@ def cmd_serve(args: argparse.Namespace, stream: TextIO) -> int:
         return 2
     if args.page_size < 1:
         raise UserError(Diagnostic("TG002", "--page-size must be at least 1"))
-    return serve(_load(args), page_size=args.page_size, catalog_name=args.catalog)
+    return serve(
+        _load(args),
+        page_size=args.page_size,
+        catalog_name=args.catalog,
+        store=args.store,
+        audit=args.audit,
+        scopes=args.scopes,
+    )
 
 
 def cmd_show(args: argparse.Namespace, stream: TextIO) -> int:

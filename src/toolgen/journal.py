@@ -29,10 +29,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from toolgen.removal import PENDING, plain, produced, verdict
+from toolgen.layout import JOURNAL, PENDING
+from toolgen.removal import plain, produced, verdict
 from toolgen.render import FOLDERS
 
-JOURNAL = "journal.json"
 PARTIAL = "journal.json.part"
 FORMAT = 1
 #: What the pending folder holds besides the staged files: it keeps itself out of git.

@@ -30,8 +30,9 @@ from pathlib import Path
 from toolgen import journal, removal
 from toolgen.incremental.spool import Content, Spooled, as_bytes, chunks_of, sha_of
 from toolgen.incremental.stamp import Stat, Written, file_stat, trusted
+from toolgen.layout import PENDING
 from toolgen.reading import open_regular
-from toolgen.removal import PENDING, Kept
+from toolgen.removal import Kept
 from toolgen.render import MANIFEST
 
 #: What a process knows of each generated file (relative path): its bytes, its `stat`, and

@@ -29,11 +29,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from toolgen.diagnostics import Diagnostic, Location, cut
+from toolgen.layout import PENDING
 from toolgen.reading import NotRegular, open_regular
 from toolgen.render import FOLDERS, MANIFEST, PRODUCED
-
-#: The folder a build stages its files in (`toolgen.journal`); refused as a symlink too.
-PENDING = ".toolgen-pending"
 
 _PRODUCED = re.compile(PRODUCED)
 _SHA256 = re.compile(r"[0-9a-f]{64}")

@@ -115,3 +115,39 @@ def copied(value: Any) -> Any:
     if isinstance(value, list):
         return [copied(v) for v in value]
     return value
+
+
+def wraps(schema: dict[str, Any]) -> bool:
+    """Does `render.mcp.output_schema` wrap this return schema as `{"result": ...}`?
+
+    The runtime (`toolgen serve`) asks this of the descriptor's return schema, which keeps
+    its `$ref`s, while the published `outputSchema` may come from the same schema inlined
+    (`inline_defs`): the answer is the same for both, as inlining turns a root `$ref` to a
+    non-recursive model into that model, which `object_root` accepts either way.
+    """
+    return bool(schema) and schema != {"type": "null"} and object_root(schema) is None
+
+
+def object_root(schema: dict[str, Any]) -> dict[str, Any] | None:
+    """`schema` as an `outputSchema` when its root is an object already, else None.
+
+    An object root is a model's fields or a dict's entries (`dict`, `dict[str, int]`: only
+    `additionalProperties`), published as it is; or a root `$ref` to a model that does not
+    refer to itself, with any sibling keys (an `Annotated` description), published as the
+    model, as `inline_refs` would inline it. A recursive model (by `inline_refs`' own test)
+    stays a `$ref`: not an object.
+    """
+    defs = schema.get("$defs", {})
+    root = {k: v for k, v in schema.items() if k != "$defs"}
+    if root.get("type") == "object":
+        return schema
+    ref = root.get("$ref")
+    if not isinstance(ref, str) or not ref.startswith("#/$defs/"):
+        return None
+    name = ref.removeprefix("#/$defs/")
+    target = defs.get(name, {})
+    if target.get("type") != "object" or name in recursive_defs(schema):
+        return None
+    siblings = {k: v for k, v in root.items() if k != "$ref"}
+    rest = {k: v for k, v in defs.items() if k != name}
+    return {**target, **siblings, **({"$defs": rest} if rest else {})}

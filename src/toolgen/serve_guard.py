@@ -1,5 +1,6 @@
 """`toolgen serve` against hostile input: the line check in front of the SDK's stdio
-transport, the checks on argument and result values, and the bounds on quoting.
+transport (the checks on argument and result values, and quoting, are the runtime's:
+`toolgen.runtime.values`).
 
 The SDK's stdio transport parses each line of stdin as a JSON-RPC message and drops what it
 cannot parse without a word, and it reads a request whose id is not a string or an integer as
@@ -21,9 +22,8 @@ import json
 import math
 import os
 import re
-import reprlib
 import sys
-from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
+from collections.abc import AsyncIterable, AsyncIterator, Iterator
 from dataclasses import dataclass
 from typing import Any, BinaryIO
 
@@ -33,70 +33,7 @@ import pydantic
 from mcp.shared.message import SessionMessage
 
 from toolgen.diagnostics import QUOTE_LIMIT, cut
-
-#: Nesting depth of tool arguments (the arguments object is level 1); deeper is a
-#: VALIDATION_ERROR, as schema validation recurses along it.
-MAX_ARGUMENT_DEPTH = 64
-
-#: Problems a VALIDATION_ERROR lists at most, and schema errors read to find them.
-MAX_PROBLEMS = 10
-MAX_SCHEMA_ERRORS = 100
-
-# Integers beyond a double's range are rejected like the non-finite floats: most clients
-# cannot read them, and Python cannot even print one of more than 4,300 digits.
-_MAX_NUMBER = sys.float_info.max
-
-_SHORT = reprlib.Repr()
-_SHORT.maxstring = _SHORT.maxother = QUOTE_LIMIT
-_SHORT.maxlevel = 3
-
-
-def quote(value: Any, limit: int = QUOTE_LIMIT) -> str:
-    """`repr(value)` of a client's value, cut after about `limit` characters."""
-    if isinstance(value, str):
-        if len(value) <= limit:
-            return repr(value)
-        return f"{value[:limit]!r}… (cut, {len(value):,} characters)"
-    try:
-        return cut(_SHORT.repr(value), limit)
-    except ValueError:  # an integer too long for Python to print
-        return f"<{type(value).__name__}>"
-
-
-# -- values: arguments in, results out ------------------------------------------------------
-
-
-def pointer(parts: Iterable[Any]) -> str:
-    """A JSON pointer (RFC 6901) to the value at `parts`, cut short when a key is long."""
-    return cut("".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts))
-
-
-def value_problems(
-    value: Any, max_depth: int | None = None, limit: int = MAX_PROBLEMS
-) -> list[dict[str, str]]:
-    """Where `value` (decoded JSON) holds what strict JSON cannot carry - NaN, ±Infinity, an
-    integer beyond a double's range - and, with `max_depth`, a container nested deeper: up to
-    `limit` `{"path", "message"}` items. Walks with a stack, so no depth breaks it."""
-    problems: list[dict[str, str]] = []
-    stack: list[tuple[tuple[Any, ...], Any]] = [((), value)]
-    while stack and len(problems) < limit:
-        parts, item = stack.pop()
-        message = None
-        if isinstance(item, float) and not math.isfinite(item):
-            shown = "NaN" if math.isnan(item) else ("Infinity" if item > 0 else "-Infinity")
-            message = f"must be a finite number (got {shown})"
-        elif isinstance(item, int) and not isinstance(item, bool) and abs(item) > _MAX_NUMBER:
-            message = "must be a number within ±1.8e308 (got a larger integer)"
-        elif isinstance(item, dict | list | tuple | set | frozenset):
-            if max_depth is not None and len(parts) >= max_depth:
-                message = f"nested deeper than {max_depth} levels"
-            else:
-                pairs = item.items() if isinstance(item, dict) else enumerate(item)
-                stack.extend(((*parts, key), child) for key, child in pairs)
-        if message is not None:
-            problems.append({"path": pointer(parts), "message": message})
-    return sorted(problems, key=lambda p: (p["path"], p["message"]))
-
+from toolgen.runtime.values import quote
 
 # -- lines: what reaches the SDK --------------------------------------------------------------
 

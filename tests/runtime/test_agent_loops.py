@@ -1,52 +1,73 @@
 """An agent loop per platform, end to end and offline: a scripted model (the SDK's own response
-objects) asks for two tools in one turn, the loop answers through the adapter, and the model's
-final answer is made from the results it was sent back.
+objects) asks for three tools in one turn, the loop answers through the `Toolbox`'s adapter for
+that platform, and the model's final answer is made from the results it was sent back.
 
-`call` here is a dict of Python functions behind the adapters' `call` interface; once
-`Toolbox` lands it becomes `bound(box.acall, context)` and nothing else changes."""
+The toolbox is this repository's examples (generated/): `calculator` runs its real handler,
+`get_weather` an override, and `delete_user` (critical) is refused for want of a confirmation."""
 
 from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Callable
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
+import pytest
 from anthropic.types import Message, MessageParam
 from google.genai import types as genai
 from openai.types.chat import ChatCompletion, ChatCompletionMessageParam
 from openai.types.responses import Response, ResponseInputParam
 from pydantic import TypeAdapter
 
-from toolgen.runtime.adapters import Envelope, ResultLike
-from toolgen.runtime.adapters.anthropic import anthropic
-from toolgen.runtime.adapters.gemini import gemini
-from toolgen.runtime.adapters.openai import openai_chat, openai_responses
+from toolgen.runtime import CallContext, Toolbox
 
-TOOLS: dict[str, Callable[..., Any]] = {
-    "add": lambda a, b: a + b,
-    "weather": lambda city: {"city": city, "sky": "clear"},
-}
+REPO = Path(__file__).resolve().parent.parent.parent
+#: the caller may delete users and has just signed in again, but nobody is there to confirm
+CONTEXT = CallContext(principal="loop-test", scopes={"users:delete"}, step_up=lambda request: True)
 
 
-async def call(name: str, arguments: Any) -> ResultLike:
-    if isinstance(arguments, str):  # OpenAI's JSON text
-        arguments = json.loads(arguments)
-    return Envelope({"status": "ok", "data": TOOLS[name](**arguments)})
+def weather(location: str, units: str = "metric") -> dict[str, Any]:
+    return {
+        "location": location,
+        "temperature_c": 4.0,
+        "conditions": "clear",
+        "observed_at": "2026-11-26T09:00:00Z",
+    }
+
+
+@pytest.fixture
+def box() -> Toolbox:
+    return Toolbox.load(
+        REPO / "generated",
+        store="memory://",
+        audit=lambda event: None,
+        handlers={"get_weather": weather},
+        factory=lambda cls: cls("acme"),  # AdminTools takes its tenant
+        paths=[REPO / "examples"],
+    )
 
 
 def _final(results: list[Any]) -> str:
-    """The scripted model's answer, from the two results it was sent (as envelopes)."""
-    total, weather = (r["data"] for r in results)
-    return f"2 + 3 = {total}; {weather['city']} is {weather['sky']}"
+    """The scripted model's answer, from the three results it was sent (as envelopes)."""
+    total, forecast, refused = results
+    return (
+        f"2 + 3 = {total['data']:g}; {forecast['data']['location']} is "
+        f"{forecast['data']['conditions']}; delete_user: {refused['error']['code']}"
+    )
 
 
-ANSWER = "2 + 3 = 5; Oslo is clear"
+ANSWER = "2 + 3 = 5; Oslo is clear; delete_user: REQUIRES_HUMAN_APPROVAL"
 #: the model's first turn: two calls, (id, tool, arguments)
-CALLS = [("c1", "add", {"a": 2, "b": 3}), ("c2", "weather", {"city": "Oslo"})]
+CALLS = [
+    ("c1", "calculator", {"operation": "add", "a": 2, "b": 3}),
+    ("c2", "get_weather", {"location": "Oslo"}),
+    ("c3", "delete_user", {"user_id": "u-1"}),
+]
 
 
-def test_openai_chat_loop() -> None:
+def test_openai_chat_loop(box: Toolbox) -> None:
     def model(messages: list[dict[str, Any]]) -> ChatCompletion:
         TypeAdapter(list[ChatCompletionMessageParam]).validate_python(messages)  # what is sent
         if messages[-1]["role"] == "user":
@@ -75,7 +96,7 @@ def test_openai_chat_loop() -> None:
             messages.append(reply.model_dump(exclude_none=True))
             if not reply.tool_calls:
                 return messages
-            messages.extend(await openai_chat(reply.tool_calls, call, 4))
+            messages.extend(await box.ahandle_openai_chat(reply.tool_calls, context=CONTEXT))
 
     transcript = asyncio.run(loop())
     assert [(m["role"], m.get("tool_call_id")) for m in transcript] == [
@@ -83,12 +104,13 @@ def test_openai_chat_loop() -> None:
         ("assistant", None),
         ("tool", "c1"),
         ("tool", "c2"),
+        ("tool", "c3"),
         ("assistant", None),
     ]
     assert transcript[-1]["content"] == ANSWER
 
 
-def test_openai_responses_loop() -> None:
+def test_openai_responses_loop(box: Toolbox) -> None:
     def model(items: list[dict[str, Any]]) -> Response:
         TypeAdapter(ResponseInputParam).validate_python(items)
         if items[-1].get("role") == "user":
@@ -128,7 +150,7 @@ def test_openai_responses_loop() -> None:
         while True:
             response = model(items)
             items.extend(item.model_dump(exclude_none=True) for item in response.output)
-            answers = await openai_responses(response.output, call, 4)
+            answers = await box.ahandle_openai_responses(response.output, context=CONTEXT)
             if not answers:
                 return items
             items.extend(answers)
@@ -138,14 +160,16 @@ def test_openai_responses_loop() -> None:
         ("message", None),
         ("function_call", "c1"),
         ("function_call", "c2"),
+        ("function_call", "c3"),
         ("function_call_output", "c1"),
         ("function_call_output", "c2"),
+        ("function_call_output", "c3"),
         ("message", None),
     ]
     assert transcript[-1]["content"][0]["text"] == ANSWER
 
 
-def test_anthropic_loop() -> None:
+def test_anthropic_loop(box: Toolbox) -> None:
     def model(messages: list[dict[str, Any]]) -> Message:
         TypeAdapter(list[MessageParam]).validate_python(messages)
         if isinstance(messages[-1]["content"], str):
@@ -173,7 +197,7 @@ def test_anthropic_loop() -> None:
             reply = model(messages)
             blocks = [block.model_dump(exclude_none=True) for block in reply.content]
             messages.append({"role": "assistant", "content": blocks})
-            results = await anthropic(reply.content, call, 4)
+            results = await box.ahandle_anthropic(reply.content, context=CONTEXT)
             if not results:
                 return messages
             messages.append({"role": "user", "content": results})
@@ -183,11 +207,12 @@ def test_anthropic_loop() -> None:
     assert [(b["tool_use_id"], b["is_error"]) for b in transcript[2]["content"]] == [
         ("c1", False),
         ("c2", False),
+        ("c3", True),
     ]
     assert transcript[-1]["content"] == [{"type": "text", "text": ANSWER}]
 
 
-def test_gemini_loop() -> None:
+def test_gemini_loop(box: Toolbox) -> None:
     def model(contents: list[genai.Content]) -> genai.Candidate:
         last = contents[-1].parts or []
         if last[0].text is not None:
@@ -206,7 +231,7 @@ def test_gemini_loop() -> None:
             reply = model(contents).content
             assert reply is not None
             contents.append(reply)
-            answers = await gemini(reply.parts, call, 4)
+            answers = await box.ahandle_gemini(reply.parts, context=CONTEXT)
             if not answers:
                 return contents
             # the SDK's own types take the answers as they are (extra="forbid")
@@ -216,7 +241,31 @@ def test_gemini_loop() -> None:
     assert [c.role for c in transcript] == ["user", "model", "user", "model"]
     answered = transcript[2].parts or []
     assert [(p.function_response.id, p.function_response.name) for p in answered] == [
-        ("c1", "add"),
-        ("c2", "weather"),
+        ("c1", "calculator"),
+        ("c2", "get_weather"),
+        ("c3", "delete_user"),
     ]
     assert (transcript[-1].parts or [])[0].text == ANSWER
+
+
+def test_the_example_loop_runs() -> None:
+    """examples/loops/anthropic_loop.py, as a user runs it: the answer comes from the results,
+    the critical call was asked about and refused, and every decision was audited."""
+    done = subprocess.run(
+        [sys.executable, str(REPO / "examples" / "loops" / "anthropic_loop.py")],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    )
+    assert done.stdout.startswith("6 x 7 = 42. Lisbon: sunny, 19.5 °C. I did not delete u-42:")
+    assert "confirm? delete_user (critical)" in done.stderr
+    audited = sorted(line for line in done.stderr.splitlines() if line.startswith("audit:"))
+    assert audited == [
+        "audit: executed calculator",
+        "audit: executed get_weather",
+        "audit: proposed calculator",
+        "audit: proposed delete_user",
+        "audit: proposed get_weather",
+        "audit: refused delete_user",
+    ]

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from toolgen.removal import PENDING
+from toolgen.layout import PENDING
 from toolgen.render import FOLDERS, MANIFEST
 
 

@@ -114,7 +114,7 @@ def record(
     from toolgen.diagnostics import format_lines
     from toolgen.incremental.out_listing import listing
     from toolgen.incremental.spool import sha_of
-    from toolgen.removal import PENDING
+    from toolgen.layout import PENDING
 
     base = str(out)
     out_folders: set[str] = set()

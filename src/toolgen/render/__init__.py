@@ -9,7 +9,7 @@ This package module stays light (no platform module imported), so that reading t
 configuration or checking an up-to-date tree does not pay for the renderers.
 """
 
-MANIFEST = "manifest.json"
+from toolgen.layout import MANIFEST as MANIFEST  # moved there: the runtime reads it too
 
 #: The folders of `out` that renderers write into.
 FOLDERS = ("descriptors", "openai", "anthropic", "gemini", "mcp", "docs", "python")

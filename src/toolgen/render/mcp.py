@@ -9,8 +9,8 @@ handlers and, with `mcp_enriched`, for all.
 published as it is, as FastMCP does: a model, a dataclass or a TypedDict (a root `$ref` to one,
 inlined as the root), and a dict (`dict`, `dict[str, int]`, `dict[str, Any]`: an object with
 only `additionalProperties`). Any other return type (a scalar, a list, an optional, a recursive
-model) is wrapped as `{"result": ...}`; `wraps` says which, and the dispatcher (`toolgen serve`)
-asks it too, to send the same shape as `structuredContent`.
+model) is wrapped as `{"result": ...}`; `schema_ops.wraps` says which, and the runtime
+(`toolgen serve`) asks it too, to send the same shape as `structuredContent`.
 """
 
 from __future__ import annotations
@@ -19,7 +19,8 @@ from typing import Any
 
 from toolgen.descriptor import ToolDescriptor
 from toolgen.render.options import RenderOptions
-from toolgen.schema_ops import recursive_defs
+from toolgen.schema_ops import object_root
+from toolgen.schema_ops import wraps as wraps  # moved there; still read from here
 
 #: Before 2025-11-25 the specification named no default JSON Schema dialect: say it.
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
@@ -80,39 +81,3 @@ def output_schema(schema: dict[str, Any]) -> dict[str, Any] | None:
     if defs:
         wrapped["$defs"] = defs
     return wrapped
-
-
-def wraps(schema: dict[str, Any]) -> bool:
-    """Does `output_schema` wrap this return schema as `{"result": ...}`?
-
-    The dispatcher (`toolgen serve`) asks this of the descriptor's return schema, which keeps
-    its `$ref`s, while the published `outputSchema` may come from the same schema inlined
-    (`inline_defs`): the answer is the same for both, as inlining turns a root `$ref` to a
-    non-recursive model into that model, which `object_root` accepts either way.
-    """
-    return bool(schema) and schema != {"type": "null"} and object_root(schema) is None
-
-
-def object_root(schema: dict[str, Any]) -> dict[str, Any] | None:
-    """`schema` as an `outputSchema` when its root is an object already, else None.
-
-    An object root is a model's fields or a dict's entries (`dict`, `dict[str, int]`: only
-    `additionalProperties`), published as it is; or a root `$ref` to a model that does not
-    refer to itself, with any sibling keys (an `Annotated` description), published as the
-    model, as `inline_refs` would inline it. A recursive model (by `inline_refs`' own test)
-    stays a `$ref`: not an object.
-    """
-    defs = schema.get("$defs", {})
-    root = {k: v for k, v in schema.items() if k != "$defs"}
-    if root.get("type") == "object":
-        return schema
-    ref = root.get("$ref")
-    if not isinstance(ref, str) or not ref.startswith("#/$defs/"):
-        return None
-    name = ref.removeprefix("#/$defs/")
-    target = defs.get(name, {})
-    if target.get("type") != "object" or name in recursive_defs(schema):
-        return None
-    siblings = {k: v for k, v in root.items() if k != "$ref"}
-    rest = {k: v for k, v in defs.items() if k != name}
-    return {**target, **siblings, **({"$defs": rest} if rest else {})}

@@ -7,7 +7,9 @@ platform's wire format (reference/runtime.md), in the order of the calls and und
 - `toolgen.runtime.adapters.openai`: `openai_chat(tool_calls, call, limit)` and
   `openai_responses(output, call, limit)`;
 - `toolgen.runtime.adapters.anthropic`: `anthropic(content, call, limit)`;
-- `toolgen.runtime.adapters.gemini`: `gemini(parts, call, limit)`.
+- `toolgen.runtime.adapters.gemini`: `gemini(parts, call, limit)`;
+- `toolgen.runtime.adapters.mcp`: a `ToolResult` as MCP's `CallToolResult` (needs the MCP SDK;
+  `toolgen serve` uses it).
 
 `call` is `Toolbox.acall` bound to the turn's context (`bound`). A call that raises costs only its
 own result: an INTERNAL error envelope, the exception logged and never shown to the model.

@@ -1,0 +1,86 @@
+"""MCP: a `ToolResult` as a `CallToolResult`, and confirmation by elicitation.
+
+A success is the data as `structuredContent`, wrapped as `{"result": ...}` when the
+`outputSchema` wraps the return type (`schema_ops.wraps`, the renderer's own rule), with the
+same JSON as text; a tool without an `outputSchema` answers the text only. An error is
+`isError: true` with the envelope `{"status": "error", "error": {...}}` as structured content
+and as text. Needs the MCP SDK (`toolgen[serve]`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
+
+import mcp_types as types
+
+from toolgen.descriptor import ToolDescriptor
+from toolgen.runtime.context import ConfirmationRequest
+from toolgen.runtime.result import ToolResult
+from toolgen.schema_ops import wraps
+
+#: The one-field form a person answers to confirm a call.
+CONFIRM_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"confirm": {"type": "boolean", "title": "Run this tool call?"}},
+    "required": ["confirm"],
+}
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, allow_nan=False)
+
+
+def call_tool_result(
+    result: ToolResult, descriptor: ToolDescriptor, output_schema: Mapping[str, Any] | None
+) -> types.CallToolResult:
+    """The `CallToolResult` of `result` for a tool listed with `output_schema`."""
+    if not result.ok:
+        envelope = result.envelope()
+        return types.CallToolResult(
+            content=[types.TextContent(text=_json(envelope))],
+            structured_content=envelope,
+            is_error=True,
+        )
+    if output_schema is None:
+        return types.CallToolResult(content=[types.TextContent(text=_json(result.data))])
+    wrapped = wraps(descriptor.returns.schema_)
+    structured = {"result": result.data} if wrapped else result.data
+    return types.CallToolResult(
+        content=[types.TextContent(text=_json(structured))], structured_content=structured
+    )
+
+
+def supports_elicitation(capabilities: types.ClientCapabilities | None) -> bool:
+    """Did the client declare the elicitation capability?"""
+    return capabilities is not None and capabilities.elicitation is not None
+
+
+def confirmation_message(request: ConfirmationRequest) -> str:
+    """What the person reads: the tool, its risk, its side effects and the arguments (and the
+    dry run's answer, when there is one)."""
+    lines = [f"Run {request.tool} ({request.risk} risk)?", request.description]
+    if request.side_effects:
+        lines.append("Side effects: " + "; ".join(request.side_effects))
+    if request.permissions:
+        lines.append("Permissions: " + ", ".join(request.permissions))
+    lines.append("Arguments: " + json.dumps(request.arguments, ensure_ascii=False, default=str))
+    if request.dry_run_result is not None:
+        shown = json.dumps(request.dry_run_result, ensure_ascii=False, default=str)
+        lines.append("Dry run: " + shown)
+    return "\n".join(lines)
+
+
+def elicit_confirmation(
+    elicit: Callable[[str, dict[str, Any]], Awaitable[types.ElicitResult]],
+) -> Callable[[ConfirmationRequest], Awaitable[bool]]:
+    """A `CallContext.confirm` that asks the client by `elicitation/create`
+    (`elicit(message, schema)`, the session's `elicit_form`): yes only on "accept" with
+    `confirm: true`."""
+
+    async def confirm(request: ConfirmationRequest) -> bool:
+        answer = await elicit(confirmation_message(request), CONFIRM_SCHEMA)
+        return answer.action == "accept" and (answer.content or {}).get("confirm") is True
+
+    return confirm

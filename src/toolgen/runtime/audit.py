@@ -1,0 +1,106 @@
+"""Audit events: one per decision of a call (proposed, denied, confirmed, refused, executed,
+failed, replayed), each with the tool's `audit_event` name, the principal, the arguments'
+sha256 (raw arguments only when configured: they may hold personal data), the outcome and the
+trace id.
+
+Sinks (`sink_for`): a JSON-lines file (each event appended and flushed under a lock, so a
+crash loses nothing already written), a `logging.Logger` (INFO, the event as JSON), or any
+callable taking the event dict. The default is the logger `toolgen.audit`.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import logging
+import threading
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+#: The decisions an event records.
+DECISIONS = ("proposed", "denied", "confirmed", "refused", "executed", "failed", "replayed")
+
+#: Where events go: a callable taking each event.
+Sink = Callable[[dict[str, Any]], None]
+
+
+class JsonLinesSink:
+    """Appends each event as one line of JSON to `path`: opened, written, flushed and closed
+    per event under a lock, so that nothing written waits in a buffer when the process dies
+    and several toolboxes (threads) never interleave their lines."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self._lock = threading.Lock()
+
+    def __call__(self, event: dict[str, Any]) -> None:
+        line = json.dumps(event, ensure_ascii=False, default=str) + "\n"
+        with self._lock:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with open(self.path, "a", encoding="utf-8") as file:
+                file.write(line)
+                file.flush()
+
+
+class LoggerSink:
+    """Logs each event at INFO as its JSON."""
+
+    def __init__(self, logger: logging.Logger) -> None:
+        self.logger = logger
+
+    def __call__(self, event: dict[str, Any]) -> None:
+        self.logger.info("%s", json.dumps(event, ensure_ascii=False, default=str))
+
+
+def sink_for(audit: str | Path | logging.Logger | Sink | None) -> Sink:
+    """The sink `Toolbox.load(audit=...)` names: None (the `toolgen.audit` logger), a path (a
+    JSON-lines file), a logger, or a callable."""
+    if audit is None:
+        return LoggerSink(logging.getLogger("toolgen.audit"))
+    if isinstance(audit, str | Path):
+        return JsonLinesSink(audit)
+    if isinstance(audit, logging.Logger):
+        return LoggerSink(audit)
+    if callable(audit):
+        return audit
+    raise TypeError(f"audit must be None, a path, a logging.Logger or a callable, not {audit!r}")
+
+
+def event(
+    decision: str,
+    *,
+    trace_id: str,
+    tool: str,
+    principal: str | None,
+    audit_event: str | None,
+    risk: str | None,
+    arguments_sha256: str | None,
+    arguments: Mapping[str, Any] | None = None,
+    outcome: str | None = None,
+    error_code: str | None = None,
+    reason: str | None = None,
+    duration_ms: float | None = None,
+    metadata: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """One audit event (fields that do not apply are left out)."""
+    found: dict[str, Any] = {
+        "time": datetime.datetime.now(datetime.UTC).isoformat(timespec="milliseconds"),
+        "trace_id": trace_id,
+        "decision": decision,
+        "tool": tool,
+        "principal": principal,
+        "audit_event": audit_event,
+        "risk": risk,
+        "arguments_sha256": arguments_sha256,
+    }
+    optional = {
+        "arguments": dict(arguments) if arguments is not None else None,
+        "outcome": outcome,
+        "error_code": error_code,
+        "reason": reason,
+        "duration_ms": round(duration_ms, 3) if duration_ms is not None else None,
+        "metadata": dict(metadata) if metadata else None,
+    }
+    found.update((k, v) for k, v in optional.items() if v is not None)
+    return found

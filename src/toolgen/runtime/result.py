@@ -1,0 +1,175 @@
+"""What a call answers: `ToolResult`, its envelopes, and the error codes with their taxonomy.
+
+Three kinds of error, told apart by two booleans (reference/runtime.md): fix the arguments
+(`retryable: false, human_review: false`), try again later (`retryable: true`), ask a person
+(`human_review: true`). Every error object carries `code, message, retryable, human_review,
+trace_id`; the builders below add the rest. Messages never hold exception text.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+from toolgen.runtime.values import MAX_PROBLEMS, quote
+
+
+class Taxonomy(NamedTuple):
+    """What a code means by default: its HTTP status, whether a retry may help, and the
+    recovery a caller should try."""
+
+    http_status: int
+    retryable: bool
+    recovery: str | None
+    human_review: bool = False
+
+
+#: The standard taxonomy of the descriptors (DESIGN §3; `toolgen.analyze.sections` has the
+#: compiler's copy, which the runtime may not import; a test keeps the two equal).
+STANDARD: dict[str, Taxonomy] = {
+    "VALIDATION_ERROR": Taxonomy(400, False, "re-prompt with corrected arguments"),
+    "UNAUTHORIZED": Taxonomy(401, False, None),
+    "FORBIDDEN": Taxonomy(403, False, None),
+    "NOT_FOUND": Taxonomy(404, False, None),
+    "CONFLICT": Taxonomy(409, False, None),
+    "RATE_LIMITED": Taxonomy(429, True, "back off using Retry-After"),
+    "INTERNAL": Taxonomy(500, True, "exponential backoff, max 3 attempts"),
+    "UNAVAILABLE": Taxonomy(503, True, None),
+    "TIMEOUT": Taxonomy(504, True, "single retry, then abort"),
+}
+
+#: The runtime's own decisions.
+RUNTIME: dict[str, Taxonomy] = {
+    "REQUIRES_HUMAN_APPROVAL": Taxonomy(403, False, "ask the user to approve the call", True),
+    "STEP_UP_REQUIRED": Taxonomy(401, False, "ask the user to authenticate again", True),
+    "IDEMPOTENCY_KEY_REUSED": Taxonomy(
+        422, False, "use a new idempotency key for different arguments"
+    ),
+    "IDEMPOTENCY_KEY_IN_PROGRESS": Taxonomy(
+        409, True, "wait and retry with the same key and arguments"
+    ),
+}
+
+#: Every code the runtime answers with by itself.
+CODES: dict[str, Taxonomy] = {**STANDARD, **RUNTIME}
+
+
+def new_trace_id() -> str:
+    """A random trace id: 16 hex digits."""
+    return secrets.token_hex(8)
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    """The answer to one call: `ok` with `data`, or not with `error` (the envelope's error
+    object). `replayed` marks a result returned from the idempotency store without running the
+    handler; `dry_run` one that a dry run produced."""
+
+    tool: str
+    ok: bool
+    data: Any = None
+    error: dict[str, Any] | None = None
+    trace_id: str = field(default_factory=new_trace_id)
+    replayed: bool = False
+    dry_run: bool = False
+
+    def envelope(self) -> dict[str, Any]:
+        """`{"status": "ok", "data": ...}` or `{"status": "error", "error": {...}}`; a replay
+        or a dry run says so (`"replayed": true`, `"dry_run": true`)."""
+        found: dict[str, Any]
+        if self.ok:
+            found = {"status": "ok", "data": self.data}
+        else:
+            found = {"status": "error", "error": self.error}
+        if self.replayed:
+            found["replayed"] = True
+        if self.dry_run:
+            found["dry_run"] = True
+        return found
+
+    def to_json(self) -> str:
+        """The envelope as strict JSON text: what goes back to the model."""
+        return json.dumps(self.envelope(), ensure_ascii=False, allow_nan=False)
+
+    @classmethod
+    def from_json(cls, tool: str, text: str, trace_id: str) -> ToolResult:
+        """A result stored as `to_json()` text (the idempotency store's), answered again under
+        this call's `trace_id`."""
+        found = json.loads(text)
+        error = found.get("error")
+        if isinstance(error, dict):
+            error = {**error, "trace_id": trace_id}
+        return cls(
+            tool,
+            found.get("status") == "ok",
+            found.get("data"),
+            error,
+            trace_id,
+            replayed=bool(found.get("replayed")),
+            dry_run=bool(found.get("dry_run")),
+        )
+
+
+def error_object(code: str, message: str, trace_id: str, **extra: Any) -> dict[str, Any]:
+    """An error object for `code` with its taxonomy (`CODES`; an unknown code: 500, not
+    retryable); `extra` adds or overrides fields (`retryable`, `fields`, `retry_after_ms` ...)."""
+    taxonomy = CODES.get(code, Taxonomy(500, False, None))
+    body: dict[str, Any] = {
+        "code": code,
+        "message": message,
+        "retryable": taxonomy.retryable,
+        "human_review": taxonomy.human_review,
+        "http_status": taxonomy.http_status,
+    }
+    if taxonomy.recovery is not None:
+        body["recovery"] = taxonomy.recovery
+    body.update(extra)
+    if body.get("recovery", "") is None:  # a taxonomy without one says nothing
+        del body["recovery"]
+    body["trace_id"] = trace_id
+    return body
+
+
+def failure(tool: str, trace_id: str, code: str, message: str, **extra: Any) -> ToolResult:
+    """An error result of `code` (see `error_object`)."""
+    return ToolResult(
+        tool, False, error=error_object(code, message, trace_id, **extra), trace_id=trace_id
+    )
+
+
+def validation_error(tool: str, trace_id: str, problems: list[dict[str, str]]) -> ToolResult:
+    """`VALIDATION_ERROR` naming the first `MAX_PROBLEMS` problems (`{"path", "message"}`)."""
+    shown = problems[:MAX_PROBLEMS]
+    summary = "; ".join(f"{p['path'] or '/'}: {p['message']}" for p in shown)
+    if len(problems) > len(shown):
+        summary += "; more problems not shown"
+    return failure(
+        tool, trace_id, "VALIDATION_ERROR", f"invalid arguments: {summary}", fields=shown
+    )
+
+
+def unknown_tool(tool: str, trace_id: str, available: list[str]) -> ToolResult:
+    """`NOT_FOUND` for a tool that does not exist or is forbidden (the same text for both),
+    listing the callable tools."""
+    listed = ", ".join(available) or "(none)"
+    return failure(
+        tool,
+        trace_id,
+        "NOT_FOUND",
+        f"unknown tool {quote(tool)}; available tools: {listed}",
+        recovery="call one of the available tools",
+        available=list(available),
+    )
+
+
+def internal_error(tool: str, trace_id: str, message: str = "internal error") -> ToolResult:
+    """`INTERNAL`, not retryable: nothing says the failure is transient. What went wrong stays
+    in the log under `trace_id`."""
+    return failure(tool, trace_id, "INTERNAL", message, retryable=False, recovery=None)
+
+
+def human_review(tool: str, trace_id: str, message: str) -> ToolResult:
+    """`REQUIRES_HUMAN_APPROVAL`: the agent stops and a person decides."""
+    return failure(tool, trace_id, "REQUIRES_HUMAN_APPROVAL", message)

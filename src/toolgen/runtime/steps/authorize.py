@@ -1,0 +1,57 @@
+"""Step 4, authorize: the descriptor's `permissions` must be within the caller's scopes
+(`FORBIDDEN` naming the missing ones), and a tool with `step_up_auth` needs
+`context.step_up(StepUpRequest)` to say yes (`STEP_UP_REQUIRED` otherwise)."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from toolgen.descriptor import ToolDescriptor
+from toolgen.runtime.context import CallContext, StepUpRequest, ask
+from toolgen.runtime.result import ToolResult, failure
+
+log = logging.getLogger("toolgen.runtime")
+
+
+def missing_permissions(descriptor: ToolDescriptor, scopes: frozenset[str]) -> list[str]:
+    """The permissions the tool needs that `scopes` lacks, in the descriptor's order."""
+    return [p for p in descriptor.permissions or [] if p not in scopes]
+
+
+async def authorize(
+    descriptor: ToolDescriptor, arguments: dict[str, Any], context: CallContext, trace_id: str
+) -> ToolResult | None:
+    """None when the call may go on, else the error that ends it."""
+    missing = missing_permissions(descriptor, context.scopes)
+    if missing:
+        return failure(
+            descriptor.name,
+            trace_id,
+            "FORBIDDEN",
+            f"the caller lacks the permission{'s' if len(missing) > 1 else ''} "
+            f"{', '.join(missing)} that {descriptor.name} needs",
+            missing_permissions=missing,
+        )
+    if descriptor.step_up_auth:
+        request = StepUpRequest(
+            tool=descriptor.name,
+            arguments=arguments,
+            risk=descriptor.risk,
+            condition=None,  # the descriptor format has no condition text yet
+            principal=context.principal,
+            trace_id=trace_id,
+        )
+        try:
+            passed = await ask(context.step_up, request)
+        except Exception:
+            log.exception("[trace %s] the step-up callback failed", trace_id)
+            passed = False
+        if not passed:
+            return failure(
+                descriptor.name,
+                trace_id,
+                "STEP_UP_REQUIRED",
+                f"{descriptor.name} needs the user to authenticate again before it runs",
+            )
+    return None

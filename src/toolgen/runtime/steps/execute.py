@@ -1,0 +1,203 @@
+"""Step 7, execute: call the handler with a timeout, turn what happens into a `ToolResult`,
+retry what may be retried, and fall back when a fallback is given.
+
+- `invoke`: one attempt. The arguments go through the handler's pydantic arguments schema
+  (models, UUIDs, enums ...); async handlers are awaited, sync ones run in a worker thread (a
+  sync handler that times out keeps its thread until it returns: threads cannot be stopped).
+  A `ToolError` gets the taxonomy its code has in the descriptor's `errors`; any other
+  exception is `INTERNAL`, not retryable, its traceback logged under the trace id only.
+  The return value is dumped to JSON by pydantic and checked against the return schema;
+  a value strict JSON cannot carry is `INTERNAL`.
+- `execute`: attempts until one succeeds or its error is not retryable, at most
+  `1 + max_retries`, only when `retry` allows (idempotent tools and keyed calls): full-jitter
+  exponential backoff (`backoff`), never shorter than the error's `retry_after_ms`.
+- `fall_back`: a fallback's data replaces a final error.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import inspect
+import json
+import logging
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
+
+import pydantic
+import pydantic_core
+from jsonschema import Draft202012Validator
+
+from toolgen._marker import ToolError
+from toolgen.descriptor import ToolDescriptor
+from toolgen.runtime.handlers import Prepared
+from toolgen.runtime.result import ToolResult, failure, internal_error, validation_error
+from toolgen.runtime.steps.validate import pydantic_problems
+from toolgen.runtime.values import value_problems
+
+log = logging.getLogger("toolgen.runtime")
+
+#: The first retry's longest wait and the longest of any, in seconds.
+BASE_DELAY = 0.5
+MAX_DELAY = 30.0
+
+#: A fallback: (arguments, error object) -> data, plainly or awaited.
+Fallback = Callable[[dict[str, Any], dict[str, Any]], Any]
+
+
+def log_failure(trace_id: str, what: str, exc: BaseException | None = None) -> None:
+    """Log a failure under its trace id, with its traceback (never to the model)."""
+    log.error("[trace %s] %s", trace_id, what, exc_info=exc)
+
+
+def tool_error(exc: ToolError, descriptor: ToolDescriptor, trace_id: str) -> ToolResult:
+    """The error of a `ToolError`: the taxonomy of its code as the descriptor declares it.
+
+    An undeclared code is still reported, as not retryable, HTTP 500 and `"undeclared": true`.
+    Details (JSON-able, `retry_after_ms` say) are added; they never override the taxonomy.
+    """
+    details = pydantic_core.to_jsonable_python(exc.details, fallback=repr)
+    json.dumps(details, allow_nan=False)  # ValueError: a value strict JSON cannot carry
+    declared = next((e for e in descriptor.errors if e.code == exc.code), None)
+    body: dict[str, Any] = {"code": exc.code, "message": exc.message}
+    if declared is None:
+        body |= {"retryable": False, "http_status": 500, "recovery": None, "undeclared": True}
+    else:
+        body |= {
+            "retryable": declared.retryable,
+            "http_status": declared.http_status,
+            "recovery": declared.recovery,
+        }
+    body["human_review"] = False
+    body.update((key, value) for key, value in details.items() if key not in body)
+    body["trace_id"] = trace_id
+    return ToolResult(descriptor.name, False, error=body, trace_id=trace_id)
+
+
+def _timed_out(descriptor: ToolDescriptor, timeout: float, trace_id: str) -> ToolResult:
+    declared = next((e for e in descriptor.errors if e.code == "TIMEOUT"), None)
+    extra: dict[str, Any] = {}
+    if declared is not None:
+        extra = {"retryable": declared.retryable, "http_status": declared.http_status}
+    return failure(
+        descriptor.name,
+        trace_id,
+        "TIMEOUT",
+        f"{descriptor.name} did not finish within {timeout:g} seconds",
+        **extra,
+    )
+
+
+async def invoke(
+    descriptor: ToolDescriptor,
+    prepared: Prepared,
+    arguments: dict[str, Any],
+    trace_id: str,
+    timeout: float,
+    returns: Draft202012Validator | None = None,
+) -> ToolResult:
+    """One attempt at calling the handler (see the module's text)."""
+    name = descriptor.name
+    try:
+        args, kwargs = prepared.arguments.validate_python(arguments)
+    except pydantic.ValidationError as exc:
+        return validation_error(name, trace_id, pydantic_problems(exc))
+    try:
+        async with asyncio.timeout(timeout):
+            if inspect.iscoroutinefunction(prepared.fn):
+                value = await prepared.fn(*args, **kwargs)
+            else:
+                call = functools.partial(prepared.fn, *args, **kwargs)
+                value = await asyncio.to_thread(call)
+                if inspect.isawaitable(value):
+                    value = await value
+    except ToolError as exc:
+        try:
+            return tool_error(exc, descriptor, trace_id)
+        except Exception as inner:  # details pydantic cannot make JSON of
+            log_failure(trace_id, f"tool {name} failed", inner)
+            return internal_error(name, trace_id)
+    except TimeoutError:
+        log_failure(trace_id, f"tool {name} timed out after {timeout:g} seconds")
+        return _timed_out(descriptor, timeout, trace_id)
+    except Exception as exc:
+        log_failure(trace_id, f"tool {name} raised", exc)
+        return internal_error(name, trace_id)
+    return answer(name, prepared, value, trace_id, returns)
+
+
+def answer(
+    name: str,
+    prepared: Prepared,
+    value: Any,
+    trace_id: str,
+    returns: Draft202012Validator | None,
+) -> ToolResult:
+    """The success result of a handler's return value, or `INTERNAL` when strict JSON cannot
+    carry it or the return schema rejects it."""
+    try:
+        for problem in value_problems(prepared.plain(value), limit=1):
+            what = f"{problem['path'] or '/'}: {problem['message']}"
+            log_failure(trace_id, f"tool {name} returned a value JSON cannot carry: {what}")
+            return internal_error(name, trace_id)
+        data = prepared.dump(value)
+        if returns is not None:
+            returns.validate(data)
+    except Exception as exc:
+        log_failure(trace_id, f"tool {name} returned a value its return schema rejects", exc)
+        return internal_error(name, trace_id)
+    return ToolResult(name, True, data, trace_id=trace_id)
+
+
+def backoff(attempt: int, random: Callable[[], float]) -> float:
+    """Full jitter: a random wait up to `BASE_DELAY * 2**attempt` (at most `MAX_DELAY`)."""
+    return random() * min(MAX_DELAY, BASE_DELAY * 2.0**attempt)
+
+
+async def execute(
+    attempt: Callable[[], Awaitable[ToolResult]],
+    *,
+    retry: bool,
+    max_retries: int,
+    sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    random: Callable[[], float] | None = None,
+) -> tuple[ToolResult, int]:
+    """Run `attempt` until it succeeds or may not be retried; the last result and how many
+    attempts were made. A retryable error says `max_retries`."""
+    import random as _random
+
+    jitter = random or _random.random
+    attempts = 0
+    while True:
+        result = await attempt()
+        attempts += 1
+        error = result.error
+        if result.ok or error is None or not error.get("retryable"):
+            return result, attempts
+        error.setdefault("max_retries", max_retries)
+        if not retry or attempts > max_retries:
+            return result, attempts
+        delay = backoff(attempts - 1, jitter)
+        after = error.get("retry_after_ms")
+        if isinstance(after, int | float) and not isinstance(after, bool) and after > 0:
+            delay = max(delay, after / 1000)
+        await sleep(delay)
+
+
+async def fall_back(
+    fallbacks: Mapping[str, Fallback], arguments: dict[str, Any], result: ToolResult
+) -> ToolResult:
+    """`result`, or, when it is an error and the tool has a fallback, the fallback's data
+    (its own failure is logged and the original error stands)."""
+    fallback = fallbacks.get(result.tool)
+    if result.ok or fallback is None or result.error is None:
+        return result
+    try:
+        data = fallback(arguments, dict(result.error))
+        if inspect.isawaitable(data):
+            data = await data
+        data = pydantic_core.to_jsonable_python(data)
+    except Exception as exc:
+        log_failure(result.trace_id, f"the fallback of {result.tool} failed", exc)
+        return result
+    return ToolResult(result.tool, True, data, trace_id=result.trace_id)

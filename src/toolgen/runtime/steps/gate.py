@@ -1,0 +1,78 @@
+"""Step 5, gate: whether a person must confirm the call, and asking them.
+
+A tool is gated when its descriptor says `confirmation`, or not `autonomous`, or its risk is
+high or critical, or its dry run is required. Risk decides even against a hand-edited
+descriptor: the compiled contract may only be stricter than its risk level (TG404 refuses the
+opposite at build time; this is the same rule again at run time). A call that is itself a dry
+run is not gated: it changes nothing.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from toolgen.descriptor import ToolDescriptor
+from toolgen.runtime.context import CallContext, ConfirmationRequest, ask
+from toolgen.runtime.result import ToolResult, human_review
+
+log = logging.getLogger("toolgen.runtime")
+
+#: Risk levels that never run without a person's yes, whatever the descriptor says.
+ALWAYS_GATED = frozenset({"high", "critical", "forbidden"})
+
+
+def gated(descriptor: ToolDescriptor) -> bool:
+    """Must a person confirm a (real, not dry) call of this tool?"""
+    return (
+        descriptor.confirmation
+        or not descriptor.autonomous
+        or descriptor.risk in ALWAYS_GATED
+        or descriptor.dry_run == "required"
+    )
+
+
+def is_dry_run(descriptor: ToolDescriptor, arguments: dict[str, Any]) -> bool:
+    """Is this call a dry run the tool declares it can do?"""
+    return descriptor.dry_run is not None and arguments.get("dry_run") is True
+
+
+def confirmation_request(
+    descriptor: ToolDescriptor,
+    arguments: dict[str, Any],
+    context: CallContext,
+    trace_id: str,
+    dry_run_result: Any = None,
+) -> ConfirmationRequest:
+    """What the person is shown: the call, its risk, side effects, permissions and, for a tool
+    with a dry run, what the dry run said would happen."""
+    return ConfirmationRequest(
+        tool=descriptor.name,
+        arguments=arguments,
+        risk=descriptor.risk,
+        description=descriptor.description,
+        side_effects=tuple(descriptor.side_effects or ()),
+        permissions=tuple(descriptor.permissions or ()),
+        audit_event=descriptor.audit_event,
+        dry_run_result=dry_run_result,
+        principal=context.principal,
+        trace_id=trace_id,
+    )
+
+
+async def gate(request: ConfirmationRequest, context: CallContext) -> ToolResult | None:
+    """Ask `context.confirm`; None on a yes, else the human-review envelope (no callback, a
+    no, or a callback that failed)."""
+    try:
+        confirmed = await ask(context.confirm, request)
+    except Exception:
+        log.exception("[trace %s] the confirmation callback failed", request.trace_id)
+        confirmed = False
+    if confirmed:
+        return None
+    why = "was refused" if context.confirm is not None else "needs a person's confirmation"
+    return human_review(
+        request.tool,
+        request.trace_id,
+        f"{request.tool} ({request.risk} risk) {why}; ask the user to approve it",
+    )

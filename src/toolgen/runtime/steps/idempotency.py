@@ -1,0 +1,113 @@
+"""Step 6, idempotency: a keyed call claims its key in the store before it runs.
+
+The key is the `idempotency_key` argument of a tool that has that parameter, else the
+context's `idempotency_key` for a declared non-idempotent write (not idempotent, not safe).
+The fingerprint is the sha256 of the arguments' canonical JSON without the key. Same key and
+arguments, finished: the stored result, replayed; other arguments: `IDEMPOTENCY_KEY_REUSED`;
+still running: `IDEMPOTENCY_KEY_IN_PROGRESS` (retryable). A store that fails: `UNAVAILABLE`,
+and the handler does not run (fail closed).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from typing import Any
+
+from toolgen.descriptor import ToolDescriptor
+from toolgen.runtime.context import CallContext
+from toolgen.runtime.result import ToolResult, failure
+from toolgen.runtime.store import (
+    IdempotencyStore,
+    InFlight,
+    Replay,
+    Reused,
+    Started,
+    StoreUnavailable,
+)
+
+log = logging.getLogger("toolgen.runtime")
+
+#: The parameter that carries a key.
+KEY = "idempotency_key"
+
+
+def takes_key(descriptor: ToolDescriptor) -> bool:
+    """Does the tool have an `idempotency_key` parameter?"""
+    return KEY in descriptor.parameters.get("properties", {})
+
+
+def non_idempotent_write(descriptor: ToolDescriptor) -> bool:
+    """Is the tool declared a write that is not idempotent?"""
+    hints = descriptor.idempotency
+    return hints.idempotent is False and hints.safe is not True
+
+
+def key_for(
+    descriptor: ToolDescriptor, arguments: dict[str, Any], context: CallContext
+) -> str | None:
+    """The call's idempotency key, or None for a call without one."""
+    if takes_key(descriptor):
+        given = arguments.get(KEY)
+        return given if isinstance(given, str) and given else None
+    if non_idempotent_write(descriptor):
+        return context.idempotency_key
+    return None
+
+
+def fingerprint(arguments: dict[str, Any]) -> str:
+    """sha256 of the arguments' canonical JSON (sorted keys, no spaces), the key left out."""
+    rest = {k: v for k, v in arguments.items() if k != KEY}
+    text = json.dumps(rest, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+async def claim(
+    store: IdempotencyStore,
+    descriptor: ToolDescriptor,
+    key: str,
+    arguments: dict[str, Any],
+    trace_id: str,
+    lease_s: float,
+) -> str | ToolResult:
+    """The token that owns the key, or the result that ends the call (a replay or an error)."""
+    name = descriptor.name
+    try:
+        begun = await store.begin(name, key, fingerprint(arguments), lease_s)
+    except StoreUnavailable as exc:
+        return unavailable(name, trace_id, exc)
+    if isinstance(begun, Started):
+        return begun.token
+    if isinstance(begun, Replay):
+        found = ToolResult.from_json(name, begun.result, trace_id)
+        return ToolResult(
+            name, found.ok, found.data, found.error, trace_id, replayed=True, dry_run=found.dry_run
+        )
+    if isinstance(begun, Reused):
+        return failure(
+            name,
+            trace_id,
+            "IDEMPOTENCY_KEY_REUSED",
+            "this idempotency key was used with other arguments",
+        )
+    assert isinstance(begun, InFlight)
+    return failure(
+        name,
+        trace_id,
+        "IDEMPOTENCY_KEY_IN_PROGRESS",
+        "a call with this idempotency key is still running",
+        retry_after_ms=begun.retry_after_ms,
+    )
+
+
+def unavailable(tool: str, trace_id: str, exc: StoreUnavailable) -> ToolResult:
+    """`UNAVAILABLE`: the idempotency store failed, so the call did not run."""
+    log.warning("[trace %s] the idempotency store failed: %s", trace_id, exc)
+    return failure(
+        tool,
+        trace_id,
+        "UNAVAILABLE",
+        "the idempotency store is unavailable; the call did not run",
+        retry_after_ms=1000,
+    )

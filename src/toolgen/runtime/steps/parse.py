@@ -1,0 +1,60 @@
+"""Step 2, parse: the arguments as a dict, from a dict, a mapping, JSON text, or None.
+
+Text that is not JSON, JSON cut short (the model hit its output limit) and JSON that is not an
+object are a `VALIDATION_ERROR`: a partial call never runs.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from toolgen.runtime.result import ToolResult, validation_error
+
+
+def parse(tool: str, arguments: Any, trace_id: str) -> dict[str, Any] | ToolResult:
+    """`arguments` as a dict, or a `VALIDATION_ERROR` saying why they are not one."""
+    if arguments is None:
+        return {}
+    if isinstance(arguments, bytes | bytearray):
+        try:
+            arguments = arguments.decode("utf-8")
+        except UnicodeDecodeError:
+            return _problem(tool, trace_id, "arguments are not UTF-8 text")
+    if isinstance(arguments, str):
+        if not arguments.strip():  # some models send "" for a call without arguments
+            return {}
+        try:
+            arguments = json.loads(arguments)
+        except json.JSONDecodeError as exc:
+            # the text ended inside a value: a string never closed, or nothing where a value,
+            # a comma or a bracket had to follow
+            if exc.msg.startswith("Unterminated string") or exc.pos >= len(arguments.rstrip()):
+                why = "arguments are truncated JSON (the text ends before the value does)"
+            else:
+                why = f"arguments are not valid JSON ({exc.msg} at character {exc.pos})"
+            return _problem(tool, trace_id, why)
+        except RecursionError:
+            return _problem(tool, trace_id, "arguments are nested too deep")
+    if isinstance(arguments, Mapping):
+        if not all(isinstance(key, str) for key in arguments):
+            return _problem(tool, trace_id, "argument names must be strings")
+        return dict(arguments)
+    return _problem(tool, trace_id, f"arguments must be a JSON object, not {_kind(arguments)}")
+
+
+def _problem(tool: str, trace_id: str, message: str) -> ToolResult:
+    return validation_error(tool, trace_id, [{"path": "", "message": message}])
+
+
+def _kind(value: Any) -> str:
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list | tuple):
+        return "an array"
+    return "null" if value is None else type(value).__name__

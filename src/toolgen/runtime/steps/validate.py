@@ -1,0 +1,124 @@
+"""Step 3, validate: the arguments against the tool's parameters (JSON Schema 2020-12).
+
+Strict-mode nulls for optional parameters are dropped first (`drop_not_given`); then what
+strict JSON cannot carry and nesting deeper than `MAX_ARGUMENT_DEPTH` (`values.value_problems`:
+schema validation would accept the one and recurse along the other); then the schema, with a
+validator compiled once per tool (`input_validator`). Problems are a `VALIDATION_ERROR` with
+`fields: [{path, message}]`.
+"""
+
+from __future__ import annotations
+
+import itertools
+import typing
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import pydantic
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import ValidationError as SchemaValidationError
+
+from toolgen.runtime.result import ToolResult, validation_error
+from toolgen.runtime.values import (
+    MAX_ARGUMENT_DEPTH,
+    MAX_PROBLEMS,
+    MAX_SCHEMA_ERRORS,
+    cut,
+    pointer,
+    quote,
+    value_problems,
+)
+from toolgen.schema_ops import accepts_null
+
+#: Longest message of a VALIDATION_ERROR problem (a schema's long enum, say).
+MESSAGE_LIMIT = 500
+
+
+def _schema_message(error: SchemaValidationError) -> str:
+    """jsonschema's message, which quotes the failing value in full, with the value quoted
+    short."""
+    message = error.message
+    if len(message) > MESSAGE_LIMIT:
+        message = message.replace(repr(error.instance), quote(error.instance), 1)
+    return cut(message, MESSAGE_LIMIT)
+
+
+def _schema_problems(error: SchemaValidationError) -> list[dict[str, str]]:
+    """One jsonschema error as `{"path", "message"}` items; errors about missing or unexpected
+    properties point at the property, not at the object holding it."""
+    where = list(error.absolute_path)
+    instance = error.instance
+    if error.validator == "required" and isinstance(instance, dict):
+        # one error per missing property; naming them all here is deduplicated by the caller
+        required: list[str] = list(typing.cast(Iterable[str], error.validator_value))
+        return [
+            {"path": pointer([*where, name]), "message": "required property is missing"}
+            for name in required
+            if name not in instance
+        ]
+    if error.validator == "additionalProperties" and isinstance(instance, dict):
+        known = set(error.schema.get("properties", {})) if isinstance(error.schema, dict) else set()
+        extra = [name for name in instance if name not in known]
+        if extra:
+            return [
+                {"path": pointer([*where, name]), "message": "unexpected property"}
+                for name in extra[: MAX_PROBLEMS + 1]
+            ]
+    return [{"path": pointer(where), "message": _schema_message(error)}]
+
+
+def drop_not_given(arguments: dict[str, Any], schema: Mapping[str, Any]) -> dict[str, Any]:
+    """Strict-mode clients (OpenAI) must send every parameter, so an optional one arrives as
+    null; where the parameter's own type has no null, null means "not given" (its strict
+    description says so) and the argument is dropped, leaving the handler's default."""
+    required = set(schema.get("required", []))
+    properties = schema.get("properties", {})
+    return {
+        key: value
+        for key, value in arguments.items()
+        if not (
+            value is None
+            and key in properties
+            and key not in required
+            and not accepts_null(properties[key])
+        )
+    }
+
+
+def argument_problems(validator: Draft202012Validator, arguments: Any) -> list[dict[str, str]]:
+    """The ways `arguments` break the input schema, as `{"path", "message"}`, sorted; the
+    first `MAX_SCHEMA_ERRORS` of jsonschema's errors, so that a huge array of wrong items
+    costs no more than a small one."""
+    errors = itertools.islice(validator.iter_errors(arguments), MAX_SCHEMA_ERRORS)
+    found = [p for error in errors for p in _schema_problems(error)]
+    unique = {(p["path"], p["message"]): p for p in found}
+    return [unique[key] for key in sorted(unique)]
+
+
+def input_validator(schema: Mapping[str, Any]) -> Draft202012Validator:
+    return Draft202012Validator(schema, format_checker=Draft202012Validator.FORMAT_CHECKER)
+
+
+def pydantic_problems(exc: pydantic.ValidationError) -> list[dict[str, str]]:
+    """A pydantic argument error as `{"path", "message"}` items."""
+    return [
+        {"path": pointer(e["loc"]), "message": cut(e["msg"], MESSAGE_LIMIT)}
+        for e in exc.errors(include_url=False, include_input=False)
+    ]
+
+
+def validate(
+    tool: str,
+    validator: Draft202012Validator,
+    schema: Mapping[str, Any],
+    arguments: dict[str, Any],
+    trace_id: str,
+) -> dict[str, Any] | ToolResult:
+    """The arguments to call with (strict-mode nulls dropped), or a `VALIDATION_ERROR`."""
+    arguments = drop_not_given(arguments, schema)
+    problems = value_problems(arguments, MAX_ARGUMENT_DEPTH) or argument_problems(
+        validator, arguments
+    )
+    if problems:
+        return validation_error(tool, trace_id, problems)
+    return arguments

@@ -1,0 +1,90 @@
+"""Values from a client, checked and quoted: what strict JSON cannot carry, how deep
+arguments may nest, and quoting a value short so a large input is never echoed at length.
+
+Moved here from `toolgen.serve_guard` so that the runtime (which must import without the MCP
+SDK) checks arguments and results exactly as `toolgen serve` did.
+"""
+
+from __future__ import annotations
+
+import math
+import reprlib
+import sys
+from collections.abc import Iterable
+from typing import Any
+
+#: Characters of a client's value quoted at most (`toolgen.diagnostics.QUOTE_LIMIT`, same
+#: number: the runtime does not import the compiler's diagnostics).
+QUOTE_LIMIT = 200
+
+
+def cut(text: str, limit: int = QUOTE_LIMIT) -> str:
+    """`text`, or its first `limit` characters and a note of its length when it is longer
+    (the rule of `toolgen.diagnostics.cut`, which the runtime may not import)."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… (cut, {len(text):,} characters)"
+
+
+#: Nesting depth of tool arguments (the arguments object is level 1); deeper is a
+#: VALIDATION_ERROR, as schema validation recurses along it.
+MAX_ARGUMENT_DEPTH = 64
+
+#: Problems a VALIDATION_ERROR lists at most, and schema errors read to find them.
+MAX_PROBLEMS = 10
+MAX_SCHEMA_ERRORS = 100
+
+# Integers beyond a double's range are rejected like the non-finite floats: most clients
+# cannot read them, and Python cannot even print one of more than 4,300 digits.
+_MAX_NUMBER = sys.float_info.max
+
+_SHORT = reprlib.Repr()
+_SHORT.maxstring = _SHORT.maxother = QUOTE_LIMIT
+_SHORT.maxlevel = 3
+
+
+def quote(value: Any, limit: int = QUOTE_LIMIT) -> str:
+    """`repr(value)` of a client's value, cut after about `limit` characters."""
+    if isinstance(value, str):
+        if len(value) <= limit:
+            return repr(value)
+        return f"{value[:limit]!r}… (cut, {len(value):,} characters)"
+    try:
+        return cut(_SHORT.repr(value), limit)
+    except ValueError:  # an integer too long for Python to print
+        return f"<{type(value).__name__}>"
+
+
+# -- values: arguments in, results out ------------------------------------------------------
+
+
+def pointer(parts: Iterable[Any]) -> str:
+    """A JSON pointer (RFC 6901) to the value at `parts`, cut short when a key is long."""
+    return cut("".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts))
+
+
+def value_problems(
+    value: Any, max_depth: int | None = None, limit: int = MAX_PROBLEMS
+) -> list[dict[str, str]]:
+    """Where `value` (decoded JSON) holds what strict JSON cannot carry - NaN, ±Infinity, an
+    integer beyond a double's range - and, with `max_depth`, a container nested deeper: up to
+    `limit` `{"path", "message"}` items. Walks with a stack, so no depth breaks it."""
+    problems: list[dict[str, str]] = []
+    stack: list[tuple[tuple[Any, ...], Any]] = [((), value)]
+    while stack and len(problems) < limit:
+        parts, item = stack.pop()
+        message = None
+        if isinstance(item, float) and not math.isfinite(item):
+            shown = "NaN" if math.isnan(item) else ("Infinity" if item > 0 else "-Infinity")
+            message = f"must be a finite number (got {shown})"
+        elif isinstance(item, int) and not isinstance(item, bool) and abs(item) > _MAX_NUMBER:
+            message = "must be a number within ±1.8e308 (got a larger integer)"
+        elif isinstance(item, dict | list | tuple | set | frozenset):
+            if max_depth is not None and len(parts) >= max_depth:
+                message = f"nested deeper than {max_depth} levels"
+            else:
+                pairs = item.items() if isinstance(item, dict) else enumerate(item)
+                stack.extend(((*parts, key), child) for key, child in pairs)
+        if message is not None:
+            problems.append({"path": pointer(parts), "message": message})
+    return sorted(problems, key=lambda p: (p["path"], p["message"]))

@@ -1,0 +1,116 @@
+"""Audit: one event per decision, the fields of each, and the three sinks."""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from toolgen.runtime import CallContext, Toolbox
+from toolgen.runtime.audit import JsonLinesSink
+
+KEY = "0123456789abcdef"
+TRANSFER = {"amount": 5, "to": "acct", "idempotency_key": KEY}
+PAY = frozenset({"payments:send"})
+
+
+def decisions(events: list[dict[str, Any]]) -> list[tuple[str, str | None]]:
+    return [(e["decision"], e.get("error_code")) for e in events]
+
+
+def test_an_executed_call(make_box: Callable[..., Toolbox], events: list[dict[str, Any]]) -> None:
+    context = CallContext(principal="u-1", scopes=PAY, confirm=lambda r: True, metadata={"s": 1})
+    result = make_box().call("transfer", TRANSFER, context=context)
+    assert decisions(events) == [("proposed", None), ("confirmed", None), ("executed", None)]
+    executed = events[-1]
+    assert executed["outcome"] == "ok"
+    assert {k: executed[k] for k in ("trace_id", "principal", "tool", "audit_event", "risk")} == {
+        "trace_id": result.trace_id,
+        "principal": "u-1",
+        "tool": "transfer",
+        "audit_event": "payment.sent",
+        "risk": "high",
+    }
+    assert executed["metadata"] == {"s": 1}
+    assert len(executed["arguments_sha256"]) == 64
+    assert "arguments" not in executed  # raw arguments only when configured
+    assert executed["duration_ms"] >= 0
+    assert {e["trace_id"] for e in events} == {result.trace_id}
+
+
+def test_each_decision_has_its_event(
+    make_box: Callable[..., Toolbox], events: list[dict[str, Any]], handlers: Any
+) -> None:
+    box = make_box(max_retries=0)
+    box.call("nope", {})
+    assert decisions(events) == [("proposed", None), ("denied", "NOT_FOUND")]
+    events.clear()
+    box.call("transfer", TRANSFER, context=CallContext(scopes=PAY))
+    assert decisions(events) == [("proposed", None), ("refused", "REQUIRES_HUMAN_APPROVAL")]
+    events.clear()
+    box.call("transfer", TRANSFER, context=CallContext())
+    assert decisions(events) == [("proposed", None), ("denied", "FORBIDDEN")]
+    events.clear()
+    box.call("lookup", "{")
+    assert decisions(events) == [("proposed", None), ("denied", "VALIDATION_ERROR")]
+    events.clear()
+    box.call("boom", {"reason": "x"})
+    assert decisions(events) == [("proposed", None), ("failed", "INTERNAL")]
+    events.clear()
+    yes = CallContext(scopes=PAY, confirm=lambda r: True)
+    box.call("transfer", TRANSFER, context=yes)
+    box.call("transfer", TRANSFER, context=yes)
+    assert decisions(events)[-1] == ("replayed", None)
+    assert events[-1]["outcome"] == "ok"
+
+
+def test_raw_arguments_when_configured(
+    make_box: Callable[..., Toolbox], events: list[dict[str, Any]]
+) -> None:
+    make_box(audit_arguments=True).call("lookup", {"q": "x"})
+    assert events[-1]["arguments"] == {"q": "x"}
+
+
+def test_a_json_lines_file_gets_each_event_at_once(
+    make_box: Callable[..., Toolbox], tmp_path: Path
+) -> None:
+    path = tmp_path / "audit" / "events.jsonl"
+    box = make_box(audit=str(path))
+    box.call("lookup", {"q": "x"})
+    # written per event: all there before the toolbox is done with
+    lines = path.read_text().splitlines()
+    assert [json.loads(line)["decision"] for line in lines] == ["proposed", "executed"]
+    box.call("lookup", {"q": "y"})
+    assert len(path.read_text().splitlines()) == 4
+
+
+def test_the_file_is_appended_to(tmp_path: Path) -> None:
+    path = tmp_path / "a.jsonl"
+    path.write_text('{"old": true}\n')
+    sink = JsonLinesSink(path)
+    sink({"decision": "proposed"})
+    assert path.read_text() == '{"old": true}\n{"decision": "proposed"}\n'
+
+
+def test_the_logger_sinks(
+    make_box: Callable[..., Toolbox], caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO)
+    make_box(audit=None).call("lookup", {"q": "x"})
+    default = [r for r in caplog.records if r.name == "toolgen.audit"]
+    assert [json.loads(r.getMessage())["decision"] for r in default] == ["proposed", "executed"]
+    assert all(r.levelno == logging.INFO for r in default)
+    mine = logging.getLogger("my.audit")
+    make_box(audit=mine).call("lookup", {"q": "x"})
+    assert len([r for r in caplog.records if r.name == "my.audit"]) == 2
+
+
+def test_a_failing_sink_does_not_fail_the_call(make_box: Callable[..., Toolbox]) -> None:
+    def broken(event: dict[str, Any]) -> None:
+        raise OSError("disk full")
+
+    assert make_box(audit=broken).call("lookup", {"q": "x"}).ok

@@ -1,0 +1,160 @@
+"""Step 7, execute: timeouts, the retry rule, backoff, fallbacks, handler overrides and the
+factory, and what a handler's failure looks like to the model."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from toolgen.runtime import CallContext, Toolbox, ToolError
+from toolgen.runtime.steps.execute import BASE_DELAY, MAX_DELAY, backoff
+
+from .conftest import Waits
+
+
+def test_backoff_is_full_jitter_doubling_and_capped() -> None:
+    assert [backoff(n, lambda: 1.0) for n in range(4)] == [
+        BASE_DELAY,
+        BASE_DELAY * 2,
+        BASE_DELAY * 4,
+        BASE_DELAY * 8,
+    ]
+    assert backoff(3, lambda: 0.25) == BASE_DELAY * 2
+    assert backoff(30, lambda: 1.0) == MAX_DELAY
+
+
+def test_an_idempotent_tool_is_retried_honouring_retry_after(
+    make_box: Callable[..., Toolbox], handlers: Any, waits: Waits
+) -> None:
+    handlers.FAILS["fetch_quote"] = 2
+    result = make_box().call("fetch_quote", {"symbol": "X"})
+    assert result.ok and result.data == 1.5
+    assert handlers.CALLS["fetch_quote"] == 3
+    assert waits.delays == [2.0, 2.0]  # retry_after_ms 2000 is longer than the backoff
+
+
+def test_retries_are_bounded(make_box: Callable[..., Toolbox], handlers: Any, waits: Waits) -> None:
+    handlers.FAILS["fetch_quote"] = 10
+    result = make_box(max_retries=2).call("fetch_quote", {"symbol": "X"})
+    assert result.error is not None
+    assert result.error["code"] == "UNAVAILABLE"
+    assert (result.error["retryable"], result.error["max_retries"]) == (True, 2)
+    assert result.error["retry_after_ms"] == 2000
+    assert handlers.CALLS["fetch_quote"] == 3
+    assert len(waits.delays) == 2
+
+
+def test_a_non_idempotent_write_is_not_retried_without_a_key(
+    make_box: Callable[..., Toolbox], handlers: Any, waits: Waits
+) -> None:
+    handlers.FAILS["append_log"] = 1
+    result = make_box().call("append_log", {"line": "x"})
+    assert result.error is not None and result.error["retryable"] is True
+    assert handlers.CALLS["append_log"] == 1 and waits.delays == []
+    # with a key it is: the store makes the retry safe
+    handlers.FAILS["append_log"] = 1
+    keyed = make_box().call("append_log", {"line": "x"}, context=CallContext(idempotency_key="k"))
+    assert keyed.ok and handlers.CALLS["append_log"] == 3
+    assert waits.delays == [BASE_DELAY]  # jitter 1.0: the whole first backoff
+
+
+def test_a_slow_handler_times_out(make_box: Callable[..., Toolbox], handlers: Any) -> None:
+    result = make_box(timeout={"slow": 0.01}, max_retries=0).call("slow", {"seconds": 30})
+    assert result.error is not None
+    assert result.error["code"] == "TIMEOUT"
+    assert result.error["message"] == "slow did not finish within 0.01 seconds"
+    assert (result.error["retryable"], result.error["http_status"]) == (True, 504)
+    assert make_box(timeout=5).call("slow", {"seconds": 0}).data == "done"
+
+
+def test_a_fallback_answers_for_a_final_error(
+    make_box: Callable[..., Toolbox], handlers: Any
+) -> None:
+    seen: list[Any] = []
+
+    def cached(arguments: dict[str, Any], error: dict[str, Any]) -> float:
+        seen.append((arguments, error["code"]))
+        return 1.0
+
+    handlers.FAILS["fetch_quote"] = 10
+    box = make_box(max_retries=1, fallbacks={"fetch_quote": cached})
+    result = box.call("fetch_quote", {"symbol": "X"})
+    assert result.ok and result.data == 1.0
+    assert seen == [({"symbol": "X"}, "UNAVAILABLE")]
+
+
+def test_a_failing_fallback_keeps_the_error(
+    make_box: Callable[..., Toolbox], handlers: Any
+) -> None:
+    def broken(arguments: dict[str, Any], error: dict[str, Any]) -> Any:
+        raise RuntimeError("no cache")
+
+    handlers.FAILS["fetch_quote"] = 10
+    box = make_box(max_retries=0, fallbacks={"fetch_quote": broken})
+    result = box.call("fetch_quote", {"symbol": "X"})
+    assert result.error is not None and result.error["code"] == "UNAVAILABLE"
+
+
+def test_an_exception_is_internal_and_says_nothing(
+    make_box: Callable[..., Toolbox], caplog: pytest.LogCaptureFixture
+) -> None:
+    result = make_box().call("boom", {"reason": "s3cr3t"})
+    assert result.error is not None
+    assert result.error == {
+        "code": "INTERNAL",
+        "message": "internal error",
+        "retryable": False,
+        "human_review": False,
+        "http_status": 500,
+        "trace_id": result.trace_id,
+    }
+    assert "s3cr3t" not in result.to_json() and "Traceback" not in result.to_json()
+    [record] = [r for r in caplog.records if r.name == "toolgen.runtime"]
+    assert record.getMessage() == f"[trace {result.trace_id}] tool boom raised"
+    assert record.exc_info is not None and "s3cr3t" in str(record.exc_info[1])
+
+
+def test_handler_overrides(make_box: Callable[..., Toolbox], handlers: Any) -> None:
+    def fake_lookup(q: str, limit: int = 3) -> dict[str, object]:
+        return {"fake": q}
+
+    def raising(q: str, limit: int = 3) -> dict[str, object]:
+        raise ToolError("NOT_DECLARED", "nope", hint="x")
+
+    assert make_box(handlers={"lookup": fake_lookup}).call("lookup", {"q": "a"}).data == {
+        "fake": "a"
+    }
+    assert handlers.CALLS["lookup"] == 0
+    error = make_box(handlers={"lookup": raising}).call("lookup", {"q": "a"}).error
+    assert error is not None
+    assert (error["code"], error["undeclared"], error["retryable"], error["hint"]) == (
+        "NOT_DECLARED",
+        True,
+        False,
+        "x",
+    )
+
+
+def test_the_factory_makes_instances(make_box: Callable[..., Toolbox]) -> None:
+    # Greeter needs a greeting: without a factory its method cannot be reached
+    unreachable = make_box().call("greet", {"name": "Ada"})
+    assert unreachable.error is not None
+    assert unreachable.error["message"] == "tool 'greet' is not callable on this server"
+    made: list[type] = []
+
+    def factory(cls: type) -> Any:
+        made.append(cls)
+        return cls("Hello")
+
+    box = make_box(factory=factory)
+    assert box.call("greet", {"name": "Ada"}).data == "Hello, Ada"
+    assert box.call("greet", {"name": "Bob"}).data == "Hello, Bob"
+    assert [cls.__name__ for cls in made] == ["Greeter"]  # one instance per class
+
+
+def test_pydantic_converts_arguments(make_box: Callable[..., Toolbox]) -> None:
+    result = make_box().call("lookup", '{"q": "x", "limit": 2}')
+    assert json.loads(result.to_json()) == {"status": "ok", "data": {"q": "x", "limit": 2}}

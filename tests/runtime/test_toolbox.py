@@ -1,0 +1,131 @@
+"""`Toolbox`: loading, the envelopes, sync and async calls, and what the runtime must not
+depend on."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from toolgen.analyze.sections import STANDARD_ERRORS
+from toolgen.diagnostics import cut as diagnostics_cut
+from toolgen.layout import JOURNAL, PENDING
+from toolgen.runtime import CallContext, Toolbox, ToolResult
+from toolgen.runtime.catalog import GeneratedFilesError
+from toolgen.runtime.result import STANDARD
+from toolgen.runtime.values import cut
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_load_lists_visible_tools(make_box: Callable[..., Toolbox]) -> None:
+    box = make_box()
+    assert "read_secret" not in box.names
+    assert [t.name for t in box.tools] == box.names
+    assert box.names == [t["name"] for t in box.catalog.mcp_tools or ()]
+
+
+def test_load_the_examples() -> None:
+    box = Toolbox.load(REPO / "generated", store="memory://")
+    assert "read_private_key" not in box.names and "calculator" in box.names
+
+
+def test_load_errors(tmp_path: Path, built: Path) -> None:
+    with pytest.raises(GeneratedFilesError, match="does not exist; run `toolgen build`"):
+        Toolbox.load(tmp_path / "nothing")
+    several = tmp_path / "several"
+    for name in ("alpha", "beta"):
+        shutil.copytree(built / "generated", several / name)
+    with pytest.raises(GeneratedFilesError) as caught:
+        Toolbox.load(several)
+    assert str(caught.value) == f"{several} holds a catalog per server; name one of: alpha, beta"
+    assert Toolbox.load(several, catalog="beta", store="memory://").names
+    (several / "beta" / PENDING).mkdir()
+    (several / "beta" / PENDING / JOURNAL).write_text("{}")
+    with pytest.raises(GeneratedFilesError, match="was interrupted before it was complete"):
+        Toolbox.load(several, catalog="beta")
+    with pytest.raises(ValueError, match="is not a store URL"):
+        Toolbox.load(built / "generated", store="postgres://x")
+
+
+def test_the_three_kinds_of_error(make_box: Callable[..., Toolbox], handlers: Any) -> None:
+    box = make_box(max_retries=0)
+    fix = box.call("lookup", {}).error
+    handlers.FAILS["fetch_quote"] = 5
+    later = box.call("fetch_quote", {"symbol": "X"}).error
+    person = box.call("publish", {"text": "x"}).error
+    kinds = [(e["retryable"], e["human_review"]) for e in (fix, later, person) if e]
+    assert kinds == [(False, False), (True, False), (False, True)]
+
+
+def test_envelopes_and_json() -> None:
+    ok = ToolResult("t", True, {"a": "é"}, trace_id="abc")
+    assert ok.envelope() == {"status": "ok", "data": {"a": "é"}}
+    assert ok.to_json() == '{"status": "ok", "data": {"a": "é"}}'
+    error = ToolResult("t", False, error={"code": "X", "trace_id": "abc"}, trace_id="abc")
+    assert error.envelope() == {"status": "error", "error": {"code": "X", "trace_id": "abc"}}
+    again = ToolResult.from_json("t", error.to_json(), "new")
+    assert again.error == {"code": "X", "trace_id": "new"} and again.trace_id == "new"
+    with pytest.raises(ValueError):
+        ToolResult("t", True, float("nan")).to_json()  # strict JSON only
+
+
+def test_arguments_as_json_text_and_truncated(make_box: Callable[..., Toolbox]) -> None:
+    box = make_box()
+    assert box.call("lookup", '{"q": "x"}').data == {"q": "x", "limit": 3}
+    truncated = box.call("lookup", '{"q": "x", "lim')
+    assert truncated.error is not None and truncated.error["code"] == "VALIDATION_ERROR"
+
+
+def test_a_given_trace_id_is_kept(make_box: Callable[..., Toolbox]) -> None:
+    result = make_box().call("lookup", {"q": "x"}, context=CallContext(trace_id="mine"))
+    assert result.trace_id == "mine"
+
+
+def test_call_works_inside_a_running_loop(make_box: Callable[..., Toolbox]) -> None:
+    box = make_box()
+
+    async def inside() -> tuple[ToolResult, ToolResult]:
+        plain = box.call("lookup", {"q": "sync"})  # a sync call from async code
+        awaited = await box.acall("lookup", {"q": "async"})
+        return plain, awaited
+
+    plain, awaited = asyncio.run(inside())
+    assert plain.data == {"q": "sync", "limit": 3}
+    assert awaited.data == {"q": "async", "limit": 3}
+
+
+def test_the_taxonomy_is_the_compilers() -> None:
+    assert {code: tuple(t)[:3] for code, t in STANDARD.items()} == {
+        code: (t.http_status, t.retryable, t.recovery) for code, t in STANDARD_ERRORS.items()
+    }
+
+
+@pytest.mark.parametrize("text", ["short", "x" * 500])
+def test_cut_is_the_diagnostics_rule(text: str) -> None:
+    assert cut(text) == diagnostics_cut(text)
+
+
+def test_the_runtime_imports_without_the_mcp_sdk_or_the_compiler() -> None:
+    code = """
+import sys
+class Block:
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in ("mcp", "mcp_types", "anyio"):
+            raise ModuleNotFoundError(name)
+sys.meta_path.insert(0, Block())
+import toolgen.runtime
+from toolgen.runtime.toolbox import Toolbox
+banned = ("toolgen.config", "toolgen.discover", "toolgen.journal", "toolgen.render",
+          "toolgen.analyze", "toolgen.cli", "toolgen.output", "toolgen.compiler")
+print(sorted(m for m in sys.modules if m.startswith(banned)))
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert json.loads(done.stdout.replace("'", '"')) == []
