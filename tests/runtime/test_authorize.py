@@ -66,7 +66,7 @@ def test_step_up_receives_the_request_and_may_be_async(
         tool="wipe_disk",
         arguments={"disk": "sda"},
         risk="critical",
-        condition=None,
+        condition="when the disk holds data",  # the decorator's step_up_auth text
         principal="u-1",
         trace_id=result.trace_id,
     )

@@ -151,7 +151,7 @@ def test_memory_store_leases_and_ttl() -> None:
         seen: list[Any] = []
         started = await store.begin("t", "k", "f", lease_s=10)
         assert isinstance(started, Started)
-        seen.append(await store.begin("t", "k", "f", 10))
+        seen.append(await store.begin("t", "k", "f", 10))  # waits at most 1 s (RETRY_AFTER_CAP_MS)
         now[0] = 11  # the lease expired: a process killed mid-call frees the key
         second = await store.begin("t", "k", "f", 10)
         assert isinstance(second, Started)
@@ -163,4 +163,4 @@ def test_memory_store_leases_and_ttl() -> None:
         seen.append(type(await store.begin("t", "k", "other", 10)))
         return seen
 
-    assert asyncio.run(steps()) == [InFlight(10_000), Replay("result"), Reused(), Started]
+    assert asyncio.run(steps()) == [InFlight(1000), Replay("result"), Reused(), Started]

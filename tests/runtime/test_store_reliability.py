@@ -15,15 +15,6 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from stores_support import (  # noqa: F401 - fixtures
-    LONG,
-    Harness,
-    free_port,
-    make,
-    play_fixture,
-    redis_url_fixture,
-    start_redis,
-)
 
 from toolgen.runtime.store import (
     IdempotencyStore,
@@ -34,6 +25,16 @@ from toolgen.runtime.store import (
 )
 from toolgen.runtime.store.redis import RedisStore
 from toolgen.runtime.store.sqlite import SqliteStore
+
+from .stores_support import (  # noqa: F401 - fixtures
+    LONG,
+    Harness,
+    free_port,
+    make,
+    play_fixture,
+    redis_url_fixture,
+    start_redis,
+)
 
 CLAIMS = 200
 

@@ -8,7 +8,6 @@ import sys
 from pathlib import Path
 
 import pytest
-from stores_support import LONG, SHORT, Harness, make, play_fixture, redis_url_fixture  # noqa: F401
 
 from toolgen.runtime.store import (
     RETRY_AFTER_CAP_MS,
@@ -23,6 +22,8 @@ from toolgen.runtime.store import (
 from toolgen.runtime.store.memory import MemoryStore
 from toolgen.runtime.store.redis import RedisStore
 from toolgen.runtime.store.sqlite import SqliteStore
+
+from .stores_support import LONG, SHORT, Harness, make, play_fixture, redis_url_fixture  # noqa: F401
 
 OK = json.dumps({"status": "ok", "data": {"id": 7}})
 

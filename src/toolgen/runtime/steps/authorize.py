@@ -38,7 +38,7 @@ async def authorize(
             tool=descriptor.name,
             arguments=arguments,
             risk=descriptor.risk,
-            condition=None,  # the descriptor format has no condition text yet
+            condition=descriptor.step_up_auth if isinstance(descriptor.step_up_auth, str) else None,
             principal=context.principal,
             trace_id=trace_id,
         )
