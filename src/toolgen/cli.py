@@ -33,6 +33,7 @@ from toolgen.diagnostics import (
     plural,
     sort_diagnostics,
 )
+from toolgen.render.registry import platform_names
 from toolgen.stamp import Written, record, replay_loaded
 from toolgen.stamp import load as load_stamp
 from toolgen.stamp import written as written_by
@@ -210,7 +211,7 @@ def _parser() -> argparse.ArgumentParser:
     show.add_argument("--config", metavar="FILE", type=Path, help="TOML file with [tool.toolgen]")
     show.add_argument(
         "--platform",
-        choices=("descriptor", "openai", "anthropic", "gemini", "mcp"),
+        choices=("descriptor", *platform_names()),
         default="descriptor",
         help="what to show (default: the canonical descriptor)",
     )
@@ -895,7 +896,7 @@ def cmd_show(args: argparse.Namespace, stream: TextIO) -> int:
     """Print the document on `stream`; why there is none on stderr (exit 1: the tool is not in
     that payload; 2: no such tool, or the platform is not configured)."""
     from toolgen.pipeline import generate
-    from toolgen.stats import entry_name, payload_entries
+    from toolgen.stats import entry_name, first_payload, payload_entries
 
     config = _load(args)
     result = generate(config)
@@ -912,7 +913,7 @@ def cmd_show(args: argparse.Namespace, stream: TextIO) -> int:
     if args.platform == "descriptor":
         document = json.loads(_bytes(result.files[f"{folder}descriptors/{name}.json"]))
     else:
-        label = "openai-chat" if args.platform == "openai" else args.platform
+        label = first_payload(args.platform)
         entries = payload_entries(result.files, label, catalog)
         if entries is None:
             print(f"toolgen: platform {args.platform} is not configured", file=sys.stderr)

@@ -30,7 +30,8 @@ from pathlib import Path
 from toolgen import journal, removal
 from toolgen.reading import open_regular
 from toolgen.removal import PENDING, Kept
-from toolgen.render import FOLDERS, MANIFEST
+from toolgen.render import MANIFEST
+from toolgen.render.registry import folders
 from toolgen.spool import Content, Spooled, as_bytes, chunks_of, sha_of
 from toolgen.stamp import Stat, Written, file_stat, trusted
 
@@ -96,7 +97,7 @@ def listing(out: Path, looked: set[str] | None = None) -> list[str]:
     for entry in top:
         if entry.is_symlink():
             found.append(f"{entry.name}@")
-        elif entry.name in FOLDERS and entry.is_dir(follow_symlinks=False):
+        elif entry.name in folders() and entry.is_dir(follow_symlinks=False):
             found.append(f"{entry.name}/")
             found.extend(_walk(base, entry.name, looked))
         elif entry.name in (MANIFEST, PENDING):

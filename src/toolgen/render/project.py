@@ -16,11 +16,11 @@ from typing import Any, NamedTuple, TypeVar
 
 from toolgen._version import __version__
 from toolgen.descriptor import ToolDescriptor
-from toolgen.names import PLATFORM_NAMES, accepts
-from toolgen.render import MANIFEST, anthropic, catalog, gemini, mcp, openai, python
+from toolgen.render import MANIFEST, catalog, python, registry
 from toolgen.render.jsonout import dump_json
 from toolgen.render.options import RenderOptions
 from toolgen.render.python import Memo, StoredMemo
+from toolgen.render.registry import accepts
 from toolgen.render.sink import Part, Sink, ToolParts
 from toolgen.schema_ops import inline_refs, recursive_defs
 from toolgen.spool import Content
@@ -28,13 +28,20 @@ from toolgen.spool import Content
 Report = Callable[[str, ToolDescriptor, str], None]
 Renderer = Callable[[list[ToolDescriptor], Report, RenderOptions], dict[str, Any]]
 
-#: Platform name (as in config `platforms`) to its renderer.
-RENDERERS: dict[str, Renderer] = {
-    "openai": openai.render,
-    "anthropic": anthropic.render,
-    "gemini": gemini.render,
-    "mcp": mcp.render,
-}
+
+def renderer(platform: str) -> Renderer:
+    """The renderer of a platform (as in config `platforms`; `toolgen.render.registry`)."""
+    if platform not in registry.PLATFORMS:
+        known = ", ".join(registry.PLATFORMS)
+        raise KeyError(f"no renderer for platform {platform!r}; known: {known}")
+    render: Renderer = _module(registry.PLATFORMS[platform].module).render
+    return render
+
+
+def _module(name: str) -> Any:
+    import importlib
+
+    return importlib.import_module(name)
 
 
 class Sectioned(NamedTuple):
@@ -54,10 +61,18 @@ SECTIONED: dict[str, Sectioned] = {
 DOCUMENTS: dict[str, Callable[..., dict[str, Any]]] = {"python": python.render}  # + memo=
 
 #: What a catalog adds up to for one request's limits: what each tool adds (its tally, kept
-#: with its render), and the check over all of them ((code, message) for each limit passed).
+#: with its render: a platform module's `request_tally`), and the check over all of them
+#: ((code, message) for each limit passed: its `request_limits`).
 Tally = Callable[[ToolDescriptor, RenderOptions], tuple[int, ...]]
-CATALOG_CHECKS: dict[str, tuple[Tally, Callable[[list[tuple[int, ...]]], list[tuple[str, str]]]]]
-CATALOG_CHECKS = {"anthropic": (anthropic.request_tally, anthropic.request_limits)}
+Check = Callable[[list[tuple[int, ...]]], list[tuple[str, str]]]
+
+
+def catalog_check(platform: str) -> tuple[Tally, Check] | None:
+    """A platform's check of its catalog as one request, if it has one."""
+    module = _module(registry.PLATFORMS[platform].module)
+    if hasattr(module, "request_tally") and hasattr(module, "request_limits"):
+        return module.request_tally, module.request_limits
+    return None
 
 
 #: Stands for the entries while a payload's form is laid out (see `_layout`).
@@ -153,8 +168,7 @@ def render_project(
     builds again, or the cache's), the Python module's blocks of a tool it holds are not made
     again, and it keeps what this render made."""
     for platform in platforms:
-        if platform not in RENDERERS:
-            raise KeyError(f"no renderer for platform {platform!r}; known: {', '.join(RENDERERS)}")
+        renderer(platform)  # a platform without one is a KeyError, whatever the tools
     files: dict[str, Content] = {}
     visible = [tool for tool in tools if tool.visible]
     for tool in tools:
@@ -172,9 +186,9 @@ def render_project(
         sections = [tool.sections[path][1] for tool in visible]
         files[path] = sink.file(_sectioned(sink, head(index), sections))
     typed = [sink.typed(tool, options.inline_defs) for tool in visible]
-    for renderer in DOCUMENTS.values():
+    for document in DOCUMENTS.values():
         on_tool = _by_name(report)
-        for path, value in renderer(typed, on_tool, options, memo=memo).items():
+        for path, value in document(typed, on_tool, options, memo=memo).items():
             files[path] = value.encode() if isinstance(value, str) else dump_json(value)
     files = dict(sorted(files.items()))
     shas = sink.shas(files)
@@ -197,13 +211,13 @@ def _by_name(report: NamedReport) -> Callable[[str, Any, str], None]:
 
 
 def catalog_problems(tallies: dict[str, list[tuple[int, ...]]]) -> list[tuple[str, str]]:
-    """What `CATALOG_CHECKS` find over the visible tools' tallies (by check)."""
-    return [
-        problem
-        for key, (_, check) in CATALOG_CHECKS.items()
-        if tallies.get(key)
-        for problem in check(tallies[key])
-    ]
+    """What the platforms' catalog checks find over the visible tools' tallies (by platform)."""
+    found = []
+    for platform, tallied in tallies.items():
+        check = catalog_check(platform) if tallied else None
+        if check is not None:
+            found += check[1](tallied)
+    return found
 
 
 @dataclass(frozen=True)
@@ -242,7 +256,7 @@ def layouts(platforms: tuple[str, ...], options: RenderOptions) -> dict[str, Lay
     not to be changed)."""
     shapes: dict[str, Any] = {}
     for platform in platforms:
-        shapes.update(RENDERERS[platform]([], _no_report, options))
+        shapes.update(renderer(platform)([], _no_report, options))
     return {path: _layout(shape) for path, shape in shapes.items()}
 
 
@@ -280,19 +294,21 @@ def render_tool(
                 tool.problems.append(
                     (
                         "TG608",
-                        f"{platform} does not accept the name (^{PLATFORM_NAMES[platform]}$): "
+                        f"{platform} does not accept the name "
+                        f"(^{registry.PLATFORMS[platform].names}$): "
                         f"the tool is left out of the {platform} payload",
                     )
                 )
                 continue
-            for path, value in RENDERERS[platform]([shown], report, options).items():
+            for path, value in renderer(platform)([shown], report, options).items():
                 entries = [_json_text(item) for item in _items(value)]
                 tool.chunks[path] = shapes[path].chunk(entries)
         for path, (made, _) in SECTIONED.items():
             tool.sections[path] = made(shown)
         for platform in platforms:
-            if platform in CATALOG_CHECKS and accepts(platform, descriptor.name):
-                tool.tallies[platform] = CATALOG_CHECKS[platform][0](shown, options)
+            check = catalog_check(platform)
+            if check is not None and accepts(platform, descriptor.name):
+                tool.tallies[platform] = check[0](shown, options)
     return tool
 
 
