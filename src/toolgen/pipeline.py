@@ -23,6 +23,7 @@ from toolgen.discover import Listing, SourceFile
 from toolgen.index import Dependencies
 from toolgen.render import MANIFEST
 from toolgen.render.jsonout import dump_json
+from toolgen.render.options import RenderOptions
 from toolgen.render.project import (
     RenderMemo,
     ToolRender,
@@ -121,7 +122,9 @@ def generate(
     )
 
 
-def _kept(sink: Memory, descriptor: ToolDescriptor, render: ToolRender, options: Any) -> ToolParts:
+def _kept(
+    sink: Memory, descriptor: ToolDescriptor, render: ToolRender, options: RenderOptions
+) -> ToolParts:
     """A tool's parts in memory, with the descriptor as the payloads show it for the Python
     module (the same object from one build to the next: its blocks are memoised by it)."""
     shown = for_platforms(descriptor, options) if descriptor.visible else None
