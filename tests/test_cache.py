@@ -461,15 +461,22 @@ def test_a_known_render_is_used_only_for_its_own_descriptor() -> None:
     """Renders from the cache are found by id() of the descriptor; an id that now belongs to
     another object (the first was freed) must not pick up the old render."""
     from toolgen.render.options import RenderOptions
-    from toolgen.render.project import render_project, render_tool
+    from toolgen.render.project import render_project, render_tool, render_tools
+    from toolgen.render.sink import Memory
 
     config = load_config(None, cwd=REPO)
     first, second = generate(config).descriptors[:2]
     stale = render_tool(first, config.platforms, RenderOptions())
     known = {id(second): (first, stale)}  # as if `first` had lived at `second`'s address
-    with_known = render_project([second], config.platforms, None, RenderOptions(), known)
-    plain = render_project([second], config.platforms, None, RenderOptions())
-    assert with_known.files == plain.files
+
+    def files(known: dict[int, Any] | None) -> dict[str, Any]:
+        renders = render_tools([second], config.platforms, RenderOptions(), known)
+        sink = Memory()
+        tools = [sink.keep(second.name, second.visible, renders[id(second)], second)]
+        made, _ = render_project(tools, config.platforms, RenderOptions(), sink, lambda *_: None)
+        return made
+
+    assert files(known) == files(None)
 
 
 def test_other_toolgen_code_misses(shop: Project, run, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]

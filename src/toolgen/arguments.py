@@ -13,6 +13,7 @@ import functools
 from pathlib import Path
 
 from toolgen._version import __version__
+from toolgen.render.registry import platform_names
 from toolgen.run import Request
 
 
@@ -190,7 +191,7 @@ def parser() -> argparse.ArgumentParser:
     show.add_argument("--config", metavar="FILE", type=Path, help="TOML file with [tool.toolgen]")
     show.add_argument(
         "--platform",
-        choices=("descriptor", "openai", "anthropic", "gemini", "mcp"),
+        choices=("descriptor", *platform_names()),
         default="descriptor",
         help="what to show (default: the canonical descriptor)",
     )

@@ -108,7 +108,7 @@ def cmd_show(args: argparse.Namespace, stream: TextIO) -> int:
     that payload; 2: no such tool, or the platform is not configured)."""
     from toolgen.incremental.spool import as_bytes
     from toolgen.pipeline import generate
-    from toolgen.stats import entry_name, payload_entries
+    from toolgen.stats import entry_name, first_payload, payload_entries
 
     config = _load(args)
     result = generate(config)
@@ -125,7 +125,7 @@ def cmd_show(args: argparse.Namespace, stream: TextIO) -> int:
     if args.platform == "descriptor":
         document = json.loads(as_bytes(result.files[f"{folder}descriptors/{name}.json"]))
     else:
-        label = "openai-chat" if args.platform == "openai" else args.platform
+        label = first_payload(args.platform)
         entries = payload_entries(result.files, label, catalog)
         if entries is None:
             print(f"toolgen: platform {args.platform} is not configured", file=sys.stderr)

@@ -76,7 +76,7 @@ IMPLICIT_ERROR = "VALIDATION_ERROR"
 
 class Named(Protocol):
     """What a compilation holds of each tool: a descriptor, or what a spooled build keeps of
-    it (`toolgen.render.spooled.SpooledTool`)."""
+    it (`toolgen.render.sink.ToolParts`)."""
 
     @property
     def name(self) -> str: ...

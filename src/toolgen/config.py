@@ -12,7 +12,7 @@ import os
 import re
 import sys
 import tomllib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,16 +22,19 @@ from toolgen.frameworks import DISTRIBUTIONS, VERSION, Framework, framework, ins
 from toolgen.incremental.cache import FOLDER as CACHE_FOLDER
 from toolgen.policy import Policy
 from toolgen.reading import MAX_SOURCE_BYTES
-from toolgen.render.options import GEMINI_SCHEMAS, MCP_REVISIONS, RenderOptions
+from toolgen.render import registry
+from toolgen.render.options import RenderOptions
 
-PLATFORMS = ("openai", "anthropic", "gemini", "mcp")
+#: The platforms toolgen renders for (`toolgen.render.registry`, as it stands at import).
+PLATFORMS = registry.platform_names()
 MARKER_PRESETS = ("toolgen", "fastmcp", "mcp", "openai-agents", "langchain", "pydantic-ai")
 DOCSTRING_STYLES = ("auto", "google", "numpy", "sphinx")
 
-DEFAULTS: dict[str, Any] = {
+#: Each key's default; the platforms' own keys (`toolgen.render.registry.Option`) go after
+#: `budget_catalog_tokens` (see `defaults`).
+_DEFAULTS: dict[str, Any] = {
     "sources": ["."],
     "out": "generated",
-    "platforms": list(PLATFORMS),
     "markers": ["toolgen"],
     "skip_params": [],
     "docstring_style": "auto",
@@ -39,10 +42,6 @@ DEFAULTS: dict[str, Any] = {
     "rules": {},
     "budget_description_chars": None,
     "budget_catalog_tokens": None,
-    "openai_strict": True,
-    "anthropic_strict": False,
-    "gemini_schema": "openapi",
-    "mcp_revision": "2025-11-25",
     "library_paths": None,  # None: the running Python's (`installed_packages`)
     "inline_defs": False,
     "framework_versions": {},
@@ -52,6 +51,22 @@ DEFAULTS: dict[str, Any] = {
     "decorators": {},
 }
 RULE_LEVELS = ("error", "warning", "info", "off")
+
+
+def defaults() -> dict[str, Any]:
+    """Each key of `[tool.toolgen]` with its default, in the order the keys are listed: every
+    platform by default, and each platform's options."""
+    keys = list(_DEFAULTS)
+    at = keys.index("budget_catalog_tokens") + 1
+    options = {option.key: option.default for option in registry.options()}
+    return {
+        "sources": _DEFAULTS["sources"],
+        "out": _DEFAULTS["out"],
+        "platforms": list(registry.platform_names()),
+        **{key: _DEFAULTS[key] for key in keys[2:at]},
+        **options,
+        **{key: _DEFAULTS[key] for key in keys[at:]},
+    }
 
 
 @dataclass(frozen=True)
@@ -334,7 +349,7 @@ def _overlap(out: Path, root: Path, cwd: Path, sources: list[Path]) -> str | Non
 
 
 def _cache_override(cwd: Path) -> Path | None:
-    """The cache folder `$TOOLGEN_CACHE_DIR` names (as `toolgen.cache.cache_dir` resolves
+    """The cache folder `$TOOLGEN_CACHE_DIR` names (as `toolgen.incremental.keys.cache_dir` resolves
     it), if it is set; the default one is in the project root, so out is never in it."""
     override = os.environ.get("TOOLGEN_CACHE_DIR")
     if not override:
@@ -470,6 +485,263 @@ def _rule_at(lines: list[str], code: str) -> tuple[int, int] | None:
     return None
 
 
+class _Checking:
+    """What the per-key validators share: the table with its defaults, where each key is
+    set, and the problems found so far."""
+
+    def __init__(self, table: dict[str, Any], text: str, shown: str, base: Path, cwd: Path) -> None:
+        self.values = {**defaults(), **table}
+        self.lines = text.splitlines()
+        self.shown, self.base, self.cwd = shown, base, cwd
+        self.problems: list[Diagnostic] = []
+
+    def where(self, key: str) -> Location:
+        """The line that sets `key` (first match), else the file's first line."""
+        pattern = re.compile(rf"^\s*{re.escape(key)}\s*=")
+        for number, line in enumerate(self.lines, 1):
+            if pattern.match(line):
+                return Location(self.shown, number, len(line) - len(line.lstrip()) + 1)
+        return Location(self.shown, 1, 1)
+
+    def at(self, found: tuple[int, int] | None, key: str) -> Location:
+        """`found` (line, column) in the file, else where `key` is set."""
+        return Location(self.shown, *found) if found else self.where(key)
+
+    def bad(self, key: str, why: str) -> None:
+        self.problems.append(Diagnostic("TG002", f"[tool.toolgen] {key}: {why}", self.where(key)))
+
+    def str_list(self, key: str) -> list[str]:
+        value = self.values[key]
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            self.bad(key, "must be a list of strings")
+            return []
+        return list(value)
+
+    def choices(self, key: str, allowed: tuple[str, ...]) -> list[str]:
+        items = self.str_list(key)
+        for item in items:
+            if item not in allowed:
+                self.bad(key, f"unknown value {item!r} (allowed: {', '.join(allowed)})")
+        return [i for i in items if i in allowed]
+
+
+#: A key's validator: its value checked (problems reported to the `_Checking`), as `Config`
+#: takes it.
+Validator = Callable[[_Checking, str], Any]
+
+
+def _some_of(allowed: Callable[[], tuple[str, ...]]) -> Validator:
+    """A list of at least one of the allowed values (`platforms`, `markers`): with none,
+    there is nothing to render for, or no way to find a handler."""
+
+    def check(c: _Checking, key: str) -> list[str]:
+        found = c.choices(key, allowed())
+        if c.values[key] == []:
+            c.bad(key, f"must name at least one of {', '.join(allowed())}")
+        return found
+
+    return check
+
+
+def _str_list(c: _Checking, key: str) -> list[str]:
+    return c.str_list(key)
+
+
+def _min_level(c: _Checking, key: str) -> int:
+    value = c.values[key]
+    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= 3:
+        c.bad(key, "must be a whole number from 0 to 3")
+        return 0
+    return value
+
+
+def _rules(c: _Checking, key: str) -> dict[str, str]:
+    levels: dict[str, str] = {}
+    if not isinstance(c.values[key], dict):
+        c.bad(key, "must be a table of rule code = level")
+        return levels
+    for code, level in c.values[key].items():
+        if code not in RULES:
+            why = f"unknown rule {code!r} (see `toolgen rules`)"
+        elif not RULES[code].configurable:
+            rule = RULES[code]
+            why = (
+                f"{code} ({rule.summary}) cannot be configured: its level is fixed at "
+                f"{rule.level.value} (see `toolgen rules`)"
+            )
+        elif level not in RULE_LEVELS:
+            why = f"{code}: level must be one of {', '.join(RULE_LEVELS)}"
+        else:
+            levels[code] = level
+            continue
+        place = c.at(_rule_at(c.lines, code), key)  # the code's own line, rather than the table's
+        c.problems.append(Diagnostic("TG002", f"[tool.toolgen] rules: {why}", place))
+    return levels
+
+
+def _decorators(c: _Checking, key: str) -> tuple[tuple[str, str, Location], ...]:
+    decorators: list[tuple[str, str, Location]] = []
+    if not isinstance(c.values[key], dict):
+        c.bad(key, 'must be a table of "dotted.path.to.decorator" = "preset"')
+        return ()
+    for path, preset in c.values[key].items():
+        place = c.at(_entry_at(c.lines, _DECORATORS_HEADER, key, path), key)
+        if not all(part.isidentifier() for part in path.split(".")) or "." not in path:
+            why = f"{path!r} is not a dotted import path (module.decorator)"
+        elif preset not in MARKER_PRESETS:
+            why = f"{path}: unknown preset {preset!r} (allowed: {', '.join(MARKER_PRESETS)})"
+        else:
+            decorators.append((path, preset, place))
+            continue
+        c.problems.append(Diagnostic("TG002", f"[tool.toolgen] decorators: {why}", place))
+    return tuple(decorators)
+
+
+def _budget(c: _Checking, key: str) -> int | None:
+    value = c.values[key]
+    if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
+        c.bad(key, "must be a positive whole number")
+        return None
+    return value
+
+
+def _max_source_bytes(c: _Checking, key: str) -> int:
+    value = c.values[key]
+    if not isinstance(value, int) or isinstance(value, bool):
+        value = 0
+    if value < 1:
+        c.bad(key, "must be a positive whole number of bytes")
+        return MAX_SOURCE_BYTES
+    return value
+
+
+def _framework_versions(c: _Checking, key: str) -> dict[str, str]:
+    configured: dict[str, str] = {}
+    versions = c.values[key]
+    if not isinstance(versions, dict):
+        c.bad(key, 'must be a table of framework = version, e.g. {fastmcp = "3"}')
+        versions = {}
+    for name, version in versions.items():
+        if name not in DISTRIBUTIONS:
+            c.bad(key, f"unknown framework {name!r} (known: {', '.join(DISTRIBUTIONS)})")
+        elif not isinstance(version, str) or not VERSION.match(version):
+            c.bad(
+                key,
+                f'{name}: the version must be a string like "4", "4.2" or "4.2.3", not {version!r}',
+            )
+        else:
+            configured[name] = version
+    return configured
+
+
+def _bool(c: _Checking, key: str) -> Any:
+    if not isinstance(c.values[key], bool):
+        c.bad(key, "must be true or false")
+    return c.values[key]
+
+
+def _one_of(allowed: tuple[str, ...]) -> Validator:
+    def check(c: _Checking, key: str) -> Any:
+        if c.values[key] not in allowed:
+            c.bad(key, f"must be one of {', '.join(allowed)}")
+        return c.values[key]
+
+    return check
+
+
+def _breaking_ignore(c: _Checking, key: str) -> tuple[tuple[str, str, str, str], ...]:
+    ignores: list[tuple[str, str, str, str]] = []
+    entries = c.values[key]
+    lines, shown = c.lines, c.shown
+    headers = _ignore_headers(lines)
+    if not isinstance(entries, list):
+        c.problems.append(
+            Diagnostic(
+                "TG002",
+                "[tool.toolgen] breaking_ignore: must be an array of tables "
+                "([[tool.toolgen.breaking_ignore]]) with rule, tool, pointer and reason",
+                Location(shown, *headers[0]) if headers else c.where(key),
+            )
+        )
+        entries = []
+    for number, entry in enumerate(entries, 1):
+        # each entry at its `[[tool.toolgen.breaking_ignore]]` line (a key at its own line);
+        # the entries of an inline array at the `breaking_ignore =` line (an unknown rule at
+        # the first place below it that quotes it)
+        header = headers[number - 1] if len(headers) == len(entries) else None
+        checked = _ignore_entry(entry, f"[tool.toolgen] breaking_ignore: entry {number}: ")
+        for entry_key, why in checked if isinstance(checked, list) else []:
+            if header is not None:
+                found = _key_in_table(lines, header[0], entry_key) if entry_key else header
+                place = Location(shown, *found)
+            else:
+                place = c.where(key)
+                quoted = (f'"{entry["rule"]}"', f"'{entry['rule']}'") if entry_key == "rule" else ()
+                for n, line in enumerate(lines[place.line - 1 :], place.line):
+                    col = max(line.find(q) for q in quoted) if quoted else -1
+                    if col >= 0:
+                        place = Location(shown, n, col + 2)  # the rule itself, inside its quotes
+                        break
+            c.problems.append(Diagnostic("TG002", why, place))
+        if isinstance(checked, tuple):
+            ignores.append(checked)
+    return tuple(ignores)
+
+
+def _docstring_style(c: _Checking, key: str) -> Any:
+    if c.values[key] not in DOCSTRING_STYLES:
+        c.bad(key, f"must be one of {', '.join(DOCSTRING_STYLES)}")
+    return c.values[key]
+
+
+def _out(c: _Checking, key: str) -> str:
+    value = c.values[key]
+    if not isinstance(value, str) or not value:
+        c.bad(key, "must be a non-empty string")
+        return "generated"
+    return value
+
+
+def _library_paths(c: _Checking, key: str) -> tuple[Path, ...]:
+    if c.values[key] is None:
+        return installed_packages()
+    found: tuple[Path, ...] = ()
+    for given in c.str_list(key):
+        folder, unusable = resolve_path(c.base / given)
+        if unusable or not folder.is_dir():
+            shown = relative_display(folder, c.cwd)
+            c.bad(key, f"{shown} {unusable or 'is not a folder'}")
+        else:
+            found += (folder,)
+    return found
+
+
+def validators() -> dict[str, Validator]:
+    """Each key's validator, in the order their problems are reported (`sources` is checked
+    with the command line's paths, after them, and `out` as a path last)."""
+    options = registry.options()
+    return {
+        "platforms": _some_of(registry.platform_names),
+        "markers": _some_of(lambda: MARKER_PRESETS),
+        "skip_params": _str_list,
+        "min_level": _min_level,
+        "rules": _rules,
+        "decorators": _decorators,
+        "budget_description_chars": _budget,
+        "budget_catalog_tokens": _budget,
+        "max_source_bytes": _max_source_bytes,
+        "framework_versions": _framework_versions,
+        **{option.key: _bool for option in options if not option.choices},
+        "inline_defs": _bool,
+        "mcp_enriched": _bool,
+        **{option.key: _one_of(option.choices) for option in options if option.choices},
+        "breaking_ignore": _breaking_ignore,
+        "docstring_style": _docstring_style,
+        "out": _out,
+        "library_paths": _library_paths,
+    }
+
+
 def _check(
     table: dict[str, Any],
     config_file: Path,
@@ -480,184 +752,23 @@ def _check(
 ) -> Config:
     base = config_file.parent  # relative paths in the file resolve against its folder
     root = project_root(config_file)
-    shown = relative_display(config_file, cwd)
-    lines = text.splitlines()
-    problems: list[Diagnostic] = []
-
-    def where(key: str) -> Location:
-        """The line that sets `key` (first match), else the file's first line."""
-        pattern = re.compile(rf"^\s*{re.escape(key)}\s*=")
-        for number, line in enumerate(lines, 1):
-            if pattern.match(line):
-                return Location(shown, number, len(line) - len(line.lstrip()) + 1)
-        return Location(shown, 1, 1)
-
-    def bad(key: str, why: str) -> None:
-        problems.append(Diagnostic("TG002", f"[tool.toolgen] {key}: {why}", where(key)))
-
-    unknown = sorted(set(table) - set(DEFAULTS))
-    for key in unknown:
-        bad(key, f"unknown key (known: {', '.join(DEFAULTS)})")
-    values = {**DEFAULTS, **table}
-
-    def str_list(key: str) -> list[str]:
-        value = values[key]
-        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            bad(key, "must be a list of strings")
-            return []
-        return list(value)
-
-    def choices(key: str, allowed: tuple[str, ...]) -> list[str]:
-        items = str_list(key)
-        for item in items:
-            if item not in allowed:
-                bad(key, f"unknown value {item!r} (allowed: {', '.join(allowed)})")
-        return [i for i in items if i in allowed]
-
-    platforms = choices("platforms", PLATFORMS)
-    markers = choices("markers", MARKER_PRESETS)
-    for key, known in (("platforms", PLATFORMS), ("markers", MARKER_PRESETS)):
-        if values[key] == []:  # nothing to render for, or no way to find a handler
-            bad(key, f"must name at least one of {', '.join(known)}")
-    skip_params = str_list("skip_params")
-    min_level = values["min_level"]
-    if not isinstance(min_level, int) or isinstance(min_level, bool) or not 0 <= min_level <= 3:
-        bad("min_level", "must be a whole number from 0 to 3")
-        min_level = 0
-    rule_levels: dict[str, str] = {}
-    if not isinstance(values["rules"], dict):
-        bad("rules", "must be a table of rule code = level")
-    else:
-        for code, level in values["rules"].items():
-            if code not in RULES:
-                why = f"unknown rule {code!r} (see `toolgen rules`)"
-            elif not RULES[code].configurable:
-                rule = RULES[code]
-                why = (
-                    f"{code} ({rule.summary}) cannot be configured: its level is fixed at "
-                    f"{rule.level.value} (see `toolgen rules`)"
-                )
-            elif level not in RULE_LEVELS:
-                why = f"{code}: level must be one of {', '.join(RULE_LEVELS)}"
-            else:
-                rule_levels[code] = level
-                continue
-            at = _rule_at(lines, code)  # the code's own line, rather than the table's
-            rule_at = Location(shown, *at) if at else where("rules")
-            problems.append(Diagnostic("TG002", f"[tool.toolgen] rules: {why}", rule_at))
-    decorators: list[tuple[str, str, Location]] = []
-    if not isinstance(values["decorators"], dict):
-        bad("decorators", 'must be a table of "dotted.path.to.decorator" = "preset"')
-    else:
-        for path, preset in values["decorators"].items():
-            at = _entry_at(lines, _DECORATORS_HEADER, "decorators", path)
-            place = Location(shown, *at) if at else where("decorators")
-            if not all(part.isidentifier() for part in path.split(".")) or "." not in path:
-                why = f"{path!r} is not a dotted import path (module.decorator)"
-            elif preset not in MARKER_PRESETS:
-                why = f"{path}: unknown preset {preset!r} (allowed: {', '.join(MARKER_PRESETS)})"
-            else:
-                decorators.append((path, preset, place))
-                continue
-            problems.append(Diagnostic("TG002", f"[tool.toolgen] decorators: {why}", place))
-    budgets: dict[str, int | None] = {}
-    for key in ("budget_description_chars", "budget_catalog_tokens"):
-        value = values[key]
-        if value is not None and (
-            not isinstance(value, int) or isinstance(value, bool) or value < 1
-        ):
-            bad(key, "must be a positive whole number")
-            value = None
-        budgets[key] = value
-    max_source_bytes = values["max_source_bytes"]
-    if not isinstance(max_source_bytes, int) or isinstance(max_source_bytes, bool):
-        max_source_bytes = 0
-    if max_source_bytes < 1:
-        bad("max_source_bytes", "must be a positive whole number of bytes")
-        max_source_bytes = MAX_SOURCE_BYTES
-    configured: dict[str, str] = {}
-    versions = values["framework_versions"]
-    if not isinstance(versions, dict):
-        bad("framework_versions", 'must be a table of framework = version, e.g. {fastmcp = "3"}')
-        versions = {}
-    for name, version in versions.items():
-        if name not in DISTRIBUTIONS:
-            bad(
-                "framework_versions",
-                f"unknown framework {name!r} (known: {', '.join(DISTRIBUTIONS)})",
-            )
-        elif not isinstance(version, str) or not VERSION.match(version):
-            bad(
-                "framework_versions",
-                f'{name}: the version must be a string like "4", "4.2" or "4.2.3", not {version!r}',
-            )
-        else:
-            configured[name] = version
+    c = _Checking(table, text, relative_display(config_file, cwd), base, cwd)
+    problems, where, bad = c.problems, c.where, c.bad
+    known = defaults()
+    for key in sorted(set(table) - set(known)):
+        bad(key, f"unknown key (known: {', '.join(known)})")
+    checked = {key: validate(c, key) for key, validate in validators().items()}
+    markers = checked["markers"]
+    configured = checked["framework_versions"]
     frameworks = tuple(framework(name, configured) for name in DISTRIBUTIONS if name in markers)
-    for key in ("openai_strict", "anthropic_strict", "inline_defs", "mcp_enriched"):
-        if not isinstance(values[key], bool):
-            bad(key, "must be true or false")
-    for key, allowed in (("gemini_schema", GEMINI_SCHEMAS), ("mcp_revision", MCP_REVISIONS)):
-        if values[key] not in allowed:
-            bad(key, f"must be one of {', '.join(allowed)}")
-    ignores: list[tuple[str, str, str, str]] = []
-    entries = values["breaking_ignore"]
-    headers = _ignore_headers(lines)
-    if not isinstance(entries, list):
-        problems.append(
-            Diagnostic(
-                "TG002",
-                "[tool.toolgen] breaking_ignore: must be an array of tables "
-                "([[tool.toolgen.breaking_ignore]]) with rule, tool, pointer and reason",
-                Location(shown, *headers[0]) if headers else where("breaking_ignore"),
-            )
-        )
-        entries = []
-    for number, entry in enumerate(entries, 1):
-        # each entry at its `[[tool.toolgen.breaking_ignore]]` line (a key at its own line);
-        # the entries of an inline array at the `breaking_ignore =` line (an unknown rule at
-        # the first place below it that quotes it)
-        header = headers[number - 1] if len(headers) == len(entries) else None
-        checked = _ignore_entry(entry, f"[tool.toolgen] breaking_ignore: entry {number}: ")
-        for key, why in checked if isinstance(checked, list) else []:
-            if header is not None:
-                place = Location(shown, *(_key_in_table(lines, header[0], key) if key else header))
-            else:
-                place = where("breaking_ignore")
-                quoted = (f'"{entry["rule"]}"', f"'{entry['rule']}'") if key == "rule" else ()
-                for n, line in enumerate(lines[place.line - 1 :], place.line):
-                    col = max(line.find(q) for q in quoted) if quoted else -1
-                    if col >= 0:
-                        place = Location(shown, n, col + 2)  # the rule itself, inside its quotes
-                        break
-            problems.append(Diagnostic("TG002", why, place))
-        if isinstance(checked, tuple):
-            ignores.append(checked)
-    style = values["docstring_style"]
-    if style not in DOCSTRING_STYLES:
-        bad("docstring_style", f"must be one of {', '.join(DOCSTRING_STYLES)}")
-    out_value = values["out"]
-    if not isinstance(out_value, str) or not out_value:
-        bad("out", "must be a non-empty string")
-        out_value = "generated"
 
     def as_shown(path: Path) -> str:  # relative to the working folder when inside it
         return relative_display(path, cwd)
 
-    library_paths = installed_packages()
-    if values["library_paths"] is not None:
-        library_paths = ()
-        for given in str_list("library_paths"):
-            folder, unusable = resolve_path(base / given)
-            if unusable or not folder.is_dir():
-                bad("library_paths", f"{as_shown(folder)} {unusable or 'is not a folder'}")
-            else:
-                library_paths += (folder,)
-
     if sources_override:
         sources_given = [cwd / s for s in sources_override]
     else:
-        sources_given = [base / s for s in str_list("sources")]
+        sources_given = [base / s for s in c.str_list("sources")]
     # A path given on the command line is located nowhere in the config file.
     given, sources_at = (" (given as PATH)", None) if sources_override else ("", where("sources"))
     source_paths = []
@@ -677,7 +788,7 @@ def _check(
     if not sources_override and not source_paths and not problems:
         bad("sources", "must name at least one file or folder")
 
-    out_given = (cwd / out_override) if out_override else (base / out_value)
+    out_given = (cwd / out_override) if out_override else (base / checked["out"])
     out, unusable = resolve_path(out_given)  # symlinks followed: one pointing outside is refused
     given, out_at = (" (given as --out)", None) if out_override else ("", where("out"))
     inside = out.relative_to(root.resolve()).parts if out.is_relative_to(root.resolve()) else ()
@@ -693,37 +804,35 @@ def _check(
         problems.append(Diagnostic("TG008", f"out {as_shown(out)}{given} {unusable}", out_at))
     if problems:
         raise UserError(*problems)
+    platforms = checked["platforms"]
     return Config(
         root=root,
         cwd=cwd.resolve(),
         config_file=config_file,
         sources=tuple(source_paths),
         out=out,
-        platforms=tuple(p for p in PLATFORMS if p in platforms),
+        platforms=tuple(p for p in registry.platform_names() if p in platforms),
         markers=tuple(markers),
-        skip_params=tuple(skip_params),
-        docstring_style=style,
-        min_level=min_level,
-        rule_levels=rule_levels,
-        budget_description_chars=budgets["budget_description_chars"],
-        budget_catalog_tokens=budgets["budget_catalog_tokens"],
+        skip_params=tuple(checked["skip_params"]),
+        docstring_style=checked["docstring_style"],
+        min_level=checked["min_level"],
+        rule_levels=checked["rules"],
+        budget_description_chars=checked["budget_description_chars"],
+        budget_catalog_tokens=checked["budget_catalog_tokens"],
         budget_catalog_at=where("budget_catalog_tokens"),
         markers_at=where("markers"),
-        breaking_ignore=tuple(ignores),
-        library_paths=library_paths,
-        max_source_bytes=max_source_bytes,
+        breaking_ignore=checked["breaking_ignore"],
+        library_paths=checked["library_paths"],
+        max_source_bytes=checked["max_source_bytes"],
         frameworks=frameworks,
-        mcp_enriched=values["mcp_enriched"],
-        decorators=tuple(decorators),
+        mcp_enriched=checked["mcp_enriched"],
+        decorators=checked["decorators"],
         resolved=tuple(
             (str(given), str(path))
             for given, path in zip([*sources_given, out_given], [*source_paths, out], strict=True)
         ),
         render=RenderOptions(
-            openai_strict=values["openai_strict"],
-            anthropic_strict=values["anthropic_strict"],
-            gemini_schema=values["gemini_schema"],
-            mcp_revision=values["mcp_revision"],
-            inline_defs=values["inline_defs"],
+            **{option.key: checked[option.key] for option in registry.options()},
+            inline_defs=checked["inline_defs"],
         ),
     )

@@ -48,6 +48,7 @@ from toolgen.config import (
 from toolgen.detect import LABELS, Registered, Scan, count_tools, scan_project
 from toolgen.diagnostics import Diagnostic, Location, UserError, plural
 from toolgen.discover import module_name
+from toolgen.render.registry import platform_names
 
 EXAMPLE_FILE = "example_tool.py"
 EXAMPLE_TOOL = "greet_user"
@@ -170,7 +171,7 @@ def config_table(
         "# platform payloads in `out`; commit `out`, and run `toolgen check` in CI.",
         f"sources = {_toml_list(entries)}",
         f"out = {_toml_list([out])[1:-1]}",
-        'platforms = ["openai", "anthropic", "gemini", "mcp"]',
+        f"platforms = {_toml_list(list(platform_names()))}",
         f"markers = {_toml_list(markers)}  # {comment}",
         level,
     ]

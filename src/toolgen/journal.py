@@ -31,7 +31,7 @@ from pathlib import Path
 
 from toolgen.layout import JOURNAL, PENDING
 from toolgen.removal import plain, produced, verdict
-from toolgen.render import FOLDERS
+from toolgen.render.registry import folders
 
 PARTIAL = "journal.json.part"
 FORMAT = 1
@@ -170,7 +170,7 @@ def apply(
                 raise JournalError(out / relpath, exc.strerror or str(exc)) from None
     # drop the folders a platform (or a catalog) no longer uses, deepest first
     below = {place for place in emptied if place.is_relative_to(out) and place != out}
-    for place in sorted(below | {out / name for name in FOLDERS}, key=lambda f: -len(f.parts)):
+    for place in sorted(below | {out / name for name in folders()}, key=lambda f: -len(f.parts)):
         with contextlib.suppress(OSError):  # not there, not empty, or not a folder
             place.rmdir()
     (folder / JOURNAL).unlink()  # done: what follows only tidies up

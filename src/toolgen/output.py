@@ -10,9 +10,9 @@ Unchanged files are not touched. Both refuse to work through a symlink inside `o
 
 Both take `seen`, what a process that builds again (`toolgen build --watch`) knows of the
 files: the bytes it last wrote or read in each, with the file's `stat` then. A file whose
-`stat` is unchanged, and old enough to be trusted (`toolgen.stamp`'s rule), still holds those
-bytes and is not read again. A run of its own knows as much from the last stamp (`written`:
-the sha256 of each file, with its `stat`), when it could not replay it.
+`stat` is unchanged, and old enough to be trusted (`toolgen.incremental.stamp`'s rule),
+still holds those bytes and is not read again. A run of its own knows as much from the last
+stamp (`written`: the sha256 of each file, with its `stat`), when it could not replay it.
 """
 
 from __future__ import annotations
@@ -199,8 +199,8 @@ def write(
     written: Written | None = None,
 ) -> WriteReport:
     """Make `out` hold `files` (see the module's doc); `retire` is called with each file
-    about to be replaced (`toolgen.session.Session.retire`). A build that was stopped after
-    its commit is completed first."""
+    about to be replaced (`toolgen.incremental.session.Session.retire`). A build that was
+    stopped after its commit is completed first."""
     with build_lock(out):
         try:
             done = journal.recover(out, retire)

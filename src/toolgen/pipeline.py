@@ -3,15 +3,16 @@
 `generate` holds everything in memory, and keeps what a process that builds again can reuse;
 `generate_spooled` is for a run of its own: each tool is rendered as soon as it is analysed
 and its rendered texts go to a spool on disk (`toolgen.incremental.spool`), so that no more than a
-file's descriptors are held at once, whatever the size of the project. Both give the same files and
-diagnostics.
+file's descriptors are held at once, whatever the size of the project. Both put the files together
+with the one `render_project`, from parts kept in memory or in the spool
+(`toolgen.render.sink`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar, overload
+from typing import Any, TypeVar
 
 from toolgen.compiler import FileUnit, compile_project, compile_units, qualified, renamed
 from toolgen.config import Config
@@ -24,15 +25,18 @@ from toolgen.incremental.units import UnitCache
 from toolgen.index import Dependencies
 from toolgen.render import MANIFEST
 from toolgen.render.jsonout import dump_json
+from toolgen.render.options import RenderOptions
 from toolgen.render.project import (
     RenderMemo,
     ToolRender,
+    for_platforms,
     manifest_for,
     render_project,
     render_tool,
+    render_tools,
 )
 from toolgen.render.python import StoredMemo
-from toolgen.render.spooled import SpooledTool, render_spooled, spool_tool
+from toolgen.render.sink import KeptDescriptors, Memory, SpoolSink, ToolParts
 from toolgen.stats import catalog_totals, tool_sizes
 
 T = TypeVar("T")
@@ -73,31 +77,30 @@ def generate(
 
     compiled = compile_project(config, cache, jobs, finish if jobs > 1 else None)
     known = {**(cache.known if cache else {}), **compiled.finished}
+    platforms, options = config.platforms, config.render
+    renders = render_tools(compiled.descriptors, platforms, options, known)
+    if cache is not None:
+        cache.save(renders)
+    diagnostics: list[Diagnostic] = []
+    report = _reporter(diagnostics, compiled.locations)
     files: Mapping[str, Content]
     if not compiled.catalog_of:
-        rendered = render_project(
-            compiled.descriptors,
-            config.platforms,
-            compiled.locations,
-            config.render,
-            known,
-            cache.save if cache else None,
-            memo,
-        )
-        files, shas, diagnostics = rendered.files, rendered.shas, rendered.diagnostics
+        sink = Memory(memo.reuse if memo else None)
+        tools = [_kept(sink, d, renders[id(d)], options) for d in compiled.descriptors]
+        python = memo.python if memo else None
+        files, shas = render_project(tools, platforms, options, sink, report(""), python)
     else:  # one set of files per server, each in its folder (no memo: paths repeat)
-        renders: dict[int, ToolRender] = {}
-        parts: dict[str, tuple[dict[str, bytes], dict[str, str]]] = {}
-        diagnostics = []
-        for catalog, tools in by_catalog(compiled.descriptors, compiled.catalog_of):
-            locations = {t.name: compiled.locations[qualified(catalog, t.name)] for t in tools}
-            rendered = render_project(
-                tools, config.platforms, locations, config.render, known, renders.update
+        sink = Memory()
+        parts = {
+            catalog: render_project(
+                [_kept(sink, d, renders[id(d)], options) for d in descriptors],
+                platforms,
+                options,
+                sink,
+                report(catalog),
             )
-            parts[catalog] = (rendered.files, rendered.shas)
-            diagnostics += rendered.diagnostics
-        if cache is not None:
-            cache.save(renders)
+            for catalog, descriptors in by_catalog(compiled.descriptors, compiled.catalog_of)
+        }
         files, shas = join_catalogs(parts)
     found = [
         *compiled.diagnostics,
@@ -117,6 +120,30 @@ def generate(
         compiled.left_out,
         compiled.names,
     )
+
+
+def _kept(
+    sink: Memory, descriptor: ToolDescriptor, render: ToolRender, options: RenderOptions
+) -> ToolParts:
+    """A tool's parts in memory, with the descriptor as the payloads show it for the Python
+    module (the same object from one build to the next: its blocks are memoised by it)."""
+    shown = for_platforms(descriptor, options) if descriptor.visible else None
+    return sink.keep(descriptor.name, descriptor.visible, render, shown)
+
+
+def _reporter(
+    found: list[Diagnostic], locations: dict[str, Location]
+) -> Callable[[str], Callable[[str, str, str], None]]:
+    """Each catalog's report of what rendering found, located at the tool's handler."""
+
+    def reporter(catalog: str) -> Callable[[str, str, str], None]:
+        def report(code: str, name: str, message: str) -> None:
+            where = locations.get(qualified(catalog, name))
+            found.append(Diagnostic(code, f"tool {name}: {message}", where))
+
+        return report
+
+    return reporter
 
 
 def by_catalog(tools: Sequence[T], catalog_of: dict[int, str]) -> list[tuple[str, list[T]]]:
@@ -149,58 +176,50 @@ def generate_spooled(config: Config, cache: UnitCache | None, jobs: int, spool: 
     found in the cache are spooled as stored, no descriptor validated; descriptors are read
     back from the spool when asked for (`Generated.descriptors`), while `spool` is open."""
     platforms, options = config.platforms, config.render
+    sink = SpoolSink(spool)
 
     def make(
         unit: FileUnit[ToolDescriptor], file: SourceFile, roots: tuple[str, ...]
-    ) -> FileUnit[SpooledTool]:  # in the process that compiled the file
+    ) -> FileUnit[ToolParts]:  # in the process that compiled the file
         renders = {id(d): render_tool(d, platforms, options) for d, _ in unit.tools}
         if cache is not None:
             cache.store_now(file, roots, unit, renders)
-        tools = [
-            (spool_tool(d.name, d.visible, renders[id(d)], spool), where) for d, where in unit.tools
-        ]
+        tools = [(sink.keep(d.name, d.visible, renders[id(d)]), where) for d, where in unit.tools]
         spool.flush()  # a worker's pieces are read by the process it reports to
         made = FileUnit(unit.shown, unit.suppressions, tools, unit.diagnostics, unit.dependencies)
         made.left_out, made.servers, made.mounts = unit.left_out, unit.servers, unit.mounts
         return made
 
-    def stored(tool: dict[str, Any]) -> SpooledTool:
+    def stored(tool: dict[str, Any]) -> ToolParts:
         if tool["render"] is None:  # stored by a session, not rendered (a duplicate name)
             descriptor = ToolDescriptor.model_validate_json(tool["descriptor"])
             render = render_tool(descriptor, platforms, options)
         else:
             render = ToolRender.from_json(tool["descriptor"], tool["render"])
-        return spool_tool(tool["name"], tool["visible"], render, spool)
+        return sink.keep(tool["name"], tool["visible"], render)
 
-    def lookup(file: SourceFile, roots: tuple[str, ...]) -> FileUnit[SpooledTool] | None:
+    def lookup(file: SourceFile, roots: tuple[str, ...]) -> FileUnit[ToolParts] | None:
         return cache.get_with(file, roots, stored) if cache is not None else None
 
-    def rename(tool: SpooledTool, name: str) -> SpooledTool:  # a mounted server's tool
-        descriptor = ToolDescriptor.model_validate_json(spool.read(tool.descriptor))
+    def rename(tool: ToolParts, name: str) -> ToolParts:  # a mounted server's tool
+        descriptor = ToolDescriptor.model_validate_json(sink.read(tool.descriptor))
         descriptor = renamed(descriptor, name)
-        return spool_tool(name, tool.visible, render_tool(descriptor, platforms, options), spool)
+        return sink.keep(name, tool.visible, render_tool(descriptor, platforms, options))
 
     compiled = compile_units(config, make, jobs, lookup, rename=rename)
     if cache is not None:
         cache.done()
     found: list[Diagnostic] = []
-
-    def reporter(catalog: str) -> Callable[[str, str, str], None]:
-        def report(code: str, name: str, message: str) -> None:
-            where = compiled.locations.get(qualified(catalog, name))
-            found.append(Diagnostic(code, f"tool {name}: {message}", where))
-
-        return report
-
+    reporter = _reporter(found, compiled.locations)
     memo = StoredMemo(load_entry(cache.folder, PYTHON, cache.config_key)) if cache else None
     if not compiled.catalog_of:
-        files, shas = render_spooled(
-            compiled.descriptors, platforms, options, spool, reporter(""), memo
+        files, shas = render_project(
+            compiled.descriptors, platforms, options, sink, reporter(""), memo
         )
     else:  # one set of files per server, each in its folder (no memo: paths repeat)
         memo = None
         parts = {
-            catalog: render_spooled(tools, platforms, options, spool, reporter(catalog))
+            catalog: render_project(tools, platforms, options, sink, reporter(catalog))
             for catalog, tools in by_catalog(compiled.descriptors, compiled.catalog_of)
         }
         files, shas = join_catalogs(parts)
@@ -212,7 +231,7 @@ def generate_spooled(config: Config, cache: UnitCache | None, jobs: int, spool: 
         found += catalog_budget(files, config.budget_catalog_tokens, config)
     return Generated(
         files,
-        SpooledDescriptors(compiled.descriptors, spool),
+        KeptDescriptors(compiled.descriptors, sink),
         sort_diagnostics(found),
         compiled.locations,
         compiled.search_roots,
@@ -222,30 +241,6 @@ def generate_spooled(config: Config, cache: UnitCache | None, jobs: int, spool: 
         compiled.left_out,
         compiled.names,
     )
-
-
-class SpooledDescriptors(Sequence[ToolDescriptor]):
-    """The descriptors of spooled tools, each read back from the spool when asked for."""
-
-    def __init__(self, tools: list[SpooledTool], spool: Spool) -> None:
-        self.tools, self.spool = tools, spool
-
-    def __len__(self) -> int:
-        return len(self.tools)
-
-    @overload
-    def __getitem__(self, i: int) -> ToolDescriptor: ...
-
-    @overload
-    def __getitem__(self, i: slice) -> list[ToolDescriptor]: ...
-
-    def __getitem__(self, i: int | slice) -> ToolDescriptor | list[ToolDescriptor]:
-        if isinstance(i, slice):
-            return [self._read(tool) for tool in self.tools[i]]
-        return self._read(self.tools[i])
-
-    def _read(self, tool: SpooledTool) -> ToolDescriptor:
-        return ToolDescriptor.model_validate_json(self.spool.read(tool.descriptor))
 
 
 def catalog_budget(

@@ -5,7 +5,7 @@ The manifest is checked in, so a pull request can add entries to it; what makes 
 is that a file the previous manifest lists is removed only when all of these hold:
 
 - its path is a plain relative path (no `..`, `.` or empty part, not absolute, no backslash);
-- it is a file toolgen produces there (`toolgen.render.PRODUCED`);
+- it is a file toolgen produces there (`toolgen.render.PRODUCED`, from the platforms' registry);
 - no folder between `out` and it is a symlink, and it is a regular file itself;
 - its bytes still hash to the manifest's sha256 (a file edited since is someone's work).
 
@@ -31,9 +31,10 @@ from pathlib import Path
 from toolgen.diagnostics import Diagnostic, Location, cut
 from toolgen.layout import PENDING
 from toolgen.reading import NotRegular, open_regular
-from toolgen.render import FOLDERS, MANIFEST, PRODUCED
+from toolgen.render import MANIFEST
+from toolgen.render.registry import folders
+from toolgen.render.registry import produced as _produced
 
-_PRODUCED = re.compile(PRODUCED)
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 
 
@@ -49,7 +50,7 @@ class Kept:
 
 def produced(relpath: str) -> bool:
     """Whether a build can produce the file `relpath` (relative to `out`)."""
-    return _PRODUCED.fullmatch(relpath) is not None
+    return _produced(relpath)
 
 
 def plain(relpath: object) -> bool:
@@ -178,10 +179,10 @@ def _symlinks(folder: str, relfolder: str) -> list[tuple[str, str]]:
     for entry in listed_here:
         rel = f"{relfolder}/{entry.name}" if relfolder else entry.name
         if entry.is_symlink():
-            ours = produced(rel) or (not relfolder and entry.name in (*FOLDERS, PENDING))
+            ours = produced(rel) or (not relfolder and entry.name in (*folders(), PENDING))
             if ours or _to_folder(entry.path):
                 found.append((rel, _what(entry.path)))
-        elif entry.is_dir(follow_symlinks=False) and (relfolder or entry.name in FOLDERS):
+        elif entry.is_dir(follow_symlinks=False) and (relfolder or entry.name in folders()):
             found.extend(_symlinks(entry.path, rel))
     return found
 

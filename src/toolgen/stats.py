@@ -14,17 +14,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from toolgen.incremental.spool import Content, as_bytes
+from toolgen.render.registry import PLATFORMS, payloads
 
 CHARS_PER_TOKEN = 4
-
-#: Platform label -> (generated file, how to list the tool entries, how to name one).
-PAYLOADS: dict[str, tuple[str, str]] = {
-    "openai-chat": ("openai/chat_completions.json", "list"),
-    "openai-responses": ("openai/responses.json", "list"),
-    "anthropic": ("anthropic/tools.json", "list"),
-    "gemini": ("gemini/function_declarations.json", "function_declarations"),
-    "mcp": ("mcp/tools.json", "tools"),
-}
 
 
 @dataclass(frozen=True)
@@ -46,9 +38,9 @@ def entry_name(entry: dict[str, Any]) -> str:
 def payload_entries(
     files: Mapping[str, Content], platform: str, catalog: str = ""
 ) -> list[dict[str, Any]] | None:
-    """The tool entries of one platform's payload (of `catalog`, when a project has several
-    servers); None when it was not rendered."""
-    path, key = PAYLOADS[platform]
+    """The tool entries of one payload, by its label (`toolgen.render.registry.Payload`), of
+    `catalog` when a project has several servers; None when it was not rendered."""
+    path, key = payloads()[platform]
     path = f"{catalog}/{path}" if catalog else path
     if path not in files:
         return None
@@ -71,13 +63,20 @@ def tool_sizes(files: Mapping[str, Content]) -> list[ToolSize]:
     """Every tool's size on every platform that was rendered, largest first (a tool of one
     of several servers named `catalog/tool`)."""
     sizes = []
+    labels = payloads()
     for catalog in catalogs(files):
-        for platform in PAYLOADS:
+        for platform in labels:
             for entry in payload_entries(files, platform, catalog) or []:
                 compact = json.dumps(entry, ensure_ascii=False, separators=(",", ":"))
                 name = f"{catalog}/{entry_name(entry)}" if catalog else entry_name(entry)
                 sizes.append(ToolSize(platform, name, len(compact)))
     return sorted(sizes, key=lambda s: (-s.chars, s.platform, s.tool))
+
+
+def first_payload(platform: str) -> str:
+    """The label of a platform's first payload (`payload_entries`): what `toolgen show
+    --platform` shows."""
+    return PLATFORMS[platform].payloads[0].label
 
 
 def catalog_totals(sizes: list[ToolSize]) -> dict[str, tuple[int, int]]:

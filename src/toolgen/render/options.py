@@ -1,12 +1,10 @@
-"""The few real choices a platform leaves open, set in `[tool.toolgen]`."""
+"""The few real choices a platform leaves open, set in `[tool.toolgen]` (each platform's are
+declared in `toolgen.render.registry`, which the configuration checks them against)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Literal
-
-MCP_REVISIONS = ("2025-11-25", "2025-06-18")
-GEMINI_SCHEMAS = ("openapi", "json_schema")
 
 
 @dataclass(frozen=True)

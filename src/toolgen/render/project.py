@@ -1,31 +1,47 @@
-"""All platforms at once: descriptors to `{relative path: bytes}`, plus the manifest."""
+"""All platforms at once: each tool rendered on its own, then every generated file put together.
+
+`render_tool` renders one tool (`ToolRender`: its descriptor file, its entries in each payload,
+its catalog section); a sink keeps its parts (`toolgen.render.sink`: memory, or the spool of a
+run of its own); `render_project` puts the files together from them, in name order, and adds
+the manifest. Catalogs are the tools' parts joined, so a tool that did not change is not
+rendered again (the unit cache and a watch's session keep the renders).
+"""
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, TypeVar
 
 from toolgen._version import __version__
 from toolgen.descriptor import ToolDescriptor
-from toolgen.diagnostics import Diagnostic, Location
-from toolgen.names import PLATFORM_NAMES, accepts
-from toolgen.render import MANIFEST, anthropic, catalog, gemini, mcp, openai, python
+from toolgen.incremental.spool import Content
+from toolgen.render import MANIFEST, catalog, python, registry
 from toolgen.render.jsonout import dump_json
 from toolgen.render.options import RenderOptions
+from toolgen.render.python import Memo, StoredMemo
+from toolgen.render.registry import accepts
+from toolgen.render.sink import Part, Sink, ToolParts
 from toolgen.schema_ops import inline_refs, recursive_defs
 
 Report = Callable[[str, ToolDescriptor, str], None]
 Renderer = Callable[[list[ToolDescriptor], Report, RenderOptions], dict[str, Any]]
 
-#: Platform name (as in config `platforms`) to its renderer.
-RENDERERS: dict[str, Renderer] = {
-    "openai": openai.render,
-    "anthropic": anthropic.render,
-    "gemini": gemini.render,
-    "mcp": mcp.render,
-}
+
+def renderer(platform: str) -> Renderer:
+    """The renderer of a platform (as in config `platforms`; `toolgen.render.registry`)."""
+    if platform not in registry.PLATFORMS:
+        known = ", ".join(registry.PLATFORMS)
+        raise KeyError(f"no renderer for platform {platform!r}; known: {known}")
+    render: Renderer = _module(registry.PLATFORMS[platform].module).render
+    return render
+
+
+def _module(name: str) -> Any:
+    import importlib
+
+    return importlib.import_module(name)
 
 
 class Sectioned(NamedTuple):
@@ -45,10 +61,18 @@ SECTIONED: dict[str, Sectioned] = {
 DOCUMENTS: dict[str, Callable[..., dict[str, Any]]] = {"python": python.render}  # + memo=
 
 #: What a catalog adds up to for one request's limits: what each tool adds (its tally, kept
-#: with its render), and the check over all of them ((code, message) for each limit passed).
+#: with its render: a platform module's `request_tally`), and the check over all of them
+#: ((code, message) for each limit passed: its `request_limits`).
 Tally = Callable[[ToolDescriptor, RenderOptions], tuple[int, ...]]
-CATALOG_CHECKS: dict[str, tuple[Tally, Callable[[list[tuple[int, ...]]], list[tuple[str, str]]]]]
-CATALOG_CHECKS = {"anthropic": (anthropic.request_tally, anthropic.request_limits)}
+Check = Callable[[list[tuple[int, ...]]], list[tuple[str, str]]]
+
+
+def catalog_check(platform: str) -> tuple[Tally, Check] | None:
+    """A platform's check of its catalog as one request, if it has one."""
+    module = _module(registry.PLATFORMS[platform].module)
+    if hasattr(module, "request_tally") and hasattr(module, "request_limits"):
+        return module.request_tally, module.request_limits
+    return None
 
 
 #: Stands for the entries while a payload's form is laid out (see `_layout`).
@@ -69,12 +93,23 @@ class ToolRender:
     problems: list[tuple[str, str]] = field(default_factory=list)  # (code, message)
     tallies: dict[str, tuple[int, ...]] = field(default_factory=dict)  # by CATALOG_CHECKS key
     _encoded: bytes | None = field(default=None, repr=False, compare=False)
+    _sections: dict[str, tuple[str, bytes]] | None = field(default=None, repr=False, compare=False)
 
     def encoded(self) -> bytes:
-        """The descriptor file's bytes: the same object each time (`manifest` hashes it once)."""
+        """The descriptor file's bytes: the same object each time (`Memory.shas` hashes it
+        once)."""
         if self._encoded is None:
             self._encoded = self.descriptor.encode()
         return self._encoded
+
+    def encoded_sections(self) -> dict[str, tuple[str, bytes]]:
+        """Each document's (index line, section's bytes after a newline), made once."""
+        if self._sections is None:
+            self._sections = {
+                path: (index, ("\n" + section).encode())
+                for path, (index, section) in self.sections.items()
+            }
+        return self._sections
 
     def to_json(self) -> dict[str, Any]:
         """What to store besides the descriptor text (stored once, beside it; plain data, with
@@ -96,98 +131,93 @@ class ToolRender:
         return cls(descriptor, chunks, sections, problems, tallies)
 
 
-@dataclass
-class Rendered:
-    files: dict[str, bytes] = field(default_factory=dict)
-    diagnostics: list[Diagnostic] = field(default_factory=list)
-    #: Each tool's render, by id() of its descriptor (payload entries let go once assembled).
-    tools: dict[int, ToolRender] = field(default_factory=dict)
-    shas: dict[str, str] = field(default_factory=dict)  # each file's sha256 but the manifest's
+#: (code, tool name, message): a problem rendering found.
+NamedReport = Callable[[str, str, str], None]
+
+
+def render_tools(
+    descriptors: Sequence[ToolDescriptor],
+    platforms: tuple[str, ...],
+    options: RenderOptions,
+    known: dict[int, tuple[ToolDescriptor, ToolRender]] | None = None,
+) -> dict[int, ToolRender]:
+    """Each tool's render, by id() of its descriptor. `known` holds tools rendered before with
+    the same descriptor and options (from the unit cache), by `id()` of the descriptor object,
+    which it holds: a name could belong to two handlers, one of them reported as a duplicate.
+    The others are rendered here."""
+    known = known or {}
+    renders: dict[int, ToolRender] = {}
+    for descriptor in descriptors:
+        hit = known.get(id(descriptor))
+        renders[id(descriptor)] = (
+            hit[1] if hit and hit[0] is descriptor else render_tool(descriptor, platforms, options)
+        )
+    return renders
 
 
 def render_project(
-    descriptors: list[ToolDescriptor],
+    tools: Sequence[ToolParts],
     platforms: tuple[str, ...],
-    locations: dict[str, Location] | None = None,
-    options: RenderOptions | None = None,
-    known: dict[int, tuple[ToolDescriptor, ToolRender]] | None = None,
-    rendered_tools: Callable[[dict[int, ToolRender]], None] | None = None,
-    memo: RenderMemo | None = None,
-) -> Rendered:
-    """Every generated file. `known` holds tools rendered before with the same descriptor and
-    options (from the unit cache), by `id()` of the descriptor object, which it holds: a name
-    could belong to two handlers, one of them reported as a duplicate. The others are rendered
-    here.
-
-    `rendered_tools` sees every tool's render once all are made (the unit cache stores them);
-    then each payload is put together from the tools' chunks. With a `memo` (a process that
-    builds again: `toolgen build --watch`), what this render made that the next can reuse is
-    kept in it."""
-    rendered = Rendered()
-    reuse = memo.reuse if memo else None
-    options = options or RenderOptions()
-    locations = locations or {}
-    known = known or {}
+    options: RenderOptions,
+    sink: Sink,
+    report: NamedReport,
+    memo: Memo | StoredMemo | None = None,
+) -> tuple[dict[str, Content], dict[str, str]]:
+    """Every generated file from the tools' parts as `sink` keeps them (in name order, each
+    name once), and the sha256 of each file but the manifest. With a `memo` (a process that
+    builds again, or the cache's), the Python module's blocks of a tool it holds are not made
+    again, and it keeps what this render made."""
     for platform in platforms:
-        if platform not in RENDERERS:
-            raise KeyError(f"no renderer for platform {platform!r}; known: {', '.join(RENDERERS)}")
-
-    def report(code: str, tool: ToolDescriptor, message: str) -> None:
-        where = locations.get(tool.name)
-        rendered.diagnostics.append(Diagnostic(code, f"tool {tool.name}: {message}", where))
-
-    files: dict[str, bytes] = {}
-    shapes = layouts(platforms, options)
-    visible = []
-    parts: dict[str, list[tuple[str, str]]] = {path: [] for path in SECTIONED}
-    tallies: dict[str, list[tuple[int, ...]]] = {key: [] for key in CATALOG_CHECKS}
-    tools = rendered.tools
-    for descriptor in descriptors:
-        hit = known.get(id(descriptor))
-        tool = (
-            hit[1] if hit and hit[0] is descriptor else render_tool(descriptor, platforms, options)
-        )
-        tools[id(descriptor)] = tool
-        files[f"descriptors/{descriptor.name}.json"] = tool.encoded()
+        renderer(platform)  # a platform without one is a KeyError, whatever the tools
+    files: dict[str, Content] = {}
+    visible = [tool for tool in tools if tool.visible]
+    for tool in tools:
+        files[f"descriptors/{tool.name}.json"] = sink.file([tool.descriptor], tool.sha)
         for code, message in tool.problems:
-            report(code, descriptor, message)
-        if descriptor.visible:
-            visible.append(_for_platforms(descriptor, options))
-            for path in SECTIONED:
-                parts[path].append(tool.sections[path])
-            for key, tally in tool.tallies.items():
-                tallies[key].append(tally)
-    if rendered_tools is not None:
-        rendered_tools(tools)
-    for path, layout in shapes.items():
-        chunks = [tool.chunks.get(path, b"") for tool in tools.values()]
-        files[path] = layout.payload([chunk for chunk in chunks if chunk])
+            report(code, tool.name, message)
+    for path, layout in layouts(platforms, options).items():
+        chunks = [tool.entries[path] for tool in visible if path in tool.entries]
+        files[path] = sink.file(layout.parts(chunks))
+    tallies = {key: [t.tallies[key] for t in visible if key in t.tallies] for key in platforms}
     for code, message in catalog_problems(tallies):
-        report(code, visible[0], message)
+        report(code, visible[0].name, message)
     for path, (_, head) in SECTIONED.items():
-        index, sections = [i for i, _ in parts[path]], [s for _, s in parts[path]]
-        files[path] = catalog.join_sections(head(index), sections).encode()
-    for renderer in DOCUMENTS.values():
-        for path, value in renderer(visible, report, options, memo=memo and memo.python).items():
+        index = [tool.sections[path][0] for tool in visible]
+        sections = [tool.sections[path][1] for tool in visible]
+        files[path] = sink.file(_sectioned(sink, head(index), sections))
+    typed = [sink.typed(tool, options.inline_defs) for tool in visible]
+    for document in DOCUMENTS.values():
+        on_tool = _by_name(report)
+        for path, value in document(typed, on_tool, options, memo=memo).items():
             files[path] = value.encode() if isinstance(value, str) else dump_json(value)
     files = dict(sorted(files.items()))
-    made = manifest(files, reuse)
-    files[MANIFEST] = dump_json(made)
-    rendered.files = files
-    rendered.shas = made["files"]
-    if reuse is not None:
-        reuse.rotate()
-    return rendered
+    shas = sink.shas(files)
+    files[MANIFEST] = dump_json(manifest_for(shas))
+    return files, shas
+
+
+def _sectioned(sink: Sink, head: str, sections: list[Part]) -> list[Part]:
+    """`catalog.join_sections`, with the sections as the sink keeps them (each with its
+    newline before it): only the last is read, for its trailing blank lines."""
+    if not sections:
+        return [head.rstrip().encode() + b"\n"]
+    last = sink.read(sections[-1]).decode().rstrip().encode() + b"\n"  # str's whitespace
+    return [head.encode(), *sections[:-1], last]
+
+
+def _by_name(report: NamedReport) -> Callable[[str, Any, str], None]:
+    """A renderer's report (code, tool, message) for one that knows tools by name."""
+    return lambda code, tool, message: report(code, tool.name, message)
 
 
 def catalog_problems(tallies: dict[str, list[tuple[int, ...]]]) -> list[tuple[str, str]]:
-    """What `CATALOG_CHECKS` find over the visible tools' tallies (by check)."""
-    return [
-        problem
-        for key, (_, check) in CATALOG_CHECKS.items()
-        if tallies.get(key)
-        for problem in check(tallies[key])
-    ]
+    """What the platforms' catalog checks find over the visible tools' tallies (by platform)."""
+    found = []
+    for platform, tallied in tallies.items():
+        check = catalog_check(platform) if tallied else None
+        if check is not None:
+            found += check[1](tallied)
+    return found
 
 
 @dataclass(frozen=True)
@@ -207,11 +237,17 @@ class Layout:
         indent = self.indent
         return ",\n".join(indent + e.replace("\n", "\n" + indent) for e in entries).encode()
 
-    def payload(self, chunks: list[bytes]) -> bytes:
-        """The payload holding these chunks of entries (none empty)."""
+    def parts(self, chunks: list[Part]) -> list[Part]:
+        """The payload holding these chunks of entries (none empty), as parts for a sink."""
         if not chunks:
-            return self.empty.encode()
-        return b"".join([self.prefix.encode(), b",\n".join(chunks), self.suffix.encode()])
+            return [self.empty.encode()]
+        parts: list[Part] = [self.prefix.encode()]
+        for i, chunk in enumerate(chunks):
+            if i:
+                parts.append(b",\n")
+            parts.append(chunk)
+        parts.append(self.suffix.encode())
+        return parts
 
 
 @functools.cache
@@ -220,7 +256,7 @@ def layouts(platforms: tuple[str, ...], options: RenderOptions) -> dict[str, Lay
     not to be changed)."""
     shapes: dict[str, Any] = {}
     for platform in platforms:
-        shapes.update(RENDERERS[platform]([], _no_report, options))
+        shapes.update(renderer(platform)([], _no_report, options))
     return {path: _layout(shape) for path, shape in shapes.items()}
 
 
@@ -249,7 +285,7 @@ def render_tool(
         tool.problems.append((code, message))
 
     if descriptor.visible:  # forbidden tools keep their descriptor and reach no payload
-        shown = _for_platforms(descriptor, options)
+        shown = for_platforms(descriptor, options)
         if options.inline_defs:
             tool.problems.extend(inline_problems(descriptor))
         shapes = layouts(platforms, options)
@@ -258,23 +294,25 @@ def render_tool(
                 tool.problems.append(
                     (
                         "TG608",
-                        f"{platform} does not accept the name (^{PLATFORM_NAMES[platform]}$): "
+                        f"{platform} does not accept the name "
+                        f"(^{registry.PLATFORMS[platform].names}$): "
                         f"the tool is left out of the {platform} payload",
                     )
                 )
                 continue
-            for path, value in RENDERERS[platform]([shown], report, options).items():
+            for path, value in renderer(platform)([shown], report, options).items():
                 entries = [_json_text(item) for item in _items(value)]
                 tool.chunks[path] = shapes[path].chunk(entries)
         for path, (made, _) in SECTIONED.items():
             tool.sections[path] = made(shown)
         for platform in platforms:
-            if platform in CATALOG_CHECKS and accepts(platform, descriptor.name):
-                tool.tallies[platform] = CATALOG_CHECKS[platform][0](shown, options)
+            check = catalog_check(platform)
+            if check is not None and accepts(platform, descriptor.name):
+                tool.tallies[platform] = check[0](shown, options)
     return tool
 
 
-def _for_platforms(descriptor: ToolDescriptor, options: RenderOptions) -> ToolDescriptor:
+def for_platforms(descriptor: ToolDescriptor, options: RenderOptions) -> ToolDescriptor:
     """The descriptor as the payloads show it: with `inline_defs` (for clients that cannot
     resolve `$ref`), its parameters and return schemas inlined."""
     if not options.inline_defs:
@@ -327,30 +365,9 @@ def _filled(shape: Any, items: list[Any]) -> Any:
     return {k: items if isinstance(v, list) else v for k, v in shape.items()}
 
 
-def manifest(files: dict[str, bytes], reuse: Reuse | None = None) -> dict[str, Any]:
-    return manifest_for(file_shas(files, reuse))
-
-
 def manifest_for(shas: dict[str, str]) -> dict[str, Any]:
     """The manifest of files with these sha256 (by path, in sorted order)."""
     return {"toolgen_version": __version__, "files": shas}
-
-
-def file_shas(files: dict[str, bytes], reuse: Reuse | None = None) -> dict[str, str]:
-    """The sha256 of each file, by path in sorted order (with `reuse`, those of the last
-    render's files that are the same objects are not computed again)."""
-    if reuse is None:
-        return {path: _sha256(data) for path, data in sorted(files.items())}
-    return {
-        path: reuse.get(("sha", id(data)), data, functools.partial(_sha256, data))
-        for path, data in sorted(files.items())
-    }
-
-
-def _sha256(data: bytes) -> str:
-    import hashlib
-
-    return hashlib.sha256(data).hexdigest()
 
 
 T = TypeVar("T")
@@ -381,7 +398,7 @@ class Reuse:
 @dataclass
 class RenderMemo:
     """What a process that renders again and again (`toolgen build --watch`, through its
-    `toolgen.session.Session`) keeps from one `render_project` to the next."""
+    `toolgen.incremental.session.Session`) keeps from one `render_project` to the next."""
 
     reuse: Reuse = field(default_factory=Reuse)  # file hashes
     python: python.Memo = field(default_factory=python.Memo)  # the Python module's blocks

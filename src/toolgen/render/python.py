@@ -430,7 +430,7 @@ def python_module(tools: Iterable[Keyed], memo: StoredMemo) -> str: ...
 
 def python_module(tools: Iterable[Any], memo: Memo | StoredMemo | None = None) -> str:
     """The module, the tools taken one by one (a run of its own need not hold them all:
-    `toolgen.render.spooled` reads them back one at a time). With a `memo`, a tool it holds
+    `toolgen.render.sink` reads them back one at a time). With a `memo`, a tool it holds
     for the same state is not rendered again, and what this call made is kept in it."""
     writer = _Writer()
     args: list[tuple[str, str]] = []
