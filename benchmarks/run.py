@@ -2,6 +2,7 @@
 """Benchmark toolgen against the floor and the run-time peer (DESIGN §5, issue 6).
 
 Usage: python benchmarks/run.py [--tools 1000] [--repeat 3] [--big 10000] [--no-watch]
+       python benchmarks/run.py --runtime [--repeat 3]
        python benchmarks/run.py --literal [--repeat 3]
 
 Generates the corpora with ../shared/bench/make_corpus.py into a temporary folder beside the
@@ -21,6 +22,9 @@ repository (/tmp is slow to create files on some machines), then times whole pro
   with no command run at all (watchfiles waits for 0.1 s of quiet before it reports a change)
 - with --big N: a cold build of N tools, reported as a multiple of the first corpus's build,
   and a cold build of one module of about 5 MB (400 handlers), each with its peak memory
+- then the run time's table (benchmarks/runtime_calls.py; --runtime: only it, --no-runtime:
+  without it): `box.acall` and `box.call` of a small tool against `pydantic.validate_call`, and
+  keyed calls per second with the memory, sqlite and redis stores
 - with --literal, instead of all the above: cold builds of a handler with a `Literal` of 10,000
   values and of one with 100,000 (the bar: at most 10 times as long), and of a handler with a
   list default of 500,000 elements, with its peak memory beside that of `ast.parse` of the same
@@ -48,6 +52,8 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+
+import runtime_calls  # benchmarks/runtime_calls.py, beside this file
 
 HERE = Path(__file__).resolve().parent
 SHARED = HERE.parent.parent / "shared" / "bench"
@@ -244,6 +250,13 @@ def main() -> None:
     )
     parser.add_argument("--no-watch", action="store_true", help="skip the --watch runs")
     parser.add_argument(
+        "--runtime",
+        action="store_true",
+        help="only the run time's table (benchmarks/runtime_calls.py): box.call against "
+        "pydantic.validate_call, keyed calls per second per store",
+    )
+    parser.add_argument("--no-runtime", action="store_true", help="skip the run time's table")
+    parser.add_argument(
         "--literal",
         action="store_true",
         help="only time large literals: a Literal of 10,000 and of 100,000 values, a 500,000-"
@@ -258,6 +271,9 @@ def main() -> None:
     if args.literal:
         with tempfile.TemporaryDirectory() as tmp:  # three files each: /tmp is fine
             literal_rows(toolgen, Path(tmp), args.repeat)
+        return
+    if args.runtime:
+        runtime_calls.print_table(runtime_calls.rows(2000, args.repeat))
         return
     with tempfile.TemporaryDirectory(dir=HERE.parent.parent) as tmp:
         base = corpus(args.tools, Path(tmp))
@@ -335,6 +351,9 @@ def main() -> None:
                 f"| cold build, one 5 MB module (400 handlers) | {module_cold:.3f} | | | "
                 f"peak {module_peak / 1024:.0f} MiB (bar 150 MiB) |"
             )
+    if not args.no_runtime:
+        print()
+        runtime_calls.print_table(runtime_calls.rows(2000, args.repeat))
 
 
 if __name__ == "__main__":
