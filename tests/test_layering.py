@@ -45,11 +45,7 @@ KNOWN_EXCEPTIONS: dict[tuple[str, str], str] = {
 }
 
 #: Import cycles in modules other branches are rewriting, each to go when those land.
-KNOWN_CYCLES: dict[frozenset[str], str] = {
-    # config validates `breaking_ignore` entries with breaking.rule_id (config.py), and
-    # breaking shows paths with config.relative_display: one of the two is to move
-    frozenset({"toolgen.config", "toolgen.breaking"}): "config <-> breaking",
-}
+KNOWN_CYCLES: dict[frozenset[str], str] = {}
 
 
 @dataclass(frozen=True)

@@ -26,8 +26,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeGuard
 
-from toolgen.config import relative_display
-from toolgen.diagnostics import RULES, Diagnostic, Level, Location, UserError, plural
+from toolgen.diagnostics import (
+    RULES,
+    Diagnostic,
+    Level,
+    Location,
+    UserError,
+    plural,
+    relative_display,
+)
 from toolgen.reading import MAX_SOURCE_BYTES, Unreadable, read_capped
 
 #: rule id -> TG code. Users write either in `breaking_ignore` (see `rule_id`).

@@ -17,7 +17,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from toolgen.diagnostics import RULES, Diagnostic, Level, Location, UserError, escape_name
+from toolgen.diagnostics import (
+    RULES,
+    Diagnostic,
+    Level,
+    Location,
+    UserError,
+    relative_display,
+)
 from toolgen.frameworks import DISTRIBUTIONS, VERSION, Framework, framework, installed_framework
 from toolgen.incremental.cache import FOLDER as CACHE_FOLDER
 from toolgen.policy import Policy
@@ -288,17 +295,6 @@ def toml_error(
         line, col = text.count("\n") + 1, len(text.rsplit("\n", 1)[-1]) + 1
     message = re.sub(r"\s*\(at (line \d+, column \d+|end of document)\)", "", message)
     return Diagnostic(code, f"{what}: {message}{after}", Location(shown, line, col))
-
-
-def relative_display(path: Path, cwd: Path) -> str:
-    """How to show `path` to the user: relative to `cwd` when inside it (as ruff and black
-    do), else absolute, so that `path:line:col` is always clickable. Bytes of a name that
-    are not UTF-8 are shown as `\\xNN` escapes (`escape_name`): every report is UTF-8."""
-    try:
-        shown = path.relative_to(cwd.resolve()).as_posix()
-    except ValueError:
-        shown = path.as_posix()
-    return escape_name(shown)
 
 
 def resolve_path(path: Path) -> tuple[Path, str | None]:

@@ -12,6 +12,7 @@ import functools
 from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
+from pathlib import Path
 from typing import Any, Final, Literal
 
 
@@ -502,3 +503,14 @@ class UserError(Exception):
     def __init__(self, *diagnostics: Diagnostic) -> None:
         super().__init__("; ".join(d.format_text() for d in diagnostics))
         self.diagnostics = list(diagnostics)
+
+
+def relative_display(path: Path, cwd: Path) -> str:
+    """How to show `path` to the user: relative to `cwd` when inside it (as ruff and black
+    do), else absolute, so that `path:line:col` is always clickable. Bytes of a name that
+    are not UTF-8 are shown as `\\xNN` escapes (`escape_name`): every report is UTF-8."""
+    try:
+        shown = path.relative_to(cwd.resolve()).as_posix()
+    except ValueError:
+        shown = path.as_posix()
+    return escape_name(shown)

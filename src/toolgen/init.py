@@ -37,16 +37,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from toolgen.config import (
-    MARKER_PRESETS,
-    Config,
-    installed_packages,
-    loads_toml,
-    relative_display,
-    toml_error,
-)
+from toolgen.config import MARKER_PRESETS, Config, installed_packages, loads_toml, toml_error
 from toolgen.detect import LABELS, Registered, Scan, count_tools, scan_project
-from toolgen.diagnostics import Diagnostic, Location, UserError, plural
+from toolgen.diagnostics import Diagnostic, Location, UserError, plural, relative_display
 from toolgen.discover import module_name
 from toolgen.render.registry import platform_names
 

@@ -339,7 +339,7 @@ def _replayed(
 def _cache(run: Run, config: Config) -> tuple[Path | None, str]:
     """The cache folder (None with `--no-cache`, or when it is not one to trust) and the key
     of this configuration."""
-    from toolgen.config import relative_display
+    from toolgen.diagnostics import relative_display
     from toolgen.incremental.cache import usable
     from toolgen.incremental.keys import cache_dir, config_key
 

@@ -30,8 +30,8 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TextIO
 
-from toolgen.config import Config, load_for_args, relative_display
-from toolgen.diagnostics import UserError
+from toolgen.config import Config, load_for_args
+from toolgen.diagnostics import UserError, relative_display
 from toolgen.discover import SKIP_DIRS
 from toolgen.run import Request, Run, build, print_user_error
 
