@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import re
 
-from toolgen.render.registry import PLATFORMS, accepts
-
 #: The names a descriptor may have: what at least one platform accepts that can also name the
 #: descriptor's file everywhere (no `:`, which Windows refuses; no leading `.` or `-`, which
 #: hide a file or read as an option). `toolgen.render.PRODUCED` follows it.
@@ -20,6 +18,14 @@ DESCRIPTOR_NAME = r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}"
 _DESCRIPTOR = re.compile(DESCRIPTOR_NAME)
 
 __all__ = ["DESCRIPTOR_NAME", "accepts", "name_problem", "rejecting"]
+
+
+def accepts(platform: str, name: str) -> bool:
+    """Whether `platform` takes `name` as a tool's name (its rule in the registry, read only
+    here: the descriptor model and the runtime import this module, never the renderers)."""
+    from toolgen.render.registry import accepts as platform_accepts
+
+    return platform_accepts(platform, name)
 
 
 def rejecting(name: str, platforms: tuple[str, ...]) -> list[str]:
@@ -34,6 +40,8 @@ def name_problem(name: object, platforms: tuple[str, ...]) -> str | None:
     if _DESCRIPTOR.fullmatch(name) is None:
         return f"tool name {name!r} must match ^{DESCRIPTOR_NAME}$ (it names the descriptor's file)"
     if platforms and len(rejecting(name, platforms)) == len(platforms):
+        from toolgen.render.registry import PLATFORMS
+
         rules = "; ".join(f"{p}: ^{PLATFORMS[p].names}$" for p in platforms)
         return f"tool name {name!r} is accepted by none of the configured platforms ({rules})"
     return None
