@@ -82,6 +82,9 @@ class Report:
     fast as printing text; such a run is clean, so the rest of its report is counts. When its
     answer is to be remembered (`toolgen.incremental.answers`), `remember` takes the text it
     printed: what the next identical invocation prints without importing the compiler.
+
+    What concerns the machine rather than the project (a cache folder not to trust, a
+    temporary folder the spool cannot use) is still said on stderr as the run goes.
     """
 
     request: Request
