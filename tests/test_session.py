@@ -4,7 +4,6 @@ wrote) never makes a build differ from a cold one."""
 
 from __future__ import annotations
 
-import io
 import os
 import shutil
 import time
@@ -18,6 +17,7 @@ from toolgen import run as toolgen_run
 from toolgen.arguments import parser, request_of
 from toolgen.incremental import stamp
 from toolgen.incremental.session import Session
+from toolgen.report_format import render
 from toolgen.run import Run, build, check
 
 
@@ -25,15 +25,15 @@ def _build(session: Session, project: Project, *argv: str) -> tuple[int, str]:
     """`toolgen build ARGV` in this process, keeping `session` (as `--watch` does)."""
     os.chdir(project.root)
     request = request_of(parser().parse_args(["build", *argv]), None)
-    out = io.StringIO()
-    return build(Run(replace(request, jobs=1), session), out), out.getvalue()
+    report = build(Run(replace(request, jobs=1), session))
+    return report.return_code, render(report)
 
 
 def _check(session: Session, project: Project) -> tuple[int, str]:
     os.chdir(project.root)
     request = request_of(parser().parse_args(["check"]), None)
-    out = io.StringIO()
-    return check(Run(replace(request, jobs=1), session), out), out.getvalue()
+    report = check(Run(replace(request, jobs=1), session))
+    return report.return_code, render(report)
 
 
 @pytest.fixture

@@ -1,8 +1,8 @@
 """The JSON reports of `--format json`, as models: their JSON Schemas are published in
 `schemas/` (`toolgen schema REPORT` prints one), so that CI scripts can rely on their shape.
 
-The commands build these reports as plain dicts (`toolgen.cli`; no pydantic on the quick
-path); tests validate real reports against these schemas, which forbid unknown keys.
+The commands print these reports from plain dicts (`toolgen.report_format`; no pydantic on
+the quick path); tests validate real reports against these schemas, which forbid unknown keys.
 """
 
 from __future__ import annotations

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from toolgen.diagnostics import Diagnostic, Level
 from toolgen.incremental.spool import Content, as_bytes
 from toolgen.render.registry import PLATFORMS, payloads
 
@@ -85,3 +86,28 @@ def catalog_totals(sizes: list[ToolSize]) -> dict[str, tuple[int, int]]:
     for size in sizes:
         totals[size.platform] = totals.get(size.platform, 0) + size.chars
     return {p: (c, math.ceil(c / CHARS_PER_TOKEN)) for p, c in sorted(totals.items())}
+
+
+@dataclass(frozen=True)
+class Measured:
+    """What `toolgen stats` reports: every tool's size (largest first), each catalog's totals,
+    each tool's conformance level (name, level), and the diagnostics that go with the numbers:
+    the budgets (TG930, TG931) and the errors of handlers that are therefore not counted."""
+
+    sizes: list[ToolSize]
+    totals: dict[str, tuple[int, int]]
+    levels: list[tuple[str, int]]
+    diagnostics: list[Diagnostic]
+    min_level: int = 0
+
+
+def measure(
+    files: Mapping[str, Content],
+    levels: list[tuple[str, int]],
+    diagnostics: Sequence[Diagnostic],
+    min_level: int = 0,
+) -> Measured:
+    """`Measured` of a build's `files`, its tools' `levels` and its `diagnostics`."""
+    sizes = tool_sizes(files)
+    budgets = [d for d in diagnostics if d.code in ("TG930", "TG931") or d.severity is Level.ERROR]
+    return Measured(sizes, catalog_totals(sizes), levels, budgets, min_level)

@@ -7,7 +7,7 @@ the output count: Python files and folders that discovery would read (not hidden
 `SKIP_DIRS`; a folder renamed, moved in or moved away is one change of its own path), and the
 config file; anything under `out` (the build's own writes) is ignored.
 
-Every build is a normal `toolgen build` (`toolgen.run.build`) with its usual output, in one
+Every build is a normal `toolgen build` (`toolgen.run.Run`) with its usual output, in one
 process that keeps the last build in memory (`toolgen.incremental.session`); while it runs, it also
 answers `toolgen build` and `toolgen check` from other processes (`toolgen.watch.socket_server`),
 one build at a time with its own. A build that fails (a syntax error mid-edit, a broken config)
@@ -33,7 +33,8 @@ from typing import TYPE_CHECKING, Any, Protocol, TextIO
 from toolgen.config import Config, load_for_args
 from toolgen.diagnostics import UserError, relative_display
 from toolgen.discover import SKIP_DIRS
-from toolgen.run import Request, Run, build, print_user_error
+from toolgen.report_format import emit
+from toolgen.run import Request, Run
 
 if TYPE_CHECKING:
     from toolgen.watch.socket_server import Server
@@ -142,11 +143,9 @@ def _load(request: Request) -> Config:
 def _build(run: Run, stream: TextIO) -> None:
     """One normal build; its problems are printed, never raised (the watch goes on)."""
     try:
-        build(run, stream)
+        emit(run.execute(), stream)  # a config file broken mid-edit is a fatal report
         assert run.session is not None
         run.session.flush()
-    except UserError as exc:  # e.g. the config file broken mid-edit
-        print_user_error(exc, run.request.format, stream)
     except Exception:  # our bug: say so as `main` does, and keep watching
         stream.flush()
         print("toolgen: internal error (please report it):", file=sys.stderr)

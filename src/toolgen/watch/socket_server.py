@@ -149,7 +149,8 @@ class Server:
         """`toolgen ARGV` (a `_servable` one) in this process, with the session, as the
         command line runs it: exit code, stdout, stderr."""
         from toolgen.arguments import parser, request_of
-        from toolgen.run import Run, guarded
+        from toolgen.report_format import emit, guarded
+        from toolgen.run import Run
 
         out, err = io.StringIO(), io.StringIO()
         with _captured(out, err):
@@ -158,7 +159,8 @@ class Server:
             except SystemExit as exc:  # not for a servable request; as the command line says
                 return int(exc.code or 0), out.getvalue(), err.getvalue()
             request = request_of(args, list(argv))
-            code = guarded(lambda: Run(request, self.session).execute(sys.stdout), request.format)
+            run = Run(request, self.session)
+            code = guarded(lambda: emit(run.execute(), sys.stdout), request.format)
         return code, out.getvalue(), err.getvalue()
 
 
