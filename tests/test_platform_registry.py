@@ -2,7 +2,8 @@
 
 The platform here is defined in this test module (its `render` below) and registered for the
 test's length; a project that lists it in `platforms` gets its files written, listed in the
-manifest and checked for drift, and removed once the platform is dropped from the config.
+manifest and checked for drift, and removed once the platform is dropped from the config; its
+own option is a `[tool.toolgen]` key, checked and passed to its renderer.
 """
 
 from __future__ import annotations
@@ -16,19 +17,28 @@ import pytest
 from conftest import CONFIG, Project, Run, tool_source
 from toolgen import render as render_package
 from toolgen.config import defaults
-from toolgen.render.registry import PLATFORMS, Payload, Platform, registered
+from toolgen.render.registry import PLATFORMS, Option, Payload, Platform, registered
 
 TESTPLAT = Platform(
     "testplat",
     __name__,  # this module is the renderer: its `render` below
     r"[a-z_]{1,32}",
     (Payload("tools.json", "testplat"),),
+    (Option("testplat_case", "as-is", ("as-is", "upper")),),
 )
 
 
 def render(tools: list[Any], report: Any, options: Any) -> dict[str, Any]:
-    """The test platform's payload: each visible tool's name and first line."""
-    entries = [{"tool": t.name, "about": t.description.splitlines()[0]} for t in tools]
+    """The test platform's payload: each visible tool's name and first line (in capitals with
+    `testplat_case = "upper"`)."""
+    upper = options.value("testplat_case") == "upper"
+    entries = [
+        {
+            "tool": t.name,
+            "about": (lambda s: s.upper() if upper else s)(t.description.splitlines()[0]),
+        }
+        for t in tools
+    ]
     return {"testplat/tools.json": entries}
 
 
@@ -108,3 +118,21 @@ def test_a_platform_refuses_names_by_its_own_rule(
         "tool Look_Up: testplat does not accept the name (^[a-z_]{1,32}$): the tool is left "
         "out of the testplat payload"
     ]
+
+
+def test_a_platform_option_is_a_key_checked_and_passed_to_its_renderer(
+    project: Project, run: Callable[..., Run], testplat: Platform
+) -> None:
+    project.write("src/tools.py", tool_source("lookup"))
+    config = CONFIG + 'platforms = ["testplat"]\n'
+    project.write("pyproject.toml", config + 'testplat_case = "upper"\n')
+    assert run("build", cwd=project.root).code == 0
+    [entry] = project.generated("testplat/tools.json")
+    assert entry["about"] == "LOOK SOMETHING UP IN THE CATALOG. USE IT FOR PRODUCT QUESTIONS."
+    project.write("pyproject.toml", config + 'testplat_case = "lower"\n')
+    refused = run("build", cwd=project.root)
+    assert refused.code == 2
+    assert refused.out == (
+        "pyproject.toml:6:1: TG002 [error] [tool.toolgen] testplat_case: must be one of as-is, "
+        "upper\n"
+    )

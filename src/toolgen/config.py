@@ -827,8 +827,8 @@ def _check(
             (str(given), str(path))
             for given, path in zip([*sources_given, out_given], [*source_paths, out], strict=True)
         ),
-        render=RenderOptions(
-            **{option.key: checked[option.key] for option in registry.options()},
+        render=RenderOptions.of(
+            {option.key: checked[option.key] for option in registry.options()},
             inline_defs=checked["inline_defs"],
         ),
     )

@@ -3,7 +3,7 @@ declared in `toolgen.render.registry`, which the configuration checks them again
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Literal
 
 
@@ -19,3 +19,23 @@ class RenderOptions:
     mcp_revision: Literal["2025-11-25", "2025-06-18"] = "2025-11-25"
     #: every platform: `$ref`s inlined, for clients that cannot resolve them (`inline_defs`)
     inline_defs: bool = False
+    #: the options of platforms registered without a field here, as (key, value) pairs: a new
+    #: platform declares its options in the registry and reads them with `value`
+    extra: tuple[tuple[str, bool | str], ...] = ()
+
+    def value(self, key: str) -> bool | str:
+        """The option `key`, a field above or one of `extra`; KeyError when it is neither."""
+        if key in _FIELDS:
+            found: bool | str = getattr(self, key)
+            return found
+        return dict(self.extra)[key]
+
+    @classmethod
+    def of(cls, values: dict[str, bool | str], inline_defs: bool = False) -> RenderOptions:
+        """Options from the checked `[tool.toolgen]` values of every registered option."""
+        typed = {k: v for k, v in values.items() if k in _FIELDS}
+        extra = tuple(sorted((k, v) for k, v in values.items() if k not in _FIELDS))
+        return cls(**typed, inline_defs=inline_defs, extra=extra)  # type: ignore[arg-type]
+
+
+_FIELDS = frozenset(f.name for f in fields(RenderOptions)) - {"extra"}

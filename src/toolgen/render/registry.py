@@ -34,8 +34,8 @@ class Payload:
 
 @dataclass(frozen=True)
 class Option:
-    """A `[tool.toolgen]` key of a platform (also a field of `RenderOptions`): its default,
-    and its allowed values (none: true or false)."""
+    """A `[tool.toolgen]` key of a platform: its default, and its allowed values (none: true
+    or false). The renderer reads it as `options.value(key)` (`RenderOptions`)."""
 
     key: str
     default: bool | str
