@@ -4,7 +4,7 @@ the tool is rendered, and the generated files put together as `Spooled` parts.
 `toolgen.render.project.render_project` writes into any `toolgen.render.sink.Sink`; this one
 keeps where the bytes are in the spool (`Piece`), not the bytes, so that a build holds no
 descriptor and no payload whatever the size of the project (`toolgen.incremental.spool`).
-The pipeline picks it (`toolgen.pipeline.generate_spooled`); rendering never names it.
+The pipeline picks it (`toolgen.pipeline.generate_spooled`); rendering never imports it.
 """
 
 from __future__ import annotations
