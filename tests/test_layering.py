@@ -36,13 +36,7 @@ RUNTIME_ALLOWED = (
 
 #: Imports the rules below forbid that the code still makes, in modules other branches of
 #: issue 19 are rewriting: (importer, imported) pairs. Each is to go when those land.
-KNOWN_EXCEPTIONS: dict[tuple[str, str], str] = {
-    # rendering writes into a sink (render/sink.py), and one of the two sinks is the spool, whose
-    # content type (bytes or spooled pieces) render_project also returns: the spool sink and
-    # that type are to move beside the spool, leaving render/ a Sink protocol and Memory
-    ("toolgen.render.sink", "toolgen.incremental.spool"): "render/sink.py: the spool sink",
-    ("toolgen.render.project", "toolgen.incremental.spool"): "render/project.py: Content",
-}
+KNOWN_EXCEPTIONS: dict[tuple[str, str], str] = {}
 
 #: Import cycles in modules other branches are rewriting, each to go when those land.
 KNOWN_CYCLES: dict[frozenset[str], str] = {}

@@ -4,8 +4,8 @@
 `generate_spooled` is for a run of its own: each tool is rendered as soon as it is analysed
 and its rendered texts go to a spool on disk (`toolgen.incremental.spool`), so that no more than a
 file's descriptors are held at once, whatever the size of the project. Both put the files together
-with the one `render_project`, from parts kept in memory or in the spool
-(`toolgen.render.sink`).
+with the one `render_project`, from parts kept in memory (`toolgen.render.sink.Memory`) or in
+the spool (`toolgen.incremental.spool_sink.SpoolSink`): the pipeline picks the sink.
 """
 
 from __future__ import annotations
@@ -20,7 +20,8 @@ from toolgen.descriptor import ToolDescriptor
 from toolgen.diagnostics import Diagnostic, Location, plural, sort_diagnostics
 from toolgen.discover import Listing, SourceFile
 from toolgen.incremental.cache import load_entry, prune, store_entry
-from toolgen.incremental.spool import Content, Spool
+from toolgen.incremental.spool import Content, Piece, Spool
+from toolgen.incremental.spool_sink import SpoolSink
 from toolgen.incremental.units import UnitCache
 from toolgen.index import Dependencies
 from toolgen.render import MANIFEST
@@ -36,7 +37,7 @@ from toolgen.render.project import (
     render_tools,
 )
 from toolgen.render.python import StoredMemo
-from toolgen.render.sink import KeptDescriptors, Memory, SpoolSink, ToolParts
+from toolgen.render.sink import C, KeptDescriptors, Memory, ToolParts
 from toolgen.stats import catalog_totals, tool_sizes
 
 T = TypeVar("T")
@@ -83,7 +84,7 @@ def generate(
         cache.save(renders)
     diagnostics: list[Diagnostic] = []
     report = _reporter(diagnostics, compiled.locations)
-    files: Mapping[str, Content]
+    files: Mapping[str, bytes]  # in memory
     if not compiled.catalog_of:
         sink = Memory(memo.reuse if memo else None)
         tools = [_kept(sink, d, renders[id(d)], options) for d in compiled.descriptors]
@@ -124,7 +125,7 @@ def generate(
 
 def _kept(
     sink: Memory, descriptor: ToolDescriptor, render: ToolRender, options: RenderOptions
-) -> ToolParts:
+) -> ToolParts[bytes]:
     """A tool's parts in memory, with the descriptor as the payloads show it for the Python
     module (the same object from one build to the next: its blocks are memoised by it)."""
     shown = for_platforms(descriptor, options) if descriptor.visible else None
@@ -155,10 +156,10 @@ def by_catalog(tools: Sequence[T], catalog_of: dict[int, str]) -> list[tuple[str
 
 
 def join_catalogs(
-    parts: Mapping[str, tuple[Mapping[str, Content], Mapping[str, str]]],
-) -> tuple[dict[str, Content], dict[str, str]]:
+    parts: Mapping[str, tuple[Mapping[str, C], Mapping[str, str]]],
+) -> tuple[dict[str, bytes | C], dict[str, str]]:
     """Each catalog's files (and their sha256) in its folder, and one manifest of them all."""
-    files: dict[str, Content] = {}
+    files: dict[str, bytes | C] = {}
     shas: dict[str, str] = {}
     for catalog, (made, made_shas) in sorted(parts.items()):
         for path, content in made.items():
@@ -180,7 +181,7 @@ def generate_spooled(config: Config, cache: UnitCache | None, jobs: int, spool: 
 
     def make(
         unit: FileUnit[ToolDescriptor], file: SourceFile, roots: tuple[str, ...]
-    ) -> FileUnit[ToolParts]:  # in the process that compiled the file
+    ) -> FileUnit[ToolParts[Piece]]:  # in the process that compiled the file
         renders = {id(d): render_tool(d, platforms, options) for d, _ in unit.tools}
         if cache is not None:
             cache.store_now(file, roots, unit, renders)
@@ -190,7 +191,7 @@ def generate_spooled(config: Config, cache: UnitCache | None, jobs: int, spool: 
         made.left_out, made.servers, made.mounts = unit.left_out, unit.servers, unit.mounts
         return made
 
-    def stored(tool: dict[str, Any]) -> ToolParts:
+    def stored(tool: dict[str, Any]) -> ToolParts[Piece]:
         if tool["render"] is None:  # stored by a session, not rendered (a duplicate name)
             descriptor = ToolDescriptor.model_validate_json(tool["descriptor"])
             render = render_tool(descriptor, platforms, options)
@@ -198,10 +199,10 @@ def generate_spooled(config: Config, cache: UnitCache | None, jobs: int, spool: 
             render = ToolRender.from_json(tool["descriptor"], tool["render"])
         return sink.keep(tool["name"], tool["visible"], render)
 
-    def lookup(file: SourceFile, roots: tuple[str, ...]) -> FileUnit[ToolParts] | None:
+    def lookup(file: SourceFile, roots: tuple[str, ...]) -> FileUnit[ToolParts[Piece]] | None:
         return cache.get_with(file, roots, stored) if cache is not None else None
 
-    def rename(tool: ToolParts, name: str) -> ToolParts:  # a mounted server's tool
+    def rename(tool: ToolParts[Piece], name: str) -> ToolParts[Piece]:  # a mounted server's tool
         descriptor = ToolDescriptor.model_validate_json(sink.read(tool.descriptor))
         descriptor = renamed(descriptor, name)
         return sink.keep(name, tool.visible, render_tool(descriptor, platforms, options))
@@ -212,6 +213,7 @@ def generate_spooled(config: Config, cache: UnitCache | None, jobs: int, spool: 
     found: list[Diagnostic] = []
     reporter = _reporter(found, compiled.locations)
     memo = StoredMemo(load_entry(cache.folder, PYTHON, cache.config_key)) if cache else None
+    files: Mapping[str, Content]
     if not compiled.catalog_of:
         files, shas = render_project(
             compiled.descriptors, platforms, options, sink, reporter(""), memo

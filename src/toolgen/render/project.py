@@ -1,10 +1,11 @@
 """All platforms at once: each tool rendered on its own, then every generated file put together.
 
 `render_tool` renders one tool (`ToolRender`: its descriptor file, its entries in each payload,
-its catalog section); a sink keeps its parts (`toolgen.render.sink`: memory, or the spool of a
-run of its own); `render_project` puts the files together from them, in name order, and adds
-the manifest. Catalogs are the tools' parts joined, so a tool that did not change is not
-rendered again (the unit cache and a watch's session keep the renders).
+its catalog section); a sink keeps its parts (`toolgen.render.sink`: in memory, or wherever the
+pipeline's sink keeps them, such as the spool of a run of its own); `render_project` puts the
+files together from them, in name order, and adds the manifest. Catalogs are the tools' parts
+joined, so a tool that did not change is not rendered again (the unit cache and a watch's
+session keep the renders).
 """
 
 from __future__ import annotations
@@ -16,13 +17,12 @@ from typing import Any, NamedTuple, TypeVar
 
 from toolgen._version import __version__
 from toolgen.descriptor import ToolDescriptor
-from toolgen.incremental.spool import Content
 from toolgen.render import MANIFEST, catalog, python, registry
 from toolgen.render.jsonout import dump_json
 from toolgen.render.options import RenderOptions
 from toolgen.render.python import Memo, StoredMemo
 from toolgen.render.registry import accepts
-from toolgen.render.sink import Part, Sink, ToolParts
+from toolgen.render.sink import C, P, Sink, ToolParts
 from toolgen.schema_ops import inline_refs, recursive_defs
 
 Report = Callable[[str, ToolDescriptor, str], None]
@@ -156,20 +156,21 @@ def render_tools(
 
 
 def render_project(
-    tools: Sequence[ToolParts],
+    tools: Sequence[ToolParts[P]],
     platforms: tuple[str, ...],
     options: RenderOptions,
-    sink: Sink,
+    sink: Sink[P, C],
     report: NamedReport,
     memo: Memo | StoredMemo | None = None,
-) -> tuple[dict[str, Content], dict[str, str]]:
+) -> tuple[dict[str, bytes | C], dict[str, str]]:
     """Every generated file from the tools' parts as `sink` keeps them (in name order, each
     name once), and the sha256 of each file but the manifest. With a `memo` (a process that
     builds again, or the cache's), the Python module's blocks of a tool it holds are not made
-    again, and it keeps what this render made."""
+    again, and it keeps what this render made. The files are what `sink` puts together, or
+    bytes (the Python module, the manifest)."""
     for platform in platforms:
         renderer(platform)  # a platform without one is a KeyError, whatever the tools
-    files: dict[str, Content] = {}
+    files: dict[str, bytes | C] = {}
     visible = [tool for tool in tools if tool.visible]
     for tool in tools:
         files[f"descriptors/{tool.name}.json"] = sink.file([tool.descriptor], tool.sha)
@@ -196,7 +197,7 @@ def render_project(
     return files, shas
 
 
-def _sectioned(sink: Sink, head: str, sections: list[Part]) -> list[Part]:
+def _sectioned(sink: Sink[P, Any], head: str, sections: list[P]) -> list[bytes | P]:
     """`catalog.join_sections`, with the sections as the sink keeps them (each with its
     newline before it): only the last is read, for its trailing blank lines."""
     if not sections:
@@ -237,11 +238,11 @@ class Layout:
         indent = self.indent
         return ",\n".join(indent + e.replace("\n", "\n" + indent) for e in entries).encode()
 
-    def parts(self, chunks: list[Part]) -> list[Part]:
+    def parts(self, chunks: list[P]) -> list[bytes | P]:
         """The payload holding these chunks of entries (none empty), as parts for a sink."""
         if not chunks:
             return [self.empty.encode()]
-        parts: list[Part] = [self.prefix.encode()]
+        parts: list[bytes | P] = [self.prefix.encode()]
         for i, chunk in enumerate(chunks):
             if i:
                 parts.append(b",\n")
