@@ -7,7 +7,7 @@ did not set stays out of the JSON, while the seven required blocks are always pr
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic_core import PydanticCustomError
@@ -32,6 +32,31 @@ RISK_DEFAULTS: dict[str, tuple[bool, bool]] = {
     "forbidden": (False, True),
 }
 DEFAULT_RISK: Risk = "medium"
+
+
+class Taxonomy(NamedTuple):
+    """What an error code means by default: its HTTP status, whether a retry may help, the
+    recovery a caller should try, and whether a person must decide (the runtime's own codes)."""
+
+    http_status: int
+    retryable: bool
+    recovery: str | None
+    human_review: bool = False
+
+
+#: The standard error taxonomy (DESIGN §3): what a declared code of these names defaults to in
+#: a descriptor's `errors`, and what the runtime answers with for them.
+STANDARD_ERRORS: dict[str, Taxonomy] = {
+    "VALIDATION_ERROR": Taxonomy(400, False, "re-prompt with corrected arguments"),
+    "UNAUTHORIZED": Taxonomy(401, False, None),
+    "FORBIDDEN": Taxonomy(403, False, None),
+    "NOT_FOUND": Taxonomy(404, False, None),
+    "CONFLICT": Taxonomy(409, False, None),
+    "RATE_LIMITED": Taxonomy(429, True, "back off using Retry-After"),
+    "INTERNAL": Taxonomy(500, True, "exponential backoff, max 3 attempts"),
+    "UNAVAILABLE": Taxonomy(503, True, None),
+    "TIMEOUT": Taxonomy(504, True, "single retry, then abort"),
+}
 
 #: `step_up_auth` as a condition: the text the run time's `step_up` callback receives.
 StepUpCondition = Annotated[str, Field(min_length=1, pattern=r"\S")]

@@ -14,12 +14,10 @@ from typing import Any
 
 import pytest
 
-from toolgen.analyze.sections import STANDARD_ERRORS
 from toolgen.diagnostics import cut as diagnostics_cut
 from toolgen.layout import JOURNAL, PENDING
 from toolgen.runtime import CallContext, Toolbox, ToolResult
 from toolgen.runtime.catalog import GeneratedFilesError
-from toolgen.runtime.result import STANDARD
 from toolgen.runtime.values import cut
 
 REPO = Path(__file__).resolve().parents[2]
@@ -100,12 +98,6 @@ def test_call_works_inside_a_running_loop(make_box: Callable[..., Toolbox]) -> N
     plain, awaited = asyncio.run(inside())
     assert plain.data == {"q": "sync", "limit": 3}
     assert awaited.data == {"q": "async", "limit": 3}
-
-
-def test_the_taxonomy_is_the_compilers() -> None:
-    assert {code: tuple(t)[:3] for code, t in STANDARD.items()} == {
-        code: (t.http_status, t.retryable, t.recovery) for code, t in STANDARD_ERRORS.items()
-    }
 
 
 @pytest.mark.parametrize("text", ["short", "x" * 500])

@@ -16,33 +16,12 @@ from __future__ import annotations
 import ast
 import json
 import re
-from dataclasses import dataclass
 from typing import Any
 
 from toolgen.analyze.docstrings import DocLine, Section, dedent, join_text, parse_entries
 from toolgen.analyze.literals import jsonable
+from toolgen.descriptor import STANDARD_ERRORS, Taxonomy
 from toolgen.diagnostics import Diagnostic, Location
-
-
-@dataclass(frozen=True)
-class Taxonomy:
-    http_status: int
-    retryable: bool
-    recovery: str | None
-
-
-#: The standard error taxonomy (DESIGN §3).
-STANDARD_ERRORS: dict[str, Taxonomy] = {
-    "VALIDATION_ERROR": Taxonomy(400, False, "re-prompt with corrected arguments"),
-    "UNAUTHORIZED": Taxonomy(401, False, None),
-    "FORBIDDEN": Taxonomy(403, False, None),
-    "NOT_FOUND": Taxonomy(404, False, None),
-    "CONFLICT": Taxonomy(409, False, None),
-    "RATE_LIMITED": Taxonomy(429, True, "back off using Retry-After"),
-    "INTERNAL": Taxonomy(500, True, "exponential backoff, max 3 attempts"),
-    "UNAVAILABLE": Taxonomy(503, True, None),
-    "TIMEOUT": Taxonomy(504, True, "single retry, then abort"),
-}
 
 IDEMPOTENCY_KEYS = ("idempotent", "safe", "destructive", "open_world")
 _CODE = re.compile(r"^[A-Z][A-Z0-9_]*$")

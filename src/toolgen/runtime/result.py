@@ -11,34 +11,13 @@ from __future__ import annotations
 import json
 import secrets
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any
 
+from toolgen.descriptor import STANDARD_ERRORS, Taxonomy
 from toolgen.runtime.values import MAX_PROBLEMS, quote
 
-
-class Taxonomy(NamedTuple):
-    """What a code means by default: its HTTP status, whether a retry may help, and the
-    recovery a caller should try."""
-
-    http_status: int
-    retryable: bool
-    recovery: str | None
-    human_review: bool = False
-
-
-#: The standard taxonomy of the descriptors (DESIGN §3; `toolgen.analyze.sections` has the
-#: compiler's copy, which the runtime may not import; a test keeps the two equal).
-STANDARD: dict[str, Taxonomy] = {
-    "VALIDATION_ERROR": Taxonomy(400, False, "re-prompt with corrected arguments"),
-    "UNAUTHORIZED": Taxonomy(401, False, None),
-    "FORBIDDEN": Taxonomy(403, False, None),
-    "NOT_FOUND": Taxonomy(404, False, None),
-    "CONFLICT": Taxonomy(409, False, None),
-    "RATE_LIMITED": Taxonomy(429, True, "back off using Retry-After"),
-    "INTERNAL": Taxonomy(500, True, "exponential backoff, max 3 attempts"),
-    "UNAVAILABLE": Taxonomy(503, True, None),
-    "TIMEOUT": Taxonomy(504, True, "single retry, then abort"),
-}
+#: The standard taxonomy of the descriptors (DESIGN §3), as the compiler reads it.
+STANDARD = STANDARD_ERRORS
 
 #: The runtime's own decisions.
 RUNTIME: dict[str, Taxonomy] = {
