@@ -9,16 +9,15 @@ per decision.
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import hashlib
 import json
 import logging
 import random
 import sys
 import time
-from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from jsonschema import Draft202012Validator
 
@@ -40,13 +39,12 @@ from toolgen.runtime.steps.idempotency import claim, key_for, unavailable
 from toolgen.runtime.steps.parse import parse
 from toolgen.runtime.steps.validate import input_validator, validate
 from toolgen.runtime.store import IdempotencyStore, StoreUnavailable, open_store
+from toolgen.runtime.sync import run_sync
 
 #: The store schemes `Toolbox.load` accepts by URL.
 STORE_SCHEMES = ("memory", "sqlite", "redis")
 
 log = logging.getLogger("toolgen.runtime")
-
-T = TypeVar("T")
 
 
 def arguments_sha256(arguments: Any) -> str:
@@ -184,9 +182,10 @@ class Toolbox:
     def call(
         self, name: str, arguments: Any = None, *, context: CallContext | None = None
     ) -> ToolResult:
-        """`acall` for synchronous code; inside a running event loop it runs on a worker
-        thread's own loop (so it never blocks on the caller's loop)."""
-        return _run(lambda: self.acall(name, arguments, context=context))
+        """`acall` for synchronous code: on an event loop this thread keeps for its calls, or,
+        inside a running event loop, on a worker thread's own loop (so it never blocks on the
+        caller's loop)."""
+        return run_sync(lambda: self.acall(name, arguments, context=context))
 
     async def acall(
         self, name: str, arguments: Any = None, *, context: CallContext | None = None
@@ -302,36 +301,25 @@ class Toolbox:
         self, tool_calls: Iterable[Any] | None, *, context: CallContext | None = None
     ) -> list[dict[str, Any]]:
         """`ahandle_openai_chat` for synchronous code."""
-        return _run(lambda: self.ahandle_openai_chat(tool_calls, context=context))
+        return run_sync(lambda: self.ahandle_openai_chat(tool_calls, context=context))
 
     def handle_openai_responses(
         self, output: Iterable[Any] | None, *, context: CallContext | None = None
     ) -> list[dict[str, Any]]:
         """`ahandle_openai_responses` for synchronous code."""
-        return _run(lambda: self.ahandle_openai_responses(output, context=context))
+        return run_sync(lambda: self.ahandle_openai_responses(output, context=context))
 
     def handle_anthropic(
         self, content: Iterable[Any] | None, *, context: CallContext | None = None
     ) -> list[dict[str, Any]]:
         """`ahandle_anthropic` for synchronous code."""
-        return _run(lambda: self.ahandle_anthropic(content, context=context))
+        return run_sync(lambda: self.ahandle_anthropic(content, context=context))
 
     def handle_gemini(
         self, parts: Iterable[Any] | None, *, context: CallContext | None = None
     ) -> list[dict[str, Any]]:
         """`ahandle_gemini` for synchronous code."""
-        return _run(lambda: self.ahandle_gemini(parts, context=context))
-
-
-def _run(start: Callable[[], Coroutine[Any, Any, T]]) -> T:
-    """Run a coroutine from synchronous code: on a new event loop, or, inside a running one,
-    on a worker thread's own loop (so it never blocks on the caller's loop)."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(start())
-    with concurrent.futures.ThreadPoolExecutor(1) as pool:
-        return pool.submit(lambda: asyncio.run(start())).result()
+        return run_sync(lambda: self.ahandle_gemini(parts, context=context))
 
 
 class _Call:

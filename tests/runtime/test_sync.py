@@ -1,0 +1,105 @@
+"""Calls from synchronous code: one kept event loop per thread, cleaned up like `asyncio.run`."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from toolgen.runtime import Toolbox
+from toolgen.runtime.sync import run_sync
+
+
+async def running_loop() -> asyncio.AbstractEventLoop:
+    return asyncio.get_running_loop()
+
+
+def test_a_thread_runs_its_calls_on_one_loop_of_its_own() -> None:
+    first = run_sync(running_loop)
+    assert run_sync(running_loop) is first and not first.is_closed()
+    elsewhere: list[asyncio.AbstractEventLoop] = []
+    thread = threading.Thread(target=lambda: elsewhere.append(run_sync(running_loop)))
+    thread.start()
+    thread.join()
+    assert elsewhere and elsewhere[0] is not first
+
+
+def test_the_kept_loop_is_not_made_the_threads_current_loop() -> None:
+    def current() -> asyncio.AbstractEventLoop | None:
+        try:
+            return asyncio.get_event_loop_policy().get_event_loop()
+        except RuntimeError:
+            return None
+
+    found: list[Any] = []
+
+    def work() -> None:
+        kept = run_sync(running_loop)
+        found.append(current() is kept)
+
+    thread = threading.Thread(target=work)
+    thread.start()
+    thread.join()
+    assert found == [False]
+
+
+def test_a_threads_loop_is_closed_when_the_thread_ends() -> None:
+    found: list[asyncio.AbstractEventLoop] = []
+    thread = threading.Thread(target=lambda: found.append(run_sync(running_loop)))
+    thread.start()
+    thread.join()
+    del thread
+    gc.collect()
+    assert found[0].is_closed()
+
+
+def test_what_a_call_leaves_running_is_cancelled_at_its_end() -> None:
+    cancelled = threading.Event()
+
+    async def forever() -> None:
+        try:
+            await asyncio.sleep(3600)
+        finally:
+            cancelled.set()
+
+    async def leave_a_task() -> int:
+        asyncio.get_running_loop().create_task(forever())
+        await asyncio.sleep(0)  # the task starts
+        return 1
+
+    assert run_sync(leave_a_task) == 1
+    assert cancelled.is_set()
+    assert asyncio.all_tasks(run_sync(running_loop)) == set()
+
+
+def test_inside_a_running_loop_a_call_runs_on_another_threads_loop() -> None:
+    async def main() -> tuple[asyncio.AbstractEventLoop, asyncio.AbstractEventLoop]:
+        return asyncio.get_running_loop(), run_sync(running_loop)
+
+    outer, inner = asyncio.run(main())
+    assert inner is not outer and inner is not run_sync(running_loop)
+
+
+def test_a_sync_call_answers_a_timeout_while_the_handler_still_runs(
+    make_box: Callable[..., Toolbox],
+) -> None:
+    """The loop is not shut down after each call, so the answer does not wait for the worker
+    thread that a timed-out sync handler keeps."""
+    release, finished = threading.Event(), threading.Event()
+
+    def slow(seconds: float) -> str:
+        release.wait(20)
+        finished.set()
+        return "done"
+
+    box = make_box(handlers={"slow": slow}, timeout={"slow": 0.01}, max_retries=0)
+    try:
+        result = box.call("slow", {"seconds": 1})
+        assert result.error is not None and result.error["code"] == "TIMEOUT"
+        assert not finished.is_set()
+    finally:
+        release.set()
+    assert finished.wait(60)
+    assert box.call("slow", {"seconds": 1}).data == "done"  # the kept loop goes on
