@@ -37,6 +37,7 @@ from toolgen.runtime.steps.find import find
 from toolgen.runtime.steps.gate import confirmation_request, gate, gated, is_dry_run
 from toolgen.runtime.steps.idempotency import claim, key_for, unavailable
 from toolgen.runtime.steps.parse import parse
+from toolgen.runtime.steps.quick import quick_check
 from toolgen.runtime.steps.validate import input_validator, validate
 from toolgen.runtime.store import IdempotencyStore, StoreUnavailable, open_store
 from toolgen.runtime.sync import run_sync
@@ -105,6 +106,7 @@ class Toolbox:
         self._reacher = Reacher(factory)
         self._prepared: dict[str, Prepared | NotCallable] = {}
         self._validators: dict[str, Draft202012Validator] = {}
+        self._quick: dict[str, Callable[[dict[str, Any]], bool] | None] = {}
         self._returns: dict[str, Draft202012Validator | None] = {}
 
     @classmethod
@@ -221,6 +223,13 @@ class Toolbox:
         if found is None:
             found = self._validators[descriptor.name] = input_validator(descriptor.parameters)
         return found
+
+    def quick_check(self, descriptor: ToolDescriptor) -> Callable[[dict[str, Any]], bool] | None:
+        """The tool's quick check of valid arguments (`steps.quick`), compiled once."""
+        name = descriptor.name
+        if name not in self._quick:
+            self._quick[name] = quick_check(descriptor.parameters)
+        return self._quick[name]
 
     def returns(self, descriptor: ToolDescriptor) -> Draft202012Validator | None:
         """The tool's return-schema validator (None when it returns nothing), compiled once."""
@@ -382,7 +391,12 @@ class _Call:
         if isinstance(parsed, ToolResult):
             return self.denied(parsed)
         checked = validate(
-            descriptor.name, box.validator(descriptor), descriptor.parameters, parsed, trace_id
+            descriptor.name,
+            box.validator(descriptor),
+            descriptor.parameters,
+            parsed,
+            trace_id,
+            box.quick_check(descriptor),
         )
         if isinstance(checked, ToolResult):
             return self.denied(checked)
