@@ -343,11 +343,14 @@ class _Call:
         self.descriptor: ToolDescriptor | None = None
         self.arguments: dict[str, Any] | None = None
         self.started = time.perf_counter()
+        self._hashed: tuple[Any, str] | None = None  # (what was hashed, its sha256)
 
     def record(
         self, decision: str, result: ToolResult | None = None, reason: str | None = None
     ) -> None:
         """Write one audit event; a sink that fails is logged, and the call goes on."""
+        if not audit_events.wanted(self.box.audit):
+            return
         descriptor = self.descriptor
         error = result.error if result is not None else None
         outcome = None
@@ -361,7 +364,7 @@ class _Call:
             principal=self.context.principal,
             audit_event=descriptor.audit_event if descriptor else None,
             risk=descriptor.risk if descriptor else None,
-            arguments_sha256=arguments_sha256(shown),
+            arguments_sha256=self._sha256(shown),
             arguments=shown if self.box.audit_arguments and isinstance(shown, dict) else None,
             outcome=outcome,
             error_code=error.get("code") if error else None,
@@ -373,6 +376,24 @@ class _Call:
             self.box.audit(found)
         except Exception as exc:
             log_failure(self.trace_id, "the audit sink failed", exc)
+
+    def _sha256(self, shown: Any) -> str:
+        """The arguments' hash, computed once per call: the validated arguments of a raw dict
+        that validation dropped nothing from are its very items, so they hash the same."""
+        hashed, checked = self._hashed, self.arguments
+        if hashed is not None:
+            of, digest = hashed
+            if of is shown or (
+                of is self.raw
+                and type(of) is dict
+                and checked is not None
+                and shown is checked
+                and len(checked) == len(of)
+            ):
+                return digest
+        digest = arguments_sha256(shown)
+        self._hashed = (shown, digest)
+        return digest
 
     def denied(self, result: ToolResult) -> ToolResult:
         self.record("denied", result)
