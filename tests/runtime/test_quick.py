@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +13,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from toolgen.runtime.steps.quick import quick_check
+from toolgen.runtime import Toolbox
+from toolgen.runtime.steps.quick import quick_check, quick_value
 from toolgen.runtime.steps.validate import argument_problems, input_validator, validate
 from toolgen.runtime.values import MAX_ARGUMENT_DEPTH, value_problems
 
@@ -322,3 +324,23 @@ def test_a_property_with_an_unknown_keyword_is_never_proven() -> None:
     check = quick_check(schema)
     assert check is not None
     assert check({"n": 1}) and not check({"when": "2020-01-01T00:00:00Z"})
+
+
+@pytest.mark.parametrize(
+    ("returned", "ok"), [(1.5, True), (2, True), ("1.5", False), (True, False), (None, False)]
+)
+def test_a_return_value_is_still_checked_against_the_return_schema(
+    make_box: Callable[..., Toolbox], returned: Any, ok: bool
+) -> None:
+    """fetch_quote returns a number: a plain number is proven, anything else goes to
+    jsonschema, which rejects it (an INTERNAL error)."""
+
+    def quote(symbol: str) -> Any:  # dumped as it is, whatever it is
+        return returned
+
+    box = make_box(handlers={"fetch_quote": quote}, max_retries=0)
+    result = box.call("fetch_quote", {"symbol": "X"})
+    assert result.ok is ok
+    if not ok:
+        assert result.error is not None and result.error["code"] == "INTERNAL"
+    assert quick_value({"type": "number"}) is not None

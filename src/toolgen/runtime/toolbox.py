@@ -37,7 +37,7 @@ from toolgen.runtime.steps.find import find
 from toolgen.runtime.steps.gate import confirmation_request, gate, gated, is_dry_run
 from toolgen.runtime.steps.idempotency import claim, key_for, unavailable
 from toolgen.runtime.steps.parse import parse
-from toolgen.runtime.steps.quick import quick_check
+from toolgen.runtime.steps.quick import quick_check, quick_value
 from toolgen.runtime.steps.validate import input_validator, validate
 from toolgen.runtime.store import IdempotencyStore, StoreUnavailable, open_store
 from toolgen.runtime.sync import run_sync
@@ -108,6 +108,7 @@ class Toolbox:
         self._validators: dict[str, Draft202012Validator] = {}
         self._quick: dict[str, Callable[[dict[str, Any]], bool] | None] = {}
         self._returns: dict[str, Draft202012Validator | None] = {}
+        self._quick_returns: dict[str, Callable[[Any], bool] | None] = {}
 
     @classmethod
     def load(
@@ -239,6 +240,13 @@ class Toolbox:
                 Draft202012Validator(schema) if schema and schema != {"type": "null"} else None
             )
         return self._returns[descriptor.name]
+
+    def quick_returns(self, descriptor: ToolDescriptor) -> Callable[[Any], bool] | None:
+        """The quick check of the tool's return value (`steps.quick`), compiled once."""
+        name = descriptor.name
+        if name not in self._quick_returns:
+            self._quick_returns[name] = quick_value(descriptor.returns.schema_)
+        return self._quick_returns[name]
 
     def prepared(self, descriptor: ToolDescriptor) -> Prepared:
         """The tool's handler, reached and prepared once; `NotCallable` when it cannot be."""
@@ -437,10 +445,12 @@ class _Call:
             self.record("failed", result)
             return result
         timeout = box.timeout_for(descriptor.name)
-        returns = box.returns(descriptor)
+        returns, quick_returns = box.returns(descriptor), box.quick_returns(descriptor)
 
         async def attempt(given: dict[str, Any]) -> ToolResult:
-            return await invoke(descriptor, prepared, given, trace_id, timeout, returns)
+            return await invoke(
+                descriptor, prepared, given, trace_id, timeout, returns, quick_returns
+            )
 
         if is_dry_run(descriptor, arguments):  # changes nothing: no gate, no key
             result = await attempt(arguments)

@@ -95,6 +95,7 @@ async def invoke(
     trace_id: str,
     timeout: float,
     returns: Draft202012Validator | None = None,
+    quick_returns: Callable[[Any], bool] | None = None,
 ) -> ToolResult:
     """One attempt at calling the handler (see the module's text)."""
     name = descriptor.name
@@ -123,7 +124,7 @@ async def invoke(
     except Exception as exc:
         log_failure(trace_id, f"tool {name} raised", exc)
         return internal_error(name, trace_id)
-    return answer(name, prepared, value, trace_id, returns)
+    return answer(name, prepared, value, trace_id, returns, quick_returns)
 
 
 def answer(
@@ -132,16 +133,18 @@ def answer(
     value: Any,
     trace_id: str,
     returns: Draft202012Validator | None,
+    quick_returns: Callable[[Any], bool] | None = None,
 ) -> ToolResult:
     """The success result of a handler's return value, or `INTERNAL` when strict JSON cannot
-    carry it or the return schema rejects it."""
+    carry it or the return schema rejects it (`quick_returns`, `steps.quick.quick_value` of
+    the return schema, may prove a plain value accepted without jsonschema)."""
     try:
         for problem in value_problems(prepared.plain(value), limit=1):
             what = f"{problem['path'] or '/'}: {problem['message']}"
             log_failure(trace_id, f"tool {name} returned a value JSON cannot carry: {what}")
             return internal_error(name, trace_id)
         data = prepared.dump(value)
-        if returns is not None:
+        if returns is not None and not (quick_returns is not None and quick_returns(data)):
             returns.validate(data)
     except Exception as exc:
         log_failure(trace_id, f"tool {name} returned a value its return schema rejects", exc)

@@ -135,6 +135,13 @@ def _unproven(value: Any) -> bool:
     return False
 
 
+def quick_value(schema: Any) -> Check | None:
+    """The quick check of one value against `schema` (a return schema, say): True only when
+    the value is a plain scalar the schema provably accepts; None for a schema it cannot
+    read."""
+    return _property(schema)
+
+
 def quick_check(schema: Any) -> Callable[[dict[str, Any]], bool] | None:
     """The quick check of an input schema (see the module's text), or None when the schema
     is not a flat object schema it can read."""
