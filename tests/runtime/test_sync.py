@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import gc
 import threading
 from collections.abc import Callable
@@ -103,3 +104,30 @@ def test_a_sync_call_answers_a_timeout_while_the_handler_still_runs(
         release.set()
     assert finished.wait(60)
     assert box.call("slow", {"seconds": 1}).data == "done"  # the kept loop goes on
+
+
+REQUEST: contextvars.ContextVar[str] = contextvars.ContextVar("request", default="none")
+
+
+def test_sync_handlers_run_on_the_toolboxs_threads_in_the_callers_context(
+    make_box: Callable[..., Toolbox],
+) -> None:
+    seen: list[tuple[str, str]] = []
+
+    def lookup(q: str, limit: int = 3) -> dict[str, object]:
+        seen.append((threading.current_thread().name, REQUEST.get()))
+        return {"q": q}
+
+    box = make_box(handlers={"lookup": lookup})
+
+    async def calls() -> None:
+        REQUEST.set("r-1")
+        for _ in range(3):
+            assert (await box.acall("lookup", {"q": "x"})).ok
+
+    asyncio.run(calls())
+    assert box.call("lookup", {"q": "y"}).ok  # another loop, the same threads
+    assert [name.startswith("toolgen-handler") for name, _ in seen] == [True] * 4
+    assert [request for _, request in seen] == ["r-1"] * 3 + ["none"]
+    asyncio.run(box.aclose())
+    assert box.call("lookup", {"q": "z"}).ok  # closed, then called again: new threads

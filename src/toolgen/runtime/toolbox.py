@@ -9,6 +9,7 @@ per decision.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import hashlib
 import json
 import logging
@@ -41,6 +42,10 @@ from toolgen.runtime.steps.quick import quick_check, quick_value
 from toolgen.runtime.steps.validate import input_validator, validate
 from toolgen.runtime.store import IdempotencyStore, StoreUnavailable, open_store
 from toolgen.runtime.sync import run_sync
+
+#: Threads a toolbox runs sync handlers on at most (started only as parallel calls need them;
+#: one a timed-out handler still holds is not free).
+WORKERS = 32
 
 #: The store schemes `Toolbox.load` accepts by URL.
 STORE_SCHEMES = ("memory", "sqlite", "redis")
@@ -109,6 +114,7 @@ class Toolbox:
         self._quick: dict[str, Callable[[dict[str, Any]], bool] | None] = {}
         self._returns: dict[str, Draft202012Validator | None] = {}
         self._quick_returns: dict[str, Callable[[Any], bool] | None] = {}
+        self._workers: concurrent.futures.ThreadPoolExecutor | None = None
 
     @classmethod
     def load(
@@ -205,7 +211,11 @@ class Toolbox:
             return result
 
     async def aclose(self) -> None:
-        """Close the store, if this toolbox opened it."""
+        """Close the store, if this toolbox opened it, and let the threads of sync handlers
+        end (a later call starts new ones)."""
+        if self._workers is not None:
+            self._workers.shutdown(wait=False)
+            self._workers = None
         if self._store is not None and isinstance(self._store_spec, str):
             await self._store.aclose()
             self._store = None
@@ -269,6 +279,17 @@ class Toolbox:
         if isinstance(found, NotCallable):
             raise found
         return found
+
+    def workers(self) -> concurrent.futures.ThreadPoolExecutor:
+        """The threads sync handlers run on, started as calls need them: the toolbox's own,
+        whichever event loop calls, so that a thread serves many calls (a sync call's loop
+        would otherwise start its own) and handlers do not queue behind the loop's other
+        work in its default executor."""
+        if self._workers is None:
+            self._workers = concurrent.futures.ThreadPoolExecutor(
+                max_workers=WORKERS, thread_name_prefix="toolgen-handler"
+            )
+        return self._workers
 
     def store(self) -> IdempotencyStore:
         """The idempotency store, opened on first use; `StoreUnavailable` when it cannot be."""
@@ -446,10 +467,11 @@ class _Call:
             return result
         timeout = box.timeout_for(descriptor.name)
         returns, quick_returns = box.returns(descriptor), box.quick_returns(descriptor)
+        workers = box.workers()
 
         async def attempt(given: dict[str, Any]) -> ToolResult:
             return await invoke(
-                descriptor, prepared, given, trace_id, timeout, returns, quick_returns
+                descriptor, prepared, given, trace_id, timeout, returns, quick_returns, workers
             )
 
         if is_dry_run(descriptor, arguments):  # changes nothing: no gate, no key
