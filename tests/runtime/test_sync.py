@@ -5,9 +5,13 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import gc
+import os
 import threading
+import warnings
 from collections.abc import Callable
 from typing import Any
+
+import pytest
 
 from toolgen.runtime import Toolbox
 from toolgen.runtime.sync import run_sync
@@ -131,3 +135,34 @@ def test_sync_handlers_run_on_the_toolboxs_threads_in_the_callers_context(
     assert [request for _, request in seen] == ["r-1"] * 3 + ["none"]
     asyncio.run(box.aclose())
     assert box.call("lookup", {"q": "z"}).ok  # closed, then called again: new threads
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork here")
+def test_a_forked_child_calls_on_a_loop_and_threads_of_its_own(
+    make_box: Callable[..., Toolbox],
+) -> None:
+    """The parent's kept loop and handler threads are of no use in a child (its threads are
+    not there; its loop's epoll instance is the parent's): the child starts its own, and the
+    parent's go on working."""
+
+    def lookup(q: str, limit: int = 3) -> dict[str, object]:
+        return {"q": q}
+
+    box = make_box(handlers={"lookup": lookup}, timeout=5, max_retries=0)
+    assert box.call("lookup", {"q": "parent"}).ok  # the loop and a handler thread exist
+    parents = run_sync(running_loop)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # fork with threads (3.12+)
+        pid = os.fork()
+    if pid == 0:  # the child: exit 0 only when the call answers in time
+        code = 1
+        try:
+            result = box.call("lookup", {"q": "child"})
+            fresh = run_sync(running_loop) is not parents
+            code = 0 if fresh and result.ok and result.data == {"q": "child"} else 1
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert box.call("lookup", {"q": "again"}).data == {"q": "again"}
+    assert run_sync(running_loop) is parents

@@ -2,8 +2,12 @@
 
 A new event loop per call (`asyncio.run`) costs more than the rest of a call together: the
 loop, its self-pipe and, for a sync handler, a fresh worker thread each time. So each thread
-keeps one `asyncio.Runner` and runs every call on it; what a call leaves running is cancelled
-at its end, as `asyncio.run` would. The loop is closed when its thread ends (or at exit).
+keeps one event loop and runs every call on it (`run_until_complete`: `asyncio.Runner.run`
+would add a SIGINT handler's install and removal to each call on the main thread, which cost
+more than the call's steps). What a call leaves running - the call itself too, after a
+Ctrl-C - is cancelled at its end, as `asyncio.run` would. The loop is closed when its thread
+ends (or at exit); it never becomes the thread's current loop. A forked child starts a loop
+of its own: the one it inherited shares its epoll instance with the parent's.
 Inside a running loop a call still goes to a worker thread's own loop, so that it never
 blocks on the caller's loop.
 """
@@ -13,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import os
 import threading
 import weakref
 from collections.abc import Callable, Coroutine
@@ -22,15 +27,19 @@ T = TypeVar("T")
 
 
 class _ThreadLoop:
-    """One thread's runner; its loop is closed when this object goes with its thread."""
+    """One thread's loop, closed when this object goes with its thread."""
 
     def __init__(self) -> None:
-        # a loop of its own that does not become the thread's current loop
-        self.runner = asyncio.Runner(loop_factory=asyncio.new_event_loop)
-        weakref.finalize(self, _close, self.runner)
+        self.loop = asyncio.new_event_loop()
+        self.pid = os.getpid()
+        weakref.finalize(self, _close, self.loop, self.pid)
 
 
 _local = threading.local()
+
+#: Loops a forked child inherited, kept from the collector there: closing one would remove
+#: its self-pipe from the epoll instance that the parent's loop still waits on.
+_inherited: list[asyncio.AbstractEventLoop] = []
 
 
 def run_sync(start: Callable[[], Coroutine[Any, Any, T]]) -> T:
@@ -44,12 +53,14 @@ def run_sync(start: Callable[[], Coroutine[Any, Any, T]]) -> T:
         with concurrent.futures.ThreadPoolExecutor(1) as pool:
             return pool.submit(lambda: asyncio.run(start())).result()
     kept: _ThreadLoop | None = getattr(_local, "loop", None)
-    if kept is None:
+    if kept is None or kept.pid != os.getpid():
         kept = _local.loop = _ThreadLoop()
+    loop = kept.loop
+    task = loop.create_task(start())
     try:
-        return kept.runner.run(start())
+        return loop.run_until_complete(task)
     finally:
-        _cancel_left(kept.runner.get_loop())
+        _cancel_left(loop)
 
 
 def _cancel_left(loop: asyncio.AbstractEventLoop) -> None:
@@ -62,10 +73,13 @@ def _cancel_left(loop: asyncio.AbstractEventLoop) -> None:
     loop.run_until_complete(asyncio.gather(*left, return_exceptions=True))
 
 
-def _close(runner: asyncio.Runner) -> None:
-    """Close a thread's runner without waiting for worker threads (a timed-out sync handler
-    may hold one for long); closing the bare loop when another loop runs here."""
-    loop = runner.get_loop()
+def _close(loop: asyncio.AbstractEventLoop, pid: int) -> None:
+    """Close a thread's loop without waiting for worker threads (a timed-out sync handler
+    may hold one for long); only the bare loop when another loop runs here; in a forked
+    child, not at all."""
+    if os.getpid() != pid:
+        _inherited.append(loop)
+        return
     if loop.is_closed():
         return
     with contextlib.suppress(RuntimeError):  # another loop runs in the collecting thread

@@ -13,6 +13,7 @@ import concurrent.futures
 import hashlib
 import json
 import logging
+import os
 import random
 import sys
 import time
@@ -115,6 +116,7 @@ class Toolbox:
         self._returns: dict[str, Draft202012Validator | None] = {}
         self._quick_returns: dict[str, Callable[[Any], bool] | None] = {}
         self._workers: concurrent.futures.ThreadPoolExecutor | None = None
+        self._workers_pid = 0
 
     @classmethod
     def load(
@@ -285,10 +287,12 @@ class Toolbox:
         whichever event loop calls, so that a thread serves many calls (a sync call's loop
         would otherwise start its own) and handlers do not queue behind the loop's other
         work in its default executor."""
-        if self._workers is None:
+        if self._workers is None or self._workers_pid != os.getpid():
+            # a forked child has none of the parent's threads, whatever the pool believes
             self._workers = concurrent.futures.ThreadPoolExecutor(
                 max_workers=WORKERS, thread_name_prefix="toolgen-handler"
             )
+            self._workers_pid = os.getpid()
         return self._workers
 
     def store(self) -> IdempotencyStore:
