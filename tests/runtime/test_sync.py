@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from toolgen.runtime import Toolbox
+from toolgen.runtime import toolbox as toolbox_module
 from toolgen.runtime.sync import run_sync
 
 
@@ -166,3 +167,26 @@ def test_a_forked_child_calls_on_a_loop_and_threads_of_its_own(
     assert os.waitstatus_to_exitcode(status) == 0
     assert box.call("lookup", {"q": "again"}).data == {"q": "again"}
     assert run_sync(running_loop) is parents
+
+
+def test_a_handler_that_calls_a_tool_again_never_waits_for_the_pool_it_fills(
+    make_box: Callable[..., Toolbox], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With one pool thread, the calling handler holds it: the nested call's sync handler runs
+    elsewhere (its own loop's default executor) instead of queueing until it times out."""
+    monkeypatch.setattr(toolbox_module, "WORKERS", 1)
+    boxes: list[Toolbox] = []
+
+    def fetch_quote(symbol: str) -> float:
+        return 2.5
+
+    def lookup(q: str, limit: int = 3) -> dict[str, object]:
+        inner = boxes[0].call("fetch_quote", {"symbol": q})
+        return {"q": q, "inner": inner.data if inner.ok else inner.error}
+
+    box = make_box(
+        handlers={"lookup": lookup, "fetch_quote": fetch_quote}, timeout=5, max_retries=0
+    )
+    boxes.append(box)
+    result = box.call("lookup", {"q": "X"})
+    assert result.ok and result.data == {"q": "X", "inner": 2.5}

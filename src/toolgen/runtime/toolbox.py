@@ -16,6 +16,7 @@ import logging
 import os
 import random
 import sys
+import threading
 import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from pathlib import Path
@@ -47,6 +48,14 @@ from toolgen.runtime.sync import run_sync
 #: Threads a toolbox runs sync handlers on at most (started only as parallel calls need them;
 #: one a timed-out handler still holds is not free).
 WORKERS = 32
+
+#: Set on the threads of `Toolbox.workers`.
+_handler_thread = threading.local()
+
+
+def _mark() -> None:
+    _handler_thread.marked = True
+
 
 #: The store schemes `Toolbox.load` accepts by URL.
 STORE_SCHEMES = ("memory", "sqlite", "redis")
@@ -282,15 +291,19 @@ class Toolbox:
             raise found
         return found
 
-    def workers(self) -> concurrent.futures.ThreadPoolExecutor:
+    def workers(self) -> concurrent.futures.ThreadPoolExecutor | None:
         """The threads sync handlers run on, started as calls need them: the toolbox's own,
         whichever event loop calls, so that a thread serves many calls (a sync call's loop
         would otherwise start its own) and handlers do not queue behind the loop's other
-        work in its default executor."""
+        work in its default executor. None on a handler's thread: a handler that calls a
+        tool again runs it on its own loop's default executor, never waiting for a thread
+        of a pool that the calling handlers may have filled."""
+        if getattr(_handler_thread, "marked", False):
+            return None
         if self._workers is None or self._workers_pid != os.getpid():
             # a forked child has none of the parent's threads, whatever the pool believes
             self._workers = concurrent.futures.ThreadPoolExecutor(
-                max_workers=WORKERS, thread_name_prefix="toolgen-handler"
+                max_workers=WORKERS, thread_name_prefix="toolgen-handler", initializer=_mark
             )
             self._workers_pid = os.getpid()
         return self._workers

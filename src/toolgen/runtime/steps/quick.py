@@ -22,8 +22,16 @@ Check = Callable[[Any], bool]
 
 #: Keywords that say nothing about validity.
 _ANNOTATIONS = frozenset(
-    {"title", "description", "default", "examples", "$comment", "deprecated", "readOnly"}
-    | {"writeOnly"}
+    [
+        "title",
+        "description",
+        "default",
+        "examples",
+        "$comment",
+        "deprecated",
+        "readOnly",
+        "writeOnly",
+    ]
 )
 #: Keywords of the object schema itself that the check reads or may ignore (`$defs` only
 #: matter through a `$ref`, which a property's check does not know).
