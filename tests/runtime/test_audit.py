@@ -11,7 +11,10 @@ from typing import Any
 import pytest
 
 from toolgen.runtime import CallContext, Toolbox
+from toolgen.runtime import audit as audit_module
+from toolgen.runtime import toolbox as toolbox_module
 from toolgen.runtime.audit import JsonLinesSink
+from toolgen.runtime.toolbox import arguments_sha256
 
 KEY = "0123456789abcdef"
 TRANSFER = {"amount": 5, "to": "acct", "idempotency_key": KEY}
@@ -114,3 +117,58 @@ def test_a_failing_sink_does_not_fail_the_call(make_box: Callable[..., Toolbox])
         raise OSError("disk full")
 
     assert make_box(audit=broken).call("lookup", {"q": "x"}).ok
+
+
+def test_the_arguments_are_hashed_once_per_call(
+    make_box: Callable[..., Toolbox],
+    events: list[dict[str, Any]],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    hashed: list[Any] = []
+
+    def counting(arguments: Any) -> str:
+        hashed.append(arguments)
+        return arguments_sha256(arguments)
+
+    monkeypatch.setattr(toolbox_module, "arguments_sha256", counting)
+    box = make_box()
+    box.call("lookup", {"q": "x", "limit": 2})
+    assert len(hashed) == 1
+    assert [e["arguments_sha256"] for e in events] == [arguments_sha256({"q": "x", "limit": 2})] * 2
+    # text, or a strict-mode null dropped: what is executed is not what was proposed, and
+    # each event hashes its own
+    for proposed, executed in (('{"q": "x"}', {"q": "x"}), ({"q": "x", "limit": None}, {"q": "x"})):
+        events.clear()
+        hashed.clear()
+        box.call("lookup", proposed)
+        assert [e["arguments_sha256"] for e in events] == [
+            arguments_sha256(proposed),
+            arguments_sha256(executed),
+        ]
+        assert len(hashed) == 2
+
+
+def test_no_event_is_built_for_a_logger_that_is_off(
+    make_box: Callable[..., Toolbox],
+    caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    built: list[str] = []
+    real = audit_module.event
+
+    def counting(decision: str, **fields: Any) -> dict[str, Any]:
+        built.append(decision)
+        return real(decision, **fields)
+
+    monkeypatch.setattr(audit_module, "event", counting)
+    quiet = logging.getLogger("quiet.audit")
+    quiet.setLevel(logging.WARNING)
+    assert make_box(audit=quiet).call("lookup", {"q": "x"}).ok
+    assert built == []
+    quiet.setLevel(logging.INFO)
+    make_box(audit=quiet).call("lookup", {"q": "x"})
+    assert built == ["proposed", "executed"]
+    assert len([r for r in caplog.records if r.name == "quiet.audit"]) == 2
+    built.clear()
+    make_box().call("lookup", {"q": "x"})  # a callable sink gets every event
+    assert built == ["proposed", "executed"]

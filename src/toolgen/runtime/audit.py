@@ -53,6 +53,12 @@ class LoggerSink:
         self.logger.info("%s", json.dumps(event, ensure_ascii=False, default=str))
 
 
+def wanted(sink: Sink) -> bool:
+    """Would `sink` keep an event? Only a logger sink whose logger is off for INFO would not:
+    its events are then not even built. Any other sink gets every event."""
+    return not isinstance(sink, LoggerSink) or sink.logger.isEnabledFor(logging.INFO)
+
+
 def sink_for(audit: str | Path | logging.Logger | Sink | None) -> Sink:
     """The sink `Toolbox.load(audit=...)` names: None (the `toolgen.audit` logger), a path (a
     JSON-lines file), a logger, or a callable."""

@@ -13,12 +13,14 @@ import concurrent.futures
 import hashlib
 import json
 import logging
+import os
 import random
 import sys
+import threading
 import time
-from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from jsonschema import Draft202012Validator
 
@@ -38,15 +40,27 @@ from toolgen.runtime.steps.find import find
 from toolgen.runtime.steps.gate import confirmation_request, gate, gated, is_dry_run
 from toolgen.runtime.steps.idempotency import claim, key_for, unavailable
 from toolgen.runtime.steps.parse import parse
+from toolgen.runtime.steps.quick import quick_check, quick_value
 from toolgen.runtime.steps.validate import input_validator, validate
 from toolgen.runtime.store import IdempotencyStore, StoreUnavailable, open_store
+from toolgen.runtime.sync import run_sync
+
+#: Threads a toolbox runs sync handlers on at most (started only as parallel calls need them;
+#: one a timed-out handler still holds is not free).
+WORKERS = 32
+
+#: Set on the threads of `Toolbox.workers`.
+_handler_thread = threading.local()
+
+
+def _mark() -> None:
+    _handler_thread.marked = True
+
 
 #: The store schemes `Toolbox.load` accepts by URL.
 STORE_SCHEMES = ("memory", "sqlite", "redis")
 
 log = logging.getLogger("toolgen.runtime")
-
-T = TypeVar("T")
 
 
 def arguments_sha256(arguments: Any) -> str:
@@ -107,7 +121,11 @@ class Toolbox:
         self._reacher = Reacher(factory)
         self._prepared: dict[str, Prepared | NotCallable] = {}
         self._validators: dict[str, Draft202012Validator] = {}
+        self._quick: dict[str, Callable[[dict[str, Any]], bool] | None] = {}
         self._returns: dict[str, Draft202012Validator | None] = {}
+        self._quick_returns: dict[str, Callable[[Any], bool] | None] = {}
+        self._workers: concurrent.futures.ThreadPoolExecutor | None = None
+        self._workers_pid = 0
 
     @classmethod
     def load(
@@ -184,9 +202,10 @@ class Toolbox:
     def call(
         self, name: str, arguments: Any = None, *, context: CallContext | None = None
     ) -> ToolResult:
-        """`acall` for synchronous code; inside a running event loop it runs on a worker
-        thread's own loop (so it never blocks on the caller's loop)."""
-        return _run(lambda: self.acall(name, arguments, context=context))
+        """`acall` for synchronous code: on an event loop this thread keeps for its calls, or,
+        inside a running event loop, on a worker thread's own loop (so it never blocks on the
+        caller's loop)."""
+        return run_sync(lambda: self.acall(name, arguments, context=context))
 
     async def acall(
         self, name: str, arguments: Any = None, *, context: CallContext | None = None
@@ -203,7 +222,11 @@ class Toolbox:
             return result
 
     async def aclose(self) -> None:
-        """Close the store, if this toolbox opened it."""
+        """Close the store, if this toolbox opened it, and let the threads of sync handlers
+        end (a later call starts new ones)."""
+        if self._workers is not None:
+            self._workers.shutdown(wait=False)
+            self._workers = None
         if self._store is not None and isinstance(self._store_spec, str):
             await self._store.aclose()
             self._store = None
@@ -223,6 +246,13 @@ class Toolbox:
             found = self._validators[descriptor.name] = input_validator(descriptor.parameters)
         return found
 
+    def quick_check(self, descriptor: ToolDescriptor) -> Callable[[dict[str, Any]], bool] | None:
+        """The tool's quick check of valid arguments (`steps.quick`), compiled once."""
+        name = descriptor.name
+        if name not in self._quick:
+            self._quick[name] = quick_check(descriptor.parameters)
+        return self._quick[name]
+
     def returns(self, descriptor: ToolDescriptor) -> Draft202012Validator | None:
         """The tool's return-schema validator (None when it returns nothing), compiled once."""
         if descriptor.name not in self._returns:
@@ -231,6 +261,13 @@ class Toolbox:
                 Draft202012Validator(schema) if schema and schema != {"type": "null"} else None
             )
         return self._returns[descriptor.name]
+
+    def quick_returns(self, descriptor: ToolDescriptor) -> Callable[[Any], bool] | None:
+        """The quick check of the tool's return value (`steps.quick`), compiled once."""
+        name = descriptor.name
+        if name not in self._quick_returns:
+            self._quick_returns[name] = quick_value(descriptor.returns.schema_)
+        return self._quick_returns[name]
 
     def prepared(self, descriptor: ToolDescriptor) -> Prepared:
         """The tool's handler, reached and prepared once; `NotCallable` when it cannot be."""
@@ -253,6 +290,23 @@ class Toolbox:
         if isinstance(found, NotCallable):
             raise found
         return found
+
+    def workers(self) -> concurrent.futures.ThreadPoolExecutor | None:
+        """The threads sync handlers run on, started as calls need them: the toolbox's own,
+        whichever event loop calls, so that a thread serves many calls (a sync call's loop
+        would otherwise start its own) and handlers do not queue behind the loop's other
+        work in its default executor. None on a handler's thread: a handler that calls a
+        tool again runs it on its own loop's default executor, never waiting for a thread
+        of a pool that the calling handlers may have filled."""
+        if getattr(_handler_thread, "marked", False):
+            return None
+        if self._workers is None or self._workers_pid != os.getpid():
+            # a forked child has none of the parent's threads, whatever the pool believes
+            self._workers = concurrent.futures.ThreadPoolExecutor(
+                max_workers=WORKERS, thread_name_prefix="toolgen-handler", initializer=_mark
+            )
+            self._workers_pid = os.getpid()
+        return self._workers
 
     def store(self) -> IdempotencyStore:
         """The idempotency store, opened on first use; `StoreUnavailable` when it cannot be."""
@@ -302,36 +356,25 @@ class Toolbox:
         self, tool_calls: Iterable[Any] | None, *, context: CallContext | None = None
     ) -> list[dict[str, Any]]:
         """`ahandle_openai_chat` for synchronous code."""
-        return _run(lambda: self.ahandle_openai_chat(tool_calls, context=context))
+        return run_sync(lambda: self.ahandle_openai_chat(tool_calls, context=context))
 
     def handle_openai_responses(
         self, output: Iterable[Any] | None, *, context: CallContext | None = None
     ) -> list[dict[str, Any]]:
         """`ahandle_openai_responses` for synchronous code."""
-        return _run(lambda: self.ahandle_openai_responses(output, context=context))
+        return run_sync(lambda: self.ahandle_openai_responses(output, context=context))
 
     def handle_anthropic(
         self, content: Iterable[Any] | None, *, context: CallContext | None = None
     ) -> list[dict[str, Any]]:
         """`ahandle_anthropic` for synchronous code."""
-        return _run(lambda: self.ahandle_anthropic(content, context=context))
+        return run_sync(lambda: self.ahandle_anthropic(content, context=context))
 
     def handle_gemini(
         self, parts: Iterable[Any] | None, *, context: CallContext | None = None
     ) -> list[dict[str, Any]]:
         """`ahandle_gemini` for synchronous code."""
-        return _run(lambda: self.ahandle_gemini(parts, context=context))
-
-
-def _run(start: Callable[[], Coroutine[Any, Any, T]]) -> T:
-    """Run a coroutine from synchronous code: on a new event loop, or, inside a running one,
-    on a worker thread's own loop (so it never blocks on the caller's loop)."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(start())
-    with concurrent.futures.ThreadPoolExecutor(1) as pool:
-        return pool.submit(lambda: asyncio.run(start())).result()
+        return run_sync(lambda: self.ahandle_gemini(parts, context=context))
 
 
 class _Call:
@@ -346,11 +389,14 @@ class _Call:
         self.descriptor: ToolDescriptor | None = None
         self.arguments: dict[str, Any] | None = None
         self.started = time.perf_counter()
+        self._hashed: tuple[Any, str] | None = None  # (what was hashed, its sha256)
 
     def record(
         self, decision: str, result: ToolResult | None = None, reason: str | None = None
     ) -> None:
         """Write one audit event; a sink that fails is logged, and the call goes on."""
+        if not audit_events.wanted(self.box.audit):
+            return
         descriptor = self.descriptor
         error = result.error if result is not None else None
         outcome = None
@@ -364,7 +410,7 @@ class _Call:
             principal=self.context.principal,
             audit_event=descriptor.audit_event if descriptor else None,
             risk=descriptor.risk if descriptor else None,
-            arguments_sha256=arguments_sha256(shown),
+            arguments_sha256=self._sha256(shown),
             arguments=shown if self.box.audit_arguments and isinstance(shown, dict) else None,
             outcome=outcome,
             error_code=error.get("code") if error else None,
@@ -376,6 +422,24 @@ class _Call:
             self.box.audit(found)
         except Exception as exc:
             log_failure(self.trace_id, "the audit sink failed", exc)
+
+    def _sha256(self, shown: Any) -> str:
+        """The arguments' hash, computed once per call: the validated arguments of a raw dict
+        that validation dropped nothing from are its very items, so they hash the same."""
+        hashed, checked = self._hashed, self.arguments
+        if hashed is not None:
+            of, digest = hashed
+            if of is shown or (
+                of is self.raw
+                and type(of) is dict
+                and checked is not None
+                and shown is checked
+                and len(checked) == len(of)
+            ):
+                return digest
+        digest = arguments_sha256(shown)
+        self._hashed = (shown, digest)
+        return digest
 
     def denied(self, result: ToolResult) -> ToolResult:
         self.record("denied", result)
@@ -394,7 +458,12 @@ class _Call:
         if isinstance(parsed, ToolResult):
             return self.denied(parsed)
         checked = validate(
-            descriptor.name, box.validator(descriptor), descriptor.parameters, parsed, trace_id
+            descriptor.name,
+            box.validator(descriptor),
+            descriptor.parameters,
+            parsed,
+            trace_id,
+            box.quick_check(descriptor),
         )
         if isinstance(checked, ToolResult):
             return self.denied(checked)
@@ -414,10 +483,13 @@ class _Call:
             self.record("failed", result)
             return result
         timeout = box.timeout_for(descriptor.name)
-        returns = box.returns(descriptor)
+        returns, quick_returns = box.returns(descriptor), box.quick_returns(descriptor)
+        workers = box.workers()
 
         async def attempt(given: dict[str, Any]) -> ToolResult:
-            return await invoke(descriptor, prepared, given, trace_id, timeout, returns)
+            return await invoke(
+                descriptor, prepared, given, trace_id, timeout, returns, quick_returns, workers
+            )
 
         if is_dry_run(descriptor, arguments):  # changes nothing: no gate, no key
             result = await attempt(arguments)

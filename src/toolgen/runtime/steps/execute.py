@@ -3,7 +3,8 @@ retry what may be retried, and fall back when a fallback is given.
 
 - `invoke`: one attempt. The arguments go through the handler's pydantic arguments schema
   (models, UUIDs, enums ...); async handlers are awaited, sync ones run in a worker thread (a
-  sync handler that times out keeps its thread until it returns: threads cannot be stopped).
+  sync handler that times out keeps its thread until it returns: threads cannot be stopped;
+  `Toolbox` keeps a pool of its own for them, so the hop costs no more than it must).
   A `ToolError` gets the taxonomy its code has in the descriptor's `errors`; any other
   exception is `INTERNAL`, not retryable, its traceback logged under the trace id only.
   The return value is dumped to JSON by pydantic and checked against the return schema;
@@ -17,6 +18,8 @@ retry what may be retried, and fall back when a fallback is given.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
+import contextvars
 import functools
 import inspect
 import json
@@ -95,8 +98,12 @@ async def invoke(
     trace_id: str,
     timeout: float,
     returns: Draft202012Validator | None = None,
+    quick_returns: Callable[[Any], bool] | None = None,
+    workers: concurrent.futures.Executor | None = None,
 ) -> ToolResult:
-    """One attempt at calling the handler (see the module's text)."""
+    """One attempt at calling the handler (see the module's text); a sync handler runs on
+    `workers` (the loop's default executor when None), in a copy of the caller's context as
+    `asyncio.to_thread` would."""
     name = descriptor.name
     try:
         args, kwargs = prepared.arguments.validate_python(arguments)
@@ -108,7 +115,9 @@ async def invoke(
                 value = await prepared.fn(*args, **kwargs)
             else:
                 call = functools.partial(prepared.fn, *args, **kwargs)
-                value = await asyncio.to_thread(call)
+                context = contextvars.copy_context()
+                loop = asyncio.get_running_loop()
+                value = await loop.run_in_executor(workers, context.run, call)
                 if inspect.isawaitable(value):
                     value = await value
     except ToolError as exc:
@@ -123,7 +132,7 @@ async def invoke(
     except Exception as exc:
         log_failure(trace_id, f"tool {name} raised", exc)
         return internal_error(name, trace_id)
-    return answer(name, prepared, value, trace_id, returns)
+    return answer(name, prepared, value, trace_id, returns, quick_returns)
 
 
 def answer(
@@ -132,16 +141,18 @@ def answer(
     value: Any,
     trace_id: str,
     returns: Draft202012Validator | None,
+    quick_returns: Callable[[Any], bool] | None = None,
 ) -> ToolResult:
     """The success result of a handler's return value, or `INTERNAL` when strict JSON cannot
-    carry it or the return schema rejects it."""
+    carry it or the return schema rejects it (`quick_returns`, `steps.quick.quick_value` of
+    the return schema, may prove a plain value accepted without jsonschema)."""
     try:
         for problem in value_problems(prepared.plain(value), limit=1):
             what = f"{problem['path'] or '/'}: {problem['message']}"
             log_failure(trace_id, f"tool {name} returned a value JSON cannot carry: {what}")
             return internal_error(name, trace_id)
         data = prepared.dump(value)
-        if returns is not None:
+        if returns is not None and not (quick_returns is not None and quick_returns(data)):
             returns.validate(data)
     except Exception as exc:
         log_failure(trace_id, f"tool {name} returned a value its return schema rejects", exc)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import itertools
 import typing
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import pydantic
@@ -113,9 +113,15 @@ def validate(
     schema: Mapping[str, Any],
     arguments: dict[str, Any],
     trace_id: str,
+    quick: Callable[[dict[str, Any]], bool] | None = None,
 ) -> dict[str, Any] | ToolResult:
-    """The arguments to call with (strict-mode nulls dropped), or a `VALIDATION_ERROR`."""
+    """The arguments to call with (strict-mode nulls dropped), or a `VALIDATION_ERROR`.
+
+    `quick` (`steps.quick.quick_check` of the schema) may prove them valid first, cheaply;
+    what it does not prove goes through the full validation, which words the problems."""
     arguments = drop_not_given(arguments, schema)
+    if quick is not None and quick(arguments):
+        return arguments
     problems = value_problems(arguments, MAX_ARGUMENT_DEPTH) or argument_problems(
         validator, arguments
     )

@@ -1,0 +1,192 @@
+"""Calls from synchronous code: one kept event loop per thread, cleaned up like `asyncio.run`."""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import gc
+import os
+import threading
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from toolgen.runtime import Toolbox
+from toolgen.runtime import toolbox as toolbox_module
+from toolgen.runtime.sync import run_sync
+
+
+async def running_loop() -> asyncio.AbstractEventLoop:
+    return asyncio.get_running_loop()
+
+
+def test_a_thread_runs_its_calls_on_one_loop_of_its_own() -> None:
+    first = run_sync(running_loop)
+    assert run_sync(running_loop) is first and not first.is_closed()
+    elsewhere: list[asyncio.AbstractEventLoop] = []
+    thread = threading.Thread(target=lambda: elsewhere.append(run_sync(running_loop)))
+    thread.start()
+    thread.join()
+    assert elsewhere and elsewhere[0] is not first
+
+
+def test_the_kept_loop_is_not_made_the_threads_current_loop() -> None:
+    def current() -> asyncio.AbstractEventLoop | None:
+        try:
+            return asyncio.get_event_loop_policy().get_event_loop()
+        except RuntimeError:
+            return None
+
+    found: list[Any] = []
+
+    def work() -> None:
+        kept = run_sync(running_loop)
+        found.append(current() is kept)
+
+    thread = threading.Thread(target=work)
+    thread.start()
+    thread.join()
+    assert found == [False]
+
+
+def test_a_threads_loop_is_closed_when_the_thread_ends() -> None:
+    found: list[asyncio.AbstractEventLoop] = []
+    thread = threading.Thread(target=lambda: found.append(run_sync(running_loop)))
+    thread.start()
+    thread.join()
+    del thread
+    gc.collect()
+    assert found[0].is_closed()
+
+
+def test_what_a_call_leaves_running_is_cancelled_at_its_end() -> None:
+    cancelled = threading.Event()
+
+    async def forever() -> None:
+        try:
+            await asyncio.sleep(3600)
+        finally:
+            cancelled.set()
+
+    async def leave_a_task() -> int:
+        asyncio.get_running_loop().create_task(forever())
+        await asyncio.sleep(0)  # the task starts
+        return 1
+
+    assert run_sync(leave_a_task) == 1
+    assert cancelled.is_set()
+    assert asyncio.all_tasks(run_sync(running_loop)) == set()
+
+
+def test_inside_a_running_loop_a_call_runs_on_another_threads_loop() -> None:
+    async def main() -> tuple[asyncio.AbstractEventLoop, asyncio.AbstractEventLoop]:
+        return asyncio.get_running_loop(), run_sync(running_loop)
+
+    outer, inner = asyncio.run(main())
+    assert inner is not outer and inner is not run_sync(running_loop)
+
+
+def test_a_sync_call_answers_a_timeout_while_the_handler_still_runs(
+    make_box: Callable[..., Toolbox],
+) -> None:
+    """The loop is not shut down after each call, so the answer does not wait for the worker
+    thread that a timed-out sync handler keeps."""
+    release, finished = threading.Event(), threading.Event()
+
+    def slow(seconds: float) -> str:
+        release.wait(20)
+        finished.set()
+        return "done"
+
+    box = make_box(handlers={"slow": slow}, timeout={"slow": 0.01}, max_retries=0)
+    try:
+        result = box.call("slow", {"seconds": 1})
+        assert result.error is not None and result.error["code"] == "TIMEOUT"
+        assert not finished.is_set()
+    finally:
+        release.set()
+    assert finished.wait(60)
+    assert box.call("slow", {"seconds": 1}).data == "done"  # the kept loop goes on
+
+
+REQUEST: contextvars.ContextVar[str] = contextvars.ContextVar("request", default="none")
+
+
+def test_sync_handlers_run_on_the_toolboxs_threads_in_the_callers_context(
+    make_box: Callable[..., Toolbox],
+) -> None:
+    seen: list[tuple[str, str]] = []
+
+    def lookup(q: str, limit: int = 3) -> dict[str, object]:
+        seen.append((threading.current_thread().name, REQUEST.get()))
+        return {"q": q}
+
+    box = make_box(handlers={"lookup": lookup})
+
+    async def calls() -> None:
+        REQUEST.set("r-1")
+        for _ in range(3):
+            assert (await box.acall("lookup", {"q": "x"})).ok
+
+    asyncio.run(calls())
+    assert box.call("lookup", {"q": "y"}).ok  # another loop, the same threads
+    assert [name.startswith("toolgen-handler") for name, _ in seen] == [True] * 4
+    assert [request for _, request in seen] == ["r-1"] * 3 + ["none"]
+    asyncio.run(box.aclose())
+    assert box.call("lookup", {"q": "z"}).ok  # closed, then called again: new threads
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork here")
+def test_a_forked_child_calls_on_a_loop_and_threads_of_its_own(
+    make_box: Callable[..., Toolbox],
+) -> None:
+    """The parent's kept loop and handler threads are of no use in a child (its threads are
+    not there; its loop's epoll instance is the parent's): the child starts its own, and the
+    parent's go on working."""
+
+    def lookup(q: str, limit: int = 3) -> dict[str, object]:
+        return {"q": q}
+
+    box = make_box(handlers={"lookup": lookup}, timeout=5, max_retries=0)
+    assert box.call("lookup", {"q": "parent"}).ok  # the loop and a handler thread exist
+    parents = run_sync(running_loop)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # fork with threads (3.12+)
+        pid = os.fork()
+    if pid == 0:  # the child: exit 0 only when the call answers in time
+        code = 1
+        try:
+            result = box.call("lookup", {"q": "child"})
+            fresh = run_sync(running_loop) is not parents
+            code = 0 if fresh and result.ok and result.data == {"q": "child"} else 1
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert box.call("lookup", {"q": "again"}).data == {"q": "again"}
+    assert run_sync(running_loop) is parents
+
+
+def test_a_handler_that_calls_a_tool_again_never_waits_for_the_pool_it_fills(
+    make_box: Callable[..., Toolbox], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With one pool thread, the calling handler holds it: the nested call's sync handler runs
+    elsewhere (its own loop's default executor) instead of queueing until it times out."""
+    monkeypatch.setattr(toolbox_module, "WORKERS", 1)
+    boxes: list[Toolbox] = []
+
+    def fetch_quote(symbol: str) -> float:
+        return 2.5
+
+    def lookup(q: str, limit: int = 3) -> dict[str, object]:
+        inner = boxes[0].call("fetch_quote", {"symbol": q})
+        return {"q": q, "inner": inner.data if inner.ok else inner.error}
+
+    box = make_box(
+        handlers={"lookup": lookup, "fetch_quote": fetch_quote}, timeout=5, max_retries=0
+    )
+    boxes.append(box)
+    result = box.call("lookup", {"q": "X"})
+    assert result.ok and result.data == {"q": "X", "inner": 2.5}
