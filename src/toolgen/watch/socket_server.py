@@ -48,6 +48,7 @@ from toolgen.watch.protocol import (
 
 DECLINED = b"declined\n"
 READ_S = 5.0  # how long a client may take to send its request
+DRAIN_BYTES = 1 << 20  # at most this much of a declined request is read (and dropped)
 
 
 def can_serve() -> bool:
@@ -131,6 +132,9 @@ class Server:
                 return
             stream = connection.makefile("rb")
             if stream.readline(len(HEADER) + 1) != HEADER:
+                # read what the client sent first: closing with it unread resets the
+                # connection, and the client may lose the answer
+                _drain(stream)
                 connection.sendall(DECLINED)
                 return
             invoked, argv = marshal.loads(stream.read())
@@ -255,3 +259,13 @@ def _listening(name: str) -> bool:
     finally:
         probe.close()
     return True
+
+
+def _drain(stream: io.BufferedIOBase) -> None:
+    """Read (and drop) the rest of a request, up to `DRAIN_BYTES`."""
+    left = DRAIN_BYTES
+    while left > 0:
+        chunk = stream.read1(min(left, 1 << 16))
+        if not chunk:
+            return
+        left -= len(chunk)
