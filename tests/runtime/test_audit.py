@@ -172,3 +172,45 @@ def test_no_event_is_built_for_a_logger_that_is_off(
     built.clear()
     make_box().call("lookup", {"q": "x"})  # a callable sink gets every event
     assert built == ["proposed", "executed"]
+
+
+SECRET = "jane.doe@private.example"
+
+
+def test_a_validation_errors_reason_quotes_no_values(
+    make_box: Callable[..., Toolbox], events: list[dict[str, Any]]
+) -> None:
+    """The message of a VALIDATION_ERROR quotes the failing value; its event does not."""
+    result = make_box().call("lookup", {"q": 7, "limit": SECRET})
+    assert result.error is not None and SECRET in result.error["message"]  # the model's
+    assert decisions(events) == [("proposed", None), ("denied", "VALIDATION_ERROR")]
+    assert SECRET not in json.dumps(events)
+    assert events[-1]["reason"].startswith("invalid arguments")
+
+
+def test_a_validation_errors_reason_quotes_values_when_configured(
+    make_box: Callable[..., Toolbox], events: list[dict[str, Any]]
+) -> None:
+    make_box(audit_arguments=True).call("lookup", {"q": "x", "limit": SECRET})
+    assert SECRET in events[-1]["reason"]
+    assert events[-1]["arguments"] == {"q": "x", "limit": SECRET}
+
+
+def test_a_withheld_reason_names_the_failing_fields() -> None:
+    common: dict[str, Any] = {
+        "trace_id": "t",
+        "tool": "lookup",
+        "principal": None,
+        "audit_event": None,
+        "risk": None,
+        "arguments_sha256": None,
+        "error_code": "VALIDATION_ERROR",
+        "reason": f"invalid arguments: /limit: {SECRET!r} is not of type 'integer'",
+    }
+    fields = [{"path": "/limit", "message": "..."}, {"path": "", "message": "..."}]
+    withheld = audit_module.event("denied", **common, fields=fields, audit_arguments=False)
+    assert withheld["reason"] == "invalid arguments at /limit, / (values withheld)"
+    kept = audit_module.event("denied", **common, fields=fields, audit_arguments=True)
+    assert kept["reason"] == common["reason"]
+    other = audit_module.event("failed", **{**common, "error_code": "INTERNAL"})
+    assert other["reason"] == common["reason"]  # only a VALIDATION_ERROR quotes values

@@ -1,7 +1,8 @@
 """Audit events: one per decision of a call (proposed, denied, confirmed, refused, executed,
 failed, replayed), each with the tool's `audit_event` name, the principal, the arguments'
 sha256 (raw arguments only when configured: they may hold personal data), the outcome and the
-trace id.
+trace id. Nor does the `reason` quote them unless configured: a `VALIDATION_ERROR`'s message
+quotes the failing values, so without the arguments its reason names the failing fields only.
 
 Sinks (`sink_for`): a JSON-lines file (each event appended and flushed under a lock, so a
 crash loses nothing already written), a `logging.Logger` (INFO, the event as JSON), or any
@@ -14,12 +15,15 @@ import datetime
 import json
 import logging
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 #: The decisions an event records.
 DECISIONS = ("proposed", "denied", "confirmed", "refused", "executed", "failed", "replayed")
+
+#: The error code whose message quotes the arguments' values (the failing ones).
+QUOTES_VALUES = "VALIDATION_ERROR"
 
 #: Where events go: a callable taking each event.
 Sink = Callable[[dict[str, Any]], None]
@@ -88,8 +92,17 @@ def event(
     reason: str | None = None,
     duration_ms: float | None = None,
     metadata: Mapping[str, Any] | None = None,
+    fields: Iterable[Mapping[str, Any]] | None = None,
+    audit_arguments: bool | None = None,
 ) -> dict[str, Any]:
-    """One audit event (fields that do not apply are left out)."""
+    """One audit event (fields that do not apply are left out).
+
+    `audit_arguments` says whether raw values may appear (None: only when the event carries
+    the `arguments`). Where they may not, the `reason` of a `VALIDATION_ERROR` (its message
+    quotes the failing values) becomes `withheld_reason(fields)`: the error's `fields` paths."""
+    shows_values = arguments is not None if audit_arguments is None else audit_arguments
+    if error_code == QUOTES_VALUES and reason is not None and not shows_values:
+        reason = withheld_reason(fields)
     found: dict[str, Any] = {
         "time": datetime.datetime.now(datetime.UTC).isoformat(timespec="milliseconds"),
         "trace_id": trace_id,
@@ -110,3 +123,11 @@ def event(
     }
     found.update((k, v) for k, v in optional.items() if v is not None)
     return found
+
+
+def withheld_reason(fields: Iterable[Mapping[str, Any]] | None) -> str:
+    """A `VALIDATION_ERROR`'s reason without the values its message quotes: the failing
+    fields' paths (`fields` of the error object), or only that it was withheld."""
+    paths = [str(f.get("path") or "/") for f in fields or () if isinstance(f, Mapping)]
+    where = f" at {', '.join(paths)}" if paths else ""
+    return f"invalid arguments{where} (values withheld)"
