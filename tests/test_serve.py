@@ -24,7 +24,7 @@ from toolgen import ToolError
 from toolgen.cli import main as toolgen_main
 from toolgen.config import Config, load_config
 from toolgen.descriptor import ToolDescriptor
-from toolgen.runtime import ToolResult
+from toolgen.runtime import CallContext, ToolResult
 from toolgen.runtime.adapters.mcp import call_tool_result
 from toolgen.runtime.catalog import Catalog, GeneratedFilesError
 from toolgen.runtime.catalog import load as load_catalog
@@ -203,6 +203,23 @@ def test_catalog_of_the_examples_leaves_forbidden_tools_out() -> None:
     assert catalog.mcp_tools is not None
     assert catalog.mcp_tools[catalog.names.index("calculator")] == example_tool("calculator")
     assert catalog.descriptors["calculator"].source.qualname == "calculator"
+
+
+@pytest.mark.parametrize("name", ["read_private_key", "nope"])
+def test_an_unknown_or_forbidden_tool_is_audited_before_the_error(name: str) -> None:
+    """-32602 as the MCP spec asks, and the `proposed` and `denied` events a Toolbox writes
+    for a tool it does not find."""
+    events: list[dict[str, Any]] = []
+    dispatcher = Dispatcher(load_toolbox(GENERATED, store="memory://", audit=events.append))
+    context = CallContext(principal="u-7")
+    with pytest.raises(MCPError) as caught:
+        run(lambda: dispatcher.call_tool(name, {"key_name": "id_rsa"}, context))
+    assert caught.value.code == -32602
+    assert [(e["tool"], e["decision"], e.get("error_code")) for e in events] == [
+        (name, "proposed", None),
+        (name, "denied", "NOT_FOUND"),
+    ]
+    assert {e["principal"] for e in events} == {"u-7"}
 
 
 def test_catalog_drops_a_forbidden_tool_even_if_listed(tmp_path: Path) -> None:

@@ -110,9 +110,14 @@ class Dispatcher:
         self, name: str, arguments: Any, context: CallContext | None = None
     ) -> types.CallToolResult:
         """Run one `tools/call` through the toolbox; only an unknown (or forbidden) tool
-        raises: MCPError -32602 listing the available tools."""
+        raises: MCPError -32602 listing the available tools, after the toolbox has found
+        nothing and written that call's `proposed` and `denied` audit events."""
         entry = self._entries.get(name)
         if entry is None:
+            if name not in self.box.catalog.descriptors:
+                # the toolbox's find refuses it (NOT_FOUND) and audits that, as on any platform;
+                # a callable tool this server does not list is refused without being run
+                await self.box.acall(name, arguments, context=context)
             available = [t["name"] for t in self.tools]
             raise MCPError(
                 INVALID_PARAMS,
