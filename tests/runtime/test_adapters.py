@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -23,6 +24,7 @@ from openai.types.responses import Response, ResponseFunctionToolCall
 from openai.types.responses.response_input_item_param import FunctionCallOutput
 from pydantic import TypeAdapter
 
+from toolgen.runtime import CallContext, Toolbox
 from toolgen.runtime.adapters import Envelope, ResultLike, bound
 from toolgen.runtime.adapters.anthropic import anthropic
 from toolgen.runtime.adapters.gemini import gemini
@@ -36,7 +38,7 @@ class Echo:
         self.fail = fail
         self.asked: list[tuple[str, Any]] = []
 
-    async def __call__(self, name: str, arguments: Any) -> ResultLike:
+    async def __call__(self, name: str, arguments: Any, call_id: str | None) -> ResultLike:
         self.asked.append((name, arguments))
         if name in self.fail:
             raise RuntimeError("db password is hunter2")
@@ -285,7 +287,7 @@ def test_order_and_ids_kept_when_calls_finish_in_reverse() -> None:
     done = [asyncio.Event() for _ in range(count)]
     finished: list[int] = []
 
-    async def call(name: str, arguments: Any) -> ResultLike:
+    async def call(name: str, arguments: Any, call_id: str | None) -> ResultLike:
         i = int(name[1:])
         if i + 1 < count:
             await done[i + 1].wait()
@@ -304,7 +306,7 @@ def test_order_and_ids_kept_when_calls_finish_in_reverse() -> None:
 def test_the_concurrency_limit_is_reached_and_never_passed(limit: int) -> None:
     running, peak = 0, 0
 
-    async def call(name: str, arguments: Any) -> ResultLike:
+    async def call(name: str, arguments: Any, call_id: str | None) -> ResultLike:
         nonlocal running, peak
         running += 1
         peak = max(peak, running)
@@ -342,7 +344,7 @@ def test_one_failing_call_costs_only_its_answer(caplog: pytest.LogCaptureFixture
 def test_a_result_that_cannot_be_written_costs_only_its_answer() -> None:
     """`to_json` refuses NaN: the adapter writes each answer inside that call's guard."""
 
-    async def call(name: str, arguments: Any) -> ResultLike:
+    async def call(name: str, arguments: Any, call_id: str | None) -> ResultLike:
         return Envelope({"status": "ok", "data": float("nan") if name == "t0" else 1})
 
     out = asyncio.run(openai_chat(_chat_calls(2), call, 2))
@@ -364,3 +366,54 @@ def test_bound_passes_the_turns_context_to_every_call() -> None:
         ("add", {"a": 1, "b": 2}, context),
         ("broken", {}, context),
     ]
+
+
+def test_bound_makes_the_contexts_idempotency_key_per_call() -> None:
+    """A turn's (or conversation's) key becomes `key:call_id`; a call without an id keeps it,
+    and a context without a key is passed on as it is."""
+    seen: list[tuple[str, Any]] = []
+
+    async def acall(name: str, arguments: Any, *, context: Any = None) -> ResultLike:
+        seen.append((name, context))
+        return Envelope({"status": "ok", "data": None})
+
+    keyed = CallContext(principal="u-1", idempotency_key="turn-7")
+    asyncio.run(openai_chat(_chat_calls(2), bound(acall, keyed), 2))
+    contexts = dict(seen)
+    assert [contexts[n].idempotency_key for n in ("t0", "t1")] == ["turn-7:call_0", "turn-7:call_1"]
+    assert all(c.principal == "u-1" for c in contexts.values())
+    assert keyed.idempotency_key == "turn-7"  # the caller's context is left alone
+    seen.clear()
+    parts = [genai.Part(function_call=genai.FunctionCall(name="now"))]
+    asyncio.run(gemini(parts, bound(acall, keyed), 1))
+    assert seen[0][1].idempotency_key == "turn-7"
+    seen.clear()
+    plain = CallContext(principal="u-1")
+    asyncio.run(openai_chat(_chat_calls(1), bound(acall, plain), 1))
+    assert seen[0][1] is plain
+
+
+def test_distinct_calls_of_a_turn_sharing_a_context_key_each_run_once(
+    make_box: Callable[..., Toolbox], handlers: Any
+) -> None:
+    """A non-idempotent write keyed by the context: two calls of one turn both run (no
+    IDEMPOTENCY_KEY_REUSED, no replay of the other's result); the same call id sent again
+    replays."""
+    box = make_box()
+    context = CallContext(idempotency_key="conversation-42")
+
+    def turn(*calls: tuple[str, str]) -> list[dict[str, Any]]:
+        items = [
+            {"id": i, "type": "function", "function": {"name": "append_log", "arguments": a}}
+            for i, a in calls
+        ]
+        return [json.loads(m["content"]) for m in box.handle_openai_chat(items, context=context)]
+
+    first = turn(("c1", '{"line": "a"}'), ("c2", '{"line": "b"}'))
+    assert [m["status"] for m in first] == ["ok", "ok"]
+    assert sorted(m["data"] for m in first) == [1, 2]
+    assert not any(m.get("replayed") for m in first)
+    third = turn(("c3", '{"line": "a"}'))
+    assert third == [{"status": "ok", "data": 3}]
+    again = turn(("c1", '{"line": "a"}'))
+    assert again[0]["replayed"] is True and again[0]["data"] == first[0]["data"]

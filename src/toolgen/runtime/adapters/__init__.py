@@ -1,8 +1,9 @@
 """Platform adapters: one model turn's tool calls in, one result item per call out.
 
 Each platform module reads the calls of a turn (the official SDK's objects or plain dicts), asks
-`call(name, arguments)` for each, concurrently and at most `limit` at a time, and answers in the
-platform's wire format (reference/runtime.md), in the order of the calls and under their ids:
+`call(name, arguments, call_id)` for each, concurrently and at most `limit` at a time, and
+answers in the platform's wire format (reference/runtime.md), in the order of the calls and
+under their ids:
 
 - `toolgen.runtime.adapters.openai`: `openai_chat(tool_calls, call, limit)` and
   `openai_responses(output, call, limit)`;
@@ -11,13 +12,15 @@ platform's wire format (reference/runtime.md), in the order of the calls and und
 - `toolgen.runtime.adapters.mcp`: a `ToolResult` as MCP's `CallToolResult` (needs the MCP SDK;
   `toolgen serve` uses it).
 
-`call` is `Toolbox.acall` bound to the turn's context (`bound`). A call that raises costs only its
-own result: an INTERNAL error envelope, the exception logged and never shown to the model.
+`call` is `Toolbox.acall` bound to the turn's context (`bound`), whose idempotency key becomes
+each call's own. A call that raises costs only its own result: an INTERNAL error envelope, the
+exception logged and never shown to the model.
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import logging
 import uuid
@@ -39,17 +42,32 @@ class ResultLike(Protocol):
     def envelope(self) -> dict[str, Any]: ...
 
 
-#: One call: the tool's name and its arguments as they arrived (JSON text, a dict, or {}).
-Call = Callable[[str, Any], Awaitable[ResultLike]]
+#: One call: the tool's name, its arguments as they arrived (JSON text, a dict, or {}), and the
+#: platform's id of the call (None when it has none).
+Call = Callable[[str, Any, str | None], Awaitable[ResultLike]]
 
 
 def bound(acall: Callable[..., Awaitable[ResultLike]], context: Any) -> Call:
-    """`call` for an adapter: `acall(name, arguments, context=context)` (the Toolbox's)."""
+    """`call` for an adapter: `acall(name, arguments, context=...)` (the Toolbox's) with the
+    turn's context, made per call: a context's `idempotency_key` keys one call, so each call of
+    the turn gets `f"{key}:{call_id}"`. Distinct calls of a turn (or of a conversation sharing
+    the context) then never collide, and a call sent again under its id is replayed. A call
+    without an id (Gemini's Developer API may omit it) keeps the context's key as it is."""
 
-    async def call(name: str, arguments: Any) -> ResultLike:
-        return await acall(name, arguments, context=context)
+    async def call(name: str, arguments: Any, call_id: str | None) -> ResultLike:
+        return await acall(name, arguments, context=per_call(context, call_id))
 
     return call
+
+
+def per_call(context: Any, call_id: str | None) -> Any:
+    """`context` with its idempotency key suffixed by `call_id` (see `bound`)."""
+    key = getattr(context, "idempotency_key", None)
+    if key is None or call_id is None:
+        return context
+    if dataclasses.is_dataclass(context) and not isinstance(context, type):
+        return dataclasses.replace(context, idempotency_key=f"{key}:{call_id}")
+    return context
 
 
 def get(item: Any, *names: str) -> Any:
@@ -111,6 +129,7 @@ class Job:
     arguments: Any
     answer: Callable[[ResultLike], dict[str, Any]]
     refused: ResultLike | None = None  # decided by the adapter: `call` is not asked
+    call_id: Any = None  # the platform's id of the call, if it has one
 
 
 async def answer_all(jobs: Iterable[Job], call: Call, limit: int) -> list[dict[str, Any]]:
@@ -130,7 +149,8 @@ async def _answer(job: Job, call: Call, gate: asyncio.Semaphore) -> dict[str, An
         try:
             # the platform's item is made here too: a result that cannot be written as JSON
             # fails this call alone
-            return job.answer(await call(job.name, job.arguments))
+            call_id = None if job.call_id is None else str(job.call_id)
+            return job.answer(await call(job.name, job.arguments, call_id))
         except Exception:
             failure = error("INTERNAL", "internal error", 500)
             trace_id = failure.body["error"]["trace_id"]

@@ -26,4 +26,4 @@ def _job(block: Any) -> Job:
             "is_error": not result.ok,
         }
 
-    return Job(tool_name(block), arguments(get(block, "input")), answer)
+    return Job(tool_name(block), arguments(get(block, "input")), answer, call_id=use_id)

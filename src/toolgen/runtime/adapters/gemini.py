@@ -30,4 +30,4 @@ def _job(function_call: Any) -> Job:
             response = {"id": call_id, **response}
         return {"function_response": response}
 
-    return Job(name, arguments(get(function_call, "args")), answer)
+    return Job(name, arguments(get(function_call, "args")), answer, call_id=call_id)

@@ -39,7 +39,7 @@ def _chat_job(item: Any) -> Job:
             "VALIDATION_ERROR", f"only function tool calls are handled, not {what}", 400
         )
         return Job("", None, answer, refused)
-    return Job(tool_name(function), arguments(get(function, "arguments")), answer)
+    return Job(tool_name(function), arguments(get(function, "arguments")), answer, call_id=call_id)
 
 
 async def openai_responses(
@@ -57,4 +57,4 @@ def _responses_job(item: Any) -> Job:
     def answer(result: ResultLike) -> dict[str, Any]:
         return {"type": "function_call_output", "call_id": call_id, "output": result.to_json()}
 
-    return Job(tool_name(item), arguments(get(item, "arguments")), answer)
+    return Job(tool_name(item), arguments(get(item, "arguments")), answer, call_id=call_id)
