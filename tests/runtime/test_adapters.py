@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -20,7 +21,13 @@ from openai.types.chat import (
     ChatCompletionMessageParam,
     ChatCompletionToolMessageParam,
 )
-from openai.types.responses import Response, ResponseFunctionToolCall
+from openai.types.responses import (
+    Response,
+    ResponseCustomToolCall,
+    ResponseCustomToolCallOutputParam,
+    ResponseFunctionToolCall,
+    ResponseInputParam,
+)
 from openai.types.responses.response_input_item_param import FunctionCallOutput
 from pydantic import TypeAdapter
 
@@ -29,6 +36,7 @@ from toolgen.runtime.adapters import Envelope, ResultLike, bound
 from toolgen.runtime.adapters.anthropic import anthropic
 from toolgen.runtime.adapters.gemini import gemini
 from toolgen.runtime.adapters.openai import openai_chat, openai_responses
+from toolgen.runtime.result import new_trace_id
 
 
 class Echo:
@@ -188,6 +196,48 @@ def test_openai_responses_with_dicts() -> None:
     out = asyncio.run(openai_responses(RESPONSE["output"], Echo(), 1))
     assert [o["call_id"] for o in out] == ["call_1", "call_2"]
     assert set(out[0]) == {"type", "call_id", "output"}
+
+
+def test_openai_responses_answers_a_custom_tool_call_with_an_error() -> None:
+    """A `custom_tool_call` needs its own `custom_tool_call_output`, or the next request fails;
+    it is refused like Chat's custom calls, and never run."""
+    custom = {
+        "type": "custom_tool_call",
+        "id": "ctc_1",
+        "call_id": "call_x",
+        "name": "sql",
+        "input": "DROP TABLE users",
+    }
+    response = Response.model_validate({**RESPONSE, "output": [*RESPONSE["output"], custom]})
+    assert isinstance(response.output[-1], ResponseCustomToolCall)
+    echo = Echo()
+    out = asyncio.run(openai_responses(response.output, echo, 4))
+    assert [(o["type"], o["call_id"]) for o in out] == [
+        ("function_call_output", "call_1"),
+        ("function_call_output", "call_2"),
+        ("custom_tool_call_output", "call_x"),
+    ]
+    refused = json.loads(out[2]["output"])["error"]
+    assert refused["code"] == "VALIDATION_ERROR"
+    assert refused["message"] == "only function tool calls are handled, not a custom tool call"
+    assert (refused["retryable"], refused["human_review"]) == (False, False)
+    assert [name for name, _ in echo.asked] == ["add", "now"]
+    _conforms(ResponseCustomToolCallOutputParam, out[2])
+    follow_up = [item.model_dump(exclude_none=True) for item in response.output] + out
+    TypeAdapter(ResponseInputParam).validate_python(follow_up)
+
+
+def test_the_adapters_own_envelopes_carry_the_runtimes_trace_ids() -> None:
+    """Refusals and INTERNAL answers made by an adapter: 16 hex digits, as `new_trace_id`."""
+
+    async def call(name: str, arguments: Any, call_id: str | None) -> ResultLike:
+        raise RuntimeError("boom")
+
+    calls = [*_chat_calls(1), {"id": "c", "type": "custom", "custom": {"name": "x", "input": ""}}]
+    out = asyncio.run(openai_chat(calls, call, 2))
+    trace_ids = [json.loads(o["content"])["error"]["trace_id"] for o in out]
+    assert [len(t) for t in trace_ids] == [len(new_trace_id())] * 2
+    assert all(re.fullmatch("[0-9a-f]{16}", t) for t in trace_ids), trace_ids
 
 
 # Anthropic Messages

@@ -23,10 +23,11 @@ import asyncio
 import dataclasses
 import json
 import logging
-import uuid
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
+
+from toolgen.runtime.result import new_trace_id
 
 log = logging.getLogger("toolgen.runtime")
 
@@ -109,14 +110,15 @@ class Envelope:
 
 
 def error(code: str, message: str, http_status: int) -> Envelope:
-    """A non-retryable error envelope in the runtime's shape, with a new trace id."""
+    """A non-retryable error envelope in the runtime's shape, with a new trace id (of the
+    runtime's format, so that logs and answers read alike)."""
     body = {
         "code": code,
         "message": message,
         "http_status": http_status,
         "retryable": False,
         "human_review": False,
-        "trace_id": uuid.uuid4().hex,
+        "trace_id": new_trace_id(),
     }
     return Envelope({"status": "error", "error": body})
 

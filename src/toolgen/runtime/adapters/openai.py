@@ -46,15 +46,29 @@ async def openai_responses(
     output: Iterable[Any] | None, call: Call, limit: int
 ) -> list[dict[str, Any]]:
     """`{"type": "function_call_output", "call_id", "output"}` for each `function_call` item of
-    `response.output`; other items (messages, reasoning, other tools' calls) are not ours."""
-    items = [item for item in output or () if get(item, "type") == "function_call"]
+    `response.output`, and `{"type": "custom_tool_call_output", ...}` with an error result for
+    each `custom_tool_call` item (the next request needs an answer for every call id); other
+    items (messages, reasoning, hosted tools' calls) are not ours."""
+    items = [item for item in output or () if get(item, "type") in _RESPONSES_CALLS]
     return await answer_all((_responses_job(item) for item in items), call, limit)
 
 
+#: The Responses items that are calls of the client's tools, and the type of their answers.
+_RESPONSES_CALLS = {
+    "function_call": "function_call_output",
+    "custom_tool_call": "custom_tool_call_output",
+}
+
+
 def _responses_job(item: Any) -> Job:
-    call_id = get(item, "call_id")
+    kind, call_id = get(item, "type"), get(item, "call_id")
 
     def answer(result: ResultLike) -> dict[str, Any]:
-        return {"type": "function_call_output", "call_id": call_id, "output": result.to_json()}
+        return {"type": _RESPONSES_CALLS[kind], "call_id": call_id, "output": result.to_json()}
 
+    if kind != "function_call":
+        refused = error(
+            "VALIDATION_ERROR", "only function tool calls are handled, not a custom tool call", 400
+        )
+        return Job("", None, answer, refused)
     return Job(tool_name(item), arguments(get(item, "arguments")), answer, call_id=call_id)
