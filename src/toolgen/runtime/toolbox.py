@@ -37,7 +37,13 @@ from toolgen.runtime.result import ToolResult, internal_error, new_trace_id
 from toolgen.runtime.steps.authorize import authorize
 from toolgen.runtime.steps.execute import Fallback, execute, fall_back, invoke, log_failure
 from toolgen.runtime.steps.find import find
-from toolgen.runtime.steps.gate import confirmation_request, gate, gated, is_dry_run
+from toolgen.runtime.steps.gate import (
+    confirmation_request,
+    for_real,
+    gate,
+    gated,
+    is_dry_run,
+)
 from toolgen.runtime.steps.idempotency import claim, key_for, unavailable
 from toolgen.runtime.steps.parse import parse
 from toolgen.runtime.steps.quick import quick_check, quick_value
@@ -523,8 +529,9 @@ class _Call:
                 return claimed
             token = claimed
         hints = descriptor.idempotency
+        real = for_real(descriptor, arguments)
         result, attempts = await execute(
-            lambda: attempt(arguments),
+            lambda: attempt(real),
             retry=key is not None or bool(hints.idempotent) or bool(hints.safe),
             max_retries=box.max_retries,
             sleep=box.sleep,
