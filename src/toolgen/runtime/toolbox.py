@@ -110,6 +110,7 @@ class Toolbox:
                     f"store {store!r} is not a store URL: use memory://, "
                     "sqlite:///path or redis://host:port/db"
                 )
+        _check_lease(timeout, in_flight_ttl)
         self.catalog = catalog
         self.audit = audit_events.sink_for(audit)
         self.timeout = timeout
@@ -170,7 +171,8 @@ class Toolbox:
           running call (a process killed mid-call frees its key after it).
 
         Raises `GeneratedFilesError` when the folder cannot be read, ValueError for a store
-        URL of an unknown scheme.
+        URL of an unknown scheme or a timeout not below `in_flight_ttl` (a call still running
+        when its lease ends would let another call with its key run too).
         """
         found = load(folder, catalog)
         for path in reversed([str(p) for p in paths]):
@@ -536,6 +538,8 @@ class _Call:
             max_retries=box.max_retries,
             sleep=box.sleep,
             random=box.random,
+            lease_s=box.in_flight_ttl if key is not None else None,
+            timeout=timeout,
         )
         result = await fall_back(box.fallbacks, arguments, result)
         if key is not None and token is not None:
@@ -550,12 +554,32 @@ class _Call:
         store, name = self.box.store(), result.tool
         try:
             if result.ok:
-                await store.finish(name, key, token, result.to_json(), self.box.idempotency_ttl)
+                ttl = self.box.idempotency_ttl
+                if await store.finish(name, key, token, result.to_json(), ttl) is False:
+                    log.warning(
+                        "[trace %s] the lease of the idempotency key of %s ran out before the call "
+                        "ended: its result was not kept, and another call may have run",
+                        self.trace_id,
+                        name,
+                    )
             else:
                 await store.abandon(name, key, token)
         except StoreUnavailable as exc:
             log.warning(
                 "[trace %s] the idempotency store failed after the call: %s", self.trace_id, exc
+            )
+
+
+def _check_lease(timeout: float | Mapping[str, float], in_flight_ttl: float) -> None:
+    """Every call must be able to end within its key's lease: refuse a timeout that is not."""
+    given = dict(timeout) if isinstance(timeout, Mapping) else {"": timeout}
+    for name, seconds in {**given, "": given.get("", 30.0)}.items():
+        if float(seconds) >= in_flight_ttl:
+            which = f"the timeout of {name}" if name else "the timeout"
+            raise ValueError(
+                f"{which} ({float(seconds):g} s) must be below in_flight_ttl "
+                f"({in_flight_ttl:g} s): a keyed call still running when its lease ends "
+                "lets another call with the same key run"
             )
 
 

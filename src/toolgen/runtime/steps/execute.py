@@ -11,7 +11,9 @@ retry what may be retried, and fall back when a fallback is given.
   a value strict JSON cannot carry is `INTERNAL`.
 - `execute`: attempts until one succeeds or its error is not retryable, at most
   `1 + max_retries`, only when `retry` allows (idempotent tools and keyed calls): full-jitter
-  exponential backoff (`backoff`), never shorter than the error's `retry_after_ms`.
+  exponential backoff (`backoff`), never shorter than the error's `retry_after_ms`; within a
+  keyed call's lease (`lease_s`) only: a retry whose wait could outlast the lease is not made
+  (the error is answered instead), since another call may claim the key once it lapses.
 - `fall_back`: a fallback's data replaces a final error.
 """
 
@@ -24,6 +26,7 @@ import functools
 import inspect
 import json
 import logging
+import time
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
@@ -172,13 +175,20 @@ async def execute(
     max_retries: int,
     sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
     random: Callable[[], float] | None = None,
+    lease_s: float | None = None,
+    timeout: float = 0.0,
 ) -> tuple[ToolResult, int]:
     """Run `attempt` until it succeeds or may not be retried; the last result and how many
-    attempts were made. A retryable error says `max_retries`."""
+    attempts were made. A retryable error says `max_retries`.
+
+    With `lease_s` (a keyed call's lease, begun just before), a retry is made only if the
+    call would still end within the lease were every attempt to run to its `timeout`."""
     import random as _random
 
     jitter = random or _random.random
     attempts = 0
+    waited = 0.0
+    started = time.monotonic()
     while True:
         result = await attempt()
         attempts += 1
@@ -192,7 +202,13 @@ async def execute(
         after = error.get("retry_after_ms")
         if isinstance(after, int | float) and not isinstance(after, bool) and after > 0:
             delay = max(delay, after / 1000)
+        if lease_s is not None:
+            # the worst case (injected sleeps pass no real time, so the sum is counted too)
+            spent = max(attempts * timeout + waited, time.monotonic() - started)
+            if spent + delay + timeout >= lease_s:
+                return result, attempts
         await sleep(delay)
+        waited += delay
 
 
 async def fall_back(
