@@ -219,3 +219,20 @@ def test_a_result_whose_lease_ran_out_is_not_kept_and_says_so(
     [warning] = [r for r in caplog.records if r.levelname == "WARNING"]
     assert "ran out before the call ended" in warning.getMessage()
     assert not box.call("transfer", arguments, context=context).replayed
+
+
+def test_a_fallback_is_marked_and_never_kept_under_the_key(
+    make_box: Callable[..., Toolbox], handlers: Any, events: list[dict[str, Any]]
+) -> None:
+    handlers.FAILS["transfer"] = 1
+    box = make_box(max_retries=0, fallbacks={"transfer": lambda arguments, error: "queued"})
+    context = CallContext(scopes={"payments:send"}, confirm=lambda request: True)
+    arguments = {"amount": 5, "to": "acct", "idempotency_key": "0123456789abcdef"}
+    first = box.call("transfer", arguments, context=context)
+    assert first.ok and first.fallback and first.data == "queued"
+    assert json.loads(first.to_json()) == {"status": "ok", "data": "queued", "fallback": True}
+    assert events[-1]["decision"] == "executed" and events[-1]["reason"] == "fallback"
+    # the handler failed: its key was freed, so the same call runs it again
+    again = box.call("transfer", arguments, context=context)
+    assert again.ok and not again.fallback and not again.replayed
+    assert again.data == {"sent": 5, "to": "acct", "run": 2}

@@ -541,10 +541,12 @@ class _Call:
             lease_s=box.in_flight_ttl if key is not None else None,
             timeout=timeout,
         )
-        result = await fall_back(box.fallbacks, arguments, result)
-        if key is not None and token is not None:
+        if key is not None and token is not None:  # the handler's own answer, not a fallback's
             await self._settle(key, token, result)
+        result = await fall_back(box.fallbacks, arguments, result)
         reason = f"{attempts} attempts" if attempts > 1 else None
+        if result.fallback:
+            reason = f"{reason}, fallback" if reason else "fallback"
         self.record("executed" if result.ok else "failed", result, reason=reason)
         return result
 

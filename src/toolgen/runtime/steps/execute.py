@@ -14,7 +14,7 @@ retry what may be retried, and fall back when a fallback is given.
   exponential backoff (`backoff`), never shorter than the error's `retry_after_ms`; within a
   keyed call's lease (`lease_s`) only: a retry whose wait could outlast the lease is not made
   (the error is answered instead), since another call may claim the key once it lapses.
-- `fall_back`: a fallback's data replaces a final error.
+- `fall_back`: a fallback's data replaces a final error (marked `fallback`).
 """
 
 from __future__ import annotations
@@ -227,4 +227,4 @@ async def fall_back(
     except Exception as exc:
         log_failure(result.trace_id, f"the fallback of {result.tool} failed", exc)
         return result
-    return ToolResult(result.tool, True, data, trace_id=result.trace_id)
+    return ToolResult(result.tool, True, data, trace_id=result.trace_id, fallback=True)
