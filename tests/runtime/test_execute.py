@@ -4,6 +4,8 @@ factory, and what a handler's failure looks like to the model."""
 from __future__ import annotations
 
 import json
+import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -236,3 +238,39 @@ def test_a_fallback_is_marked_and_never_kept_under_the_key(
     again = box.call("transfer", arguments, context=context)
     assert again.ok and not again.fallback and not again.replayed
     assert again.data == {"sent": 5, "to": "acct", "run": 2}
+
+
+def test_a_timed_out_sync_handler_keeps_its_key_until_its_thread_ends(
+    make_box: Callable[..., Toolbox], waits: Waits
+) -> None:
+    """A thread cannot be stopped: while a timed-out handler still runs, no retry starts
+    beside it and its key stays in flight; the key is freed when the thread ends."""
+    release = threading.Event()
+    runs: list[int] = []
+
+    def transfer(amount: int, to: str, idempotency_key: str) -> dict[str, object]:
+        runs.append(amount)
+        release.wait(60)
+        return {"sent": amount}
+
+    box = make_box(handlers={"transfer": transfer}, timeout={"transfer": 0.05})
+    context = CallContext(scopes={"payments:send"}, confirm=lambda request: True)
+    arguments = {"amount": 5, "to": "acct", "idempotency_key": "0123456789abcdef"}
+    try:
+        timed_out = box.call("transfer", arguments, context=context)
+        assert timed_out.error is not None and timed_out.error["code"] == "TIMEOUT"
+        assert runs == [5] and waits.delays == []  # retryable, keyed, yet not retried
+        busy = box.call("transfer", arguments, context=context)
+        assert busy.error is not None and busy.error["code"] == "IDEMPOTENCY_KEY_IN_PROGRESS"
+        assert runs == [5]
+    finally:
+        release.set()
+    deadline = time.monotonic() + 60  # a bound on the wait only, nothing is timed
+    while True:
+        after = box.call("transfer", arguments, context=context)
+        if after.ok or time.monotonic() > deadline:
+            break
+        assert after.error is not None
+        assert after.error["code"] == "IDEMPOTENCY_KEY_IN_PROGRESS"
+        time.sleep(0.01)
+    assert after.data == {"sent": 5} and runs == [5, 5]

@@ -398,6 +398,8 @@ class _Call:
         self.arguments: dict[str, Any] | None = None
         self.started = time.perf_counter()
         self._hashed: tuple[Any, str] | None = None  # (what was hashed, its sha256)
+        # the end of a timed-out sync handler's thread that still runs
+        self.stuck: concurrent.futures.Future[None] | None = None
 
     def record(
         self, decision: str, result: ToolResult | None = None, reason: str | None = None
@@ -496,7 +498,15 @@ class _Call:
 
         async def attempt(given: dict[str, Any]) -> ToolResult:
             return await invoke(
-                descriptor, prepared, given, trace_id, timeout, returns, quick_returns, workers
+                descriptor,
+                prepared,
+                given,
+                trace_id,
+                timeout,
+                returns,
+                quick_returns,
+                workers,
+                self._stuck,
             )
 
         if is_dry_run(descriptor, arguments):  # changes nothing: no gate, no key
@@ -540,6 +550,7 @@ class _Call:
             random=box.random,
             lease_s=box.in_flight_ttl if key is not None else None,
             timeout=timeout,
+            halt=self._still_running,
         )
         if key is not None and token is not None:  # the handler's own answer, not a fallback's
             await self._settle(key, token, result)
@@ -550,10 +561,23 @@ class _Call:
         self.record("executed" if result.ok else "failed", result, reason=reason)
         return result
 
+    def _stuck(self, ended: concurrent.futures.Future[None]) -> None:
+        self.stuck = ended
+
+    def _still_running(self) -> bool:
+        return self.stuck is not None and not self.stuck.done()
+
     async def _settle(self, key: str, token: str, result: ToolResult) -> None:
-        """Keep a success under its key; free the key after a failure. A store that fails
-        here is logged: the call has run, and its key expires with its lease."""
+        """Keep a success under its key; free the key after a failure - once the handler's
+        thread has ended, if a timed-out one still runs (until then another call with the key
+        would run beside it). A store that fails here is logged: the call has run, and its key
+        expires with its lease."""
         store, name = self.box.store(), result.tool
+        stuck = self.stuck
+        if not result.ok and stuck is not None and not stuck.done():
+            trace_id = self.trace_id
+            stuck.add_done_callback(lambda _: _abandon_later(store, name, key, token, trace_id))
+            return
         try:
             if result.ok:
                 ttl = self.box.idempotency_ttl
@@ -570,6 +594,19 @@ class _Call:
             log.warning(
                 "[trace %s] the idempotency store failed after the call: %s", self.trace_id, exc
             )
+
+
+def _abandon_later(store: IdempotencyStore, tool: str, key: str, token: str, trace_id: str) -> None:
+    """Free a key from whichever thread a timed-out handler ends on: on a thread of its own
+    with its own event loop (the call's loop may be gone, or be the one running here)."""
+
+    def run() -> None:
+        try:
+            asyncio.run(store.abandon(tool, key, token))
+        except Exception as exc:
+            log.warning("[trace %s] freeing the idempotency key failed: %s", trace_id, exc)
+
+    threading.Thread(target=run, name="toolgen-abandon", daemon=True).start()
 
 
 def _check_lease(timeout: float | Mapping[str, float], in_flight_ttl: float) -> None:

@@ -4,7 +4,9 @@ retry what may be retried, and fall back when a fallback is given.
 - `invoke`: one attempt. The arguments go through the handler's pydantic arguments schema
   (models, UUIDs, enums ...); async handlers are awaited, sync ones run in a worker thread (a
   sync handler that times out keeps its thread until it returns: threads cannot be stopped;
-  `Toolbox` keeps a pool of its own for them, so the hop costs no more than it must).
+  `on_stuck` gets the future of that thread's end, so no retry starts beside it and its key
+  stays taken until it ends; `Toolbox` keeps a pool of its own for them, so the hop costs no
+  more than it must).
   A `ToolError` gets the taxonomy its code has in the descriptor's `errors`; any other
   exception is `INTERNAL`, not retryable, its traceback logged under the trace id only.
   The return value is dumped to JSON by pydantic and checked against the return schema;
@@ -26,6 +28,7 @@ import functools
 import inspect
 import json
 import logging
+import threading
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
@@ -80,6 +83,34 @@ def tool_error(exc: ToolError, descriptor: ToolDescriptor, trace_id: str) -> Too
     return ToolResult(descriptor.name, False, error=body, trace_id=trace_id)
 
 
+class _Thread:
+    """A sync handler's run on a worker thread: `give_up` after a timeout or a cancellation
+    says whether it still runs (the future of its end), and a run not yet started never
+    starts."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.state = "queued"
+        self.ended: concurrent.futures.Future[None] = concurrent.futures.Future()
+
+    def run(self, fn: Callable[..., Any], *args: Any) -> Any:
+        with self.lock:
+            if self.state == "given up":
+                return None
+            self.state = "running"
+        try:
+            return fn(*args)
+        finally:
+            self.ended.set_result(None)
+
+    def give_up(self) -> concurrent.futures.Future[None] | None:
+        with self.lock:
+            if self.state == "queued":
+                self.state = "given up"
+                return None
+        return None if self.ended.done() else self.ended
+
+
 def _timed_out(descriptor: ToolDescriptor, timeout: float, trace_id: str) -> ToolResult:
     declared = next((e for e in descriptor.errors if e.code == "TIMEOUT"), None)
     extra: dict[str, Any] = {}
@@ -103,10 +134,12 @@ async def invoke(
     returns: Draft202012Validator | None = None,
     quick_returns: Callable[[Any], bool] | None = None,
     workers: concurrent.futures.Executor | None = None,
+    on_stuck: Callable[[concurrent.futures.Future[None]], None] | None = None,
 ) -> ToolResult:
     """One attempt at calling the handler (see the module's text); a sync handler runs on
     `workers` (the loop's default executor when None), in a copy of the caller's context as
-    `asyncio.to_thread` would."""
+    `asyncio.to_thread` would; when the attempt ends (times out, is cancelled) while that
+    thread still runs, `on_stuck` receives the future of the thread's end."""
     name = descriptor.name
     try:
         args, kwargs = prepared.arguments.validate_python(arguments)
@@ -120,7 +153,13 @@ async def invoke(
                 call = functools.partial(prepared.fn, *args, **kwargs)
                 context = contextvars.copy_context()
                 loop = asyncio.get_running_loop()
-                value = await loop.run_in_executor(workers, context.run, call)
+                thread = _Thread()
+                try:
+                    value = await loop.run_in_executor(workers, thread.run, context.run, call)
+                finally:
+                    stuck = thread.give_up()
+                    if stuck is not None and on_stuck is not None:
+                        on_stuck(stuck)
                 if inspect.isawaitable(value):
                     value = await value
     except ToolError as exc:
@@ -177,12 +216,14 @@ async def execute(
     random: Callable[[], float] | None = None,
     lease_s: float | None = None,
     timeout: float = 0.0,
+    halt: Callable[[], bool] | None = None,
 ) -> tuple[ToolResult, int]:
     """Run `attempt` until it succeeds or may not be retried; the last result and how many
     attempts were made. A retryable error says `max_retries`.
 
     With `lease_s` (a keyed call's lease, begun just before), a retry is made only if the
-    call would still end within the lease were every attempt to run to its `timeout`."""
+    call would still end within the lease were every attempt to run to its `timeout`; none
+    is made while `halt()` says so (a timed-out attempt's thread still runs)."""
     import random as _random
 
     jitter = random or _random.random
@@ -196,7 +237,7 @@ async def execute(
         if result.ok or error is None or not error.get("retryable"):
             return result, attempts
         error.setdefault("max_retries", max_retries)
-        if not retry or attempts > max_retries:
+        if not retry or attempts > max_retries or (halt is not None and halt()):
             return result, attempts
         delay = backoff(attempts - 1, jitter)
         after = error.get("retry_after_ms")
