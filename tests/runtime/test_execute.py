@@ -274,3 +274,19 @@ def test_a_timed_out_sync_handler_keeps_its_key_until_its_thread_ends(
         assert after.error["code"] == "IDEMPOTENCY_KEY_IN_PROGRESS"
         time.sleep(0.01)
     assert after.data == {"sent": 5} and runs == [5, 5]
+
+
+def test_a_timeout_error_the_handler_raises_is_internal_not_retried(
+    make_box: Callable[..., Toolbox], waits: Waits
+) -> None:
+    runs: list[str] = []
+
+    def lookup(q: str, limit: int = 3) -> dict[str, object]:
+        runs.append(q)
+        raise TimeoutError("connect to 10.0.0.5:443 timed out")  # socket.timeout is this
+
+    result = make_box(handlers={"lookup": lookup}).call("lookup", {"q": "x"})
+    assert result.error is not None
+    assert (result.error["code"], result.error["retryable"]) == ("INTERNAL", False)
+    assert "10.0.0.5" not in result.to_json()
+    assert runs == ["x"] and waits.delays == []  # an idempotent tool, yet not retried

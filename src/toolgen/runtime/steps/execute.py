@@ -8,7 +8,8 @@ retry what may be retried, and fall back when a fallback is given.
   stays taken until it ends; `Toolbox` keeps a pool of its own for them, so the hop costs no
   more than it must).
   A `ToolError` gets the taxonomy its code has in the descriptor's `errors`; any other
-  exception is `INTERNAL`, not retryable, its traceback logged under the trace id only.
+  exception is `INTERNAL`, not retryable, its traceback logged under the trace id only
+  (a `TimeoutError` the handler raised too: `TIMEOUT` is the runtime's own timeout only).
   The return value is dumped to JSON by pydantic and checked against the return schema;
   a value strict JSON cannot carry is `INTERNAL`.
 - `execute`: attempts until one succeeds or its error is not retryable, at most
@@ -145,8 +146,9 @@ async def invoke(
         args, kwargs = prepared.arguments.validate_python(arguments)
     except pydantic.ValidationError as exc:
         return validation_error(name, trace_id, pydantic_problems(exc))
+    deadline = asyncio.timeout(timeout)
     try:
-        async with asyncio.timeout(timeout):
+        async with deadline:
             if inspect.iscoroutinefunction(prepared.fn):
                 value = await prepared.fn(*args, **kwargs)
             else:
@@ -168,7 +170,10 @@ async def invoke(
         except Exception as inner:  # details pydantic cannot make JSON of
             log_failure(trace_id, f"tool {name} failed", inner)
             return internal_error(name, trace_id)
-    except TimeoutError:
+    except TimeoutError as exc:
+        if not deadline.expired():  # the handler's own (a socket's, say): not our timeout
+            log_failure(trace_id, f"tool {name} raised", exc)
+            return internal_error(name, trace_id)
         log_failure(trace_id, f"tool {name} timed out after {timeout:g} seconds")
         return _timed_out(descriptor, timeout, trace_id)
     except Exception as exc:
