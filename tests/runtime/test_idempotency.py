@@ -164,3 +164,37 @@ def test_memory_store_leases_and_ttl() -> None:
         return seen
 
     assert asyncio.run(steps()) == [InFlight(1000), Replay("result"), Reused(), Started]
+
+
+def test_a_cancelled_call_frees_its_key_and_is_audited(
+    make_box: Callable[..., Toolbox], events: list[dict[str, Any]]
+) -> None:
+    started = asyncio.Event()
+    runs: list[int] = []
+
+    async def hangs_once(amount: int, to: str, idempotency_key: str) -> dict[str, object]:
+        runs.append(amount)
+        if len(runs) == 1:
+            started.set()
+            await asyncio.Event().wait()  # until cancelled
+        return {"sent": amount}
+
+    box = make_box(handlers={"transfer": hangs_once})
+
+    async def scenario() -> Any:
+        call = asyncio.create_task(box.acall("transfer", transfer(), context=PAY))
+        await started.wait()
+        call.cancel()
+        try:
+            await call
+        except asyncio.CancelledError:
+            pass
+        else:
+            raise AssertionError("the cancellation was swallowed")
+        return await box.acall("transfer", transfer(), context=PAY)
+
+    again = asyncio.run(scenario())
+    assert again.ok and again.data == {"sent": 5} and runs == [5, 5]
+    cancelled = [e for e in events if e["trace_id"] != again.trace_id]
+    assert [e["decision"] for e in cancelled] == ["proposed", "confirmed", "failed"]
+    assert cancelled[-1]["reason"] == "cancelled"

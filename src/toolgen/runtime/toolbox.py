@@ -223,6 +223,9 @@ class Toolbox:
         call = _Call(self, context, name, arguments)
         try:
             return await call.run()
+        except asyncio.CancelledError:  # the caller gave up: the decision still ends audited
+            call.record("failed", reason="cancelled")
+            raise
         except Exception as exc:  # a step failed unforeseen: the model still gets an answer
             log_failure(call.trace_id, f"deciding a call of {name!r} failed", exc)
             result = internal_error(str(name), call.trace_id)
@@ -542,18 +545,23 @@ class _Call:
             token = claimed
         hints = descriptor.idempotency
         real = for_real(descriptor, arguments)
-        result, attempts = await execute(
-            lambda: attempt(real),
-            retry=key is not None or bool(hints.idempotent) or bool(hints.safe),
-            max_retries=box.max_retries,
-            sleep=box.sleep,
-            random=box.random,
-            lease_s=box.in_flight_ttl if key is not None else None,
-            timeout=timeout,
-            halt=self._still_running,
-        )
+        try:
+            result, attempts = await execute(
+                lambda: attempt(real),
+                retry=key is not None or bool(hints.idempotent) or bool(hints.safe),
+                max_retries=box.max_retries,
+                sleep=box.sleep,
+                random=box.random,
+                lease_s=box.in_flight_ttl if key is not None else None,
+                timeout=timeout,
+                halt=self._still_running,
+            )
+        except asyncio.CancelledError:
+            if key is not None and token is not None:  # free the key now, not at the lease's end
+                await asyncio.shield(self._settle(descriptor.name, key, token, None))
+            raise
         if key is not None and token is not None:  # the handler's own answer, not a fallback's
-            await self._settle(key, token, result)
+            await asyncio.shield(self._settle(descriptor.name, key, token, result))
         result = await fall_back(box.fallbacks, arguments, result)
         reason = f"{attempts} attempts" if attempts > 1 else None
         if result.fallback:
@@ -567,19 +575,19 @@ class _Call:
     def _still_running(self) -> bool:
         return self.stuck is not None and not self.stuck.done()
 
-    async def _settle(self, key: str, token: str, result: ToolResult) -> None:
-        """Keep a success under its key; free the key after a failure - once the handler's
-        thread has ended, if a timed-out one still runs (until then another call with the key
-        would run beside it). A store that fails here is logged: the call has run, and its key
-        expires with its lease."""
-        store, name = self.box.store(), result.tool
+    async def _settle(self, name: str, key: str, token: str, result: ToolResult | None) -> None:
+        """Keep a success under its key; free the key after a failure or a cancellation (None)
+        - once the handler's thread has ended, if a timed-out one still runs (until then
+        another call with the key would run beside it). A store that fails here is logged: the
+        call has run, and its key expires with its lease."""
+        store = self.box.store()
         stuck = self.stuck
-        if not result.ok and stuck is not None and not stuck.done():
+        if (result is None or not result.ok) and stuck is not None and not stuck.done():
             trace_id = self.trace_id
             stuck.add_done_callback(lambda _: _abandon_later(store, name, key, token, trace_id))
             return
         try:
-            if result.ok:
+            if result is not None and result.ok:
                 ttl = self.box.idempotency_ttl
                 if await store.finish(name, key, token, result.to_json(), ttl) is False:
                     log.warning(
