@@ -133,6 +133,10 @@ class Toolbox:
         self._quick_returns: dict[str, Callable[[Any], bool] | None] = {}
         self._workers: concurrent.futures.ThreadPoolExecutor | None = None
         self._workers_pid = 0
+        # what is made once (the store, handlers and their instances, the pool) is made under
+        # it: threads calling at once would each make their own (two stores: one key, two runs);
+        # reentrant, as a factory or a handler's import may reach the toolbox again
+        self._once = threading.RLock()
 
     @classmethod
     def load(
@@ -283,24 +287,30 @@ class Toolbox:
     def prepared(self, descriptor: ToolDescriptor) -> Prepared:
         """The tool's handler, reached and prepared once; `NotCallable` when it cannot be."""
         name = descriptor.name
-        if name not in self._prepared:
-            source = descriptor.source
-            try:
-                fn = self._overrides.get(name) or self._reacher.resolve(
-                    source.module, source.qualname
-                )
-                self._prepared[name] = prepare(fn, descriptor.parameters)
-            except NotCallable as exc:
-                self._prepared[name] = exc
-            except Exception as exc:  # import error, missing attribute ...
-                self._prepared[name] = NotCallable(
-                    f"{source.module}.{source.qualname} cannot be imported "
-                    f"({type(exc).__name__}: {exc})"
-                )
-        found = self._prepared[name]
+        found = self._prepared.get(name)
+        if found is None:
+            with self._once:
+                found = self._prepared.get(name)
+                if found is None:
+                    found = self._prepared[name] = self._prepare(descriptor)
         if isinstance(found, NotCallable):
             raise found
         return found
+
+    def _prepare(self, descriptor: ToolDescriptor) -> Prepared | NotCallable:
+        source = descriptor.source
+        try:
+            fn = self._overrides.get(descriptor.name) or self._reacher.resolve(
+                source.module, source.qualname
+            )
+            return prepare(fn, descriptor.parameters)
+        except NotCallable as exc:
+            return exc
+        except Exception as exc:  # import error, missing attribute ...
+            return NotCallable(
+                f"{source.module}.{source.qualname} cannot be imported "
+                f"({type(exc).__name__}: {exc})"
+            )
 
     def workers(self) -> concurrent.futures.ThreadPoolExecutor | None:
         """The threads sync handlers run on, started as calls need them: the toolbox's own,
@@ -311,25 +321,33 @@ class Toolbox:
         of a pool that the calling handlers may have filled."""
         if getattr(_handler_thread, "marked", False):
             return None
-        if self._workers is None or self._workers_pid != os.getpid():
-            # a forked child has none of the parent's threads, whatever the pool believes
-            self._workers = concurrent.futures.ThreadPoolExecutor(
-                max_workers=WORKERS, thread_name_prefix="toolgen-handler", initializer=_mark
-            )
-            self._workers_pid = os.getpid()
-        return self._workers
+        workers = self._workers
+        if workers is not None and self._workers_pid == os.getpid():
+            return workers
+        with self._once:
+            if self._workers is None or self._workers_pid != os.getpid():
+                # a forked child has none of the parent's threads, whatever the pool believes
+                self._workers = concurrent.futures.ThreadPoolExecutor(
+                    max_workers=WORKERS, thread_name_prefix="toolgen-handler", initializer=_mark
+                )
+                self._workers_pid = os.getpid()
+            return self._workers
 
     def store(self) -> IdempotencyStore:
         """The idempotency store, opened on first use; `StoreUnavailable` when it cannot be."""
-        if self._store is None:
-            assert isinstance(self._store_spec, str)
-            try:
-                self._store = open_store(self._store_spec)
-            except StoreUnavailable:
-                raise
-            except Exception as exc:
-                raise StoreUnavailable(f"cannot open the store: {type(exc).__name__}") from exc
-        return self._store
+        found = self._store
+        if found is not None:
+            return found
+        with self._once:
+            if self._store is None:
+                assert isinstance(self._store_spec, str)
+                try:
+                    self._store = open_store(self._store_spec)
+                except StoreUnavailable:
+                    raise
+                except Exception as exc:
+                    raise StoreUnavailable(f"cannot open the store: {type(exc).__name__}") from exc
+            return self._store
 
     # -- platform adapters ------------------------------------------------------------------
     # One model turn's tool calls in, one result item per call out, in the calls' order and
