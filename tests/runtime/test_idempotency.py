@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from toolgen.runtime import CallContext, Toolbox
-from toolgen.runtime.steps.idempotency import fingerprint, key_for
+from toolgen.runtime.steps.idempotency import fingerprint, key_for, store_key
 from toolgen.runtime.store import InFlight, Replay, Reused, Started, StoreUnavailable
 from toolgen.runtime.store.memory import MemoryStore
 
@@ -198,3 +198,26 @@ def test_a_cancelled_call_frees_its_key_and_is_audited(
     cancelled = [e for e in events if e["trace_id"] != again.trace_id]
     assert [e["decision"] for e in cancelled] == ["proposed", "confirmed", "failed"]
     assert cancelled[-1]["reason"] == "cancelled"
+
+
+def test_keys_are_scoped_by_principal(make_box: Callable[..., Toolbox], handlers: Any) -> None:
+    box = make_box()
+
+    def as_(principal: str | None) -> CallContext:
+        return CallContext(principal=principal, scopes=PAY.scopes, confirm=PAY.confirm)
+
+    alice = box.call("transfer", transfer(), context=as_("alice"))
+    assert alice.ok and handlers.CALLS["transfer"] == 1
+    # bob's call with alice's key neither sees her result nor is refused for her arguments
+    bob = box.call("transfer", transfer(), context=as_("bob"))
+    assert bob.ok and not bob.replayed and handlers.CALLS["transfer"] == 2
+    other = box.call("transfer", transfer(6), context=as_("carol"))
+    assert other.ok and not other.replayed
+    assert box.call("transfer", transfer(), context=as_("alice")).replayed
+    # no principal is one shared scope of its own, which no bare key can leave
+    assert not box.call("transfer", transfer(), context=PAY).replayed
+    assert box.call("transfer", transfer(), context=PAY).replayed
+    forged = store_key(KEY, "alice")
+    assert forged != KEY and store_key(forged, None) != forged
+    assert not box.call("transfer", transfer(key=forged), context=PAY).replayed
+    assert store_key(KEY, None) == KEY

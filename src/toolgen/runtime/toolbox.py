@@ -44,7 +44,7 @@ from toolgen.runtime.steps.gate import (
     gated,
     is_dry_run,
 )
-from toolgen.runtime.steps.idempotency import claim, key_for, unavailable
+from toolgen.runtime.steps.idempotency import claim, key_for, store_key, unavailable
 from toolgen.runtime.steps.parse import parse
 from toolgen.runtime.steps.quick import quick_check, quick_value
 from toolgen.runtime.steps.validate import input_validator, validate
@@ -552,6 +552,7 @@ class _Call:
         key = key_for(descriptor, arguments, context)
         token: str | None = None
         if key is not None:
+            key = store_key(key, context.principal)
             try:
                 store = box.store()
             except StoreUnavailable as exc:
