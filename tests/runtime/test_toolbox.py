@@ -167,3 +167,24 @@ def test_threads_calling_at_once_share_one_store_and_one_handler(
     assert (len(stores), len(prepared)) == (1, 1)
     assert len({id(store) for store, _ in seen}) == 1
     assert len({id(handler) for _, handler in seen}) == 1
+
+
+@pytest.mark.parametrize(
+    ("url", "says"),
+    [
+        ("sqlite://runtime.db", "sqlite URLs have no host"),  # two slashes: a host, no path
+        ("redis://localhost:port/0", "bad port"),
+        ("redis://:secret@localhost/x", "must be a number"),
+    ],
+)
+def test_a_bad_store_url_fails_the_load(built: Path, url: str, says: str) -> None:
+    with pytest.raises(ValueError, match=says) as raised:
+        Toolbox.load(built / "generated", store=url)
+    assert "secret" not in str(raised.value)
+
+
+def test_store_urls_are_read_at_load_and_opened_at_first_use(built: Path, tmp_path: Path) -> None:
+    database = tmp_path / "keys" / "runtime.db"
+    box = Toolbox.load(built / "generated", store=f"sqlite:///{database}".replace("///", "////"))
+    assert not database.parent.exists() and box._store is None  # read, not opened
+    assert Toolbox.load(built / "generated", store="rediss://localhost:6380/0")._store is None

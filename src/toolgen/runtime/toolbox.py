@@ -48,7 +48,7 @@ from toolgen.runtime.steps.idempotency import claim, key_for, store_key, unavail
 from toolgen.runtime.steps.parse import parse
 from toolgen.runtime.steps.quick import quick_check, quick_value
 from toolgen.runtime.steps.validate import input_validator, validate
-from toolgen.runtime.store import IdempotencyStore, StoreUnavailable, open_store
+from toolgen.runtime.store import IdempotencyStore, StoreUnavailable, open_store, redacted
 from toolgen.runtime.sync import run_sync
 
 #: Threads a toolbox runs sync handlers on at most (started only as parallel calls need them;
@@ -62,9 +62,6 @@ _handler_thread = threading.local()
 def _mark() -> None:
     _handler_thread.marked = True
 
-
-#: The store schemes `Toolbox.load` accepts by URL.
-STORE_SCHEMES = ("memory", "sqlite", "redis")
 
 log = logging.getLogger("toolgen.runtime")
 
@@ -103,13 +100,14 @@ class Toolbox:
         idempotency_ttl: float = 86400.0,
         in_flight_ttl: float = 300.0,
     ) -> None:
+        # the URL is read now (a bad one fails the load, not every keyed call after it);
+        # `open_store` opens nothing, and the store is taken into use at the first keyed call
+        self._unopened: IdempotencyStore | None = None
         if isinstance(store, str):
-            scheme = store.partition("://")[0]
-            if "://" not in store or scheme not in STORE_SCHEMES:
-                raise ValueError(
-                    f"store {store!r} is not a store URL: use memory://, "
-                    "sqlite:///path or redis://host:port/db"
-                )
+            try:
+                self._unopened = open_store(store)
+            except ValueError as exc:
+                raise ValueError(f"store {redacted(store)!r} is not a store URL: {exc}") from None
         _check_lease(timeout, in_flight_ttl)
         self.catalog = catalog
         self.audit = audit_events.sink_for(audit)
@@ -161,7 +159,8 @@ class Toolbox:
         several servers).
 
         - `store`: the idempotency store, a URL (`memory://`, `sqlite:///path`,
-          `redis://host:port/db`) or an `IdempotencyStore`; opened at the first keyed call;
+          `redis://host:port/db`, `rediss://...`) or an `IdempotencyStore`; the URL is checked
+          here, the store opened at the first keyed call;
         - `audit`: None (logger `toolgen.audit`), a JSON-lines file path, a logger or a
           callable; `audit_arguments`: put raw arguments in events (else their sha256 only);
         - `handlers`: {"tool": callable} used instead of importing the descriptor's source;
@@ -175,8 +174,8 @@ class Toolbox:
           running call (a process killed mid-call frees its key after it).
 
         Raises `GeneratedFilesError` when the folder cannot be read, ValueError for a store
-        URL of an unknown scheme or a timeout not below `in_flight_ttl` (a call still running
-        when its lease ends would let another call with its key run too).
+        URL that is not one of those, or for a timeout not below `in_flight_ttl` (a call still
+        running when its lease ends would let another call with its key run too).
         """
         found = load(folder, catalog)
         for path in reversed([str(p) for p in paths]):
@@ -341,8 +340,9 @@ class Toolbox:
         with self._once:
             if self._store is None:
                 assert isinstance(self._store_spec, str)
+                unopened, self._unopened = self._unopened, None
                 try:
-                    self._store = open_store(self._store_spec)
+                    self._store = unopened or open_store(self._store_spec)
                 except StoreUnavailable:
                     raise
                 except Exception as exc:
