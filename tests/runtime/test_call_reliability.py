@@ -101,7 +101,8 @@ def transfer(amount, to, idempotency_key):
     return {"sent": amount, "to": to}
 
 box = Toolbox.load(generated, store=store, audit=lambda e: None, handlers={"transfer": transfer},
-                   in_flight_ttl=float(os.environ.get("LEASE", "300")))
+                   in_flight_ttl=float(os.environ.get("LEASE", "300")),
+                   timeout=float(os.environ.get("TIMEOUT", "30")))
 context = CallContext(scopes={"payments:send"}, confirm=lambda r: True)
 while not Path(go).exists():
     time.sleep(0.005)
@@ -149,8 +150,8 @@ def test_a_process_killed_mid_call_leaves_the_key_in_flight_until_its_lease_ends
 ) -> None:
     ran, go, key = tmp_path / "runs.txt", tmp_path / "go", _fresh_key()
     go.touch()
-    lease = 1.5
-    victim = _worker(built, store_url, ran, go, key, 1, 600, LEASE=str(lease))
+    lease = 1.5  # a timeout must be below the lease: 1 s
+    victim = _worker(built, store_url, ran, go, key, 1, 600, LEASE=str(lease), TIMEOUT="1")
     deadline = time.monotonic() + 60
     while runs(ran) == 0:  # the handler has started: the key is taken
         assert victim.poll() is None and time.monotonic() < deadline
@@ -165,6 +166,7 @@ def test_a_process_killed_mid_call_leaves_the_key_in_flight_until_its_lease_ends
         audit=lambda event: None,
         handlers={"transfer": counting(ran)},
         in_flight_ttl=lease,
+        timeout=1.0,
     )
     arguments = {**ARGUMENTS, "idempotency_key": key}
     waiting = box.call("transfer", arguments, context=PAY)

@@ -4,6 +4,8 @@ factory, and what a handler's failure looks like to the model."""
 from __future__ import annotations
 
 import json
+import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -11,6 +13,7 @@ import pytest
 
 from toolgen.runtime import CallContext, Toolbox, ToolError
 from toolgen.runtime.steps.execute import BASE_DELAY, MAX_DELAY, backoff
+from toolgen.runtime.store.memory import MemoryStore
 
 from .conftest import Waits
 
@@ -158,3 +161,132 @@ def test_the_factory_makes_instances(make_box: Callable[..., Toolbox]) -> None:
 def test_pydantic_converts_arguments(make_box: Callable[..., Toolbox]) -> None:
     result = make_box().call("lookup", '{"q": "x", "limit": 2}')
     assert json.loads(result.to_json()) == {"status": "ok", "data": {"q": "x", "limit": 2}}
+
+
+def test_a_timeout_not_below_the_lease_is_refused_at_load(
+    make_box: Callable[..., Toolbox],
+) -> None:
+    with pytest.raises(ValueError, match=r"timeout \(300 s\) must be below in_flight_ttl"):
+        make_box(timeout=300, in_flight_ttl=300)
+    with pytest.raises(ValueError, match=r"timeout of slow \(90 s\) must be below"):
+        make_box(timeout={"slow": 90}, in_flight_ttl=60)
+    with pytest.raises(ValueError, match=r"timeout \(30 s\)"):  # the default of other tools
+        make_box(timeout={"slow": 1}, in_flight_ttl=10)
+    assert make_box(timeout=5, in_flight_ttl=10).call("lookup", {"q": "x"}).ok
+
+
+def test_a_keyed_retry_never_waits_past_the_lease(
+    make_box: Callable[..., Toolbox], waits: Waits
+) -> None:
+    """A wait that could outlast the key's lease is not made: another call could claim the key
+    meanwhile and run the handler a second time. The error goes back, the key is free again."""
+    runs: list[int] = []
+
+    def transfer(amount: int, to: str, idempotency_key: str) -> dict[str, object]:
+        runs.append(amount)
+        if len(runs) == 1:
+            raise ToolError("UNAVAILABLE", "quota", retry_after_ms=600_000)  # ten minutes
+        return {"sent": amount}
+
+    box = make_box(handlers={"transfer": transfer})  # the lease: 300 s
+    context = CallContext(scopes={"payments:send"}, confirm=lambda request: True)
+    arguments = {"amount": 5, "to": "acct", "idempotency_key": "0123456789abcdef"}
+    result = box.call("transfer", arguments, context=context)
+    assert result.error is not None and result.error["code"] == "UNAVAILABLE"
+    assert result.error["retryable"] is True and result.error["retry_after_ms"] == 600_000
+    assert runs == [5] and waits.delays == []
+    assert box.call("transfer", arguments, context=context).data == {"sent": 5}
+    # within the lease the same retry is made (a short wait)
+    runs.clear()
+    short = make_box(handlers={"transfer": transfer}, in_flight_ttl=1000.0)
+    keyed = {**arguments, "idempotency_key": "fedcba9876543210"}
+    assert short.call("transfer", keyed, context=context).data == {"sent": 5}
+    assert runs == [5, 5] and waits.delays == [600.0]
+
+
+def test_a_result_whose_lease_ran_out_is_not_kept_and_says_so(
+    make_box: Callable[..., Toolbox], caplog: pytest.LogCaptureFixture
+) -> None:
+    now = [0.0]
+    store = MemoryStore(clock=lambda: now[0])
+
+    def transfer(amount: int, to: str, idempotency_key: str) -> dict[str, object]:
+        now[0] += 120.0  # longer than the lease below: another call may claim the key
+        return {"sent": amount}
+
+    box = make_box(handlers={"transfer": transfer}, store=store, in_flight_ttl=60, timeout=5)
+    context = CallContext(scopes={"payments:send"}, confirm=lambda request: True)
+    arguments = {"amount": 5, "to": "acct", "idempotency_key": "0123456789abcdef"}
+    assert box.call("transfer", arguments, context=context).ok
+    [warning] = [r for r in caplog.records if r.levelname == "WARNING"]
+    assert "ran out before the call ended" in warning.getMessage()
+    assert not box.call("transfer", arguments, context=context).replayed
+
+
+def test_a_fallback_is_marked_and_never_kept_under_the_key(
+    make_box: Callable[..., Toolbox], handlers: Any, events: list[dict[str, Any]]
+) -> None:
+    handlers.FAILS["transfer"] = 1
+    box = make_box(max_retries=0, fallbacks={"transfer": lambda arguments, error: "queued"})
+    context = CallContext(scopes={"payments:send"}, confirm=lambda request: True)
+    arguments = {"amount": 5, "to": "acct", "idempotency_key": "0123456789abcdef"}
+    first = box.call("transfer", arguments, context=context)
+    assert first.ok and first.fallback and first.data == "queued"
+    assert json.loads(first.to_json()) == {"status": "ok", "data": "queued", "fallback": True}
+    assert events[-1]["decision"] == "executed" and events[-1]["reason"] == "fallback"
+    # the handler failed: its key was freed, so the same call runs it again
+    again = box.call("transfer", arguments, context=context)
+    assert again.ok and not again.fallback and not again.replayed
+    assert again.data == {"sent": 5, "to": "acct", "run": 2}
+
+
+def test_a_timed_out_sync_handler_keeps_its_key_until_its_thread_ends(
+    make_box: Callable[..., Toolbox], waits: Waits
+) -> None:
+    """A thread cannot be stopped: while a timed-out handler still runs, no retry starts
+    beside it and its key stays in flight; the key is freed when the thread ends."""
+    release = threading.Event()
+    runs: list[int] = []
+
+    def transfer(amount: int, to: str, idempotency_key: str) -> dict[str, object]:
+        runs.append(amount)
+        release.wait(60)
+        return {"sent": amount}
+
+    box = make_box(handlers={"transfer": transfer}, timeout={"transfer": 0.05})
+    context = CallContext(scopes={"payments:send"}, confirm=lambda request: True)
+    arguments = {"amount": 5, "to": "acct", "idempotency_key": "0123456789abcdef"}
+    try:
+        timed_out = box.call("transfer", arguments, context=context)
+        assert timed_out.error is not None and timed_out.error["code"] == "TIMEOUT"
+        assert runs == [5] and waits.delays == []  # retryable, keyed, yet not retried
+        busy = box.call("transfer", arguments, context=context)
+        assert busy.error is not None and busy.error["code"] == "IDEMPOTENCY_KEY_IN_PROGRESS"
+        assert runs == [5]
+    finally:
+        release.set()
+    deadline = time.monotonic() + 60  # a bound on the wait only, nothing is timed
+    while True:
+        after = box.call("transfer", arguments, context=context)
+        if after.ok or time.monotonic() > deadline:
+            break
+        assert after.error is not None
+        assert after.error["code"] == "IDEMPOTENCY_KEY_IN_PROGRESS"
+        time.sleep(0.01)
+    assert after.data == {"sent": 5} and runs == [5, 5]
+
+
+def test_a_timeout_error_the_handler_raises_is_internal_not_retried(
+    make_box: Callable[..., Toolbox], waits: Waits
+) -> None:
+    runs: list[str] = []
+
+    def lookup(q: str, limit: int = 3) -> dict[str, object]:
+        runs.append(q)
+        raise TimeoutError("connect to 10.0.0.5:443 timed out")  # socket.timeout is this
+
+    result = make_box(handlers={"lookup": lookup}).call("lookup", {"q": "x"})
+    assert result.error is not None
+    assert (result.error["code"], result.error["retryable"]) == ("INTERNAL", False)
+    assert "10.0.0.5" not in result.to_json()
+    assert runs == ["x"] and waits.delays == []  # an idempotent tool, yet not retried

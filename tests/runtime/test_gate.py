@@ -11,7 +11,7 @@ import pytest
 
 from toolgen.descriptor import ToolDescriptor
 from toolgen.runtime import CallContext, ConfirmationRequest, Toolbox
-from toolgen.runtime.steps.gate import gated
+from toolgen.runtime.steps.gate import gated, is_dry_run
 
 KEY = "0123456789abcdef"
 TRANSFER = {"amount": 5, "to": "acct", "idempotency_key": KEY}
@@ -147,3 +147,32 @@ def test_a_hand_edited_autonomous_critical_tool_still_asks(
     result = box.call("wipe_disk", {"disk": "sda"}, context=context)
     assert result.error is not None and result.error["code"] == "REQUIRES_HUMAN_APPROVAL"
     assert handlers.CALLS["wipe_disk"] == 0
+
+
+def test_the_confirmed_real_call_says_dry_run_false(
+    make_box: Callable[..., Toolbox], handlers: Any
+) -> None:
+    """A handler whose own default is a dry run still runs for real after the yes (and what
+    the key keeps is the real answer, not another dry run)."""
+    ran: list[bool] = []
+
+    def publish(text: str, dry_run: bool = True) -> dict[str, object]:
+        ran.append(dry_run)
+        return {"would_publish" if dry_run else "published": text}
+
+    box = make_box(handlers={"publish": publish})
+    result = box.call("publish", {"text": "hi"}, context=CallContext(confirm=lambda r: True))
+    assert result.ok and result.data == {"published": "hi"} and not result.dry_run
+    assert ran == [True, False]
+
+
+def test_a_dry_run_default_makes_a_call_without_the_argument_a_dry_run(built: Path) -> None:
+    plain = descriptor(built, "preview_mail")
+    defaulted = json.loads(json.dumps(plain.parameters))
+    defaulted["properties"]["dry_run"]["default"] = True
+    dry_by_default = descriptor(built, "preview_mail", parameters=defaulted)
+    assert is_dry_run(dry_by_default, {"to": "a@b.c"})
+    assert not is_dry_run(dry_by_default, {"to": "a@b.c", "dry_run": False})
+    assert not is_dry_run(plain, {"to": "a@b.c"})
+    assert is_dry_run(plain, {"to": "a@b.c", "dry_run": True})
+    assert not is_dry_run(descriptor(built, "lookup"), {"q": "x", "dry_run": True})

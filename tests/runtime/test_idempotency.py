@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from toolgen.runtime import CallContext, Toolbox
-from toolgen.runtime.steps.idempotency import fingerprint, key_for
+from toolgen.runtime.steps.idempotency import fingerprint, key_for, store_key
 from toolgen.runtime.store import InFlight, Replay, Reused, Started, StoreUnavailable
 from toolgen.runtime.store.memory import MemoryStore
 
@@ -164,3 +164,60 @@ def test_memory_store_leases_and_ttl() -> None:
         return seen
 
     assert asyncio.run(steps()) == [InFlight(1000), Replay("result"), Reused(), Started]
+
+
+def test_a_cancelled_call_frees_its_key_and_is_audited(
+    make_box: Callable[..., Toolbox], events: list[dict[str, Any]]
+) -> None:
+    started = asyncio.Event()
+    runs: list[int] = []
+
+    async def hangs_once(amount: int, to: str, idempotency_key: str) -> dict[str, object]:
+        runs.append(amount)
+        if len(runs) == 1:
+            started.set()
+            await asyncio.Event().wait()  # until cancelled
+        return {"sent": amount}
+
+    box = make_box(handlers={"transfer": hangs_once})
+
+    async def scenario() -> Any:
+        call = asyncio.create_task(box.acall("transfer", transfer(), context=PAY))
+        await started.wait()
+        call.cancel()
+        try:
+            await call
+        except asyncio.CancelledError:
+            pass
+        else:
+            raise AssertionError("the cancellation was swallowed")
+        return await box.acall("transfer", transfer(), context=PAY)
+
+    again = asyncio.run(scenario())
+    assert again.ok and again.data == {"sent": 5} and runs == [5, 5]
+    cancelled = [e for e in events if e["trace_id"] != again.trace_id]
+    assert [e["decision"] for e in cancelled] == ["proposed", "confirmed", "failed"]
+    assert cancelled[-1]["reason"] == "cancelled"
+
+
+def test_keys_are_scoped_by_principal(make_box: Callable[..., Toolbox], handlers: Any) -> None:
+    box = make_box()
+
+    def as_(principal: str | None) -> CallContext:
+        return CallContext(principal=principal, scopes=PAY.scopes, confirm=PAY.confirm)
+
+    alice = box.call("transfer", transfer(), context=as_("alice"))
+    assert alice.ok and handlers.CALLS["transfer"] == 1
+    # bob's call with alice's key neither sees her result nor is refused for her arguments
+    bob = box.call("transfer", transfer(), context=as_("bob"))
+    assert bob.ok and not bob.replayed and handlers.CALLS["transfer"] == 2
+    other = box.call("transfer", transfer(6), context=as_("carol"))
+    assert other.ok and not other.replayed
+    assert box.call("transfer", transfer(), context=as_("alice")).replayed
+    # no principal is one shared scope of its own, which no bare key can leave
+    assert not box.call("transfer", transfer(), context=PAY).replayed
+    assert box.call("transfer", transfer(), context=PAY).replayed
+    forged = store_key(KEY, "alice")
+    assert forged != KEY and store_key(forged, None) != forged
+    assert not box.call("transfer", transfer(key=forged), context=PAY).replayed
+    assert store_key(KEY, None) == KEY

@@ -256,3 +256,15 @@ def test_without_the_redis_client_the_redis_store_is_unavailable(monkeypatch) ->
         await store.aclose()
 
     asyncio.run(use())
+
+
+def test_finish_says_whether_the_token_still_owned_the_key(play) -> None:
+    async def scenario(h: Harness) -> None:
+        owner = await started(h)
+        assert await h.store.finish("send_email", "key-1", owner, OK, LONG) is True
+        assert await h.store.finish("send_email", "key-1", owner, OK, LONG) is False
+        late = await started(h, key="key-2", lease=SHORT)
+        await h.wait(SHORT)
+        assert await h.store.finish("send_email", "key-2", late, OK, LONG) is False
+
+    play(scenario)

@@ -121,3 +121,70 @@ print(sorted(m for m in sys.modules if m.startswith(banned)))
 """
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert json.loads(done.stdout.replace("'", '"')) == []
+
+
+def test_threads_calling_at_once_share_one_store_and_one_handler(
+    make_box: Callable[..., Toolbox], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What is made once is made under a lock: the first users wait at a barrier inside the
+    maker, which only one thread may enter (the barrier then times out and the maker goes on);
+    without the lock several would pass it, each making its own."""
+    import threading
+
+    import toolgen.runtime.toolbox as toolbox_module
+
+    inside = threading.Barrier(2, timeout=0.5)
+    stores: list[Any] = []
+    prepared: list[Any] = []
+
+    def once(made: list[Any], make: Callable[..., Any]) -> Callable[..., Any]:
+        def maker(*args: Any) -> Any:
+            made.append(1)
+            try:
+                inside.wait()
+            except threading.BrokenBarrierError:
+                inside.reset()
+            return make(*args)
+
+        return maker
+
+    monkeypatch.setattr(toolbox_module, "open_store", once(stores, toolbox_module.open_store))
+    monkeypatch.setattr(toolbox_module, "prepare", once(prepared, toolbox_module.prepare))
+    box = make_box()
+    lookup = box.catalog.descriptors["lookup"]
+    start = threading.Barrier(8)
+    seen: list[tuple[Any, Any]] = []
+
+    def use() -> None:
+        start.wait()
+        seen.append((box.store(), box.prepared(lookup)))
+
+    threads = [threading.Thread(target=use) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert (len(stores), len(prepared)) == (1, 1)
+    assert len({id(store) for store, _ in seen}) == 1
+    assert len({id(handler) for _, handler in seen}) == 1
+
+
+@pytest.mark.parametrize(
+    ("url", "says"),
+    [
+        ("sqlite://runtime.db", "sqlite URLs have no host"),  # two slashes: a host, no path
+        ("redis://localhost:port/0", "bad port"),
+        ("redis://:secret@localhost/x", "must be a number"),
+    ],
+)
+def test_a_bad_store_url_fails_the_load(built: Path, url: str, says: str) -> None:
+    with pytest.raises(ValueError, match=says) as raised:
+        Toolbox.load(built / "generated", store=url)
+    assert "secret" not in str(raised.value)
+
+
+def test_store_urls_are_read_at_load_and_opened_at_first_use(built: Path, tmp_path: Path) -> None:
+    database = tmp_path / "keys" / "runtime.db"
+    box = Toolbox.load(built / "generated", store=f"sqlite:///{database}".replace("///", "////"))
+    assert not database.parent.exists() and box._store is None  # read, not opened
+    assert Toolbox.load(built / "generated", store="rediss://localhost:6380/0")._store is None

@@ -55,8 +55,9 @@ class CallContext:
       answer the human-review envelope;
     - `step_up(StepUpRequest)`: True once the caller re-authenticated; without it tools with
       `step_up_auth` are refused;
-    - `idempotency_key`: the key for a declared non-idempotent write that has no
-      `idempotency_key` parameter;
+    - `idempotency_key`: one call's key for a declared non-idempotent write that has no
+      `idempotency_key` parameter (the platform adapters make it per call: `key:call_id`);
+      keys are scoped by `principal`;
     - `trace_id`: the call's trace id (else a new random one per call);
     - `metadata`: passed through to every audit event of the call.
     """

@@ -44,7 +44,8 @@ def new_trace_id() -> str:
 class ToolResult:
     """The answer to one call: `ok` with `data`, or not with `error` (the envelope's error
     object). `replayed` marks a result returned from the idempotency store without running the
-    handler; `dry_run` one that a dry run produced."""
+    handler; `dry_run` one that a dry run produced; `fallback` one that the tool's fallback
+    gave for the handler's error (never kept under an idempotency key)."""
 
     tool: str
     ok: bool
@@ -53,10 +54,11 @@ class ToolResult:
     trace_id: str = field(default_factory=new_trace_id)
     replayed: bool = False
     dry_run: bool = False
+    fallback: bool = False
 
     def envelope(self) -> dict[str, Any]:
-        """`{"status": "ok", "data": ...}` or `{"status": "error", "error": {...}}`; a replay
-        or a dry run says so (`"replayed": true`, `"dry_run": true`)."""
+        """`{"status": "ok", "data": ...}` or `{"status": "error", "error": {...}}`; a replay,
+        a dry run or a fallback says so (`"replayed"`, `"dry_run"`, `"fallback": true`)."""
         found: dict[str, Any]
         if self.ok:
             found = {"status": "ok", "data": self.data}
@@ -66,6 +68,8 @@ class ToolResult:
             found["replayed"] = True
         if self.dry_run:
             found["dry_run"] = True
+        if self.fallback:
+            found["fallback"] = True
         return found
 
     def to_json(self) -> str:

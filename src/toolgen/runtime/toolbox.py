@@ -37,12 +37,18 @@ from toolgen.runtime.result import ToolResult, internal_error, new_trace_id
 from toolgen.runtime.steps.authorize import authorize
 from toolgen.runtime.steps.execute import Fallback, execute, fall_back, invoke, log_failure
 from toolgen.runtime.steps.find import find
-from toolgen.runtime.steps.gate import confirmation_request, gate, gated, is_dry_run
-from toolgen.runtime.steps.idempotency import claim, key_for, unavailable
+from toolgen.runtime.steps.gate import (
+    confirmation_request,
+    for_real,
+    gate,
+    gated,
+    is_dry_run,
+)
+from toolgen.runtime.steps.idempotency import claim, key_for, store_key, unavailable
 from toolgen.runtime.steps.parse import parse
 from toolgen.runtime.steps.quick import quick_check, quick_value
 from toolgen.runtime.steps.validate import input_validator, validate
-from toolgen.runtime.store import IdempotencyStore, StoreUnavailable, open_store
+from toolgen.runtime.store import IdempotencyStore, StoreUnavailable, open_store, redacted
 from toolgen.runtime.sync import run_sync
 
 #: Threads a toolbox runs sync handlers on at most (started only as parallel calls need them;
@@ -56,9 +62,6 @@ _handler_thread = threading.local()
 def _mark() -> None:
     _handler_thread.marked = True
 
-
-#: The store schemes `Toolbox.load` accepts by URL.
-STORE_SCHEMES = ("memory", "sqlite", "redis")
 
 log = logging.getLogger("toolgen.runtime")
 
@@ -97,13 +100,15 @@ class Toolbox:
         idempotency_ttl: float = 86400.0,
         in_flight_ttl: float = 300.0,
     ) -> None:
+        # the URL is read now (a bad one fails the load, not every keyed call after it);
+        # `open_store` opens nothing, and the store is taken into use at the first keyed call
+        self._unopened: IdempotencyStore | None = None
         if isinstance(store, str):
-            scheme = store.partition("://")[0]
-            if "://" not in store or scheme not in STORE_SCHEMES:
-                raise ValueError(
-                    f"store {store!r} is not a store URL: use memory://, "
-                    "sqlite:///path or redis://host:port/db"
-                )
+            try:
+                self._unopened = open_store(store)
+            except ValueError as exc:
+                raise ValueError(f"store {redacted(store)!r} is not a store URL: {exc}") from None
+        _check_lease(timeout, in_flight_ttl)
         self.catalog = catalog
         self.audit = audit_events.sink_for(audit)
         self.timeout = timeout
@@ -126,6 +131,10 @@ class Toolbox:
         self._quick_returns: dict[str, Callable[[Any], bool] | None] = {}
         self._workers: concurrent.futures.ThreadPoolExecutor | None = None
         self._workers_pid = 0
+        # what is made once (the store, handlers and their instances, the pool) is made under
+        # it: threads calling at once would each make their own (two stores: one key, two runs);
+        # reentrant, as a factory or a handler's import may reach the toolbox again
+        self._once = threading.RLock()
 
     @classmethod
     def load(
@@ -150,7 +159,8 @@ class Toolbox:
         several servers).
 
         - `store`: the idempotency store, a URL (`memory://`, `sqlite:///path`,
-          `redis://host:port/db`) or an `IdempotencyStore`; opened at the first keyed call;
+          `redis://host:port/db`, `rediss://...`) or an `IdempotencyStore`; the URL is checked
+          here, the store opened at the first keyed call;
         - `audit`: None (logger `toolgen.audit`), a JSON-lines file path, a logger or a
           callable; `audit_arguments`: put raw arguments in events (else their sha256 only);
         - `handlers`: {"tool": callable} used instead of importing the descriptor's source;
@@ -164,7 +174,8 @@ class Toolbox:
           running call (a process killed mid-call frees its key after it).
 
         Raises `GeneratedFilesError` when the folder cannot be read, ValueError for a store
-        URL of an unknown scheme.
+        URL that is not one of those, or for a timeout not below `in_flight_ttl` (a call still
+        running when its lease ends would let another call with its key run too).
         """
         found = load(folder, catalog)
         for path in reversed([str(p) for p in paths]):
@@ -215,6 +226,9 @@ class Toolbox:
         call = _Call(self, context, name, arguments)
         try:
             return await call.run()
+        except asyncio.CancelledError:  # the caller gave up: the decision still ends audited
+            call.record("failed", reason="cancelled")
+            raise
         except Exception as exc:  # a step failed unforeseen: the model still gets an answer
             log_failure(call.trace_id, f"deciding a call of {name!r} failed", exc)
             result = internal_error(str(name), call.trace_id)
@@ -272,24 +286,30 @@ class Toolbox:
     def prepared(self, descriptor: ToolDescriptor) -> Prepared:
         """The tool's handler, reached and prepared once; `NotCallable` when it cannot be."""
         name = descriptor.name
-        if name not in self._prepared:
-            source = descriptor.source
-            try:
-                fn = self._overrides.get(name) or self._reacher.resolve(
-                    source.module, source.qualname
-                )
-                self._prepared[name] = prepare(fn, descriptor.parameters)
-            except NotCallable as exc:
-                self._prepared[name] = exc
-            except Exception as exc:  # import error, missing attribute ...
-                self._prepared[name] = NotCallable(
-                    f"{source.module}.{source.qualname} cannot be imported "
-                    f"({type(exc).__name__}: {exc})"
-                )
-        found = self._prepared[name]
+        found = self._prepared.get(name)
+        if found is None:
+            with self._once:
+                found = self._prepared.get(name)
+                if found is None:
+                    found = self._prepared[name] = self._prepare(descriptor)
         if isinstance(found, NotCallable):
             raise found
         return found
+
+    def _prepare(self, descriptor: ToolDescriptor) -> Prepared | NotCallable:
+        source = descriptor.source
+        try:
+            fn = self._overrides.get(descriptor.name) or self._reacher.resolve(
+                source.module, source.qualname
+            )
+            return prepare(fn, descriptor.parameters)
+        except NotCallable as exc:
+            return exc
+        except Exception as exc:  # import error, missing attribute ...
+            return NotCallable(
+                f"{source.module}.{source.qualname} cannot be imported "
+                f"({type(exc).__name__}: {exc})"
+            )
 
     def workers(self) -> concurrent.futures.ThreadPoolExecutor | None:
         """The threads sync handlers run on, started as calls need them: the toolbox's own,
@@ -300,25 +320,34 @@ class Toolbox:
         of a pool that the calling handlers may have filled."""
         if getattr(_handler_thread, "marked", False):
             return None
-        if self._workers is None or self._workers_pid != os.getpid():
-            # a forked child has none of the parent's threads, whatever the pool believes
-            self._workers = concurrent.futures.ThreadPoolExecutor(
-                max_workers=WORKERS, thread_name_prefix="toolgen-handler", initializer=_mark
-            )
-            self._workers_pid = os.getpid()
-        return self._workers
+        workers = self._workers
+        if workers is not None and self._workers_pid == os.getpid():
+            return workers
+        with self._once:
+            if self._workers is None or self._workers_pid != os.getpid():
+                # a forked child has none of the parent's threads, whatever the pool believes
+                self._workers = concurrent.futures.ThreadPoolExecutor(
+                    max_workers=WORKERS, thread_name_prefix="toolgen-handler", initializer=_mark
+                )
+                self._workers_pid = os.getpid()
+            return self._workers
 
     def store(self) -> IdempotencyStore:
         """The idempotency store, opened on first use; `StoreUnavailable` when it cannot be."""
-        if self._store is None:
-            assert isinstance(self._store_spec, str)
-            try:
-                self._store = open_store(self._store_spec)
-            except StoreUnavailable:
-                raise
-            except Exception as exc:
-                raise StoreUnavailable(f"cannot open the store: {type(exc).__name__}") from exc
-        return self._store
+        found = self._store
+        if found is not None:
+            return found
+        with self._once:
+            if self._store is None:
+                assert isinstance(self._store_spec, str)
+                unopened, self._unopened = self._unopened, None
+                try:
+                    self._store = unopened or open_store(self._store_spec)
+                except StoreUnavailable:
+                    raise
+                except Exception as exc:
+                    raise StoreUnavailable(f"cannot open the store: {type(exc).__name__}") from exc
+            return self._store
 
     # -- platform adapters ------------------------------------------------------------------
     # One model turn's tool calls in, one result item per call out, in the calls' order and
@@ -390,6 +419,8 @@ class _Call:
         self.arguments: dict[str, Any] | None = None
         self.started = time.perf_counter()
         self._hashed: tuple[Any, str] | None = None  # (what was hashed, its sha256)
+        # the end of a timed-out sync handler's thread that still runs
+        self.stuck: concurrent.futures.Future[None] | None = None
 
     def record(
         self, decision: str, result: ToolResult | None = None, reason: str | None = None
@@ -417,6 +448,8 @@ class _Call:
             reason=reason or (error.get("message") if error else None),
             duration_ms=(time.perf_counter() - self.started) * 1000,
             metadata=self.context.metadata,
+            fields=error.get("fields") if error else None,
+            audit_arguments=self.box.audit_arguments,
         )
         try:
             self.box.audit(found)
@@ -488,7 +521,15 @@ class _Call:
 
         async def attempt(given: dict[str, Any]) -> ToolResult:
             return await invoke(
-                descriptor, prepared, given, trace_id, timeout, returns, quick_returns, workers
+                descriptor,
+                prepared,
+                given,
+                trace_id,
+                timeout,
+                returns,
+                quick_returns,
+                workers,
+                self._stuck,
             )
 
         if is_dry_run(descriptor, arguments):  # changes nothing: no gate, no key
@@ -513,6 +554,7 @@ class _Call:
         key = key_for(descriptor, arguments, context)
         token: str | None = None
         if key is not None:
+            key = store_key(key, context.principal)
             try:
                 store = box.store()
             except StoreUnavailable as exc:
@@ -523,32 +565,89 @@ class _Call:
                 return claimed
             token = claimed
         hints = descriptor.idempotency
-        result, attempts = await execute(
-            lambda: attempt(arguments),
-            retry=key is not None or bool(hints.idempotent) or bool(hints.safe),
-            max_retries=box.max_retries,
-            sleep=box.sleep,
-            random=box.random,
-        )
+        real = for_real(descriptor, arguments)
+        try:
+            result, attempts = await execute(
+                lambda: attempt(real),
+                retry=key is not None or bool(hints.idempotent) or bool(hints.safe),
+                max_retries=box.max_retries,
+                sleep=box.sleep,
+                random=box.random,
+                lease_s=box.in_flight_ttl if key is not None else None,
+                timeout=timeout,
+                halt=self._still_running,
+            )
+        except asyncio.CancelledError:
+            if key is not None and token is not None:  # free the key now, not at the lease's end
+                await asyncio.shield(self._settle(descriptor.name, key, token, None))
+            raise
+        if key is not None and token is not None:  # the handler's own answer, not a fallback's
+            await asyncio.shield(self._settle(descriptor.name, key, token, result))
         result = await fall_back(box.fallbacks, arguments, result)
-        if key is not None and token is not None:
-            await self._settle(key, token, result)
         reason = f"{attempts} attempts" if attempts > 1 else None
+        if result.fallback:
+            reason = f"{reason}, fallback" if reason else "fallback"
         self.record("executed" if result.ok else "failed", result, reason=reason)
         return result
 
-    async def _settle(self, key: str, token: str, result: ToolResult) -> None:
-        """Keep a success under its key; free the key after a failure. A store that fails
-        here is logged: the call has run, and its key expires with its lease."""
-        store, name = self.box.store(), result.tool
+    def _stuck(self, ended: concurrent.futures.Future[None]) -> None:
+        self.stuck = ended
+
+    def _still_running(self) -> bool:
+        return self.stuck is not None and not self.stuck.done()
+
+    async def _settle(self, name: str, key: str, token: str, result: ToolResult | None) -> None:
+        """Keep a success under its key; free the key after a failure or a cancellation (None)
+        - once the handler's thread has ended, if a timed-out one still runs (until then
+        another call with the key would run beside it). A store that fails here is logged: the
+        call has run, and its key expires with its lease."""
+        store = self.box.store()
+        stuck = self.stuck
+        if (result is None or not result.ok) and stuck is not None and not stuck.done():
+            trace_id = self.trace_id
+            stuck.add_done_callback(lambda _: _abandon_later(store, name, key, token, trace_id))
+            return
         try:
-            if result.ok:
-                await store.finish(name, key, token, result.to_json(), self.box.idempotency_ttl)
+            if result is not None and result.ok:
+                ttl = self.box.idempotency_ttl
+                if await store.finish(name, key, token, result.to_json(), ttl) is False:
+                    log.warning(
+                        "[trace %s] the lease of the idempotency key of %s ran out before the call "
+                        "ended: its result was not kept, and another call may have run",
+                        self.trace_id,
+                        name,
+                    )
             else:
                 await store.abandon(name, key, token)
         except StoreUnavailable as exc:
             log.warning(
                 "[trace %s] the idempotency store failed after the call: %s", self.trace_id, exc
+            )
+
+
+def _abandon_later(store: IdempotencyStore, tool: str, key: str, token: str, trace_id: str) -> None:
+    """Free a key from whichever thread a timed-out handler ends on: on a thread of its own
+    with its own event loop (the call's loop may be gone, or be the one running here)."""
+
+    def run() -> None:
+        try:
+            asyncio.run(store.abandon(tool, key, token))
+        except Exception as exc:
+            log.warning("[trace %s] freeing the idempotency key failed: %s", trace_id, exc)
+
+    threading.Thread(target=run, name="toolgen-abandon", daemon=True).start()
+
+
+def _check_lease(timeout: float | Mapping[str, float], in_flight_ttl: float) -> None:
+    """Every call must be able to end within its key's lease: refuse a timeout that is not."""
+    given = dict(timeout) if isinstance(timeout, Mapping) else {"": timeout}
+    for name, seconds in {**given, "": given.get("", 30.0)}.items():
+        if float(seconds) >= in_flight_ttl:
+            which = f"the timeout of {name}" if name else "the timeout"
+            raise ValueError(
+                f"{which} ({float(seconds):g} s) must be below in_flight_ttl "
+                f"({in_flight_ttl:g} s): a keyed call still running when its lease ends "
+                "lets another call with the same key run"
             )
 
 

@@ -4,15 +4,20 @@ retry what may be retried, and fall back when a fallback is given.
 - `invoke`: one attempt. The arguments go through the handler's pydantic arguments schema
   (models, UUIDs, enums ...); async handlers are awaited, sync ones run in a worker thread (a
   sync handler that times out keeps its thread until it returns: threads cannot be stopped;
-  `Toolbox` keeps a pool of its own for them, so the hop costs no more than it must).
+  `on_stuck` gets the future of that thread's end, so no retry starts beside it and its key
+  stays taken until it ends; `Toolbox` keeps a pool of its own for them, so the hop costs no
+  more than it must).
   A `ToolError` gets the taxonomy its code has in the descriptor's `errors`; any other
-  exception is `INTERNAL`, not retryable, its traceback logged under the trace id only.
+  exception is `INTERNAL`, not retryable, its traceback logged under the trace id only
+  (a `TimeoutError` the handler raised too: `TIMEOUT` is the runtime's own timeout only).
   The return value is dumped to JSON by pydantic and checked against the return schema;
   a value strict JSON cannot carry is `INTERNAL`.
 - `execute`: attempts until one succeeds or its error is not retryable, at most
   `1 + max_retries`, only when `retry` allows (idempotent tools and keyed calls): full-jitter
-  exponential backoff (`backoff`), never shorter than the error's `retry_after_ms`.
-- `fall_back`: a fallback's data replaces a final error.
+  exponential backoff (`backoff`), never shorter than the error's `retry_after_ms`; within a
+  keyed call's lease (`lease_s`) only: a retry whose wait could outlast the lease is not made
+  (the error is answered instead), since another call may claim the key once it lapses.
+- `fall_back`: a fallback's data replaces a final error (marked `fallback`).
 """
 
 from __future__ import annotations
@@ -24,6 +29,8 @@ import functools
 import inspect
 import json
 import logging
+import threading
+import time
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
@@ -77,6 +84,34 @@ def tool_error(exc: ToolError, descriptor: ToolDescriptor, trace_id: str) -> Too
     return ToolResult(descriptor.name, False, error=body, trace_id=trace_id)
 
 
+class _Thread:
+    """A sync handler's run on a worker thread: `give_up` after a timeout or a cancellation
+    says whether it still runs (the future of its end), and a run not yet started never
+    starts."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.state = "queued"
+        self.ended: concurrent.futures.Future[None] = concurrent.futures.Future()
+
+    def run(self, fn: Callable[..., Any], *args: Any) -> Any:
+        with self.lock:
+            if self.state == "given up":
+                return None
+            self.state = "running"
+        try:
+            return fn(*args)
+        finally:
+            self.ended.set_result(None)
+
+    def give_up(self) -> concurrent.futures.Future[None] | None:
+        with self.lock:
+            if self.state == "queued":
+                self.state = "given up"
+                return None
+        return None if self.ended.done() else self.ended
+
+
 def _timed_out(descriptor: ToolDescriptor, timeout: float, trace_id: str) -> ToolResult:
     declared = next((e for e in descriptor.errors if e.code == "TIMEOUT"), None)
     extra: dict[str, Any] = {}
@@ -100,24 +135,33 @@ async def invoke(
     returns: Draft202012Validator | None = None,
     quick_returns: Callable[[Any], bool] | None = None,
     workers: concurrent.futures.Executor | None = None,
+    on_stuck: Callable[[concurrent.futures.Future[None]], None] | None = None,
 ) -> ToolResult:
     """One attempt at calling the handler (see the module's text); a sync handler runs on
     `workers` (the loop's default executor when None), in a copy of the caller's context as
-    `asyncio.to_thread` would."""
+    `asyncio.to_thread` would; when the attempt ends (times out, is cancelled) while that
+    thread still runs, `on_stuck` receives the future of the thread's end."""
     name = descriptor.name
     try:
         args, kwargs = prepared.arguments.validate_python(arguments)
     except pydantic.ValidationError as exc:
         return validation_error(name, trace_id, pydantic_problems(exc))
+    deadline = asyncio.timeout(timeout)
     try:
-        async with asyncio.timeout(timeout):
+        async with deadline:
             if inspect.iscoroutinefunction(prepared.fn):
                 value = await prepared.fn(*args, **kwargs)
             else:
                 call = functools.partial(prepared.fn, *args, **kwargs)
                 context = contextvars.copy_context()
                 loop = asyncio.get_running_loop()
-                value = await loop.run_in_executor(workers, context.run, call)
+                thread = _Thread()
+                try:
+                    value = await loop.run_in_executor(workers, thread.run, context.run, call)
+                finally:
+                    stuck = thread.give_up()
+                    if stuck is not None and on_stuck is not None:
+                        on_stuck(stuck)
                 if inspect.isawaitable(value):
                     value = await value
     except ToolError as exc:
@@ -126,7 +170,10 @@ async def invoke(
         except Exception as inner:  # details pydantic cannot make JSON of
             log_failure(trace_id, f"tool {name} failed", inner)
             return internal_error(name, trace_id)
-    except TimeoutError:
+    except TimeoutError as exc:
+        if not deadline.expired():  # the handler's own (a socket's, say): not our timeout
+            log_failure(trace_id, f"tool {name} raised", exc)
+            return internal_error(name, trace_id)
         log_failure(trace_id, f"tool {name} timed out after {timeout:g} seconds")
         return _timed_out(descriptor, timeout, trace_id)
     except Exception as exc:
@@ -172,13 +219,22 @@ async def execute(
     max_retries: int,
     sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
     random: Callable[[], float] | None = None,
+    lease_s: float | None = None,
+    timeout: float = 0.0,
+    halt: Callable[[], bool] | None = None,
 ) -> tuple[ToolResult, int]:
     """Run `attempt` until it succeeds or may not be retried; the last result and how many
-    attempts were made. A retryable error says `max_retries`."""
+    attempts were made. A retryable error says `max_retries`.
+
+    With `lease_s` (a keyed call's lease, begun just before), a retry is made only if the
+    call would still end within the lease were every attempt to run to its `timeout`; none
+    is made while `halt()` says so (a timed-out attempt's thread still runs)."""
     import random as _random
 
     jitter = random or _random.random
     attempts = 0
+    waited = 0.0
+    started = time.monotonic()
     while True:
         result = await attempt()
         attempts += 1
@@ -186,13 +242,19 @@ async def execute(
         if result.ok or error is None or not error.get("retryable"):
             return result, attempts
         error.setdefault("max_retries", max_retries)
-        if not retry or attempts > max_retries:
+        if not retry or attempts > max_retries or (halt is not None and halt()):
             return result, attempts
         delay = backoff(attempts - 1, jitter)
         after = error.get("retry_after_ms")
         if isinstance(after, int | float) and not isinstance(after, bool) and after > 0:
             delay = max(delay, after / 1000)
+        if lease_s is not None:
+            # the worst case (injected sleeps pass no real time, so the sum is counted too)
+            spent = max(attempts * timeout + waited, time.monotonic() - started)
+            if spent + delay + timeout >= lease_s:
+                return result, attempts
         await sleep(delay)
+        waited += delay
 
 
 async def fall_back(
@@ -211,4 +273,4 @@ async def fall_back(
     except Exception as exc:
         log_failure(result.trace_id, f"the fallback of {result.tool} failed", exc)
         return result
-    return ToolResult(result.tool, True, data, trace_id=result.trace_id)
+    return ToolResult(result.tool, True, data, trace_id=result.trace_id, fallback=True)

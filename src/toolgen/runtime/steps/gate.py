@@ -33,8 +33,22 @@ def gated(descriptor: ToolDescriptor) -> bool:
 
 
 def is_dry_run(descriptor: ToolDescriptor, arguments: dict[str, Any]) -> bool:
-    """Is this call a dry run the tool declares it can do?"""
-    return descriptor.dry_run is not None and arguments.get("dry_run") is True
+    """Is this call a dry run the tool declares it can do? Without a `dry_run` argument the
+    parameter's default decides, as it does for the handler."""
+    if descriptor.dry_run is None:
+        return False
+    if "dry_run" in arguments:
+        return arguments["dry_run"] is True
+    schema = descriptor.parameters.get("properties", {}).get("dry_run")
+    return isinstance(schema, dict) and schema.get("default") is True
+
+
+def for_real(descriptor: ToolDescriptor, arguments: dict[str, Any]) -> dict[str, Any]:
+    """The arguments of the real call: `dry_run` said false outright for a tool that has a dry
+    run, so a handler whose default is a dry run does not run (and get stored) as one."""
+    if descriptor.dry_run is None:
+        return arguments
+    return {**arguments, "dry_run": False}
 
 
 def confirmation_request(

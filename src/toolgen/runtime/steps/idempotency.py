@@ -2,6 +2,8 @@
 
 The key is the `idempotency_key` argument of a tool that has that parameter, else the
 context's `idempotency_key` for a declared non-idempotent write (not idempotent, not safe).
+Keys are scoped by the context's `principal` (`store_key`): one principal's key never replays
+another's result nor blocks them; calls without a principal share one scope.
 The fingerprint is the sha256 of the arguments' canonical JSON without the key. Same key and
 arguments, finished: the stored result, replayed; other arguments: `IDEMPOTENCY_KEY_REUSED`;
 still running: `IDEMPOTENCY_KEY_IN_PROGRESS` (retryable). A store that fails: `UNAVAILABLE`,
@@ -54,6 +56,19 @@ def key_for(
     if non_idempotent_write(descriptor):
         return context.idempotency_key
     return None
+
+
+#: The mark of a key scoped by principal; a key without a principal that happens to start with
+#: it is scoped too, so no key given bare can name another principal's entry.
+SCOPED = "principal:"
+
+
+def store_key(key: str, principal: str | None) -> str:
+    """The key as the store holds it: the key itself without a principal, else the principal
+    and the key, written unambiguously."""
+    if principal is None and not key.startswith(SCOPED):
+        return key
+    return SCOPED + json.dumps([principal, key], ensure_ascii=False, separators=(",", ":"))
 
 
 def fingerprint(arguments: dict[str, Any]) -> str:

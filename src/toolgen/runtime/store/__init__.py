@@ -6,7 +6,8 @@ The runtime asks a store once per keyed call, before running the handler:
   `Started(token)`; or, when the key is already taken, `Replay(result)` (finished, same
   arguments), `Reused()` (another fingerprint: the key was reused by mistake) or
   `InFlight(retry_after_ms)` (the same call is still running);
-- `finish(tool, key, token, result, ttl_s)` keeps the successful result for `ttl_s` seconds;
+- `finish(tool, key, token, result, ttl_s)` keeps the successful result for `ttl_s` seconds
+  (and says False when `token` no longer owned the key);
 - `abandon(tool, key, token)` frees the key after a failed call, so it may be retried.
 
 `finish` and `abandon` act only while `token` still owns the key (compare-and-set): a call whose

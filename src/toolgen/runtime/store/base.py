@@ -50,8 +50,11 @@ class IdempotencyStore(Protocol):
         """Claim `(tool, key)` for `lease_s` seconds, or say who has it."""
         ...
 
-    async def finish(self, tool: str, key: str, token: str, result: str, ttl_s: float) -> None:
-        """Keep `result` for `ttl_s` seconds, if `token` still owns the key."""
+    async def finish(
+        self, tool: str, key: str, token: str, result: str, ttl_s: float
+    ) -> bool | None:
+        """Keep `result` for `ttl_s` seconds, if `token` still owns the key: False when it no
+        longer did (its lease ran out; the runtime logs a warning), None when not known."""
         ...
 
     async def abandon(self, tool: str, key: str, token: str) -> None:

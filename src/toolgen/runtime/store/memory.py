@@ -55,14 +55,16 @@ class MemoryStore:
             self._entries[(tool, key)] = _Entry(fingerprint, token, None, now + lease_s)
             return Started(token)
 
-    async def finish(self, tool: str, key: str, token: str, result: str, ttl_s: float) -> None:
+    async def finish(self, tool: str, key: str, token: str, result: str, ttl_s: float) -> bool:
         """Keep `result` for `ttl_s` seconds if `token` still holds the key's live lease."""
         with self._lock:
             now = self._clock()
             entry = self._owned(tool, key, token, now)
-            if entry is not None:
-                entry.result = result
-                entry.expires_at = now + ttl_s
+            if entry is None:
+                return False
+            entry.result = result
+            entry.expires_at = now + ttl_s
+            return True
 
     async def abandon(self, tool: str, key: str, token: str) -> None:
         """Free the key if `token` still holds its live lease."""

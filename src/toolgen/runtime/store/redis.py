@@ -121,10 +121,11 @@ class RedisStore:
             # another program's value under our key: nothing to decide from
             raise self._unavailable(exc) from exc
 
-    async def finish(self, tool: str, key: str, token: str, result: str, ttl_s: float) -> None:
+    async def finish(self, tool: str, key: str, token: str, result: str, ttl_s: float) -> bool:
         """Keep `result` for `ttl_s` seconds if `token` still holds the key's live lease."""
         name = self._name(tool, key)
-        await self._run(lambda w: w.finish(keys=[name], args=[token, result, _ms(ttl_s)]))
+        kept = await self._run(lambda w: w.finish(keys=[name], args=[token, result, _ms(ttl_s)]))
+        return bool(kept)
 
     async def abandon(self, tool: str, key: str, token: str) -> None:
         """Delete the key if `token` still holds its live lease."""

@@ -74,9 +74,9 @@ class SqliteStore:
         """Claim the key for `lease_s` seconds unless a live row holds it."""
         return await self._run(self._begin, tool, key, fingerprint, lease_s)
 
-    async def finish(self, tool: str, key: str, token: str, result: str, ttl_s: float) -> None:
+    async def finish(self, tool: str, key: str, token: str, result: str, ttl_s: float) -> bool:
         """Keep `result` for `ttl_s` seconds if `token` still holds the key's live lease."""
-        await self._run(self._finish, tool, key, token, result, ttl_s)
+        return await self._run(self._finish, tool, key, token, result, ttl_s)
 
     async def abandon(self, tool: str, key: str, token: str) -> None:
         """Delete the key's row if `token` still holds its live lease."""
@@ -124,17 +124,18 @@ class SqliteStore:
 
         return self._transaction(claim)
 
-    def _finish(self, tool: str, key: str, token: str, result: str, ttl_s: float) -> None:
-        def store(db: sqlite3.Connection) -> None:
+    def _finish(self, tool: str, key: str, token: str, result: str, ttl_s: float) -> bool:
+        def store(db: sqlite3.Connection) -> bool:
             now = self._clock()
-            db.execute(
+            kept = db.execute(
                 "UPDATE idempotency SET status = 'done', result = ?, expires_at = ?"
                 " WHERE tool = ? AND key = ? AND token = ? AND status = 'in_flight'"
                 " AND expires_at > ?",
                 (result, now + ttl_s, tool, key, token, now),
             )
+            return kept.rowcount == 1
 
-        self._transaction(store)
+        return self._transaction(store)
 
     def _abandon(self, tool: str, key: str, token: str) -> None:
         def free(db: sqlite3.Connection) -> None:
