@@ -5,11 +5,13 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import secrets
 import shutil
 import signal
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from collections import Counter
 from pathlib import Path
@@ -308,6 +310,35 @@ def test_sqlite_in_a_read_only_folder_is_unavailable(tmp_path: Path) -> None:
         _unavailable(open_store(f"sqlite:///{folder}/runtime.db"), "unavailable")
     finally:
         folder.chmod(0o755)
+
+
+def test_sqlite_stores_setting_up_one_new_file_at_once_all_open_it(tmp_path: Path) -> None:
+    """Eight stores (as eight workers would) meet a database file nobody made yet, many times
+    over: each opens it. sqlite answers "locked" at once, without waiting, to a connection that
+    changes the journal mode while another sets the file up; the store waits instead."""
+
+    def first_call(store: SqliteStore, failed: list[str]) -> None:
+        async def begin() -> None:
+            try:
+                await store.begin("pay", secrets.token_hex(8), "fp", LONG)
+            except StoreUnavailable as exc:
+                failed.append(str(exc))
+            finally:
+                await store.aclose()
+
+        asyncio.run(begin())
+
+    failed: list[str] = []
+    for trial in range(150):
+        path = tmp_path / f"fresh-{trial}.db"
+        threads = [
+            threading.Thread(target=first_call, args=(SqliteStore(path), failed)) for _ in range(8)
+        ]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    assert failed == []
 
 
 def test_sqlite_locked_longer_than_the_busy_timeout_is_unavailable(tmp_path: Path) -> None:

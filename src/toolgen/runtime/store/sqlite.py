@@ -169,7 +169,7 @@ class SqliteStore:
         db = sqlite3.connect(self.path, timeout=self._busy_timeout_s, isolation_level=None)
         try:
             db.execute(f"PRAGMA busy_timeout = {int(self._busy_timeout_s * 1000)}")
-            db.execute("PRAGMA journal_mode = WAL")
+            self._wal(db)
             db.execute("PRAGMA synchronous = NORMAL")
             # one script: executescript() would commit a transaction begun before it
             db.executescript(f"BEGIN IMMEDIATE; {_SCHEMA} COMMIT;")
@@ -178,6 +178,20 @@ class SqliteStore:
             raise
         self._connection = db
         return db
+
+    def _wal(self, db: sqlite3.Connection) -> None:
+        """Put the database in WAL mode. sqlite asks no busy handler while it changes the
+        journal mode, so a connection that sets up the same new file at that moment is
+        answered "locked" at once: wait for it here as `busy_timeout` would elsewhere."""
+        deadline = time.monotonic() + self._busy_timeout_s
+        while True:
+            try:
+                db.execute("PRAGMA journal_mode = WAL")
+                return
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or time.monotonic() >= deadline:
+                    raise
+                time.sleep(0.005)
 
     def _close(self) -> None:
         if self._connection is not None:
