@@ -32,6 +32,7 @@ RUNTIME_ALLOWED = (
     "toolgen._version",
     "toolgen.schema_ops",
     "toolgen.layout",
+    "toolgen.quoting",
 )
 
 #: Imports the rules below forbid that the code still makes, in modules other branches of

@@ -15,6 +15,9 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any, Final, Literal
 
+from toolgen.quoting import QUOTE_LIMIT as QUOTE_LIMIT  # for the modules that quote
+from toolgen.quoting import cut as cut
+
 
 class Level(StrEnum):
     """How serious a diagnostic is. `error` blocks `build` (nothing is written)."""
@@ -422,17 +425,6 @@ class Diagnostic:
             "line": loc.line if loc else None,
             "col": loc.col if loc else None,
         }
-
-
-#: The most characters a message quotes of a value it did not make (a path, a client's text).
-QUOTE_LIMIT = 200
-
-
-def cut(text: str, limit: int = QUOTE_LIMIT) -> str:
-    """`text`, or its first `limit` characters and a note of its length when it is longer."""
-    if len(text) <= limit:
-        return text
-    return f"{text[:limit]}… (cut, {len(text):,} characters)"
 
 
 def one_line(message: str) -> str:

@@ -14,11 +14,9 @@ from typing import Any
 
 import pytest
 
-from toolgen.diagnostics import cut as diagnostics_cut
 from toolgen.layout import JOURNAL, PENDING
 from toolgen.runtime import CallContext, Toolbox, ToolResult
 from toolgen.runtime.catalog import GeneratedFilesError
-from toolgen.runtime.values import cut
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -98,11 +96,6 @@ def test_call_works_inside_a_running_loop(make_box: Callable[..., Toolbox]) -> N
     plain, awaited = asyncio.run(inside())
     assert plain.data == {"q": "sync", "limit": 3}
     assert awaited.data == {"q": "async", "limit": 3}
-
-
-@pytest.mark.parametrize("text", ["short", "x" * 500])
-def test_cut_is_the_diagnostics_rule(text: str) -> None:
-    assert cut(text) == diagnostics_cut(text)
 
 
 def test_the_runtime_imports_without_the_mcp_sdk_or_the_compiler() -> None:

@@ -13,18 +13,7 @@ import sys
 from collections.abc import Iterable
 from typing import Any
 
-#: Characters of a client's value quoted at most (`toolgen.diagnostics.QUOTE_LIMIT`, same
-#: number: the runtime does not import the compiler's diagnostics).
-QUOTE_LIMIT = 200
-
-
-def cut(text: str, limit: int = QUOTE_LIMIT) -> str:
-    """`text`, or its first `limit` characters and a note of its length when it is longer
-    (the rule of `toolgen.diagnostics.cut`, which the runtime may not import)."""
-    if len(text) <= limit:
-        return text
-    return f"{text[:limit]}… (cut, {len(text):,} characters)"
-
+from toolgen.quoting import QUOTE_LIMIT, cut
 
 #: Nesting depth of tool arguments (the arguments object is level 1); deeper is a
 #: VALIDATION_ERROR, as schema validation recurses along it.

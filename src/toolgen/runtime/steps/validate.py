@@ -18,12 +18,12 @@ import pydantic
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError as SchemaValidationError
 
+from toolgen.quoting import cut
 from toolgen.runtime.result import ToolResult, validation_error
 from toolgen.runtime.values import (
     MAX_ARGUMENT_DEPTH,
     MAX_PROBLEMS,
     MAX_SCHEMA_ERRORS,
-    cut,
     pointer,
     quote,
     value_problems,
