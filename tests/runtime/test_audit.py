@@ -13,8 +13,7 @@ import pytest
 from toolgen.runtime import CallContext, Toolbox
 from toolgen.runtime import audit as audit_module
 from toolgen.runtime import toolbox as toolbox_module
-from toolgen.runtime.audit import JsonLinesSink
-from toolgen.runtime.toolbox import arguments_sha256
+from toolgen.runtime.audit import JsonLinesSink, arguments_sha256
 
 KEY = "0123456789abcdef"
 TRANSFER = {"amount": 5, "to": "acct", "idempotency_key": KEY}

@@ -12,6 +12,7 @@ callable taking the event dict. The default is the logger `toolgen.audit`.
 from __future__ import annotations
 
 import datetime
+import hashlib
 import json
 import logging
 import threading
@@ -55,6 +56,19 @@ class LoggerSink:
 
     def __call__(self, event: dict[str, Any]) -> None:
         self.logger.info("%s", json.dumps(event, ensure_ascii=False, default=str))
+
+
+def arguments_sha256(arguments: Any) -> str:
+    """sha256 of the arguments as proposed: their canonical JSON (sorted keys, no spaces), or
+    the text itself. The idempotency fingerprint is this of the arguments without the key."""
+    if isinstance(arguments, str):
+        text = arguments
+    else:
+        try:
+            text = json.dumps(arguments, sort_keys=True, separators=(",", ":"), default=repr)
+        except (TypeError, ValueError, RecursionError):  # nested too deep to write out
+            text = f"<unwritable {type(arguments).__name__}>"
+    return hashlib.sha256(text.encode("utf-8", "replace")).hexdigest()
 
 
 def wanted(sink: Sink) -> bool:

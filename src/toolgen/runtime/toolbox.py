@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import hashlib
-import json
 import logging
 import os
 import random
@@ -30,6 +28,7 @@ from toolgen.runtime.adapters import bound
 from toolgen.runtime.adapters.anthropic import anthropic
 from toolgen.runtime.adapters.gemini import gemini
 from toolgen.runtime.adapters.openai import openai_chat, openai_responses
+from toolgen.runtime.audit import arguments_sha256
 from toolgen.runtime.catalog import Catalog, load
 from toolgen.runtime.context import CallContext
 from toolgen.runtime.handlers import Factory, NotCallable, Prepared, Reacher, prepare
@@ -64,18 +63,6 @@ def _mark() -> None:
 
 
 log = logging.getLogger("toolgen.runtime")
-
-
-def arguments_sha256(arguments: Any) -> str:
-    """sha256 of the arguments as proposed: their canonical JSON, or the text itself."""
-    if isinstance(arguments, str):
-        text = arguments
-    else:
-        try:
-            text = json.dumps(arguments, sort_keys=True, separators=(",", ":"), default=repr)
-        except (TypeError, ValueError, RecursionError):  # nested too deep to write out
-            text = f"<unwritable {type(arguments).__name__}>"
-    return hashlib.sha256(text.encode("utf-8", "replace")).hexdigest()
 
 
 class Toolbox:

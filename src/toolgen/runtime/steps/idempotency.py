@@ -12,12 +12,12 @@ and the handler does not run (fail closed).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 from typing import Any
 
 from toolgen.descriptor import ToolDescriptor
+from toolgen.runtime.audit import arguments_sha256
 from toolgen.runtime.context import CallContext
 from toolgen.runtime.result import ToolResult, failure
 from toolgen.runtime.store import (
@@ -72,10 +72,10 @@ def store_key(key: str, principal: str | None) -> str:
 
 
 def fingerprint(arguments: dict[str, Any]) -> str:
-    """sha256 of the arguments' canonical JSON (sorted keys, no spaces), the key left out."""
-    rest = {k: v for k, v in arguments.items() if k != KEY}
-    text = json.dumps(rest, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    """sha256 of the arguments' canonical JSON (sorted keys, no spaces), the key left out: the
+    audit's hash, of arguments that passed validation (JSON values nested no deeper than
+    `MAX_ARGUMENT_DEPTH`, so they always write out)."""
+    return arguments_sha256({k: v for k, v in arguments.items() if k != KEY})
 
 
 async def claim(
