@@ -12,7 +12,7 @@ import pytest
 
 from toolgen.runtime import CallContext, Toolbox
 from toolgen.runtime import audit as audit_module
-from toolgen.runtime import toolbox as toolbox_module
+from toolgen.runtime import call as call_module
 from toolgen.runtime.audit import JsonLinesSink, arguments_sha256
 
 KEY = "0123456789abcdef"
@@ -129,7 +129,7 @@ def test_the_arguments_are_hashed_once_per_call(
         hashed.append(arguments)
         return arguments_sha256(arguments)
 
-    monkeypatch.setattr(toolbox_module, "arguments_sha256", counting)
+    monkeypatch.setattr(call_module, "arguments_sha256", counting)
     box = make_box()
     box.call("lookup", {"q": "x", "limit": 2})
     assert len(hashed) == 1

@@ -14,6 +14,7 @@ import inspect
 import typing
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from types import NoneType
 from typing import Any
 
 import pydantic
@@ -136,6 +137,9 @@ def resolve_handler(module_name: str, qualname: str) -> Callable[..., Any]:
     return Reacher().resolve(module_name, qualname)
 
 
+#: Return annotations whose values need no serializing (`Prepared.exact`).
+_EXACT = (str, int, float, bool)
+
 _NAMED = (
     inspect.Parameter.POSITIONAL_ONLY,
     inspect.Parameter.POSITIONAL_OR_KEYWORD,
@@ -147,12 +151,19 @@ _NAMED = (
 class Prepared:
     """A reached handler with its pydantic argument validator and return serializers: `dump`
     to JSON data, `plain` to Python data with the floats as they are (JSON data has a NaN
-    under `Any` turned into null), to check for what JSON cannot carry."""
+    under `Any` turned into null), to check for what JSON cannot carry. `exact` is the
+    return annotation when it is `str`, `int`, `float` or `bool`: a value of exactly that
+    type is its own JSON data (neither serializer changes it). `direct` says that arguments
+    the quick check proves valid (`steps.quick`) are what the validator would make of them:
+    every parameter is a named one annotated `str`, `int` or `bool` whose schema has that very
+    JSON type, with no default or a plain one (pydantic keeps such values as they are)."""
 
     fn: Callable[..., Any]
     arguments: pydantic_core.SchemaValidator
     dump: Callable[[Any], Any]
     plain: Callable[[Any], Any]
+    exact: type | None = None
+    direct: bool = False
 
 
 def prepare(fn: Callable[..., Any], parameters: Mapping[str, Any]) -> Prepared:
@@ -198,4 +209,35 @@ def prepare(fn: Callable[..., Any], parameters: Mapping[str, Any]) -> Prepared:
             return pydantic_core.to_jsonable_python(value, by_alias=True)
         return adapter.dump_python(value, by_alias=True, warnings=False)
 
-    return Prepared(fn, arguments, dump, plain)
+    exact = returns if adapter is not None and any(returns is t for t in _EXACT) else None
+    return Prepared(fn, arguments, dump, plain, exact, _direct(fn, signature, parameters))
+
+
+#: The annotations of parameters a direct call may take, with their schemas' JSON type.
+_DIRECT = {str: "string", int: "integer", bool: "boolean"}
+
+
+def _direct(
+    fn: Callable[..., Any], signature: inspect.Signature, schema: Mapping[str, Any]
+) -> bool:
+    """See `Prepared.direct`."""
+    try:
+        hints = typing.get_type_hints(fn, include_extras=True)
+    except Exception:
+        return False
+    properties = schema.get("properties", {})
+    for p in signature.parameters.values():
+        if p.kind not in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY):
+            return False
+        if p.default is not p.empty and type(p.default) not in (str, int, float, bool, NoneType):
+            return False  # a pydantic `Field(...)` default, or one pydantic may copy
+        if p.name not in properties:
+            continue  # left to its default either way
+        hint = hints.get(p.name)
+        json_type = next((t for kind, t in _DIRECT.items() if hint is kind), None)
+        declared = properties[p.name]
+        if json_type is None or not isinstance(declared, Mapping):
+            return False
+        if declared.get("type") != json_type:
+            return False
+    return True

@@ -3,19 +3,20 @@
 `Toolbox.load(...)` reads what `toolgen build` wrote (never compiling again); `acall` (and its
 sync twin `call`) runs the steps of `toolgen.runtime.steps` in order - find, parse, validate,
 authorize, gate, idempotency, execute - answers with a `ToolResult` and writes an audit event
-per decision.
+per decision (`toolgen.runtime.call`). The toolbox keeps what is made once per tool or once
+for all: validators, prepared handlers, each tool's `Lane`, the store, the worker threads.
 """
 
 from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import inspect
 import logging
 import os
 import random
 import sys
 import threading
-import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -28,25 +29,16 @@ from toolgen.runtime.adapters import bound
 from toolgen.runtime.adapters.anthropic import anthropic
 from toolgen.runtime.adapters.gemini import gemini
 from toolgen.runtime.adapters.openai import openai_chat, openai_responses
-from toolgen.runtime.audit import arguments_sha256
+from toolgen.runtime.call import Call, Lane
 from toolgen.runtime.catalog import Catalog, load
 from toolgen.runtime.context import CallContext
 from toolgen.runtime.handlers import Factory, NotCallable, Prepared, Reacher, prepare
-from toolgen.runtime.result import ToolResult, internal_error, new_trace_id
-from toolgen.runtime.steps.authorize import authorize
-from toolgen.runtime.steps.execute import Fallback, execute, fall_back, invoke, log_failure
-from toolgen.runtime.steps.find import find
-from toolgen.runtime.steps.gate import (
-    confirmation_request,
-    for_real,
-    gate,
-    gated,
-    is_dry_run,
-)
-from toolgen.runtime.steps.idempotency import claim, key_for, store_key, unavailable
-from toolgen.runtime.steps.parse import parse
+from toolgen.runtime.result import ToolResult
+from toolgen.runtime.steps.execute import Fallback, invoke_here
+from toolgen.runtime.steps.gate import gated
+from toolgen.runtime.steps.idempotency import non_idempotent_write, takes_key
 from toolgen.runtime.steps.quick import quick_check, quick_value
-from toolgen.runtime.steps.validate import input_validator, validate
+from toolgen.runtime.steps.validate import input_validator, may_drop
 from toolgen.runtime.store import IdempotencyStore, StoreUnavailable, open_store, redacted
 from toolgen.runtime.sync import run_sync
 
@@ -64,6 +56,12 @@ def _mark() -> None:
 
 log = logging.getLogger("toolgen.runtime")
 
+#: The context of a call given none (a context is immutable, so one serves every such call).
+_NO_CONTEXT = CallContext()
+
+#: Seconds per call: one number, or {"tool": seconds} (others 30); None is no timeout.
+Timeout = float | None | Mapping[str, float | None]
+
 
 class Toolbox:
     """The tools of one catalog and the decision on every call; see `Toolbox.load`.
@@ -79,7 +77,7 @@ class Toolbox:
         audit: str | Path | logging.Logger | Callable[[dict[str, Any]], None] | None = None,
         handlers: Mapping[str, Callable[..., Any]] | None = None,
         factory: Factory | None = None,
-        timeout: float | Mapping[str, float] = 30.0,
+        timeout: Timeout = 30.0,
         max_retries: int = 3,
         fallbacks: Mapping[str, Fallback] | None = None,
         max_concurrency: int = 8,
@@ -95,7 +93,7 @@ class Toolbox:
                 self._unopened = open_store(store)
             except ValueError as exc:
                 raise ValueError(f"store {redacted(store)!r} is not a store URL: {exc}") from None
-        _check_lease(timeout, in_flight_ttl)
+        _check_lease(timeout, in_flight_ttl, catalog)
         self.catalog = catalog
         self.audit = audit_events.sink_for(audit)
         self.timeout = timeout
@@ -116,6 +114,7 @@ class Toolbox:
         self._quick: dict[str, Callable[[dict[str, Any]], bool] | None] = {}
         self._returns: dict[str, Draft202012Validator | None] = {}
         self._quick_returns: dict[str, Callable[[Any], bool] | None] = {}
+        self._lanes: dict[str, Lane | None] = {}
         self._workers: concurrent.futures.ThreadPoolExecutor | None = None
         self._workers_pid = 0
         # what is made once (the store, handlers and their instances, the pool) is made under
@@ -134,7 +133,7 @@ class Toolbox:
         handlers: Mapping[str, Callable[..., Any]] | None = None,
         factory: Factory | None = None,
         paths: Iterable[str | Path] = (),
-        timeout: float | Mapping[str, float] = 30.0,
+        timeout: Timeout = 30.0,
         max_retries: int = 3,
         fallbacks: Mapping[str, Fallback] | None = None,
         max_concurrency: int = 8,
@@ -154,6 +153,10 @@ class Toolbox:
           `factory(cls)`: the instance for methods of classes that need constructor arguments;
           `paths`: folders put at the front of `sys.path` to import handlers from;
         - `timeout`: seconds per call (one number, or {"tool": seconds} with 30 for others);
+          None is no timeout: a sync handler called from sync code (`call`) then runs on the
+          calling thread, like a direct call (with a timeout it runs on a worker thread, so
+          that the call can answer `TIMEOUT` while it still runs); a tool that can be given
+          an idempotency key needs a timeout below `in_flight_ttl`;
           `max_retries`: retries of a retryable error (idempotent tools and keyed calls only);
           `fallbacks`: {"tool": callable(arguments, error) -> data};
         - `max_concurrency`: parallel calls of one model turn (the platform adapters);
@@ -161,8 +164,9 @@ class Toolbox:
           running call (a process killed mid-call frees its key after it).
 
         Raises `GeneratedFilesError` when the folder cannot be read, ValueError for a store
-        URL that is not one of those, or for a timeout not below `in_flight_ttl` (a call still
-        running when its lease ends would let another call with its key run too).
+        URL that is not one of those, or for a timeout not below `in_flight_ttl`, or none for
+        a tool that can be given a key (a call still running when its lease ends would let
+        another call with its key run too).
         """
         found = load(folder, catalog)
         for path in reversed([str(p) for p in paths]):
@@ -202,25 +206,26 @@ class Toolbox:
     ) -> ToolResult:
         """`acall` for synchronous code: on an event loop this thread keeps for its calls, or,
         inside a running event loop, on a worker thread's own loop (so it never blocks on the
-        caller's loop)."""
+        caller's loop); on this thread without a loop when nothing of the call waits (see
+        the module's text)."""
+        context = context or _NO_CONTEXT
+        lane = self._lanes[name] if name in self._lanes else self.lane(name)
+        if lane is not None:
+            return lane.call(self, arguments, context)
         return run_sync(lambda: self.acall(name, arguments, context=context))
 
     async def acall(
         self, name: str, arguments: Any = None, *, context: CallContext | None = None
     ) -> ToolResult:
         """Decide one proposed call: `arguments` is a dict, the raw JSON text, or None."""
-        context = context or CallContext()
-        call = _Call(self, context, name, arguments)
+        call = Call(self, context or _NO_CONTEXT, name, arguments)
         try:
             return await call.run()
         except asyncio.CancelledError:  # the caller gave up: the decision still ends audited
             call.record("failed", reason="cancelled")
             raise
         except Exception as exc:  # a step failed unforeseen: the model still gets an answer
-            log_failure(call.trace_id, f"deciding a call of {name!r} failed", exc)
-            result = internal_error(str(name), call.trace_id)
-            call.record("failed", result)
-            return result
+            return call.crashed(exc)
 
     async def aclose(self) -> None:
         """Close the store, if this toolbox opened it, and let the threads of sync handlers
@@ -234,11 +239,44 @@ class Toolbox:
 
     # -- the parts the steps need -------------------------------------------------------------
 
-    def timeout_for(self, name: str) -> float:
-        """The timeout of a call of `name`, in seconds."""
-        if isinstance(self.timeout, Mapping):
-            return float(self.timeout.get(name, 30.0))
-        return float(self.timeout)
+    def timeout_for(self, name: str) -> float | None:
+        """The timeout of a call of `name`, in seconds; None for none."""
+        return _seconds(self.timeout, name)
+
+    def lane(self, name: str) -> Lane | None:
+        """The short way of a sync call of `name` (see the module's text), or None when its
+        calls take the whole way: an unknown tool, one with a timeout, gated, guarded by a
+        step-up, with a dry run or a key parameter, or whose handler is async or cannot be
+        reached (the whole way answers that)."""
+        descriptor = self.catalog.descriptors.get(name) if isinstance(name, str) else None
+        if descriptor is None:
+            return None  # not kept: a model may propose any number of unknown names
+        lane = None
+        if not (
+            self.timeout_for(name) is not None
+            or gated(descriptor)
+            or descriptor.step_up_auth
+            or descriptor.dry_run is not None
+            or takes_key(descriptor)
+        ):
+            try:
+                prepared = self.prepared(descriptor)
+            except NotCallable:
+                prepared = None
+            if prepared is not None and not inspect.iscoroutinefunction(prepared.fn):
+                hints = descriptor.idempotency
+                attempt = invoke_here(
+                    descriptor, prepared, self.returns(descriptor), self.quick_returns(descriptor)
+                )
+                lane = Lane(
+                    descriptor,
+                    attempt,
+                    self.quick_check(descriptor),
+                    retry=bool(hints.idempotent) or bool(hints.safe),
+                    nulls=may_drop(descriptor.parameters),
+                )
+        self._lanes[name] = lane
+        return lane
 
     def validator(self, descriptor: ToolDescriptor) -> Draft202012Validator:
         """The tool's input validator, compiled once."""
@@ -393,252 +431,31 @@ class Toolbox:
         return run_sync(lambda: self.ahandle_gemini(parts, context=context))
 
 
-class _Call:
-    """One call's way through the steps, and its audit events."""
-
-    def __init__(self, box: Toolbox, context: CallContext, name: str, arguments: Any) -> None:
-        self.box = box
-        self.context = context
-        self.name = name
-        self.raw = arguments
-        self.trace_id = context.trace_id or new_trace_id()
-        self.descriptor: ToolDescriptor | None = None
-        self.arguments: dict[str, Any] | None = None
-        self.started = time.perf_counter()
-        self._hashed: tuple[Any, str] | None = None  # (what was hashed, its sha256)
-        # the end of a timed-out sync handler's thread that still runs
-        self.stuck: concurrent.futures.Future[None] | None = None
-
-    def record(
-        self, decision: str, result: ToolResult | None = None, reason: str | None = None
-    ) -> None:
-        """Write one audit event; a sink that fails is logged, and the call goes on."""
-        if not audit_events.wanted(self.box.audit):
-            return
-        descriptor = self.descriptor
-        error = result.error if result is not None else None
-        outcome = None
-        if result is not None:
-            outcome = "ok" if result.ok else "error"
-        shown = self.arguments if self.arguments is not None else self.raw
-        found = audit_events.event(
-            decision,
-            trace_id=self.trace_id,
-            tool=str(self.name),
-            principal=self.context.principal,
-            audit_event=descriptor.audit_event if descriptor else None,
-            risk=descriptor.risk if descriptor else None,
-            arguments_sha256=self._sha256(shown),
-            arguments=shown if self.box.audit_arguments and isinstance(shown, dict) else None,
-            outcome=outcome,
-            error_code=error.get("code") if error else None,
-            reason=reason or (error.get("message") if error else None),
-            duration_ms=(time.perf_counter() - self.started) * 1000,
-            metadata=self.context.metadata,
-            fields=error.get("fields") if error else None,
-            audit_arguments=self.box.audit_arguments,
-        )
-        try:
-            self.box.audit(found)
-        except Exception as exc:
-            log_failure(self.trace_id, "the audit sink failed", exc)
-
-    def _sha256(self, shown: Any) -> str:
-        """The arguments' hash, computed once per call: the validated arguments of a raw dict
-        that validation dropped nothing from are its very items, so they hash the same."""
-        hashed, checked = self._hashed, self.arguments
-        if hashed is not None:
-            of, digest = hashed
-            if of is shown or (
-                of is self.raw
-                and type(of) is dict
-                and checked is not None
-                and shown is checked
-                and len(checked) == len(of)
-            ):
-                return digest
-        digest = arguments_sha256(shown)
-        self._hashed = (shown, digest)
-        return digest
-
-    def denied(self, result: ToolResult) -> ToolResult:
-        self.record("denied", result)
-        return result
-
-    async def run(self) -> ToolResult:
-        box, context, trace_id = self.box, self.context, self.trace_id
-        found = find(box.catalog.descriptors, self.name, trace_id)
-        if not isinstance(found, ToolResult):
-            self.descriptor = found  # the proposed event names its risk and audit event
-        self.record("proposed")
-        if isinstance(found, ToolResult):
-            return self.denied(found)
-        descriptor = found
-        parsed = parse(descriptor.name, self.raw, trace_id)
-        if isinstance(parsed, ToolResult):
-            return self.denied(parsed)
-        checked = validate(
-            descriptor.name,
-            box.validator(descriptor),
-            descriptor.parameters,
-            parsed,
-            trace_id,
-            box.quick_check(descriptor),
-        )
-        if isinstance(checked, ToolResult):
-            return self.denied(checked)
-        arguments = self.arguments = checked
-        refused = await authorize(descriptor, arguments, context, trace_id)
-        if refused is not None:
-            return self.denied(refused)
-        try:
-            prepared = box.prepared(descriptor)
-        except NotCallable as exc:
-            log_failure(trace_id, f"tool {descriptor.name} is not callable: {exc}")
-            result = internal_error(
-                descriptor.name,
-                trace_id,
-                f"tool {descriptor.name!r} is not callable on this server",
-            )
-            self.record("failed", result)
-            return result
-        timeout = box.timeout_for(descriptor.name)
-        returns, quick_returns = box.returns(descriptor), box.quick_returns(descriptor)
-        workers = box.workers()
-
-        async def attempt(given: dict[str, Any]) -> ToolResult:
-            return await invoke(
-                descriptor,
-                prepared,
-                given,
-                trace_id,
-                timeout,
-                returns,
-                quick_returns,
-                workers,
-                self._stuck,
-            )
-
-        if is_dry_run(descriptor, arguments):  # changes nothing: no gate, no key
-            result = await attempt(arguments)
-            result = _as_dry_run(result)
-            self.record("executed" if result.ok else "failed", result, reason="dry run")
-            return result
-        if gated(descriptor):
-            dry_data = None
-            if descriptor.dry_run is not None:  # shown to the person; "required" never skips it
-                dry = await attempt({**arguments, "dry_run": True})
-                if not dry.ok:
-                    self.record("failed", dry, reason="the dry run before confirmation failed")
-                    return _as_dry_run(dry)
-                dry_data = dry.data
-            request = confirmation_request(descriptor, arguments, context, trace_id, dry_data)
-            stopped = await gate(request, context)
-            if stopped is not None:
-                self.record("refused", stopped)
-                return stopped
-            self.record("confirmed")
-        key = key_for(descriptor, arguments, context)
-        token: str | None = None
-        if key is not None:
-            key = store_key(key, context.principal)
-            try:
-                store = box.store()
-            except StoreUnavailable as exc:
-                return self.denied(unavailable(descriptor.name, trace_id, exc))
-            claimed = await claim(store, descriptor, key, arguments, trace_id, box.in_flight_ttl)
-            if isinstance(claimed, ToolResult):
-                self.record("replayed" if claimed.replayed else "denied", claimed)
-                return claimed
-            token = claimed
-        hints = descriptor.idempotency
-        real = for_real(descriptor, arguments)
-        try:
-            result, attempts = await execute(
-                lambda: attempt(real),
-                retry=key is not None or bool(hints.idempotent) or bool(hints.safe),
-                max_retries=box.max_retries,
-                sleep=box.sleep,
-                random=box.random,
-                lease_s=box.in_flight_ttl if key is not None else None,
-                timeout=timeout,
-                halt=self._still_running,
-            )
-        except asyncio.CancelledError:
-            if key is not None and token is not None:  # free the key now, not at the lease's end
-                await asyncio.shield(self._settle(descriptor.name, key, token, None))
-            raise
-        if key is not None and token is not None:  # the handler's own answer, not a fallback's
-            await asyncio.shield(self._settle(descriptor.name, key, token, result))
-        result = await fall_back(box.fallbacks, arguments, result)
-        reason = f"{attempts} attempts" if attempts > 1 else None
-        if result.fallback:
-            reason = f"{reason}, fallback" if reason else "fallback"
-        self.record("executed" if result.ok else "failed", result, reason=reason)
-        return result
-
-    def _stuck(self, ended: concurrent.futures.Future[None]) -> None:
-        self.stuck = ended
-
-    def _still_running(self) -> bool:
-        return self.stuck is not None and not self.stuck.done()
-
-    async def _settle(self, name: str, key: str, token: str, result: ToolResult | None) -> None:
-        """Keep a success under its key; free the key after a failure or a cancellation (None)
-        - once the handler's thread has ended, if a timed-out one still runs (until then
-        another call with the key would run beside it). A store that fails here is logged: the
-        call has run, and its key expires with its lease."""
-        store = self.box.store()
-        stuck = self.stuck
-        if (result is None or not result.ok) and stuck is not None and not stuck.done():
-            trace_id = self.trace_id
-            stuck.add_done_callback(lambda _: _abandon_later(store, name, key, token, trace_id))
-            return
-        try:
-            if result is not None and result.ok:
-                ttl = self.box.idempotency_ttl
-                if await store.finish(name, key, token, result.to_json(), ttl) is False:
-                    log.warning(
-                        "[trace %s] the lease of the idempotency key of %s ran out before the call "
-                        "ended: its result was not kept, and another call may have run",
-                        self.trace_id,
-                        name,
-                    )
-            else:
-                await store.abandon(name, key, token)
-        except StoreUnavailable as exc:
-            log.warning(
-                "[trace %s] the idempotency store failed after the call: %s", self.trace_id, exc
-            )
+def _seconds(timeout: Timeout, name: str) -> float | None:
+    """The timeout of a call of `name`, in seconds; None for none."""
+    if isinstance(timeout, Mapping):
+        timeout = timeout.get(name, 30.0)
+    return None if timeout is None else float(timeout)
 
 
-def _abandon_later(store: IdempotencyStore, tool: str, key: str, token: str, trace_id: str) -> None:
-    """Free a key from whichever thread a timed-out handler ends on: on a thread of its own
-    with its own event loop (the call's loop may be gone, or be the one running here)."""
-
-    def run() -> None:
-        try:
-            asyncio.run(store.abandon(tool, key, token))
-        except Exception as exc:
-            log.warning("[trace %s] freeing the idempotency key failed: %s", trace_id, exc)
-
-    threading.Thread(target=run, name="toolgen-abandon", daemon=True).start()
-
-
-def _check_lease(timeout: float | Mapping[str, float], in_flight_ttl: float) -> None:
-    """Every call must be able to end within its key's lease: refuse a timeout that is not."""
+def _check_lease(timeout: Timeout, in_flight_ttl: float, catalog: Catalog) -> None:
+    """Every call must be able to end within its key's lease: refuse a timeout that is not,
+    and no timeout for a tool that can be given a key."""
     given = dict(timeout) if isinstance(timeout, Mapping) else {"": timeout}
     for name, seconds in {**given, "": given.get("", 30.0)}.items():
-        if float(seconds) >= in_flight_ttl:
+        if seconds is not None and float(seconds) >= in_flight_ttl:
             which = f"the timeout of {name}" if name else "the timeout"
             raise ValueError(
                 f"{which} ({float(seconds):g} s) must be below in_flight_ttl "
                 f"({in_flight_ttl:g} s): a keyed call still running when its lease ends "
                 "lets another call with the same key run"
             )
-
-
-def _as_dry_run(result: ToolResult) -> ToolResult:
-    return ToolResult(
-        result.tool, result.ok, result.data, result.error, result.trace_id, dry_run=True
-    )
+    for descriptor in catalog.descriptors.values():
+        keyed = takes_key(descriptor) or non_idempotent_write(descriptor)
+        if keyed and _seconds(timeout, descriptor.name) is None:
+            raise ValueError(
+                f"{descriptor.name} can be given an idempotency key, so it needs a timeout "
+                f"below in_flight_ttl ({in_flight_ttl:g} s), not None: a keyed call still "
+                "running when its lease ends lets another call with the same key run "
+                f'(timeout={{"{descriptor.name}": 30.0, ...}} gives it one)'
+            )

@@ -25,7 +25,7 @@ MAX_SCHEMA_ERRORS = 100
 
 # Integers beyond a double's range are rejected like the non-finite floats: most clients
 # cannot read them, and Python cannot even print one of more than 4,300 digits.
-_MAX_NUMBER = sys.float_info.max
+MAX_NUMBER = sys.float_info.max
 
 _SHORT = reprlib.Repr()
 _SHORT.maxstring = _SHORT.maxother = QUOTE_LIMIT
@@ -66,7 +66,7 @@ def value_problems(
         if isinstance(item, float) and not math.isfinite(item):
             shown = "NaN" if math.isnan(item) else ("Infinity" if item > 0 else "-Infinity")
             message = f"must be a finite number (got {shown})"
-        elif isinstance(item, int) and not isinstance(item, bool) and abs(item) > _MAX_NUMBER:
+        elif isinstance(item, int) and not isinstance(item, bool) and abs(item) > MAX_NUMBER:
             message = "must be a number within ±1.8e308 (got a larger integer)"
         elif isinstance(item, dict | list | tuple | set | frozenset):
             if max_depth is not None and len(parts) >= max_depth:

@@ -19,20 +19,39 @@ def missing_permissions(descriptor: ToolDescriptor, scopes: frozenset[str]) -> l
     return [p for p in descriptor.permissions or [] if p not in scopes]
 
 
+def permitted(
+    descriptor: ToolDescriptor, scopes: frozenset[str], trace_id: str
+) -> ToolResult | None:
+    """None when `scopes` hold every permission the tool needs, else `FORBIDDEN`."""
+    if not descriptor.permissions:
+        return None
+    missing = missing_permissions(descriptor, scopes)
+    if not missing:
+        return None
+    return failure(
+        descriptor.name,
+        trace_id,
+        "FORBIDDEN",
+        f"the caller lacks the permission{'s' if len(missing) > 1 else ''} "
+        f"{', '.join(missing)} that {descriptor.name} needs",
+        missing_permissions=missing,
+    )
+
+
 async def authorize(
     descriptor: ToolDescriptor, arguments: dict[str, Any], context: CallContext, trace_id: str
 ) -> ToolResult | None:
     """None when the call may go on, else the error that ends it."""
-    missing = missing_permissions(descriptor, context.scopes)
-    if missing:
-        return failure(
-            descriptor.name,
-            trace_id,
-            "FORBIDDEN",
-            f"the caller lacks the permission{'s' if len(missing) > 1 else ''} "
-            f"{', '.join(missing)} that {descriptor.name} needs",
-            missing_permissions=missing,
-        )
+    refused = permitted(descriptor, context.scopes, trace_id)
+    if refused is not None:
+        return refused
+    return await stepped_up(descriptor, arguments, context, trace_id)
+
+
+async def stepped_up(
+    descriptor: ToolDescriptor, arguments: dict[str, Any], context: CallContext, trace_id: str
+) -> ToolResult | None:
+    """None when the tool needs no step-up or the caller passed it, else `STEP_UP_REQUIRED`."""
     if descriptor.step_up_auth:
         request = StepUpRequest(
             tool=descriptor.name,

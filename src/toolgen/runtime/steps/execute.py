@@ -6,7 +6,9 @@ retry what may be retried, and fall back when a fallback is given.
   sync handler that times out keeps its thread until it returns: threads cannot be stopped;
   `on_stuck` gets the future of that thread's end, so no retry starts beside it and its key
   stays taken until it ends; `Toolbox` keeps a pool of its own for them, so the hop costs no
-  more than it must).
+  more than it must). A timeout of None is none.
+- `invoke_here`: the same attempt of a sync handler on the calling thread, for a call from
+  synchronous code with no timeout to enforce (nothing then needs another thread).
   A `ToolError` gets the taxonomy its code has in the descriptor's `errors`; any other
   exception is `INTERNAL`, not retryable, its traceback logged under the trace id only
   (a `TimeoutError` the handler raised too: `TIMEOUT` is the runtime's own timeout only).
@@ -29,6 +31,7 @@ import functools
 import inspect
 import json
 import logging
+import math
 import threading
 import time
 from collections.abc import Awaitable, Callable, Mapping
@@ -43,7 +46,8 @@ from toolgen.descriptor import ToolDescriptor
 from toolgen.runtime.handlers import Prepared
 from toolgen.runtime.result import ToolResult, failure, internal_error, validation_error
 from toolgen.runtime.steps.validate import pydantic_problems
-from toolgen.runtime.values import value_problems
+from toolgen.runtime.sync import run_sync
+from toolgen.runtime.values import MAX_NUMBER, value_problems
 
 log = logging.getLogger("toolgen.runtime")
 
@@ -131,7 +135,7 @@ async def invoke(
     prepared: Prepared,
     arguments: dict[str, Any],
     trace_id: str,
-    timeout: float,
+    timeout: float | None,
     returns: Draft202012Validator | None = None,
     quick_returns: Callable[[Any], bool] | None = None,
     workers: concurrent.futures.Executor | None = None,
@@ -164,22 +168,70 @@ async def invoke(
                         on_stuck(stuck)
                 if inspect.isawaitable(value):
                     value = await value
-    except ToolError as exc:
+    except TimeoutError as exc:
+        if timeout is None or not deadline.expired():  # the handler's own (a socket's, say)
+            return raised(descriptor, exc, trace_id)
+        log_failure(trace_id, f"tool {name} timed out after {timeout:g} seconds")
+        return _timed_out(descriptor, timeout, trace_id)
+    except Exception as exc:
+        return raised(descriptor, exc, trace_id)
+    return answer(name, prepared, value, trace_id, returns, quick_returns)
+
+
+#: One attempt on the calling thread: (arguments, trace id, proven) -> result.
+Here = Callable[[dict[str, Any], str, bool], ToolResult]
+
+
+def invoke_here(
+    descriptor: ToolDescriptor,
+    prepared: Prepared,
+    returns: Draft202012Validator | None = None,
+    quick_returns: Callable[[Any], bool] | None = None,
+) -> Here:
+    """The attempt of a sync handler on this thread, without a timeout (see the module's
+    text), made once per tool: `attempt(arguments, trace_id, proven)`. Arguments the quick
+    check `proven` valid go to a `direct` handler as they are; an awaitable the handler
+    returns is run to its end on this thread's loop. What it needs is bound here, as it runs
+    on every call of the short way (`toolgen.runtime.call.Lane`)."""
+    name, fn, exact, direct = descriptor.name, prepared.fn, prepared.exact, prepared.direct
+    validate_arguments = prepared.arguments.validate_python
+
+    def attempt(arguments: dict[str, Any], trace_id: str, proven: bool) -> ToolResult:
+        if proven and direct:
+            args: tuple[Any, ...] = ()
+            kwargs = arguments
+        else:
+            try:
+                args, kwargs = validate_arguments(arguments)
+            except pydantic.ValidationError as exc:
+                return validation_error(name, trace_id, pydantic_problems(exc))
+        try:
+            value = fn(*args, **kwargs)
+            if type(value) is not exact and inspect.isawaitable(value):
+                value = run_sync(functools.partial(_awaited, value))
+        except Exception as exc:
+            return raised(descriptor, exc, trace_id)
+        return answer(name, prepared, value, trace_id, returns, quick_returns)
+
+    return attempt
+
+
+async def _awaited(value: Awaitable[Any]) -> Any:
+    return await value
+
+
+def raised(descriptor: ToolDescriptor, exc: Exception, trace_id: str) -> ToolResult:
+    """The error of an exception the handler raised: a `ToolError` its declared taxonomy,
+    any other `INTERNAL` (logged with its traceback, never told to the model)."""
+    name = descriptor.name
+    if isinstance(exc, ToolError):
         try:
             return tool_error(exc, descriptor, trace_id)
         except Exception as inner:  # details pydantic cannot make JSON of
             log_failure(trace_id, f"tool {name} failed", inner)
             return internal_error(name, trace_id)
-    except TimeoutError as exc:
-        if not deadline.expired():  # the handler's own (a socket's, say): not our timeout
-            log_failure(trace_id, f"tool {name} raised", exc)
-            return internal_error(name, trace_id)
-        log_failure(trace_id, f"tool {name} timed out after {timeout:g} seconds")
-        return _timed_out(descriptor, timeout, trace_id)
-    except Exception as exc:
-        log_failure(trace_id, f"tool {name} raised", exc)
-        return internal_error(name, trace_id)
-    return answer(name, prepared, value, trace_id, returns, quick_returns)
+    log_failure(trace_id, f"tool {name} raised", exc)
+    return internal_error(name, trace_id)
 
 
 def answer(
@@ -194,17 +246,32 @@ def answer(
     carry it or the return schema rejects it (`quick_returns`, `steps.quick.quick_value` of
     the return schema, may prove a plain value accepted without jsonschema)."""
     try:
-        for problem in value_problems(prepared.plain(value), limit=1):
-            what = f"{problem['path'] or '/'}: {problem['message']}"
-            log_failure(trace_id, f"tool {name} returned a value JSON cannot carry: {what}")
-            return internal_error(name, trace_id)
-        data = prepared.dump(value)
+        exact = type(value) is prepared.exact  # a str, int, float or bool where one is declared
+        if exact and quick_returns is not None and quick_returns(value):
+            return ToolResult(name, True, value, None, trace_id)  # its own JSON, and accepted
+        if exact and _carried(value):
+            data = value
+        else:
+            for problem in value_problems(prepared.plain(value), limit=1):
+                what = f"{problem['path'] or '/'}: {problem['message']}"
+                log_failure(trace_id, f"tool {name} returned a value JSON cannot carry: {what}")
+                return internal_error(name, trace_id)
+            data = prepared.dump(value)
         if returns is not None and not (quick_returns is not None and quick_returns(data)):
             returns.validate(data)
     except Exception as exc:
         log_failure(trace_id, f"tool {name} returned a value its return schema rejects", exc)
         return internal_error(name, trace_id)
-    return ToolResult(name, True, data, trace_id=trace_id)
+    return ToolResult(name, True, data, None, trace_id)
+
+
+def _carried(value: Any) -> bool:
+    """Can strict JSON carry this plain value (`value_problems` would find nothing)?"""
+    if type(value) is float:
+        return math.isfinite(value)
+    if type(value) is int:
+        return -MAX_NUMBER <= value <= MAX_NUMBER
+    return True
 
 
 def backoff(attempt: int, random: Callable[[], float]) -> float:
@@ -222,9 +289,11 @@ async def execute(
     lease_s: float | None = None,
     timeout: float = 0.0,
     halt: Callable[[], bool] | None = None,
+    first: ToolResult | None = None,
 ) -> tuple[ToolResult, int]:
     """Run `attempt` until it succeeds or may not be retried; the last result and how many
-    attempts were made. A retryable error says `max_retries`.
+    attempts were made. A retryable error says `max_retries`. `first` is the result of an
+    attempt already made (by `invoke_here`): the retries follow it.
 
     With `lease_s` (a keyed call's lease, begun just before), a retry is made only if the
     call would still end within the lease were every attempt to run to its `timeout`; none
@@ -236,7 +305,8 @@ async def execute(
     waited = 0.0
     started = time.monotonic()
     while True:
-        result = await attempt()
+        result = first if first is not None else await attempt()
+        first = None
         attempts += 1
         error = result.error
         if result.ok or error is None or not error.get("retryable"):

@@ -13,9 +13,10 @@ problems. A schema it cannot read at all gets no quick check (None).
 from __future__ import annotations
 
 import math
-import sys
 from collections.abc import Callable, Mapping
 from typing import Any
+
+from toolgen.runtime.values import MAX_NUMBER
 
 #: A property's compiled keywords: True when the value is provably valid.
 Check = Callable[[Any], bool]
@@ -47,7 +48,6 @@ _TYPES: dict[str, tuple[type, ...]] = {
 }
 #: Every type name; objects and arrays are never proven here.
 _TYPE_NAMES = frozenset(_TYPES) | {"object", "array"}
-_MAX_NUMBER = sys.float_info.max  # as `values.value_problems`
 
 
 def _plain(value: Any) -> bool:
@@ -56,7 +56,7 @@ def _plain(value: Any) -> bool:
     if kind is str or kind is bool or value is None:
         return True
     if kind is int:
-        return bool(abs(value) <= _MAX_NUMBER)
+        return bool(abs(value) <= MAX_NUMBER)
     if kind is float:
         return math.isfinite(value)
     return False
@@ -70,6 +70,9 @@ def _property(schema: Any) -> Check | None:
     """The check of one property's schema, or None when it uses a keyword not known here."""
     if not isinstance(schema, Mapping):
         return None
+    alone = _lone_type(schema)
+    if alone is not None and alone in _ALONE:
+        return _ALONE[alone]  # the usual case, a type and annotations: one call per value
     checks: list[Check] = []
     for keyword, value in schema.items():
         if keyword in _ANNOTATIONS:
@@ -78,7 +81,7 @@ def _property(schema: Any) -> Check | None:
         if found is None:
             return None
         checks.append(found)
-    if len(checks) == 1:  # the usual case, a type: one call less
+    if len(checks) == 1:
         only = checks[0]
         return lambda v: _plain(v) and only(v)
     return lambda v: _plain(v) and all(check(v) for check in checks)
@@ -113,6 +116,35 @@ def _keyword(keyword: str, value: Any) -> Check | None:
             return None
         return lambda v: any(b(v) for b in known)
     return None
+
+
+def _number(v: Any) -> bool:
+    kind = type(v)
+    if kind is int:
+        return bool(-MAX_NUMBER <= v <= MAX_NUMBER)
+    return kind is float and math.isfinite(v)
+
+
+#: A lone `type` keyword's whole check: `_plain(v) and _of_type(...)(v)` in one call.
+_ALONE: dict[str, Check] = {
+    "string": lambda v: type(v) is str,
+    "integer": lambda v: type(v) is int and -MAX_NUMBER <= v <= MAX_NUMBER,
+    "number": _number,
+    "boolean": lambda v: type(v) is bool,
+    "null": lambda v: v is None,
+}
+
+#: The types whose lone check is `type(v) is` a Python type (and, for an int, a bound).
+_EXACT = {"string": str, "integer": int, "boolean": bool}
+
+
+def _lone_type(schema: Any) -> str | None:
+    """The type name of a schema that says nothing but its `type` (annotations aside)."""
+    if not isinstance(schema, Mapping):
+        return None
+    found = schema.get("type")
+    keywords = [k for k in schema if k not in _ANNOTATIONS]
+    return found if keywords == ["type"] and isinstance(found, str) else None
 
 
 def _of_type(kinds: tuple[type, ...]) -> Check:
@@ -164,6 +196,22 @@ def quick_check(schema: Any) -> Callable[[dict[str, Any]], bool] | None:
     if not all(isinstance(name, str) for name in required):
         return None
     checks = {name: _property(sub) or _unproven for name, sub in properties.items()}
+    kinds = {name: _EXACT.get(_lone_type(sub) or "") for name, sub in properties.items()}
+    if None not in kinds.values():  # only strings, integers and booleans: no call per value
+
+        def typed(arguments: dict[str, Any]) -> bool:
+            for name in required:
+                if name not in arguments:
+                    return False
+            for name, value in arguments.items():
+                kind = type(value)
+                if kinds.get(name) is not kind:
+                    return False
+                if kind is int and not -MAX_NUMBER <= value <= MAX_NUMBER:
+                    return False
+            return True
+
+        return typed
 
     def check(arguments: dict[str, Any]) -> bool:
         for name in required:

@@ -85,6 +85,16 @@ def drop_not_given(arguments: dict[str, Any], schema: Mapping[str, Any]) -> dict
     }
 
 
+def may_drop(schema: Mapping[str, Any]) -> bool:
+    """Can `drop_not_given` drop anything from arguments for `schema`: has it an optional
+    parameter whose type has no null?"""
+    required = set(schema.get("required", []))
+    return any(
+        key not in required and not accepts_null(sub)
+        for key, sub in schema.get("properties", {}).items()
+    )
+
+
 def argument_problems(validator: Draft202012Validator, arguments: Any) -> list[dict[str, str]]:
     """The ways `arguments` break the input schema, as `{"path", "message"}`, sorted; the
     first `MAX_SCHEMA_ERRORS` of jsonschema's errors, so that a huge array of wrong items

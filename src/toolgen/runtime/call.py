@@ -1,0 +1,419 @@
+"""One call's way through the steps (`Call`), and the short way of a sync call (`Lane`).
+
+`Call.run` is the whole way: find, parse, validate, authorize, gate, idempotency, execute, an
+audit event per decision. `Lane` is what `Toolbox.call` takes from synchronous code when the
+steps that may wait have nothing to do: a tool with a sync handler and no timeout, that no
+person gates, no step-up guards and no key is given for. The step functions that never wait
+then run on the calling thread, the handler too, as a direct call would run it: no event
+loop, no other thread. `Lane.call` goes shorter still while no audit event is wanted and the
+quick check proves the arguments valid; whatever it cannot prove it leaves, untouched and
+unrecorded, to the way that words the problem.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from toolgen.descriptor import ToolDescriptor
+from toolgen.runtime import audit as audit_events
+from toolgen.runtime.audit import arguments_sha256
+from toolgen.runtime.context import CallContext
+from toolgen.runtime.handlers import NotCallable
+from toolgen.runtime.result import ToolResult, internal_error, new_trace_id
+from toolgen.runtime.steps.authorize import permitted, stepped_up
+from toolgen.runtime.steps.execute import Here, execute, fall_back, invoke, log_failure
+from toolgen.runtime.steps.find import find
+from toolgen.runtime.steps.gate import (
+    confirmation_request,
+    for_real,
+    gate,
+    gated,
+    is_dry_run,
+)
+from toolgen.runtime.steps.idempotency import claim, key_for, store_key, unavailable
+from toolgen.runtime.steps.parse import parse
+from toolgen.runtime.steps.validate import validate
+from toolgen.runtime.store import IdempotencyStore, StoreUnavailable
+from toolgen.runtime.sync import run_sync
+
+if TYPE_CHECKING:
+    from toolgen.runtime.toolbox import Toolbox
+
+log = logging.getLogger("toolgen.runtime")
+
+
+@dataclass(frozen=True)
+class Lane:
+    """What the short way of a tool's sync calls needs, found once (`Toolbox.lane`): `quick`
+    the quick check of its arguments (`steps.quick`), `retry` whether a retryable error is
+    retried (an idempotent or safe tool), `nulls` whether a null argument may be a strict-mode
+    "not given" that validation drops (`steps.validate.drop_not_given`). No key is ever given
+    here: a tool that can be given one has a timeout (`Toolbox.load` refuses it none)."""
+
+    descriptor: ToolDescriptor
+    attempt: Here
+    quick: Callable[[dict[str, Any]], bool] | None
+    retry: bool
+    nulls: bool
+
+    def call(self, box: Toolbox, arguments: Any, context: CallContext) -> ToolResult:
+        """The call on this thread. With no audit event wanted and arguments the quick check
+        proves valid (a dict, without a null that validation would drop), the
+        steps that never wait have nothing to say - the tool is found, the arguments are an
+        object and valid, no permission is needed that the caller lacks - so the handler runs
+        at once; otherwise `Call.run_here` takes the steps one by one, recording them."""
+        descriptor = self.descriptor
+        quick = self.quick
+        if (
+            quick is None
+            or type(arguments) is not dict
+            or not quick(arguments)
+            or (self.nulls and None in arguments.values())
+            or (descriptor.permissions and not context.scopes.issuperset(descriptor.permissions))
+            or audit_events.wanted(box.audit)
+        ):
+            return Call(box, context, descriptor.name, arguments).run_here(self)
+        trace_id = context.trace_id or new_trace_id()
+        try:
+            result = self.attempt(arguments, trace_id, True)
+            if result.ok:
+                return result
+            call = Call(box, context, descriptor.name, arguments, trace_id)
+            call.descriptor, call.arguments = descriptor, arguments
+            return run_sync(lambda: call.retried(descriptor, arguments, self, result))
+        except Exception as exc:  # a step failed unforeseen: the model still gets an answer
+            return Call(box, context, descriptor.name, arguments, trace_id).crashed(exc)
+
+
+class Call:
+    """One call's way through the steps, and its audit events."""
+
+    __slots__ = (
+        "_hashed",
+        "arguments",
+        "box",
+        "context",
+        "descriptor",
+        "name",
+        "raw",
+        "started",
+        "stuck",
+        "trace_id",
+    )
+
+    def __init__(
+        self,
+        box: Toolbox,
+        context: CallContext,
+        name: str,
+        arguments: Any,
+        trace_id: str | None = None,
+    ) -> None:
+        self.box = box
+        self.context = context
+        self.name = name
+        self.raw = arguments
+        self.trace_id = trace_id or context.trace_id or new_trace_id()
+        self.descriptor: ToolDescriptor | None = None
+        self.arguments: dict[str, Any] | None = None
+        self.started = time.perf_counter()
+        self._hashed: tuple[Any, str] | None = None  # (what was hashed, its sha256)
+        # the end of a timed-out sync handler's thread that still runs
+        self.stuck: concurrent.futures.Future[None] | None = None
+
+    def record(
+        self, decision: str, result: ToolResult | None = None, reason: str | None = None
+    ) -> None:
+        """Write one audit event; a sink that fails is logged, and the call goes on."""
+        if not audit_events.wanted(self.box.audit):
+            return
+        descriptor = self.descriptor
+        error = result.error if result is not None else None
+        outcome = None
+        if result is not None:
+            outcome = "ok" if result.ok else "error"
+        shown = self.arguments if self.arguments is not None else self.raw
+        found = audit_events.event(
+            decision,
+            trace_id=self.trace_id,
+            tool=str(self.name),
+            principal=self.context.principal,
+            audit_event=descriptor.audit_event if descriptor else None,
+            risk=descriptor.risk if descriptor else None,
+            arguments_sha256=self._sha256(shown),
+            arguments=shown if self.box.audit_arguments and isinstance(shown, dict) else None,
+            outcome=outcome,
+            error_code=error.get("code") if error else None,
+            reason=reason or (error.get("message") if error else None),
+            duration_ms=(time.perf_counter() - self.started) * 1000,
+            metadata=self.context.metadata,
+            fields=error.get("fields") if error else None,
+            audit_arguments=self.box.audit_arguments,
+        )
+        try:
+            self.box.audit(found)
+        except Exception as exc:
+            log_failure(self.trace_id, "the audit sink failed", exc)
+
+    def _sha256(self, shown: Any) -> str:
+        """The arguments' hash, computed once per call: the validated arguments of a raw dict
+        that validation dropped nothing from are its very items, so they hash the same."""
+        hashed, checked = self._hashed, self.arguments
+        if hashed is not None:
+            of, digest = hashed
+            if of is shown or (
+                of is self.raw
+                and type(of) is dict
+                and checked is not None
+                and shown is checked
+                and len(checked) == len(of)
+            ):
+                return digest
+        digest = arguments_sha256(shown)
+        self._hashed = (shown, digest)
+        return digest
+
+    def denied(self, result: ToolResult) -> ToolResult:
+        self.record("denied", result)
+        return result
+
+    def crashed(self, exc: Exception) -> ToolResult:
+        """A step failed unforeseen: logged, and the model still gets an answer."""
+        log_failure(self.trace_id, f"deciding a call of {self.name!r} failed", exc)
+        result = internal_error(str(self.name), self.trace_id)
+        self.record("failed", result)
+        return result
+
+    def front(self) -> tuple[ToolDescriptor, dict[str, Any]] | ToolResult:
+        """The steps that never wait: find, parse, validate and the permissions of
+        authorize; the tool and the arguments to call with, or the answer that ends the call
+        (recorded)."""
+        box, trace_id = self.box, self.trace_id
+        found = find(box.catalog.descriptors, self.name, trace_id)
+        if not isinstance(found, ToolResult):
+            self.descriptor = found  # the proposed event names its risk and audit event
+        self.record("proposed")
+        if isinstance(found, ToolResult):
+            return self.denied(found)
+        descriptor = found
+        parsed = parse(descriptor.name, self.raw, trace_id)
+        if isinstance(parsed, ToolResult):
+            return self.denied(parsed)
+        checked = validate(
+            descriptor.name,
+            box.validator(descriptor),
+            descriptor.parameters,
+            parsed,
+            trace_id,
+            box.quick_check(descriptor),
+        )
+        if isinstance(checked, ToolResult):
+            return self.denied(checked)
+        self.arguments = checked
+        refused = permitted(descriptor, self.context.scopes, trace_id)
+        if refused is not None:
+            return self.denied(refused)
+        return descriptor, checked
+
+    def run_here(self, lane: Lane) -> ToolResult:
+        """The call on this thread (`Toolbox.lane` found it may be): the steps that
+        never wait, then the handler; an error goes on to `retried` (retries wait, and a
+        fallback may)."""
+        try:
+            front = self.front()
+            if isinstance(front, ToolResult):
+                return front
+            descriptor, arguments = front
+            # not `proven`: what jsonschema accepts as an integer may be 1.0, which pydantic
+            # makes into 1 for the handler
+            result = lane.attempt(arguments, self.trace_id, False)
+            if result.ok:
+                self.record("executed", result)
+                return result
+            return run_sync(lambda: self.retried(descriptor, arguments, lane, result))
+        except Exception as exc:
+            return self.crashed(exc)
+        except BaseException:  # Ctrl-C in the handler, say: the decision still ends audited
+            self.record("failed", reason="interrupted")
+            raise
+
+    async def retried(
+        self, descriptor: ToolDescriptor, arguments: dict[str, Any], lane: Lane, first: ToolResult
+    ) -> ToolResult:
+        """After a first attempt on this thread that failed: its retries (here too), as
+        `execute` decides them, then the fallback and the event."""
+        box, trace_id = self.box, self.trace_id
+
+        async def attempt() -> ToolResult:
+            return lane.attempt(arguments, trace_id, False)
+
+        result, attempts = await execute(
+            attempt,
+            retry=lane.retry,
+            max_retries=box.max_retries,
+            sleep=box.sleep,
+            random=box.random,
+            first=first,
+        )
+        return await self._conclude(arguments, result, attempts)
+
+    async def run(self) -> ToolResult:
+        box, context, trace_id = self.box, self.context, self.trace_id
+        front = self.front()
+        if isinstance(front, ToolResult):
+            return front
+        descriptor, arguments = front
+        refused = await stepped_up(descriptor, arguments, context, trace_id)
+        if refused is not None:
+            return self.denied(refused)
+        try:
+            prepared = box.prepared(descriptor)
+        except NotCallable as exc:
+            log_failure(trace_id, f"tool {descriptor.name} is not callable: {exc}")
+            result = internal_error(
+                descriptor.name,
+                trace_id,
+                f"tool {descriptor.name!r} is not callable on this server",
+            )
+            self.record("failed", result)
+            return result
+        timeout = box.timeout_for(descriptor.name)
+        returns, quick_returns = box.returns(descriptor), box.quick_returns(descriptor)
+        workers = box.workers()
+
+        async def attempt(given: dict[str, Any]) -> ToolResult:
+            return await invoke(
+                descriptor,
+                prepared,
+                given,
+                trace_id,
+                timeout,
+                returns,
+                quick_returns,
+                workers,
+                self._stuck,
+            )
+
+        if is_dry_run(descriptor, arguments):  # changes nothing: no gate, no key
+            result = await attempt(arguments)
+            result = _as_dry_run(result)
+            self.record("executed" if result.ok else "failed", result, reason="dry run")
+            return result
+        if gated(descriptor):
+            dry_data = None
+            if descriptor.dry_run is not None:  # shown to the person; "required" never skips it
+                dry = await attempt({**arguments, "dry_run": True})
+                if not dry.ok:
+                    self.record("failed", dry, reason="the dry run before confirmation failed")
+                    return _as_dry_run(dry)
+                dry_data = dry.data
+            request = confirmation_request(descriptor, arguments, context, trace_id, dry_data)
+            stopped = await gate(request, context)
+            if stopped is not None:
+                self.record("refused", stopped)
+                return stopped
+            self.record("confirmed")
+        key = key_for(descriptor, arguments, context)
+        token: str | None = None
+        if key is not None:
+            key = store_key(key, context.principal)
+            try:
+                store = box.store()
+            except StoreUnavailable as exc:
+                return self.denied(unavailable(descriptor.name, trace_id, exc))
+            claimed = await claim(store, descriptor, key, arguments, trace_id, box.in_flight_ttl)
+            if isinstance(claimed, ToolResult):
+                self.record("replayed" if claimed.replayed else "denied", claimed)
+                return claimed
+            token = claimed
+        hints = descriptor.idempotency
+        real = for_real(descriptor, arguments)
+        try:
+            result, attempts = await execute(
+                lambda: attempt(real),
+                retry=key is not None or bool(hints.idempotent) or bool(hints.safe),
+                max_retries=box.max_retries,
+                sleep=box.sleep,
+                random=box.random,
+                lease_s=box.in_flight_ttl if key is not None else None,
+                timeout=timeout or 0.0,  # a tool given a key has one (`_check_lease`)
+                halt=self._still_running,
+            )
+        except asyncio.CancelledError:
+            if key is not None and token is not None:  # free the key now, not at the lease's end
+                await asyncio.shield(self._settle(descriptor.name, key, token, None))
+            raise
+        if key is not None and token is not None:  # the handler's own answer, not a fallback's
+            await asyncio.shield(self._settle(descriptor.name, key, token, result))
+        return await self._conclude(arguments, result, attempts)
+
+    async def _conclude(
+        self, arguments: dict[str, Any], result: ToolResult, attempts: int
+    ) -> ToolResult:
+        """The tool's fallback for a final error, and the decision's event."""
+        result = await fall_back(self.box.fallbacks, arguments, result)
+        reason = f"{attempts} attempts" if attempts > 1 else None
+        if result.fallback:
+            reason = f"{reason}, fallback" if reason else "fallback"
+        self.record("executed" if result.ok else "failed", result, reason=reason)
+        return result
+
+    def _stuck(self, ended: concurrent.futures.Future[None]) -> None:
+        self.stuck = ended
+
+    def _still_running(self) -> bool:
+        return self.stuck is not None and not self.stuck.done()
+
+    async def _settle(self, name: str, key: str, token: str, result: ToolResult | None) -> None:
+        """Keep a success under its key; free the key after a failure or a cancellation (None)
+        - once the handler's thread has ended, if a timed-out one still runs (until then
+        another call with the key would run beside it). A store that fails here is logged: the
+        call has run, and its key expires with its lease."""
+        store = self.box.store()
+        stuck = self.stuck
+        if (result is None or not result.ok) and stuck is not None and not stuck.done():
+            trace_id = self.trace_id
+            stuck.add_done_callback(lambda _: _abandon_later(store, name, key, token, trace_id))
+            return
+        try:
+            if result is not None and result.ok:
+                ttl = self.box.idempotency_ttl
+                if await store.finish(name, key, token, result.to_json(), ttl) is False:
+                    log.warning(
+                        "[trace %s] the lease of the idempotency key of %s ran out before the call "
+                        "ended: its result was not kept, and another call may have run",
+                        self.trace_id,
+                        name,
+                    )
+            else:
+                await store.abandon(name, key, token)
+        except StoreUnavailable as exc:
+            log.warning(
+                "[trace %s] the idempotency store failed after the call: %s", self.trace_id, exc
+            )
+
+
+def _abandon_later(store: IdempotencyStore, tool: str, key: str, token: str, trace_id: str) -> None:
+    """Free a key from whichever thread a timed-out handler ends on: on a thread of its own
+    with its own event loop (the call's loop may be gone, or be the one running here)."""
+
+    def run() -> None:
+        try:
+            asyncio.run(store.abandon(tool, key, token))
+        except Exception as exc:
+            log.warning("[trace %s] freeing the idempotency key failed: %s", trace_id, exc)
+
+    threading.Thread(target=run, name="toolgen-abandon", daemon=True).start()
+
+
+def _as_dry_run(result: ToolResult) -> ToolResult:
+    return ToolResult(
+        result.tool, result.ok, result.data, result.error, result.trace_id, dry_run=True
+    )
