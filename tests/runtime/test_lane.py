@@ -444,6 +444,22 @@ def test_a_sync_handler_without_a_timeout_runs_on_the_callers_thread(
     assert [ident for _, ident in tools.RUNS] != [here]
 
 
+def test_call_inside_a_running_loop_runs_the_handler_off_its_thread(
+    project: Path, tools: Any
+) -> None:
+    """A notebook runs a loop on its main thread: a handler there could not run one itself."""
+    import asyncio
+
+    box = make(project, no_timeouts(project), None, Waits())
+
+    async def main() -> tuple[ToolResult, int]:
+        return box.call("add", {"a": 1, "b": 2}), threading.get_ident()
+
+    result, loop_thread = asyncio.run(main())
+    assert result.data == 3
+    assert [ident for _, ident in tools.RUNS] != [loop_thread]
+
+
 def test_acall_still_runs_a_sync_handler_off_the_event_loop(project: Path, tools: Any) -> None:
     import asyncio
 

@@ -65,10 +65,10 @@ class Lane:
 
     def call(self, box: Toolbox, arguments: Any, context: CallContext) -> ToolResult:
         """The call on this thread. With no audit event wanted and arguments the quick check
-        proves valid (a dict, without a null that validation would drop), the
-        steps that never wait have nothing to say - the tool is found, the arguments are an
-        object and valid, no permission is needed that the caller lacks - so the handler runs
-        at once; otherwise `Call.run_here` takes the steps one by one, recording them."""
+        proves valid (a dict, without a null that validation would drop), the steps that
+        never wait have nothing to say - the tool is found, the arguments are an object and
+        valid, no permission is needed that the caller lacks - so the handler runs at once;
+        otherwise `Call.run_here` takes the steps one by one, recording them."""
         descriptor = self.descriptor
         quick = self.quick
         if (

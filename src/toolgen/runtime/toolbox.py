@@ -206,11 +206,13 @@ class Toolbox:
     ) -> ToolResult:
         """`acall` for synchronous code: on an event loop this thread keeps for its calls, or,
         inside a running event loop, on a worker thread's own loop (so it never blocks on the
-        caller's loop); on this thread without a loop when nothing of the call waits (see
-        the module's text)."""
+        caller's loop); with no loop running here, the short way when the tool has one
+        (`Toolbox.lane`)."""
         context = context or _NO_CONTEXT
         lane = self._lanes[name] if name in self._lanes else self.lane(name)
-        if lane is not None:
+        # inside a running loop (a notebook's, say) a handler that runs a loop of its own
+        # must not find that one running: it takes a worker thread, as before
+        if lane is not None and asyncio._get_running_loop() is None:
             return lane.call(self, arguments, context)
         return run_sync(lambda: self.acall(name, arguments, context=context))
 
