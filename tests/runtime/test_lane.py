@@ -307,8 +307,7 @@ def tools(project: Path) -> Any:
 
 def no_timeouts(root: Path) -> dict[str, float | None]:
     """No timeout for every tool but the one that can be given a key."""
-    names = Toolbox.load(root / "generated", store="memory://").names
-    return {name: (5.0 if name == "noted" else None) for name in names}
+    return {"*": None, "noted": 5.0}
 
 
 def make(root: Path, timeout: Any, audit: Any, waits: Waits) -> Toolbox:
@@ -492,9 +491,17 @@ def test_no_timeout_is_refused_for_a_tool_that_can_be_given_a_key(project: Path)
     assert str(caught.value) == (
         "noted can be given an idempotency key, so it needs a timeout below in_flight_ttl "
         "(300 s), not None: a keyed call still running when its lease ends lets another call "
-        'with the same key run (timeout={"noted": 30.0, ...} gives it one)'
+        'with the same key run (timeout={"*": None, "noted": 30.0} gives it one and the others '
+        "none)"
     )
-    Toolbox.load(project / "generated", store="memory://", timeout=no_timeouts(project))
+    with pytest.raises(ValueError, match="noted can be given an idempotency key"):
+        Toolbox.load(project / "generated", store="memory://", timeout={"noted": None})
+    box = Toolbox.load(project / "generated", store="memory://", timeout={"*": None, "noted": 5})
+    assert (box.timeout_for("add"), box.timeout_for("noted")) == (None, 5.0)
+    other = Toolbox.load(project / "generated", store="memory://", timeout={"add": None})
+    assert (other.timeout_for("add"), other.timeout_for("greet")) == (None, 30.0)
+    with pytest.raises(ValueError, match=r"^the timeout \(400 s\) must be below in_flight_ttl"):
+        Toolbox.load(project / "generated", store="memory://", timeout={"*": 400, "add": 1})
 
 
 def test_trace_ids_do_not_follow_the_applications_random_seed() -> None:

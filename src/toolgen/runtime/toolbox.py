@@ -59,7 +59,7 @@ log = logging.getLogger("toolgen.runtime")
 #: The context of a call given none (a context is immutable, so one serves every such call).
 _NO_CONTEXT = CallContext()
 
-#: Seconds per call: one number, or {"tool": seconds} (others 30); None is no timeout.
+#: Seconds per call: one number, or {"tool": seconds} (others "*"'s, else 30); None is none.
 Timeout = float | None | Mapping[str, float | None]
 
 
@@ -152,7 +152,8 @@ class Toolbox:
         - `handlers`: {"tool": callable} used instead of importing the descriptor's source;
           `factory(cls)`: the instance for methods of classes that need constructor arguments;
           `paths`: folders put at the front of `sys.path` to import handlers from;
-        - `timeout`: seconds per call (one number, or {"tool": seconds} with 30 for others);
+        - `timeout`: seconds per call (one number, or {"tool": seconds} with {"*": seconds}
+          for the others, else 30);
           None is no timeout: a sync handler called from sync code (`call`) then runs on the
           calling thread, like a direct call (with a timeout it runs on a worker thread, so
           that the call can answer `TIMEOUT` while it still runs); a tool that can be given
@@ -433,20 +434,24 @@ class Toolbox:
         return run_sync(lambda: self.ahandle_gemini(parts, context=context))
 
 
+#: The key of a timeout mapping that gives the tools it does not name their timeout.
+OTHERS = "*"
+
+
 def _seconds(timeout: Timeout, name: str) -> float | None:
     """The timeout of a call of `name`, in seconds; None for none."""
     if isinstance(timeout, Mapping):
-        timeout = timeout.get(name, 30.0)
+        timeout = timeout[name] if name in timeout else timeout.get(OTHERS, 30.0)
     return None if timeout is None else float(timeout)
 
 
 def _check_lease(timeout: Timeout, in_flight_ttl: float, catalog: Catalog) -> None:
     """Every call must be able to end within its key's lease: refuse a timeout that is not,
     and no timeout for a tool that can be given a key."""
-    given = dict(timeout) if isinstance(timeout, Mapping) else {"": timeout}
-    for name, seconds in {**given, "": given.get("", 30.0)}.items():
+    given = dict(timeout) if isinstance(timeout, Mapping) else {OTHERS: timeout}
+    for name, seconds in {**given, OTHERS: given.get(OTHERS, 30.0)}.items():
         if seconds is not None and float(seconds) >= in_flight_ttl:
-            which = f"the timeout of {name}" if name else "the timeout"
+            which = "the timeout" if name == OTHERS else f"the timeout of {name}"
             raise ValueError(
                 f"{which} ({float(seconds):g} s) must be below in_flight_ttl "
                 f"({in_flight_ttl:g} s): a keyed call still running when its lease ends "
@@ -459,5 +464,6 @@ def _check_lease(timeout: Timeout, in_flight_ttl: float, catalog: Catalog) -> No
                 f"{descriptor.name} can be given an idempotency key, so it needs a timeout "
                 f"below in_flight_ttl ({in_flight_ttl:g} s), not None: a keyed call still "
                 "running when its lease ends lets another call with the same key run "
-                f'(timeout={{"{descriptor.name}": 30.0, ...}} gives it one)'
+                f'(timeout={{"*": None, "{descriptor.name}": 30.0}} gives it one and the '
+                "others none)"
             )
