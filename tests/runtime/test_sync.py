@@ -7,6 +7,7 @@ import contextvars
 import gc
 import os
 import threading
+import time
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -190,3 +191,60 @@ def test_a_handler_that_calls_a_tool_again_never_waits_for_the_pool_it_fills(
     boxes.append(box)
     result = box.call("lookup", {"q": "X"})
     assert result.ok and result.data == {"q": "X", "inner": 2.5}
+
+
+def test_handlers_that_hang_do_not_starve_the_calls_after_them(
+    make_box: Callable[..., Toolbox], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two hung handlers would hold both threads of a two-thread pool, and every later sync
+    call would wait in its queue until it timed out: once half the pool is held, later calls
+    get a new pool."""
+    monkeypatch.setattr(toolbox_module, "WORKERS", 2)
+    release = threading.Event()
+
+    def lookup(q: str, limit: int = 3) -> dict[str, object]:
+        if q == "hang":
+            release.wait(30)
+        return {"q": q}
+
+    box = make_box(handlers={"lookup": lookup}, timeout=0.2, max_retries=0)
+    try:
+        hung = [box.call("lookup", {"q": "hang"}).error for _ in range(2)]
+        assert [e and e["code"] for e in hung] == ["TIMEOUT", "TIMEOUT"]
+        assert box.call("lookup", {"q": "fine"}).data == {"q": "fine"}
+    finally:
+        release.set()
+
+
+def test_a_handler_that_ends_after_its_timeout_frees_its_thread_for_the_count(
+    make_box: Callable[..., Toolbox], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A held thread counts until its handler returns: a late handler that ended does not
+    bring the next hang nearer to a new pool."""
+    monkeypatch.setattr(toolbox_module, "WORKERS", 4)
+    release = threading.Event()
+    ended = threading.Event()
+
+    def lookup(q: str, limit: int = 3) -> dict[str, object]:
+        if q == "late":
+            release.wait(30)
+            ended.set()
+        return {"q": q}
+
+    box = make_box(handlers={"lookup": lookup}, timeout=0.2, max_retries=0)
+    late = box.call("lookup", {"q": "late"}).error
+    assert late is not None and late["code"] == "TIMEOUT"
+    pool = box.workers()
+    release.set()
+    assert ended.wait(5)
+    for _ in range(100):  # the count drops in the thread's own done callback
+        if box._held == 0:
+            break
+        time.sleep(0.01)
+    assert box._held == 0
+    release.clear()
+    try:
+        assert box.call("lookup", {"q": "late"}).error is not None
+        assert box.workers() is pool  # one held thread of four: the same pool
+    finally:
+        release.set()

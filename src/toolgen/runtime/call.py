@@ -102,6 +102,7 @@ class Call:
         "context",
         "descriptor",
         "name",
+        "pool",
         "raw",
         "started",
         "stuck",
@@ -127,6 +128,7 @@ class Call:
         self._hashed: tuple[Any, str] | None = None  # (what was hashed, its sha256)
         # the end of a timed-out sync handler's thread that still runs
         self.stuck: concurrent.futures.Future[None] | None = None
+        self.pool: concurrent.futures.Executor | None = None  # the threads of sync handlers
 
     def record(
         self, decision: str, result: ToolResult | None = None, reason: str | None = None
@@ -286,7 +288,7 @@ class Call:
             return result
         timeout = box.timeout_for(descriptor.name)
         returns, quick_returns = box.returns(descriptor), box.quick_returns(descriptor)
-        workers = box.workers()
+        workers = self.pool = box.workers()
 
         async def attempt(given: dict[str, Any]) -> ToolResult:
             return await invoke(
@@ -367,6 +369,7 @@ class Call:
 
     def _stuck(self, ended: concurrent.futures.Future[None]) -> None:
         self.stuck = ended
+        self.box.held(self.pool, ended)
 
     def _still_running(self) -> bool:
         return self.stuck is not None and not self.stuck.done()

@@ -117,6 +117,7 @@ class Toolbox:
         self._lanes: dict[str, Lane | None] = {}
         self._workers: concurrent.futures.ThreadPoolExecutor | None = None
         self._workers_pid = 0
+        self._held = 0  # threads of `_workers` that timed-out handlers still hold
         # what is made once (the store, handlers and their instances, the pool) is made under
         # it: threads calling at once would each make their own (two stores: one key, two runs);
         # reentrant, as a factory or a handler's import may reach the toolbox again
@@ -358,7 +359,36 @@ class Toolbox:
                     max_workers=WORKERS, thread_name_prefix="toolgen-handler", initializer=_mark
                 )
                 self._workers_pid = os.getpid()
+                self._held = 0
             return self._workers
+
+    def held(
+        self, pool: concurrent.futures.Executor | None, ended: concurrent.futures.Future[None]
+    ) -> None:
+        """A timed-out sync handler still holds a thread of `pool` until `ended`. Once half of
+        the toolbox's pool is held so, later calls get a new pool (the old one's threads end
+        as their handlers return): handlers that hang cannot starve every call after them,
+        though each still holds its thread, as nothing can stop a thread."""
+        with self._once:
+            workers = self._workers
+            if workers is None or pool is not workers:
+                return
+            self._held += 1
+            if self._held >= max(1, WORKERS // 2):
+                log.warning(
+                    "%d sync handlers that timed out still run; later calls get new threads",
+                    self._held,
+                )
+                workers.shutdown(wait=False)
+                self._workers = None
+                return
+
+        def release(_: concurrent.futures.Future[None]) -> None:
+            with self._once:
+                if pool is self._workers:
+                    self._held -= 1
+
+        ended.add_done_callback(release)
 
     def store(self) -> IdempotencyStore:
         """The idempotency store, opened on first use; `StoreUnavailable` when it cannot be."""
