@@ -546,3 +546,11 @@ def test_direct_handlers_are_those_whose_arguments_pydantic_leaves_as_they_are()
     assert not _direct(plain, {"a": string, "b": string, "c": boolean})  # a schema that differs
     # bounds are the quick check's to prove; pydantic's plain `int` keeps the value either way
     assert _direct(plain, {"a": {"type": "integer", "minimum": 0}, "b": string})
+
+
+def test_a_name_that_is_no_string_is_not_found(project: Path, tools: Any) -> None:
+    box = make(project, no_timeouts(project), None, Waits())
+    for name in (["add"], None, 3):
+        result = box.call(name, {"a": 1, "b": 2})  # type: ignore[arg-type]
+        assert result.error is not None and result.error["code"] == "NOT_FOUND"
+    assert tools.RUNS == []

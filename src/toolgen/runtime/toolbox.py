@@ -211,7 +211,13 @@ class Toolbox:
         caller's loop); with no loop running here, the short way when the tool has one
         (`Toolbox.lane`)."""
         context = context or _NO_CONTEXT
-        lane = self._lanes[name] if name in self._lanes else self.lane(name)
+        try:
+            lane = self._lanes.get(name)
+        except TypeError:  # a name that is no string: the whole way answers it
+            lane = None
+        else:
+            if lane is None and name not in self._lanes:
+                lane = self.lane(name)
         # inside a running loop (a notebook's, say) a handler that runs a loop of its own
         # must not find that one running: it takes a worker thread, as before
         if lane is not None and asyncio._get_running_loop() is None:
