@@ -25,6 +25,7 @@ from .conftest import Waits
 HANDLERS = '''
 from __future__ import annotations
 
+import asyncio
 import math
 import threading
 from typing import Annotated, Any, Literal
@@ -35,6 +36,7 @@ from toolgen import ToolError, tool
 
 RUNS: list[tuple[str, int]] = []
 FAILS: dict[str, int] = {}
+MADE: list[str] = []
 
 
 def _ran(name: str) -> None:
@@ -200,6 +202,45 @@ async def _later(x: int) -> int:
 
 
 @tool(risk="low")
+def looped(x: int) -> int:
+    """Runs an event loop of its own (a sync wrapper of an async client), after failing
+    while FAILS says so.
+
+    Args:
+        x: Anything.
+
+    Errors:
+        UNAVAILABLE: The upstream is down.
+
+    Idempotency:
+        idempotent: true
+        safe: true
+    """
+    _ran("looped")
+    if FAILS.get("looped", 0) > 0:
+        FAILS["looped"] -= 1
+        raise ToolError("UNAVAILABLE", "down")
+    return asyncio.run(_later(x))
+
+
+class Vault:
+    """Tools of a class, made when a call first reaches one."""
+
+    def __init__(self) -> None:
+        MADE.append("vault")
+
+    @tool(risk="low", permissions=["vault:read"])
+    def peek(self, x: int) -> int:
+        """Look.
+
+        Args:
+            x: Anything.
+        """
+        _ran("peek")
+        return x
+
+
+@tool(risk="low")
 def deferred(x: int) -> int:
     """A sync handler that hands back an awaitable.
 
@@ -265,6 +306,7 @@ CALLS: list[tuple[str, Any]] = [
     ("flaky", {"x": 7}),
     ("scoped", {"x": 1}),
     ("deferred", {"x": 1}),
+    ("looped", {"x": 1}),
     ("noted", {"line": "abc"}),
     ("nothing", {"x": 1}),
 ]
@@ -302,6 +344,7 @@ def tools(project: Path) -> Any:
 
     lane_tools.handlers.RUNS.clear()
     lane_tools.handlers.FAILS.clear()
+    lane_tools.handlers.MADE.clear()
     return lane_tools.handlers
 
 
@@ -336,7 +379,7 @@ def calls(box: Toolbox, tools: Any) -> list[tuple[Any, ...]]:
     found = []
     for context in CONTEXTS:
         for name, arguments in CALLS:
-            tools.FAILS["flaky"] = 1  # the first attempt fails, a retry succeeds
+            tools.FAILS["flaky"] = tools.FAILS["looped"] = 1  # a retry succeeds
             tools.RUNS.clear()
             result = box.call(name, arguments, context=context)
             found.append((name, shown(result), [run for run, _ in tools.RUNS]))
@@ -378,7 +421,7 @@ def test_what_the_short_way_answers(project: Path, tools: Any) -> None:
     box = make(project, no_timeouts(project), None, Waits())
 
     def answer(name: str, arguments: Any) -> Any:
-        tools.FAILS["flaky"] = 1
+        tools.FAILS["flaky"] = tools.FAILS["looped"] = 1
         result = box.call(name, arguments)
         return result.data if result.ok else result.error and result.error["code"]
 
@@ -398,6 +441,7 @@ def test_what_the_short_way_answers(project: Path, tools: Any) -> None:
         answer("flaky", {"x": 7}),
         answer("scoped", {"x": 1}),
         answer("deferred", {"x": 1}),
+        answer("looped", {"x": 1}),
     ] == [
         3,
         "VALIDATION_ERROR",
@@ -413,6 +457,7 @@ def test_what_the_short_way_answers(project: Path, tools: Any) -> None:
         "fell back from INTERNAL",
         7,
         "FORBIDDEN",
+        2,
         2,
     ]
 
@@ -527,6 +572,11 @@ def test_direct_handlers_are_those_whose_arguments_pydantic_leaves_as_they_are()
     assert _direct(plain, {"a": integer, "b": string, "c": boolean})  # `d` left to its default
     assert not _direct(plain, {"a": integer, "b": string, "c": boolean, "d": integer})
 
+    def narrower(a: int) -> int:
+        return a
+
+    assert not _direct(narrower, {"a": integer, "b": integer})  # pydantic refuses `b`
+
     def floating(x: float) -> float:
         return x
 
@@ -554,3 +604,73 @@ def test_a_name_that_is_no_string_is_not_found(project: Path, tools: Any) -> Non
         result = box.call(name, {"a": 1, "b": 2})  # type: ignore[arg-type]
         assert result.error is not None and result.error["code"] == "NOT_FOUND"
     assert tools.RUNS == []
+
+
+def test_retries_run_outside_any_event_loop(project: Path, tools: Any) -> None:
+    """A handler that runs a loop of its own fails once, and its retry runs that loop: on the
+    caller's thread, with or without audit events."""
+    here = threading.get_ident()
+    for audit in (None, [].append):
+        box = make(project, no_timeouts(project), audit, Waits())
+        tools.RUNS.clear()
+        tools.FAILS["looped"] = 1
+        assert box.call("looped", {"x": 1}).data == 2
+        assert [("looped", here), ("looped", here)] == tools.RUNS
+
+
+def test_the_fallback_gets_a_copy_of_the_callers_arguments(project: Path, tools: Any) -> None:
+    box = make(project, no_timeouts(project), None, Waits())
+
+    def fallback(arguments: dict[str, Any], error: dict[str, Any]) -> str:
+        arguments["x"] = "changed"
+        return "fell back"
+
+    box.fallbacks = {"crash": fallback}
+    mine = {"x": 1}
+    assert box.call("crash", mine).data == "fell back"
+    assert mine == {"x": 1}
+
+
+def test_the_handler_is_reached_only_by_a_call_that_gets_that_far(
+    project: Path, tools: Any
+) -> None:
+    """Its class is made (its module imported) after find, parse, validate and authorize,
+    as on the whole way: a refused call makes nothing."""
+    box = make(project, no_timeouts(project), None, Waits())
+    assert box.call("peek", {"x": 1}).error["code"] == "FORBIDDEN"  # type: ignore[index]
+    scoped = CallContext(scopes={"vault:read"})
+    assert box.call("peek", '{"x": 1', context=scoped).error["code"] == "VALIDATION_ERROR"  # type: ignore[index]
+    assert tools.MADE == []
+    assert box.call("peek", {"x": 1}, context=scoped).data == 1
+    assert box.call("peek", {"x": 2}, context=scoped).data == 2
+    assert tools.MADE == ["vault"]
+
+
+def test_a_short_way_that_cannot_be_made_leaves_the_call_to_the_whole_way(
+    project: Path, tools: Any, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    from toolgen.runtime import toolbox as toolbox_module
+
+    def broken(schema: Any) -> bool:
+        raise TypeError("a hand-edited descriptor")
+
+    monkeypatch.setattr(toolbox_module, "may_drop", broken)
+    box = make(project, no_timeouts(project), None, Waits())
+    assert box.call("add", {"a": 1, "b": 2}).data == 3
+    assert "add takes the whole way: its short way failed (a hand-edited descriptor)" in (
+        caplog.text
+    )
+
+
+def test_timeouts_changed_after_the_load_never_skip_a_key(project: Path, tools: Any) -> None:
+    """The toolbox keeps a copy of the mapping; and a write that can be given a key never
+    takes the short way anyway."""
+    timeouts: dict[str, float | None] = {"*": None, "noted": 5.0}
+    box = make(project, timeouts, None, Waits())
+    timeouts["noted"] = None
+    assert box.timeout_for("noted") == 5.0
+    box.timeout = {"*": None}
+    context = CallContext(principal="p", idempotency_key="once")
+    answers = [box.call("noted", {"line": "abc"}, context=context) for _ in range(2)]
+    assert [a.replayed for a in answers] == [False, True]
+    assert [name for name, _ in tools.RUNS] == ["noted"]

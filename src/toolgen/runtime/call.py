@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import inspect
 import logging
 import threading
 import time
+import typing
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from toolgen.descriptor import ToolDescriptor
@@ -28,7 +29,16 @@ from toolgen.runtime.context import CallContext
 from toolgen.runtime.handlers import NotCallable
 from toolgen.runtime.result import ToolResult, internal_error, new_trace_id
 from toolgen.runtime.steps.authorize import permitted, stepped_up
-from toolgen.runtime.steps.execute import Here, execute, fall_back, invoke, log_failure
+from toolgen.runtime.steps.execute import (
+    Here,
+    Retries,
+    execute,
+    execute_here,
+    fall_back,
+    invoke,
+    invoke_here,
+    log_failure,
+)
 from toolgen.runtime.steps.find import find
 from toolgen.runtime.steps.gate import (
     confirmation_request,
@@ -49,19 +59,50 @@ if TYPE_CHECKING:
 log = logging.getLogger("toolgen.runtime")
 
 
-@dataclass(frozen=True)
-class Lane:
-    """What the short way of a tool's sync calls needs, found once (`Toolbox.lane`): `quick`
-    the quick check of its arguments (`steps.quick`), `retry` whether a retryable error is
-    retried (an idempotent or safe tool), `nulls` whether a null argument may be a strict-mode
-    "not given" that validation drops (`steps.validate.drop_not_given`). No key is ever given
-    here: a tool that can be given one has a timeout (`Toolbox.load` refuses it none)."""
+#: A lane whose handler was not reached yet.
+_UNREACHED: Any = object()
 
-    descriptor: ToolDescriptor
-    attempt: Here
-    quick: Callable[[dict[str, Any]], bool] | None
-    retry: bool
-    nulls: bool
+
+class Lane:
+    """What the short way of a tool's sync calls needs, found once (`Toolbox.lane`, from the
+    descriptor alone): `quick` the quick check of its arguments (`steps.quick`), `retry`
+    whether a retryable error is retried (an idempotent or safe tool), `nulls` whether a null
+    argument may be a strict-mode "not given" that validation drops
+    (`steps.validate.drop_not_given`). The handler is reached (imported, its class made) at
+    the first call that gets as far as it, never before, as on the whole way. No key is ever
+    given here: a tool that can be given one has a timeout (`Toolbox.load` refuses it
+    none) and takes the whole way."""
+
+    __slots__ = ("_attempt", "descriptor", "nulls", "quick", "retry")
+
+    def __init__(
+        self,
+        descriptor: ToolDescriptor,
+        quick: Callable[[dict[str, Any]], bool] | None,
+        retry: bool,
+        nulls: bool,
+    ) -> None:
+        self.descriptor, self.quick, self.retry, self.nulls = descriptor, quick, retry, nulls
+        # the handler's attempt on this thread; None when it is async or cannot be reached
+        # (the whole way's steps answer both); one attribute, so threads see it whole
+        self._attempt: Any = _UNREACHED
+
+    def reached(self, box: Toolbox) -> Here | None:
+        """The handler's attempt on this thread (`steps.execute.invoke_here`), reached once."""
+        found = self._attempt
+        if found is _UNREACHED:
+            found = None
+            try:
+                prepared = box.prepared(self.descriptor)
+            except NotCallable:
+                prepared = None
+            if prepared is not None and not inspect.iscoroutinefunction(prepared.fn):
+                descriptor = self.descriptor
+                found = invoke_here(
+                    descriptor, prepared, box.returns(descriptor), box.quick_returns(descriptor)
+                )
+            self._attempt = found
+        return typing.cast("Here | None", found)
 
     def call(self, box: Toolbox, arguments: Any, context: CallContext) -> ToolResult:
         """The call on this thread. With no audit event wanted and arguments the quick check
@@ -81,15 +122,23 @@ class Lane:
         ):
             return Call(box, context, descriptor.name, arguments).run_here(self)
         trace_id = context.trace_id or new_trace_id()
+        call = None
         try:
-            result = self.attempt(arguments, trace_id, True)
+            attempt = self._attempt
+            if attempt is _UNREACHED:
+                attempt = self.reached(box)
+            if attempt is None:
+                return Call(box, context, descriptor.name, arguments).run_here(self)
+            result: ToolResult = attempt(arguments, trace_id, True)
             if result.ok:
                 return result
             call = Call(box, context, descriptor.name, arguments, trace_id)
-            call.descriptor, call.arguments = descriptor, arguments
-            return run_sync(lambda: call.retried(descriptor, arguments, self, result))
+            given = call.arguments = dict(arguments)  # for the fallback: a copy, as parsed
+            call.descriptor = descriptor
+            return call.retried(given, attempt, self.retry, result)
         except Exception as exc:  # a step failed unforeseen: the model still gets an answer
-            return Call(box, context, descriptor.name, arguments, trace_id).crashed(exc)
+            call = call or Call(box, context, descriptor.name, arguments, trace_id)
+            return call.crashed(exc)
 
 
 class Call:
@@ -225,53 +274,60 @@ class Call:
         return descriptor, checked
 
     def run_here(self, lane: Lane) -> ToolResult:
-        """The call on this thread (`Toolbox.lane` found it may be): the steps that
-        never wait, then the handler; an error goes on to `retried` (retries wait, and a
-        fallback may)."""
+        """The call on this thread (`Toolbox.lane` found it may be): the steps that never
+        wait, then the handler; an error goes on to `retried`. A handler that turns out async
+        or cannot be reached goes on with the whole way's steps (`decide`)."""
         try:
             front = self.front()
             if isinstance(front, ToolResult):
                 return front
             descriptor, arguments = front
+            attempt = lane.reached(self.box)
+            if attempt is None:
+                return run_sync(lambda: self.decide(descriptor, arguments))
             # not `proven`: what jsonschema accepts as an integer may be 1.0, which pydantic
             # makes into 1 for the handler
-            result = lane.attempt(arguments, self.trace_id, False)
+            result = attempt(arguments, self.trace_id, False)
             if result.ok:
                 self.record("executed", result)
                 return result
-            return run_sync(lambda: self.retried(descriptor, arguments, lane, result))
+            return self.retried(arguments, attempt, lane.retry, result)
         except Exception as exc:
             return self.crashed(exc)
         except BaseException:  # Ctrl-C in the handler, say: the decision still ends audited
             self.record("failed", reason="interrupted")
             raise
 
-    async def retried(
-        self, descriptor: ToolDescriptor, arguments: dict[str, Any], lane: Lane, first: ToolResult
+    def retried(
+        self, arguments: dict[str, Any], attempt: Here, retry: bool, first: ToolResult
     ) -> ToolResult:
-        """After a first attempt on this thread that failed: its retries (here too), as
-        `execute` decides them, then the fallback and the event."""
+        """After a first attempt on this thread that failed: its retries, as `Retries`
+        decides them, on this thread too (outside any event loop: a handler may run one of
+        its own), then the fallback and the event."""
         box, trace_id = self.box, self.trace_id
 
-        async def attempt() -> ToolResult:
-            return lane.attempt(arguments, trace_id, False)
+        def sleep(delay: float) -> None:
+            async def wait() -> None:
+                await box.sleep(delay)
 
-        result, attempts = await execute(
-            attempt,
-            retry=lane.retry,
-            max_retries=box.max_retries,
-            sleep=box.sleep,
-            random=box.random,
-            first=first,
+            run_sync(wait)
+
+        plan = Retries(retry=retry, max_retries=box.max_retries, random=box.random)
+        result, attempts = execute_here(
+            lambda: attempt(arguments, trace_id, False), first, plan, sleep
         )
-        return await self._conclude(arguments, result, attempts)
+        return run_sync(lambda: self._conclude(arguments, result, attempts))
 
     async def run(self) -> ToolResult:
-        box, context, trace_id = self.box, self.context, self.trace_id
         front = self.front()
         if isinstance(front, ToolResult):
             return front
-        descriptor, arguments = front
+        return await self.decide(*front)
+
+    async def decide(self, descriptor: ToolDescriptor, arguments: dict[str, Any]) -> ToolResult:
+        """The steps after those that never wait (`front`): the step-up, the handler reached,
+        the dry run, the gate, the key, execute, the fallback."""
+        box, context, trace_id = self.box, self.context, self.trace_id
         refused = await stepped_up(descriptor, arguments, context, trace_id)
         if refused is not None:
             return self.denied(refused)
@@ -338,16 +394,15 @@ class Call:
         hints = descriptor.idempotency
         real = for_real(descriptor, arguments)
         try:
-            result, attempts = await execute(
-                lambda: attempt(real),
+            plan = Retries(
                 retry=key is not None or bool(hints.idempotent) or bool(hints.safe),
                 max_retries=box.max_retries,
-                sleep=box.sleep,
                 random=box.random,
                 lease_s=box.in_flight_ttl if key is not None else None,
                 timeout=timeout or 0.0,  # a tool given a key has one (`_check_lease`)
                 halt=self._still_running,
             )
+            result, attempts = await execute(lambda: attempt(real), plan, box.sleep)
         except asyncio.CancelledError:
             if key is not None and token is not None:  # free the key now, not at the lease's end
                 await asyncio.shield(self._settle(descriptor.name, key, token, None))

@@ -156,7 +156,8 @@ class Prepared:
     type is its own JSON data (neither serializer changes it). `direct` says that arguments
     the quick check proves valid (`steps.quick`) are what the validator would make of them:
     every parameter is a named one annotated `str`, `int` or `bool` whose schema has that very
-    JSON type, with no default or a plain one (pydantic keeps such values as they are)."""
+    JSON type, with no default or a plain one (pydantic keeps such values as they are), and
+    every property of the schema is a parameter."""
 
     fn: Callable[..., Any]
     arguments: pydantic_core.SchemaValidator
@@ -226,6 +227,8 @@ def _direct(
     except Exception:
         return False
     properties = schema.get("properties", {})
+    if not set(properties) <= set(signature.parameters):
+        return False  # a property the handler does not take: pydantic refuses it
     for p in signature.parameters.values():
         if p.kind not in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY):
             return False

@@ -49,16 +49,17 @@ def new_trace_id() -> str:
     return "%016x" % _bits(64)  # noqa: UP031 (the quickest of the spellings)
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, weakref_slot=True)
 class ToolResult:
     """The answer to one call: `ok` with `data`, or not with `error` (the envelope's error
     object). `replayed` marks a result returned from the idempotency store without running the
     handler; `dry_run` one that a dry run produced; `fallback` one that the tool's fallback
     gave for the handler's error (never kept under an idempotency key).
 
-    Not frozen: a frozen dataclass sets each field through `object.__setattr__`, which cost
-    as much as the rest of a short call (`toolgen.runtime.call.Lane`); nothing keeps a result
-    after answering it (the store keeps its JSON), so nothing depends on it staying as made."""
+    Not frozen, so not hashable: a frozen dataclass sets each field through
+    `object.__setattr__`, which cost as much as the rest of a short call
+    (`toolgen.runtime.call.Lane`); nothing keeps a result after answering it (the store keeps
+    its JSON), so nothing depends on it staying as made."""
 
     tool: str
     ok: bool

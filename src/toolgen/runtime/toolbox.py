@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import inspect
 import logging
 import os
 import random
@@ -34,7 +33,7 @@ from toolgen.runtime.catalog import Catalog, load
 from toolgen.runtime.context import CallContext
 from toolgen.runtime.handlers import Factory, NotCallable, Prepared, Reacher, prepare
 from toolgen.runtime.result import ToolResult
-from toolgen.runtime.steps.execute import Fallback, invoke_here
+from toolgen.runtime.steps.execute import Fallback
 from toolgen.runtime.steps.gate import gated
 from toolgen.runtime.steps.idempotency import non_idempotent_write, takes_key
 from toolgen.runtime.steps.quick import quick_check, quick_value
@@ -96,7 +95,8 @@ class Toolbox:
         _check_lease(timeout, in_flight_ttl, catalog)
         self.catalog = catalog
         self.audit = audit_events.sink_for(audit)
-        self.timeout = timeout
+        # a copy: a mapping the caller changes later would escape the checks above
+        self.timeout = dict(timeout) if isinstance(timeout, Mapping) else timeout
         self.max_retries = max_retries
         self.fallbacks: Mapping[str, Fallback] = dict(fallbacks or {})
         self.max_concurrency = max_concurrency
@@ -254,37 +254,32 @@ class Toolbox:
         return _seconds(self.timeout, name)
 
     def lane(self, name: str) -> Lane | None:
-        """The short way of a sync call of `name` (see the module's text), or None when its
-        calls take the whole way: an unknown tool, one with a timeout, gated, guarded by a
-        step-up, with a dry run or a key parameter, or whose handler is async or cannot be
-        reached (the whole way answers that)."""
+        """The short way of a sync call of `name` (see `toolgen.runtime.call`), found from its
+        descriptor once, or None when its calls take the whole way: an unknown tool, one with
+        a timeout, gated, guarded by a step-up, with a dry run, or one that can be given a key
+        (it has a timeout anyway; this holds should the timeouts change after the load)."""
         descriptor = self.catalog.descriptors.get(name) if isinstance(name, str) else None
         if descriptor is None:
             return None  # not kept: a model may propose any number of unknown names
         lane = None
-        if not (
-            self.timeout_for(name) is not None
-            or gated(descriptor)
-            or descriptor.step_up_auth
-            or descriptor.dry_run is not None
-            or takes_key(descriptor)
-        ):
-            try:
-                prepared = self.prepared(descriptor)
-            except NotCallable:
-                prepared = None
-            if prepared is not None and not inspect.iscoroutinefunction(prepared.fn):
+        try:
+            if not (
+                self.timeout_for(name) is not None
+                or gated(descriptor)
+                or descriptor.step_up_auth
+                or descriptor.dry_run is not None
+                or takes_key(descriptor)
+                or non_idempotent_write(descriptor)
+            ):
                 hints = descriptor.idempotency
-                attempt = invoke_here(
-                    descriptor, prepared, self.returns(descriptor), self.quick_returns(descriptor)
-                )
                 lane = Lane(
                     descriptor,
-                    attempt,
                     self.quick_check(descriptor),
                     retry=bool(hints.idempotent) or bool(hints.safe),
                     nulls=may_drop(descriptor.parameters),
                 )
+        except Exception as exc:  # a hand-edited descriptor, say: the whole way answers
+            log.warning("tool %s takes the whole way: its short way failed (%s)", name, exc)
         self._lanes[name] = lane
         return lane
 

@@ -14,11 +14,12 @@ retry what may be retried, and fall back when a fallback is given.
   (a `TimeoutError` the handler raised too: `TIMEOUT` is the runtime's own timeout only).
   The return value is dumped to JSON by pydantic and checked against the return schema;
   a value strict JSON cannot carry is `INTERNAL`.
-- `execute`: attempts until one succeeds or its error is not retryable, at most
-  `1 + max_retries`, only when `retry` allows (idempotent tools and keyed calls): full-jitter
-  exponential backoff (`backoff`), never shorter than the error's `retry_after_ms`; within a
-  keyed call's lease (`lease_s`) only: a retry whose wait could outlast the lease is not made
-  (the error is answered instead), since another call may claim the key once it lapses.
+- `execute` (and `execute_here`, its twin on the calling thread): attempts until one succeeds
+  or its error is not retryable, at most `1 + max_retries`, only when `retry` allows
+  (idempotent tools and keyed calls): full-jitter exponential backoff (`backoff`), never
+  shorter than the error's `retry_after_ms`; within a keyed call's lease (`lease_s`) only: a
+  retry whose wait could outlast the lease is not made (the error is answered instead), since
+  another call may claim the key once it lapses. `Retries` decides, for both.
 - `fall_back`: a fallback's data replaces a final error (marked `fallback`).
 """
 
@@ -279,52 +280,82 @@ def backoff(attempt: int, random: Callable[[], float]) -> float:
     return random() * min(MAX_DELAY, BASE_DELAY * 2.0**attempt)
 
 
-async def execute(
-    attempt: Callable[[], Awaitable[ToolResult]],
-    *,
-    retry: bool,
-    max_retries: int,
-    sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
-    random: Callable[[], float] | None = None,
-    lease_s: float | None = None,
-    timeout: float = 0.0,
-    halt: Callable[[], bool] | None = None,
-    first: ToolResult | None = None,
-) -> tuple[ToolResult, int]:
-    """Run `attempt` until it succeeds or may not be retried; the last result and how many
-    attempts were made. A retryable error says `max_retries`. `first` is the result of an
-    attempt already made (by `invoke_here`): the retries follow it.
+class Retries:
+    """When to retry (see `execute`): `wait_after(result)` is the wait before the next
+    attempt, or None when `result` is the answer. Shared by `execute` and `execute_here`.
 
     With `lease_s` (a keyed call's lease, begun just before), a retry is made only if the
     call would still end within the lease were every attempt to run to its `timeout`; none
     is made while `halt()` says so (a timed-out attempt's thread still runs)."""
-    import random as _random
 
-    jitter = random or _random.random
-    attempts = 0
-    waited = 0.0
-    started = time.monotonic()
-    while True:
-        result = first if first is not None else await attempt()
-        first = None
-        attempts += 1
+    def __init__(
+        self,
+        *,
+        retry: bool,
+        max_retries: int,
+        random: Callable[[], float] | None = None,
+        lease_s: float | None = None,
+        timeout: float = 0.0,
+        halt: Callable[[], bool] | None = None,
+    ) -> None:
+        import random as _random
+
+        self.retry, self.max_retries = retry, max_retries
+        self.jitter = random or _random.random
+        self.lease_s, self.timeout, self.halt = lease_s, timeout, halt
+        self.attempts = 0
+        self.waited = 0.0
+        self.started = time.monotonic()
+
+    def wait_after(self, result: ToolResult) -> float | None:
+        self.attempts += 1
         error = result.error
         if result.ok or error is None or not error.get("retryable"):
-            return result, attempts
-        error.setdefault("max_retries", max_retries)
-        if not retry or attempts > max_retries or (halt is not None and halt()):
-            return result, attempts
-        delay = backoff(attempts - 1, jitter)
+            return None
+        error.setdefault("max_retries", self.max_retries)
+        halt = self.halt
+        if not self.retry or self.attempts > self.max_retries or (halt is not None and halt()):
+            return None
+        delay = backoff(self.attempts - 1, self.jitter)
         after = error.get("retry_after_ms")
         if isinstance(after, int | float) and not isinstance(after, bool) and after > 0:
             delay = max(delay, after / 1000)
-        if lease_s is not None:
+        if self.lease_s is not None:
             # the worst case (injected sleeps pass no real time, so the sum is counted too)
-            spent = max(attempts * timeout + waited, time.monotonic() - started)
-            if spent + delay + timeout >= lease_s:
-                return result, attempts
+            spent = max(self.attempts * self.timeout + self.waited, time.monotonic() - self.started)
+            if spent + delay + self.timeout >= self.lease_s:
+                return None
+        self.waited += delay
+        return delay
+
+
+async def execute(
+    attempt: Callable[[], Awaitable[ToolResult]],
+    plan: Retries,
+    sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+) -> tuple[ToolResult, int]:
+    """Run `attempt` until it succeeds or `plan` retries it no more; the last result and how
+    many attempts were made. A retryable error says `max_retries`."""
+    result = await attempt()
+    while (delay := plan.wait_after(result)) is not None:
         await sleep(delay)
-        waited += delay
+        result = await attempt()
+    return result, plan.attempts
+
+
+def execute_here(
+    attempt: Callable[[], ToolResult],
+    first: ToolResult,
+    plan: Retries,
+    sleep: Callable[[float], None],
+) -> tuple[ToolResult, int]:
+    """`execute` on this thread, after a `first` attempt already made: every attempt runs
+    outside any event loop (a handler may run one of its own)."""
+    result = first
+    while (delay := plan.wait_after(result)) is not None:
+        sleep(delay)
+        result = attempt()
+    return result, plan.attempts
 
 
 async def fall_back(
