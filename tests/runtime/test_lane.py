@@ -41,6 +41,9 @@ MADE: list[str] = []
 
 def _ran(name: str) -> None:
     RUNS.append((name, threading.get_ident()))
+    if FAILS.get(name, 0) > 0:  # a declared retryable error while FAILS says so
+        FAILS[name] -= 1
+        raise ToolError("UNAVAILABLE", "down", retry_after_ms=10)
 
 
 @tool(risk="low")
@@ -180,9 +183,6 @@ def flaky(x: int) -> int:
         safe: true
     """
     _ran("flaky")
-    if FAILS.get("flaky", 0) > 0:
-        FAILS["flaky"] -= 1
-        raise ToolError("UNAVAILABLE", "down", retry_after_ms=10)
     return x
 
 
@@ -203,8 +203,8 @@ async def _later(x: int) -> int:
 
 @tool(risk="low")
 def looped(x: int) -> int:
-    """Runs an event loop of its own (a sync wrapper of an async client), after failing
-    while FAILS says so.
+    """Runs an event loop of its own (a sync wrapper of an async client); fails while
+    FAILS says so.
 
     Args:
         x: Anything.
@@ -213,13 +213,9 @@ def looped(x: int) -> int:
         UNAVAILABLE: The upstream is down.
 
     Idempotency:
-        idempotent: true
         safe: true
     """
     _ran("looped")
-    if FAILS.get("looped", 0) > 0:
-        FAILS["looped"] -= 1
-        raise ToolError("UNAVAILABLE", "down")
     return asyncio.run(_later(x))
 
 
