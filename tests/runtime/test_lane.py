@@ -659,13 +659,14 @@ def test_a_short_way_that_cannot_be_made_leaves_the_call_to_the_whole_way(
 
 
 def test_timeouts_changed_after_the_load_never_skip_a_key(project: Path, tools: Any) -> None:
-    """The toolbox keeps a copy of the mapping; and a write that can be given a key never
-    takes the short way anyway."""
+    """The toolbox keeps a copy of the mapping, which cannot be replaced; and a write that
+    can be given a key never takes the short way anyway."""
     timeouts: dict[str, float | None] = {"*": None, "noted": 5.0}
     box = make(project, timeouts, None, Waits())
     timeouts["noted"] = None
     assert box.timeout_for("noted") == 5.0
-    box.timeout = {"*": None}
+    with pytest.raises(AttributeError):
+        box.timeout = {"*": None}  # type: ignore[misc]
     context = CallContext(principal="p", idempotency_key="once")
     answers = [box.call("noted", {"line": "abc"}, context=context) for _ in range(2)]
     assert [a.replayed for a in answers] == [False, True]

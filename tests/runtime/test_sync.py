@@ -248,3 +248,58 @@ def test_a_handler_that_ends_after_its_timeout_frees_its_thread_for_the_count(
         assert box.workers() is pool  # one held thread of four: the same pool
     finally:
         release.set()
+
+
+def test_a_call_that_took_the_pool_before_it_was_replaced_still_runs(
+    make_box: Callable[..., Toolbox], handlers: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An idempotent tool's retry waits; meanwhile a hung handler makes the toolbox start a
+    new pool. The retry still runs on the pool its call took (which is not shut down)."""
+    monkeypatch.setattr(toolbox_module, "WORKERS", 2)
+    release = threading.Event()
+
+    def lookup(q: str, limit: int = 3) -> dict[str, object]:
+        release.wait(30)
+        return {"q": q}
+
+    box = make_box(handlers={"lookup": lookup}, timeout=0.2, max_retries=1)
+
+    async def sleep_while_one_hangs(delay: float) -> None:
+        hung = threading.Thread(target=lambda: box.call("lookup", {"q": "x"}))
+        hung.start()
+        hung.join()
+
+    box.sleep = sleep_while_one_hangs
+    handlers.FAILS["fetch_quote"] = 1
+    try:
+        before = box.workers()
+        result = box.call("fetch_quote", {"symbol": "X"})
+        assert (result.ok, result.data) == (True, 1.5), result.error
+        assert box.workers() is not before  # replaced meanwhile
+        assert handlers.CALLS["fetch_quote"] == 2
+    finally:
+        release.set()
+
+
+def test_hung_handlers_hold_a_bounded_number_of_threads(
+    make_box: Callable[..., Toolbox], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """New pools are started only while the threads held in all stay under `HELD_LIMIT`."""
+    monkeypatch.setattr(toolbox_module, "WORKERS", 2)
+    monkeypatch.setattr(toolbox_module, "HELD_LIMIT", 2)
+    release = threading.Event()
+
+    def lookup(q: str, limit: int = 3) -> dict[str, object]:
+        release.wait(30)
+        return {"q": q}
+
+    box = make_box(handlers={"lookup": lookup}, timeout=0.1, max_retries=0)
+    before = set(threading.enumerate())
+    try:
+        answers = [box.call("lookup", {"q": str(n)}).error for n in range(6)]
+        assert [a and a["code"] for a in answers] == ["TIMEOUT"] * 6
+        started = [t for t in set(threading.enumerate()) - before if t.name.startswith("toolgen")]
+        # two pools of two threads at most: the first replaced, the second kept at the limit
+        assert len(started) <= 4, [t.name for t in started]
+    finally:
+        release.set()

@@ -303,7 +303,8 @@ class Call:
     ) -> ToolResult:
         """After a first attempt on this thread that failed: its retries, as `Retries`
         decides them, on this thread too (outside any event loop: a handler may run one of
-        its own), then the fallback and the event."""
+        its own), then the fallback and the event. The waits and a fallback (which may be
+        async) run on this thread's loop, as on the whole way."""
         box, trace_id = self.box, self.trace_id
 
         def sleep(delay: float) -> None:
@@ -316,7 +317,9 @@ class Call:
         result, attempts = execute_here(
             lambda: attempt(arguments, trace_id, False), first, plan, sleep
         )
-        return run_sync(lambda: self._conclude(arguments, result, attempts))
+        if not result.ok and result.tool in box.fallbacks:
+            result = run_sync(lambda: fall_back(box.fallbacks, arguments, result))
+        return self._ended(result, attempts)
 
     async def run(self) -> ToolResult:
         front = self.front()
@@ -415,7 +418,10 @@ class Call:
         self, arguments: dict[str, Any], result: ToolResult, attempts: int
     ) -> ToolResult:
         """The tool's fallback for a final error, and the decision's event."""
-        result = await fall_back(self.box.fallbacks, arguments, result)
+        return self._ended(await fall_back(self.box.fallbacks, arguments, result), attempts)
+
+    def _ended(self, result: ToolResult, attempts: int) -> ToolResult:
+        """The decision's event for the call's answer."""
         reason = f"{attempts} attempts" if attempts > 1 else None
         if result.fallback:
             reason = f"{reason}, fallback" if reason else "fallback"

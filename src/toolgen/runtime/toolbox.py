@@ -18,6 +18,7 @@ import sys
 import threading
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 from jsonschema import Draft202012Validator
@@ -45,6 +46,10 @@ from toolgen.runtime.sync import run_sync
 #: one a timed-out handler still holds is not free).
 WORKERS = 32
 
+#: Threads that timed-out sync handlers may hold in all before `Toolbox.held` starts no new
+#: pool: hung handlers then cost calls their wait, not ever more threads.
+HELD_LIMIT = 4 * WORKERS
+
 #: Set on the threads of `Toolbox.workers`.
 _handler_thread = threading.local()
 
@@ -55,8 +60,8 @@ def _mark() -> None:
 
 log = logging.getLogger("toolgen.runtime")
 
-#: The context of a call given none (a context is immutable, so one serves every such call).
-_NO_CONTEXT = CallContext()
+#: The context of a call given none (immutable, its metadata too: it serves every such call).
+_NO_CONTEXT = CallContext(metadata=MappingProxyType({}))
 
 #: Seconds per call: one number, or {"tool": seconds} (others "*"'s, else 30); None is none.
 Timeout = float | None | Mapping[str, float | None]
@@ -96,7 +101,7 @@ class Toolbox:
         self.catalog = catalog
         self.audit = audit_events.sink_for(audit)
         # a copy: a mapping the caller changes later would escape the checks above
-        self.timeout = dict(timeout) if isinstance(timeout, Mapping) else timeout
+        self._timeout = MappingProxyType(dict(timeout)) if isinstance(timeout, Mapping) else timeout
         self.max_retries = max_retries
         self.fallbacks: Mapping[str, Fallback] = dict(fallbacks or {})
         self.max_concurrency = max_concurrency
@@ -118,6 +123,7 @@ class Toolbox:
         self._workers: concurrent.futures.ThreadPoolExecutor | None = None
         self._workers_pid = 0
         self._held = 0  # threads of `_workers` that timed-out handlers still hold
+        self._held_total = 0  # and of every pool of this toolbox
         # what is made once (the store, handlers and their instances, the pool) is made under
         # it: threads calling at once would each make their own (two stores: one key, two runs);
         # reentrant, as a factory or a handler's import may reach the toolbox again
@@ -220,6 +226,7 @@ class Toolbox:
                 lane = self.lane(name)
         # inside a running loop (a notebook's, say) a handler that runs a loop of its own
         # must not find that one running: it takes a worker thread, as before
+        # (`_get_running_loop` is what `get_running_loop` asks, without raising for "none")
         if lane is not None and asyncio._get_running_loop() is None:
             return lane.call(self, arguments, context)
         return run_sync(lambda: self.acall(name, arguments, context=context))
@@ -249,9 +256,15 @@ class Toolbox:
 
     # -- the parts the steps need -------------------------------------------------------------
 
+    @property
+    def timeout(self) -> Timeout:
+        """Seconds per call, as given to the load (which checked them against the keys'
+        leases, so they cannot be changed after it)."""
+        return self._timeout
+
     def timeout_for(self, name: str) -> float | None:
         """The timeout of a call of `name`, in seconds; None for none."""
-        return _seconds(self.timeout, name)
+        return _seconds(self._timeout, name)
 
     def lane(self, name: str) -> Lane | None:
         """The short way of a sync call of `name` (see `toolgen.runtime.call`), found from its
@@ -356,6 +369,8 @@ class Toolbox:
         with self._once:
             if self._workers is None or self._workers_pid != os.getpid():
                 # a forked child has none of the parent's threads, whatever the pool believes
+                if self._workers_pid != os.getpid():
+                    self._held_total = 0
                 self._workers = concurrent.futures.ThreadPoolExecutor(
                     max_workers=WORKERS, thread_name_prefix="toolgen-handler", initializer=_mark
                 )
@@ -366,26 +381,29 @@ class Toolbox:
     def held(
         self, pool: concurrent.futures.Executor | None, ended: concurrent.futures.Future[None]
     ) -> None:
-        """A timed-out sync handler still holds a thread of `pool` until `ended`. Once half of
-        the toolbox's pool is held so, later calls get a new pool (the old one's threads end
-        as their handlers return): handlers that hang cannot starve every call after them,
-        though each still holds its thread, as nothing can stop a thread."""
+        """A timed-out sync handler still holds a thread of `pool` (one of the toolbox's)
+        until `ended`. Once half of the current pool is held so, later calls get a new pool:
+        handlers that hang cannot starve every call after them. The old pool is not shut
+        down (a call that took it before may still submit to it); its threads end as their
+        handlers return and it is collected. Each hung handler still holds its thread, as
+        nothing can stop a thread: past `HELD_LIMIT` held in all, no new pool is started, and
+        calls wait for the pool's threads (and time out) as a full pool makes them."""
+        if pool is None:
+            return
         with self._once:
-            workers = self._workers
-            if workers is None or pool is not workers:
-                return
-            self._held += 1
-            if self._held >= max(1, WORKERS // 2):
-                log.warning(
-                    "%d sync handlers that timed out still run; later calls get new threads",
-                    self._held,
-                )
-                workers.shutdown(wait=False)
-                self._workers = None
-                return
+            self._held_total += 1
+            if pool is self._workers:
+                self._held += 1
+                if self._held >= max(1, WORKERS // 2) and self._held_total < HELD_LIMIT:
+                    log.warning(
+                        "%d sync handlers that timed out still run; later calls get new threads",
+                        self._held_total,
+                    )
+                    self._workers = None
 
         def release(_: concurrent.futures.Future[None]) -> None:
             with self._once:
+                self._held_total -= 1
                 if pool is self._workers:
                     self._held -= 1
 
