@@ -270,7 +270,7 @@ class Toolbox:
         """The short way of a sync call of `name` (see `toolgen.runtime.call`), found from its
         descriptor once, or None when its calls take the whole way: an unknown tool, one with
         a timeout, gated, guarded by a step-up, with a dry run, or one that can be given a key
-        (it has a timeout anyway; this holds should the timeouts change after the load)."""
+        (the load gives it a timeout anyway: its key's lease needs one)."""
         descriptor = self.catalog.descriptors.get(name) if isinstance(name, str) else None
         if descriptor is None:
             return None  # not kept: a model may propose any number of unknown names
