@@ -532,8 +532,7 @@ def test_no_timeout_is_refused_for_a_tool_that_can_be_given_a_key(project: Path)
     assert str(caught.value) == (
         "noted can be given an idempotency key, so it needs a timeout below in_flight_ttl "
         "(300 s), not None: a keyed call still running when its lease ends lets another call "
-        'with the same key run (timeout={"*": None, "noted": 30.0} gives it one and the others '
-        "none)"
+        'with the same key run (timeout={"*": None, "noted": 30.0}: none for the others)'
     )
     with pytest.raises(ValueError, match="noted can be given an idempotency key"):
         Toolbox.load(project / "generated", store="memory://", timeout={"noted": None})

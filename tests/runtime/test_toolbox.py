@@ -181,3 +181,16 @@ def test_store_urls_are_read_at_load_and_opened_at_first_use(built: Path, tmp_pa
     box = Toolbox.load(built / "generated", store=f"sqlite:///{database}".replace("///", "////"))
     assert not database.parent.exists() and box._store is None  # read, not opened
     assert Toolbox.load(built / "generated", store="rediss://localhost:6380/0")._store is None
+
+
+def test_no_timeout_for_tools_that_can_be_given_a_key_names_them_all() -> None:
+    """One error that lists every such tool and a mapping that would load, not one per try."""
+    with pytest.raises(ValueError) as caught:
+        Toolbox.load(REPO / "generated", store="memory://", timeout=None)
+    keyed = ["bulk_send_emails", "create_task", "create_ticket", "send_email"]
+    message = str(caught.value)
+    assert message.startswith(", ".join([*keyed, "send_external_email"]) + " can be given")
+    assert "each needs a timeout below in_flight_ttl (300 s)" in message
+    mapping = {"*": None, **dict.fromkeys([*keyed, "send_external_email"], 30.0)}
+    assert f"(timeout={json.dumps(mapping).replace('null', 'None')}: none for" in message
+    assert Toolbox.load(REPO / "generated", store="memory://", timeout=mapping).names

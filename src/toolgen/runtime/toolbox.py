@@ -506,13 +506,18 @@ def _check_lease(timeout: Timeout, in_flight_ttl: float, catalog: Catalog) -> No
                 f"({in_flight_ttl:g} s): a keyed call still running when its lease ends "
                 "lets another call with the same key run"
             )
-    for descriptor in catalog.descriptors.values():
-        keyed = takes_key(descriptor) or non_idempotent_write(descriptor)
-        if keyed and _seconds(timeout, descriptor.name) is None:
-            raise ValueError(
-                f"{descriptor.name} can be given an idempotency key, so it needs a timeout "
-                f"below in_flight_ttl ({in_flight_ttl:g} s), not None: a keyed call still "
-                "running when its lease ends lets another call with the same key run "
-                f'(timeout={{"*": None, "{descriptor.name}": 30.0}} gives it one and the '
-                "others none)"
-            )
+    unbounded = [
+        d.name
+        for d in catalog.descriptors.values()
+        if (takes_key(d) or non_idempotent_write(d)) and _seconds(timeout, d.name) is None
+    ]
+    if unbounded:
+        names = ", ".join(unbounded)
+        bounded = ", ".join(f'"{name}": 30.0' for name in unbounded)
+        they = "it needs a timeout" if len(unbounded) == 1 else "each needs a timeout"
+        raise ValueError(
+            f"{names} can be given an idempotency key, so {they} below in_flight_ttl "
+            f"({in_flight_ttl:g} s), not None: a keyed call still running when its lease "
+            "ends lets another call with the same key run "
+            f'(timeout={{"*": None, {bounded}}}: none for the others)'
+        )
