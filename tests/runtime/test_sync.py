@@ -250,6 +250,16 @@ def test_a_handler_that_ends_after_its_timeout_frees_its_thread_for_the_count(
         release.set()
 
 
+def hanging(release: threading.Event) -> Callable[..., dict[str, object]]:
+    """A `lookup` handler whose every call hangs until `release` is set."""
+
+    def lookup(q: str, limit: int = 3) -> dict[str, object]:
+        release.wait(30)
+        return {"q": q}
+
+    return lookup
+
+
 def test_a_call_that_took_the_pool_before_it_was_replaced_still_runs(
     make_box: Callable[..., Toolbox], handlers: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -257,11 +267,7 @@ def test_a_call_that_took_the_pool_before_it_was_replaced_still_runs(
     new pool. The retry still runs on the pool its call took (which is not shut down)."""
     monkeypatch.setattr(toolbox_module, "WORKERS", 2)
     release = threading.Event()
-
-    def lookup(q: str, limit: int = 3) -> dict[str, object]:
-        release.wait(30)
-        return {"q": q}
-
+    lookup = hanging(release)
     box = make_box(handlers={"lookup": lookup}, timeout=0.2, max_retries=1)
 
     async def sleep_while_one_hangs(delay: float) -> None:
@@ -288,11 +294,7 @@ def test_hung_handlers_hold_a_bounded_number_of_threads(
     monkeypatch.setattr(toolbox_module, "WORKERS", 2)
     monkeypatch.setattr(toolbox_module, "HELD_LIMIT", 2)
     release = threading.Event()
-
-    def lookup(q: str, limit: int = 3) -> dict[str, object]:
-        release.wait(30)
-        return {"q": q}
-
+    lookup = hanging(release)
     box = make_box(handlers={"lookup": lookup}, timeout=0.1, max_retries=0)
     before = set(threading.enumerate())
     try:
