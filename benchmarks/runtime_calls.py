@@ -95,13 +95,7 @@ def project(folder: Path) -> Path:
 
 def per_call(calls: int, repeat: int, run: Callable[[int], None]) -> float:
     """Seconds per call: the best of `repeat` runs of `calls` calls."""
-    run(min(calls, 200))  # warm: imports, compiled validators, prepared handlers
-    best = float("inf")
-    for _ in range(repeat):
-        start = time.perf_counter()
-        run(calls)
-        best = min(best, time.perf_counter() - start)
-    return best / calls
+    return alternating(calls, repeat, {"": run})[""]
 
 
 def repeated(call: Callable[[], Any]) -> Callable[[int], None]:
@@ -121,7 +115,7 @@ def alternating(
     """Seconds per call of each run: the best of `rounds` rounds that each time run every one
     of `runs` in turn, so that a slower spell of the machine weighs on all of them alike."""
     for run in runs.values():
-        run(min(calls, 200))  # warm
+        run(min(calls, 200))  # warm: imports, compiled validators, prepared handlers
     best = dict.fromkeys(runs, float("inf"))
     for _ in range(rounds):
         for name, run in runs.items():

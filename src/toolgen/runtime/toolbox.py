@@ -36,7 +36,7 @@ from toolgen.runtime.handlers import Factory, NotCallable, Prepared, Reacher, pr
 from toolgen.runtime.result import ToolResult
 from toolgen.runtime.steps.execute import Fallback
 from toolgen.runtime.steps.gate import gated
-from toolgen.runtime.steps.idempotency import non_idempotent_write, takes_key
+from toolgen.runtime.steps.idempotency import keyable
 from toolgen.runtime.steps.quick import quick_check, quick_value
 from toolgen.runtime.steps.validate import input_validator, may_drop
 from toolgen.runtime.store import IdempotencyStore, StoreUnavailable, open_store, redacted
@@ -281,8 +281,7 @@ class Toolbox:
                 or gated(descriptor)
                 or descriptor.step_up_auth
                 or descriptor.dry_run is not None
-                or takes_key(descriptor)
-                or non_idempotent_write(descriptor)
+                or keyable(descriptor)
             ):
                 hints = descriptor.idempotency
                 lane = Lane(
@@ -509,7 +508,7 @@ def _check_lease(timeout: Timeout, in_flight_ttl: float, catalog: Catalog) -> No
     unbounded = [
         d.name
         for d in catalog.descriptors.values()
-        if (takes_key(d) or non_idempotent_write(d)) and _seconds(timeout, d.name) is None
+        if keyable(d) and _seconds(timeout, d.name) is None
     ]
     if unbounded:
         names = ", ".join(unbounded)

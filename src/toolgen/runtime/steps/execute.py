@@ -32,7 +32,6 @@ import functools
 import inspect
 import json
 import logging
-import math
 import threading
 import time
 from collections.abc import Awaitable, Callable, Mapping
@@ -46,9 +45,10 @@ from toolgen._marker import ToolError
 from toolgen.descriptor import ToolDescriptor
 from toolgen.runtime.handlers import Prepared
 from toolgen.runtime.result import ToolResult, failure, internal_error, validation_error
+from toolgen.runtime.steps.quick import plain
 from toolgen.runtime.steps.validate import pydantic_problems
 from toolgen.runtime.sync import run_sync
-from toolgen.runtime.values import MAX_NUMBER, value_problems
+from toolgen.runtime.values import value_problems
 
 log = logging.getLogger("toolgen.runtime")
 
@@ -250,7 +250,7 @@ def answer(
         exact = type(value) is prepared.exact  # a str, int, float or bool where one is declared
         if exact and quick_returns is not None and quick_returns(value):
             return ToolResult(name, True, value, None, trace_id)  # its own JSON, and accepted
-        if exact and _carried(value):
+        if exact and plain(value):
             data = value
         else:
             for problem in value_problems(prepared.plain(value), limit=1):
@@ -264,15 +264,6 @@ def answer(
         log_failure(trace_id, f"tool {name} returned a value its return schema rejects", exc)
         return internal_error(name, trace_id)
     return ToolResult(name, True, data, None, trace_id)
-
-
-def _carried(value: Any) -> bool:
-    """Can strict JSON carry this plain value (`value_problems` would find nothing)?"""
-    if type(value) is float:
-        return math.isfinite(value)
-    if type(value) is int:
-        return -MAX_NUMBER <= value <= MAX_NUMBER
-    return True
 
 
 def backoff(attempt: int, random: Callable[[], float]) -> float:

@@ -46,6 +46,12 @@ def non_idempotent_write(descriptor: ToolDescriptor) -> bool:
     return hints.idempotent is False and hints.safe is not True
 
 
+def keyable(descriptor: ToolDescriptor) -> bool:
+    """Can a call of the tool be given a key (`key_for`): a key parameter, or a declared
+    non-idempotent write (the context's key)?"""
+    return takes_key(descriptor) or non_idempotent_write(descriptor)
+
+
 def key_for(
     descriptor: ToolDescriptor, arguments: dict[str, Any], context: CallContext
 ) -> str | None:

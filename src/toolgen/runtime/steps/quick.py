@@ -50,7 +50,7 @@ _TYPES: dict[str, tuple[type, ...]] = {
 _TYPE_NAMES = frozenset(_TYPES) | {"object", "array"}
 
 
-def _plain(value: Any) -> bool:
+def plain(value: Any) -> bool:
     """A value `value_problems` finds nothing in, of an exact JSON scalar type."""
     kind = type(value)
     if kind is str or kind is bool or value is None:
@@ -83,8 +83,8 @@ def _property(schema: Any) -> Check | None:
         checks.append(found)
     if len(checks) == 1:
         only = checks[0]
-        return lambda v: _plain(v) and only(v)
-    return lambda v: _plain(v) and all(check(v) for check in checks)
+        return lambda v: plain(v) and only(v)
+    return lambda v: plain(v) and all(check(v) for check in checks)
 
 
 def _keyword(keyword: str, value: Any) -> Check | None:
@@ -125,7 +125,7 @@ def _number(v: Any) -> bool:
     return kind is float and math.isfinite(v)
 
 
-#: A lone `type` keyword's whole check: `_plain(v) and _of_type(...)(v)` in one call.
+#: A lone `type` keyword's whole check: `plain(v) and _of_type(...)(v)` in one call.
 _ALONE: dict[str, Check] = {
     "string": lambda v: type(v) is str,
     "integer": lambda v: type(v) is int and -MAX_NUMBER <= v <= MAX_NUMBER,

@@ -76,12 +76,7 @@ def drop_not_given(arguments: dict[str, Any], schema: Mapping[str, Any]) -> dict
     return {
         key: value
         for key, value in arguments.items()
-        if not (
-            value is None
-            and key in properties
-            and key not in required
-            and not accepts_null(properties[key])
-        )
+        if not (value is None and _null_is_not_given(key, properties, required))
     }
 
 
@@ -89,10 +84,13 @@ def may_drop(schema: Mapping[str, Any]) -> bool:
     """Can `drop_not_given` drop anything from arguments for `schema`: has it an optional
     parameter whose type has no null?"""
     required = set(schema.get("required", []))
-    return any(
-        key not in required and not accepts_null(sub)
-        for key, sub in schema.get("properties", {}).items()
-    )
+    properties = schema.get("properties", {})
+    return any(_null_is_not_given(key, properties, required) for key in properties)
+
+
+def _null_is_not_given(key: str, properties: Mapping[str, Any], required: set[str]) -> bool:
+    """Does a null for `key` mean "not given": an optional parameter whose type has no null?"""
+    return key in properties and key not in required and not accepts_null(properties[key])
 
 
 def argument_problems(validator: Draft202012Validator, arguments: Any) -> list[dict[str, str]]:
