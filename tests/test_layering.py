@@ -31,6 +31,7 @@ RUNTIME_ALLOWED = (
     "toolgen._marker",
     "toolgen._version",
     "toolgen.schema_ops",
+    "toolgen.schema_patterns",
     "toolgen.layout",
     "toolgen.quoting",
 )

@@ -41,6 +41,7 @@ from toolgen.runtime.steps.quick import quick_check, quick_value
 from toolgen.runtime.steps.validate import input_validator, may_drop
 from toolgen.runtime.store import IdempotencyStore, StoreUnavailable, open_store, redacted
 from toolgen.runtime.sync import run_sync
+from toolgen.schema_patterns import validator_for
 
 #: Threads a toolbox runs sync handlers on at most (started only as parallel calls need them;
 #: one a timed-out handler still holds is not free).
@@ -310,11 +311,12 @@ class Toolbox:
         return self._quick[name]
 
     def returns(self, descriptor: ToolDescriptor) -> Draft202012Validator | None:
-        """The tool's return-schema validator (None when it returns nothing), compiled once."""
+        """The tool's return-schema validator (None when it returns nothing), compiled once,
+        its patterns linear (`toolgen.schema_patterns`)."""
         if descriptor.name not in self._returns:
             schema = descriptor.returns.schema_
             self._returns[descriptor.name] = (
-                Draft202012Validator(schema) if schema and schema != {"type": "null"} else None
+                validator_for(schema) if schema and schema != {"type": "null"} else None
             )
         return self._returns[descriptor.name]
 

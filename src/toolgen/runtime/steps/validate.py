@@ -3,13 +3,15 @@
 Strict-mode nulls for optional parameters are dropped first (`drop_not_given`); then what
 strict JSON cannot carry and nesting deeper than `MAX_ARGUMENT_DEPTH` (`values.value_problems`:
 schema validation would accept the one and recurse along the other); then the schema, with a
-validator compiled once per tool (`input_validator`). Problems are a `VALIDATION_ERROR` with
-`fields: [{path, message}]`.
+validator compiled once per tool (`input_validator`, its patterns matched in linear time by
+`toolgen.schema_patterns`). Problems are a `VALIDATION_ERROR` with `fields: [{path, message}]`;
+a pattern that cannot be checked so is `INTERNAL` (the model cannot fix that), logged.
 """
 
 from __future__ import annotations
 
 import itertools
+import logging
 import typing
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
@@ -19,7 +21,7 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError as SchemaValidationError
 
 from toolgen.quoting import cut
-from toolgen.runtime.result import ToolResult, validation_error
+from toolgen.runtime.result import ToolResult, internal_error, validation_error
 from toolgen.runtime.values import (
     MAX_ARGUMENT_DEPTH,
     MAX_PROBLEMS,
@@ -29,6 +31,9 @@ from toolgen.runtime.values import (
     value_problems,
 )
 from toolgen.schema_ops import accepts_null
+from toolgen.schema_patterns import UncheckablePattern, validator_for
+
+log = logging.getLogger("toolgen.runtime")
 
 #: Longest message of a VALIDATION_ERROR problem (a schema's long enum, say).
 MESSAGE_LIMIT = 500
@@ -104,7 +109,7 @@ def argument_problems(validator: Draft202012Validator, arguments: Any) -> list[d
 
 
 def input_validator(schema: Mapping[str, Any]) -> Draft202012Validator:
-    return Draft202012Validator(schema, format_checker=Draft202012Validator.FORMAT_CHECKER)
+    return validator_for(schema, formats=True)
 
 
 def pydantic_problems(exc: pydantic.ValidationError) -> list[dict[str, str]]:
@@ -130,9 +135,13 @@ def validate(
     arguments = drop_not_given(arguments, schema)
     if quick is not None and quick(arguments):
         return arguments
-    problems = value_problems(arguments, MAX_ARGUMENT_DEPTH) or argument_problems(
-        validator, arguments
-    )
+    try:
+        problems = value_problems(arguments, MAX_ARGUMENT_DEPTH) or argument_problems(
+            validator, arguments
+        )
+    except UncheckablePattern as exc:
+        log.error("[trace %s] the arguments of %s cannot be checked: %s", trace_id, tool, exc)
+        return internal_error(tool, trace_id, f"the arguments of {tool} cannot be checked here")
     if problems:
         return validation_error(tool, trace_id, problems)
     return arguments
