@@ -35,7 +35,7 @@ ADD = {
 
 def fully_valid(schema: dict[str, Any], arguments: dict[str, Any]) -> bool:
     """What the full validation says: no value problem and no schema error."""
-    return not value_problems(arguments, MAX_ARGUMENT_DEPTH) and not argument_problems(
+    return not value_problems(arguments, MAX_ARGUMENT_DEPTH, text=True) and not argument_problems(
         input_validator(schema), arguments
     )
 
@@ -43,7 +43,7 @@ def fully_valid(schema: dict[str, Any], arguments: dict[str, Any]) -> bool:
 # -- values and schemas -----------------------------------------------------------------------
 
 NAMES = st.sampled_from(["a", "b", "c", "mode", "n", "x y"])
-WORDS = st.sampled_from(["", "a", "low", "high", "1", "true", "é", "a" * 12])
+WORDS = st.sampled_from(["", "a", "low", "high", "1", "true", "é", "a" * 12, "\ud800", "é\udfff"])
 SCALARS = st.one_of(
     st.none(),
     st.booleans(),

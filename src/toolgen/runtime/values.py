@@ -1,5 +1,6 @@
 """Values from a client, checked and quoted: what strict JSON cannot carry, how deep
-arguments may nest, and quoting a value short so a large input is never echoed at length.
+arguments may nest, and quoting a value short so a large input is never echoed at length;
+text with a lone surrogate (which no UTF-8 text holds) found, and escaped where it is shown.
 
 Moved here from `toolgen.serve_guard` so that the runtime (which must import without the MCP
 SDK) checks arguments and results exactly as `toolgen serve` did.
@@ -8,6 +9,7 @@ SDK) checks arguments and results exactly as `toolgen serve` did.
 from __future__ import annotations
 
 import math
+import re
 import reprlib
 import sys
 from collections.abc import Iterable
@@ -27,6 +29,9 @@ MAX_SCHEMA_ERRORS = 100
 # cannot read them, and Python cannot even print one of more than 4,300 digits.
 MAX_NUMBER = sys.float_info.max
 
+#: A lone surrogate: a JSON escape may write one (`"\\ud800"`), no UTF-8 text can.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
 _SHORT = reprlib.Repr()
 _SHORT.maxstring = _SHORT.maxother = QUOTE_LIMIT
 _SHORT.maxlevel = 3
@@ -44,26 +49,57 @@ def quote(value: Any, limit: int = QUOTE_LIMIT) -> str:
         return f"<{type(value).__name__}>"
 
 
+def surrogate(text: str) -> bool:
+    """Does `text` hold a lone surrogate? (ASCII text is told at once.)"""
+    return not text.isascii() and _SURROGATE.search(text) is not None
+
+
+def escaped(text: str) -> str:
+    """`text` with each lone surrogate written as its escape (`\\ud800`), so that any UTF-8
+    writer can take it; other text as it is."""
+    if text.isascii():
+        return text
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 # -- values: arguments in, results out ------------------------------------------------------
 
 
 def pointer(parts: Iterable[Any]) -> str:
-    """A JSON pointer (RFC 6901) to the value at `parts`, cut short when a key is long."""
-    return cut("".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts))
+    """A JSON pointer (RFC 6901) to the value at `parts`, cut short when a key is long, a lone
+    surrogate in a key escaped."""
+    return cut(
+        escaped("".join("/" + _part(p).replace("~", "~0").replace("/", "~1") for p in parts))
+    )
+
+
+def _part(part: Any) -> str:
+    """One step of a pointer: a name, an index (or a Python caller's odd key, quoted)."""
+    if isinstance(part, str):
+        return part
+    try:
+        return str(part)
+    except ValueError:  # an integer too long for Python to print
+        return quote(part)
 
 
 def value_problems(
-    value: Any, max_depth: int | None = None, limit: int = MAX_PROBLEMS
+    value: Any, max_depth: int | None = None, limit: int = MAX_PROBLEMS, text: bool = False
 ) -> list[dict[str, str]]:
     """Where `value` (decoded JSON) holds what strict JSON cannot carry - NaN, ±Infinity, an
-    integer beyond a double's range - and, with `max_depth`, a container nested deeper: up to
-    `limit` `{"path", "message"}` items. Walks with a stack, so no depth breaks it."""
+    integer beyond a double's range - and, with `max_depth`, a container nested deeper; with
+    `text`, what JSON text cannot carry either: a lone surrogate in a string or a name, a name
+    that is no string. Up to `limit` `{"path", "message"}` items. Walks with a stack, so no
+    depth breaks it."""
     problems: list[dict[str, str]] = []
     stack: list[tuple[tuple[Any, ...], Any]] = [((), value)]
     while stack and len(problems) < limit:
         parts, item = stack.pop()
         message = None
-        if isinstance(item, float) and not math.isfinite(item):
+        if isinstance(item, str):
+            if text and surrogate(item):
+                message = "must be Unicode text (got a lone surrogate)"
+        elif isinstance(item, float) and not math.isfinite(item):
             shown = "NaN" if math.isnan(item) else ("Infinity" if item > 0 else "-Infinity")
             message = f"must be a finite number (got {shown})"
         elif isinstance(item, int) and not isinstance(item, bool) and abs(item) > MAX_NUMBER:
@@ -73,7 +109,28 @@ def value_problems(
                 message = f"nested deeper than {max_depth} levels"
             else:
                 pairs = item.items() if isinstance(item, dict) else enumerate(item)
+                if text and isinstance(item, dict):
+                    problems.extend(_name_problems(parts, item, limit - len(problems)))
                 stack.extend(((*parts, key), child) for key, child in pairs)
         if message is not None:
             problems.append({"path": pointer(parts), "message": message})
     return sorted(problems, key=lambda p: (p["path"], p["message"]))
+
+
+def _name_problems(
+    parts: tuple[Any, ...], names: Iterable[Any], limit: int
+) -> list[dict[str, str]]:
+    """The names of an object at `parts` that JSON text cannot carry, up to `limit`."""
+    found: list[dict[str, str]] = []
+    named = True
+    for name in names:
+        if len(found) >= limit:
+            break
+        if not isinstance(name, str):
+            if named:  # said once per object
+                found.append({"path": pointer(parts), "message": "names must be strings"})
+            named = False
+        elif surrogate(name):
+            message = "must be a Unicode name (got a lone surrogate)"
+            found.append({"path": pointer((*parts, name)), "message": message})
+    return found

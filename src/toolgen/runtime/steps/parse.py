@@ -1,7 +1,9 @@
 """Step 2, parse: the arguments as a dict, from a dict, a mapping, JSON text, or None.
 
 Text that is not JSON, JSON cut short (the model hit its output limit) and JSON that is not an
-object are a `VALIDATION_ERROR`: a partial call never runs.
+object are a `VALIDATION_ERROR`: a partial call never runs. An integer longer than Python reads
+(`sys.get_int_max_str_digits`, 4,300 digits by default) is read as one beyond a double's range,
+which validation names at its field.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ def parse(tool: str, arguments: Any, trace_id: str) -> dict[str, Any] | ToolResu
         if not arguments.strip():  # some models send "" for a call without arguments
             return {}
         try:
-            arguments = json.loads(arguments)
+            arguments = _loads(arguments)
         except json.JSONDecodeError as exc:
             # the text ended inside a value: a string never closed, or nothing where a value,
             # a comma or a bracket had to follow
@@ -42,6 +44,26 @@ def parse(tool: str, arguments: Any, trace_id: str) -> dict[str, Any] | ToolResu
             return _problem(tool, trace_id, "argument names must be strings")
         return dict(arguments)
     return _problem(tool, trace_id, f"arguments must be a JSON object, not {_kind(arguments)}")
+
+
+#: Stands for an integer too long to read: beyond a double's range, as it is.
+_BEYOND = 10**309
+
+
+def _loads(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        raise
+    except ValueError:  # an integer too long to read: read again, keeping its place
+        return json.loads(text, parse_int=_int_or_beyond)
+
+
+def _int_or_beyond(digits: str) -> int:
+    try:
+        return int(digits)
+    except ValueError:
+        return -_BEYOND if digits.startswith("-") else _BEYOND
 
 
 def _problem(tool: str, trace_id: str, message: str) -> ToolResult:

@@ -1,13 +1,13 @@
 """A quick check of the common case of step 3: flat arguments of plain values.
 
 `quick_check(schema)` compiles an object schema into a predicate that answers True only when
-the arguments are provably valid: every value a str, bool, None, finite float or int within a
-double's range (so `value_problems` finds nothing) that meets its property's `type`, string
-`enum`, length and bound keywords, every required property present and no property the schema
-does not name. Anything else - a nested value, a keyword it does not know (`format`,
-`pattern`, `$ref` ...), an enum of other values - answers False, which only means "not
-proven": the full validation (`value_problems` and jsonschema) then decides and words the
-problems. A schema it cannot read at all gets no quick check (None).
+the arguments are provably valid: every value a str (without a lone surrogate), bool, None,
+finite float or int within a double's range (so `value_problems` finds nothing) that meets its
+property's `type`, string `enum`, length and bound keywords, every required property present
+and no property the schema does not name. Anything else - a nested value, a keyword it does
+not know (`format`, `pattern`, `$ref` ...), an enum of other values - answers False, which
+only means "not proven": the full validation (`value_problems` and jsonschema) then decides
+and words the problems. A schema it cannot read at all gets no quick check (None).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from toolgen.runtime.values import MAX_NUMBER
+from toolgen.runtime.values import MAX_NUMBER, surrogate
 
 #: A property's compiled keywords: True when the value is provably valid.
 Check = Callable[[Any], bool]
@@ -53,7 +53,9 @@ _TYPE_NAMES = frozenset(_TYPES) | {"object", "array"}
 def plain(value: Any) -> bool:
     """A value `value_problems` finds nothing in, of an exact JSON scalar type."""
     kind = type(value)
-    if kind is str or kind is bool or value is None:
+    if kind is str:
+        return not surrogate(value)
+    if kind is bool or value is None:
         return True
     if kind is int:
         return bool(abs(value) <= MAX_NUMBER)
@@ -127,7 +129,7 @@ def _number(v: Any) -> bool:
 
 #: A lone `type` keyword's whole check: `plain(v) and _of_type(...)(v)` in one call.
 _ALONE: dict[str, Check] = {
-    "string": lambda v: type(v) is str,
+    "string": lambda v: type(v) is str and not surrogate(v),
     "integer": lambda v: type(v) is int and -MAX_NUMBER <= v <= MAX_NUMBER,
     "number": _number,
     "boolean": lambda v: type(v) is bool,
@@ -208,6 +210,8 @@ def quick_check(schema: Any) -> Callable[[dict[str, Any]], bool] | None:
                 if kinds.get(name) is not kind:
                     return False
                 if kind is int and not -MAX_NUMBER <= value <= MAX_NUMBER:
+                    return False
+                if kind is str and not value.isascii() and surrogate(value):
                     return False
             return True
 

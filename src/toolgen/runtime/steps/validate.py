@@ -1,7 +1,8 @@
 """Step 3, validate: the arguments against the tool's parameters (JSON Schema 2020-12).
 
 Strict-mode nulls for optional parameters are dropped first (`drop_not_given`); then what
-strict JSON cannot carry and nesting deeper than `MAX_ARGUMENT_DEPTH` (`values.value_problems`:
+strict JSON cannot carry (a lone surrogate too, which no UTF-8 text holds: no store, log or
+client could write it) and nesting deeper than `MAX_ARGUMENT_DEPTH` (`values.value_problems`:
 schema validation would accept the one and recurse along the other); then the schema, with a
 validator compiled once per tool (`input_validator`, its patterns matched in linear time by
 `toolgen.schema_patterns`). Problems are a `VALIDATION_ERROR` with `fields: [{path, message}]`;
@@ -136,7 +137,7 @@ def validate(
     if quick is not None and quick(arguments):
         return arguments
     try:
-        problems = value_problems(arguments, MAX_ARGUMENT_DEPTH) or argument_problems(
+        problems = value_problems(arguments, MAX_ARGUMENT_DEPTH, text=True) or argument_problems(
             validator, arguments
         )
     except UncheckablePattern as exc:
