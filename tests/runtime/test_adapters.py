@@ -419,8 +419,9 @@ def test_bound_passes_the_turns_context_to_every_call() -> None:
 
 
 def test_bound_makes_the_contexts_idempotency_key_per_call() -> None:
-    """A turn's (or conversation's) key becomes `key:call_id`; a call without an id keeps it,
-    and a context without a key is passed on as it is."""
+    """A turn's (or conversation's) key becomes `key:call_id`; a call without an id is told
+    by its place in the turn (`key:#0`), and a context without a key is passed on as it
+    is."""
     seen: list[tuple[str, Any]] = []
 
     async def acall(name: str, arguments: Any, *, context: Any = None) -> ResultLike:
@@ -436,7 +437,7 @@ def test_bound_makes_the_contexts_idempotency_key_per_call() -> None:
     seen.clear()
     parts = [genai.Part(function_call=genai.FunctionCall(name="now"))]
     asyncio.run(gemini(parts, bound(acall, keyed), 1))
-    assert seen[0][1].idempotency_key == "turn-7"
+    assert seen[0][1].idempotency_key == "turn-7:#0"
     seen.clear()
     plain = CallContext(principal="u-1")
     asyncio.run(openai_chat(_chat_calls(1), bound(acall, plain), 1))
@@ -467,3 +468,59 @@ def test_distinct_calls_of_a_turn_sharing_a_context_key_each_run_once(
     assert third == [{"status": "ok", "data": 3}]
     again = turn(("c1", '{"line": "a"}'))
     assert again[0]["replayed"] is True and again[0]["data"] == first[0]["data"]
+
+
+def test_calls_of_a_turn_without_ids_each_run_once(
+    make_box: Callable[..., Toolbox], handlers: Any
+) -> None:
+    """Gemini's Developer API may leave out the ids: two writes of one turn shared the
+    context's key, so the second was refused as a reused key (or replayed the first). Each is
+    keyed by its place in the turn; the same turn handled again replays both."""
+    box = make_box()
+    context = CallContext(idempotency_key="conversation-43")
+    parts = [
+        {"function_call": {"name": "append_log", "args": {"line": line}}} for line in ("a", "b")
+    ]
+    first = [p["function_response"]["response"] for p in box.handle_gemini(parts, context=context)]
+    assert [m["status"] for m in first] == ["ok", "ok"], first
+    assert sorted(m["data"] for m in first) == [1, 2]
+    again = [p["function_response"]["response"] for p in box.handle_gemini(parts, context=context)]
+    assert [(m["data"], m.get("replayed")) for m in again] == [(m["data"], True) for m in first]
+    assert handlers.CALLS["append_log"] == 2
+
+
+def test_calls_of_a_turn_that_repeat_an_id_each_run_once(
+    make_box: Callable[..., Toolbox], handlers: Any
+) -> None:
+    """Results are matched to calls by id, so a turn should never repeat one; if it does,
+    its calls are still told apart by their place (`id#n`): neither is refused nor replays
+    the other."""
+    box = make_box()
+    context = CallContext(idempotency_key="conversation-44")
+    items = [
+        {"id": "dup", "type": "function", "function": {"name": "append_log", "arguments": a}}
+        for a in ('{"line": "a"}', '{"line": "b"}')
+    ]
+    out = [json.loads(m["content"]) for m in box.handle_openai_chat(items, context=context)]
+    assert [m["status"] for m in out] == ["ok", "ok"], out
+    assert handlers.CALLS["append_log"] == 2
+
+
+def test_each_call_of_a_turn_has_its_own_trace_id(
+    make_box: Callable[..., Toolbox], events: list[dict[str, Any]]
+) -> None:
+    """A context's trace id links a turn; each call's own is it and the call's id, so that
+    one call's events and log lines are told from another's."""
+    box = make_box()
+    context = CallContext(trace_id="turn-9")
+    content = [
+        {"type": "tool_use", "id": "tu_1", "name": "lookup", "input": {"q": "a"}},
+        {"type": "tool_use", "id": "tu_2", "name": "lookup", "input": {"q": "b"}},
+        {"type": "tool_use", "name": "nope", "input": {}},
+    ]
+    out = box.handle_anthropic(content, context=context)
+    assert json.loads(out[2]["content"])["error"]["trace_id"] == "turn-9:#2"
+    by_trace: dict[str, set[str]] = {}
+    for event in events:
+        by_trace.setdefault(event["trace_id"], set()).add(event["decision"])
+    assert set(by_trace) == {"turn-9:tu_1", "turn-9:tu_2", "turn-9:#2"}

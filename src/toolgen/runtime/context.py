@@ -56,9 +56,11 @@ class CallContext:
     - `step_up(StepUpRequest)`: True once the caller re-authenticated; without it tools with
       `step_up_auth` are refused;
     - `idempotency_key`: one call's key for a declared non-idempotent write that has no
-      `idempotency_key` parameter (the platform adapters make it per call: `key:call_id`);
-      keys are scoped by `principal`;
-    - `trace_id`: the call's trace id (else a new random one per call);
+      `idempotency_key` parameter (the platform adapters make it per call: `key:call_id`,
+      the call's id in its turn, `#n` its place when it has none); keys are scoped by
+      `principal`;
+    - `trace_id`: the call's trace id (else a new random one per call; the platform adapters
+      make it per call too: `trace_id:call_id`);
     - `metadata`: passed through to every audit event of the call.
     """
 

@@ -12,14 +12,17 @@ under their ids:
 - `toolgen.runtime.adapters.mcp`: a `ToolResult` as MCP's `CallToolResult` (needs the MCP SDK;
   `toolgen serve` uses it).
 
-`call` is `Toolbox.acall` bound to the turn's context (`bound`), whose idempotency key becomes
-each call's own. A call that raises costs only its own result: an INTERNAL error envelope, the
-exception logged and never shown to the model.
+`call` is `Toolbox.acall` bound to the turn's context (`bound`), whose idempotency key and
+trace id become each call's own. The id `call` is given is the call's in the turn (`marks`):
+the platform's, or its place for a call without one, so no two calls of a turn share one. A
+call that raises costs only its own result: an INTERNAL error envelope, the exception logged
+and never shown to the model.
 """
 
 from __future__ import annotations
 
 import asyncio
+import collections
 import dataclasses
 import json
 import logging
@@ -44,16 +47,17 @@ class ResultLike(Protocol):
 
 
 #: One call: the tool's name, its arguments as they arrived (JSON text, a dict, or {}), and the
-#: platform's id of the call (None when it has none).
+#: call's id in the turn (`marks`; None only when a caller asks for a call of no turn).
 Call = Callable[[str, Any, str | None], Awaitable[ResultLike]]
 
 
 def bound(acall: Callable[..., Awaitable[ResultLike]], context: Any) -> Call:
     """`call` for an adapter: `acall(name, arguments, context=...)` (the Toolbox's) with the
-    turn's context, made per call: a context's `idempotency_key` keys one call, so each call of
-    the turn gets `f"{key}:{call_id}"`. Distinct calls of a turn (or of a conversation sharing
-    the context) then never collide, and a call sent again under its id is replayed. A call
-    without an id (Gemini's Developer API may omit it) keeps the context's key as it is."""
+    turn's context, made per call (`per_call`): a context's `idempotency_key` keys one call,
+    so each call of the turn gets `f"{key}:{call_id}"`, and its trace id
+    `f"{trace_id}:{call_id}"`. Distinct calls of a turn (or of a conversation sharing the
+    context) then never share a key, and a call sent again under its id (a turn handled again)
+    is replayed."""
 
     async def call(name: str, arguments: Any, call_id: str | None) -> ResultLike:
         return await acall(name, arguments, context=per_call(context, call_id))
@@ -62,13 +66,29 @@ def bound(acall: Callable[..., Awaitable[ResultLike]], context: Any) -> Call:
 
 
 def per_call(context: Any, call_id: str | None) -> Any:
-    """`context` with its idempotency key suffixed by `call_id` (see `bound`)."""
-    key = getattr(context, "idempotency_key", None)
-    if key is None or call_id is None:
+    """`context` with its idempotency key and trace id (those it has) suffixed by `call_id`
+    (see `bound`)."""
+    if call_id is None or not dataclasses.is_dataclass(context) or isinstance(context, type):
         return context
-    if dataclasses.is_dataclass(context) and not isinstance(context, type):
-        return dataclasses.replace(context, idempotency_key=f"{key}:{call_id}")
-    return context
+    changes = {
+        field: f"{given}:{call_id}"
+        for field in ("idempotency_key", "trace_id")
+        if (given := getattr(context, field, None)) is not None
+    }
+    return dataclasses.replace(context, **changes) if changes else context
+
+
+def marks(ids: list[Any]) -> list[str]:
+    """Each call's id in its turn: the platform's id; `#n`, its place in the turn, for a call
+    without one (Gemini's Developer API may leave them out); `id#n` for an id the turn
+    repeats (results are matched by id, so it should not). A turn handled again gets the
+    same marks, so its keyed calls replay."""
+    named = [None if found is None else str(found) for found in ids]
+    repeated = {found for found, n in collections.Counter(named).items() if n > 1}
+    return [
+        f"#{place}" if found is None else (f"{found}#{place}" if found in repeated else found)
+        for place, found in enumerate(named)
+    ]
 
 
 def get(item: Any, *names: str) -> Any:
@@ -139,19 +159,22 @@ async def answer_all(jobs: Iterable[Job], call: Call, limit: int) -> list[dict[s
     if limit < 1:
         raise ValueError(f"limit must be at least 1, not {limit}")
     gate = asyncio.Semaphore(limit)
+    turn = list(jobs)
+    ids = marks([job.call_id for job in turn])
     async with asyncio.TaskGroup() as group:
-        tasks = [group.create_task(_answer(job, call, gate)) for job in jobs]
+        tasks = [
+            group.create_task(_answer(job, i, call, gate)) for job, i in zip(turn, ids, strict=True)
+        ]
     return [task.result() for task in tasks]
 
 
-async def _answer(job: Job, call: Call, gate: asyncio.Semaphore) -> dict[str, Any]:
+async def _answer(job: Job, call_id: str, call: Call, gate: asyncio.Semaphore) -> dict[str, Any]:
     if job.refused is not None:
         return job.answer(job.refused)
     async with gate:
         try:
             # the platform's item is made here too: a result that cannot be written as JSON
             # fails this call alone
-            call_id = None if job.call_id is None else str(job.call_id)
             return job.answer(await call(job.name, job.arguments, call_id))
         except Exception:
             failure = error("INTERNAL", "internal error", 500)
