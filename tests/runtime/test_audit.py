@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
+import math
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -13,7 +15,7 @@ import pytest
 from toolgen.runtime import CallContext, Toolbox
 from toolgen.runtime import audit as audit_module
 from toolgen.runtime import call as call_module
-from toolgen.runtime.audit import JsonLinesSink, arguments_sha256
+from toolgen.runtime.audit import JsonLinesSink, arguments_hmac, arguments_sha256
 
 KEY = "0123456789abcdef"
 TRANSFER = {"amount": 5, "to": "acct", "idempotency_key": KEY}
@@ -38,7 +40,7 @@ def test_an_executed_call(make_box: Callable[..., Toolbox], events: list[dict[st
         "risk": "high",
     }
     assert executed["metadata"] == {"s": 1}
-    assert len(executed["arguments_sha256"]) == 64
+    assert len(executed["arguments_hmac"]) == 64
     assert "arguments" not in executed  # raw arguments only when configured
     assert executed["duration_ms"] >= 0
     assert {e["trace_id"] for e in events} == {result.trace_id}
@@ -111,11 +113,70 @@ def test_the_logger_sinks(
     assert len([r for r in caplog.records if r.name == "my.audit"]) == 2
 
 
-def test_a_failing_sink_does_not_fail_the_call(make_box: Callable[..., Toolbox]) -> None:
-    def broken(event: dict[str, Any]) -> None:
-        raise OSError("disk full")
+def failing_at(*decisions: str) -> Callable[[dict[str, Any]], None]:
+    """A sink that cannot write the events of `decisions` (a full disk, say)."""
 
-    assert make_box(audit=broken).call("lookup", {"q": "x"}).ok
+    def sink(event: dict[str, Any]) -> None:
+        if event["decision"] in decisions:
+            raise OSError("disk full")
+
+    return sink
+
+
+def test_a_call_whose_proposal_cannot_be_written_does_not_run(
+    make_box: Callable[..., Toolbox], handlers: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The audit fails closed: a call the sink cannot record is not run unaudited. It
+    answers UNAVAILABLE (retryable: the sink may write again later) before the handler, and
+    the event it could not write is logged at ERROR, whole."""
+    box = make_box(audit=failing_at("proposed"))
+    with caplog.at_level(logging.ERROR, logger="toolgen.runtime"):
+        answers = [
+            box.call("lookup", {"q": "x"}),
+            asyncio.run(box.acall("lookup", '{"q": "y"}')),
+            box.call("nope", {}),
+        ]
+    for result in answers:
+        assert result.error is not None and result.error["code"] == "UNAVAILABLE"
+        assert result.error["retryable"] is True and "did not run" in result.error["message"]
+        assert result.trace_id in caplog.text
+    assert handlers.CALLS["lookup"] == 0
+    logged = [r for r in caplog.records if r.levelno == logging.ERROR]
+    assert len(logged) == 3
+    assert all('"decision": "proposed"' in r.getMessage() for r in logged)
+
+
+def test_a_call_whose_confirmation_cannot_be_written_does_not_run(
+    make_box: Callable[..., Toolbox], handlers: Any
+) -> None:
+    box = make_box(audit=failing_at("confirmed"))
+    context = CallContext(scopes=PAY, confirm=lambda r: True)
+    result = box.call("transfer", TRANSFER, context=context)
+    assert result.error is not None and result.error["code"] == "UNAVAILABLE"
+    assert handlers.CALLS["transfer"] == 0
+
+
+def test_an_event_after_the_handler_ran_is_logged_when_it_cannot_be_written(
+    make_box: Callable[..., Toolbox], handlers: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The call has happened: its answer says so, and the event the sink could not write is
+    logged at ERROR, whole (never silently lost)."""
+    box = make_box(audit=failing_at("executed", "failed"))
+    with caplog.at_level(logging.ERROR, logger="toolgen.runtime"):
+        ran = box.call("lookup", {"q": "x"})
+        failed = box.call("boom", {"reason": "x"})
+    assert ran.ok and ran.data == {"q": "x", "limit": 3}
+    assert handlers.CALLS["lookup"] == 1
+    assert failed.error is not None and failed.error["code"] == "INTERNAL"
+    unwritten = [
+        json.loads(r.getMessage().split(": ", 1)[1])
+        for r in caplog.records
+        if "could not write" in r.getMessage()
+    ]
+    assert [(e["decision"], e["trace_id"]) for e in unwritten] == [
+        ("executed", ran.trace_id),
+        ("failed", failed.trace_id),
+    ]
 
 
 def test_the_arguments_are_hashed_once_per_call(
@@ -125,25 +186,26 @@ def test_the_arguments_are_hashed_once_per_call(
 ) -> None:
     hashed: list[Any] = []
 
-    def counting(arguments: Any) -> str:
+    def counting(arguments: Any, secret: bytes) -> str:
         hashed.append(arguments)
-        return arguments_sha256(arguments)
+        return arguments_hmac(arguments, secret)
 
-    monkeypatch.setattr(call_module, "arguments_sha256", counting)
+    monkeypatch.setattr(call_module, "arguments_hmac", counting)
     box = make_box()
+
+    def keyed(arguments: Any) -> str:
+        return arguments_hmac(arguments, box.audit_secret)
+
     box.call("lookup", {"q": "x", "limit": 2})
     assert len(hashed) == 1
-    assert [e["arguments_sha256"] for e in events] == [arguments_sha256({"q": "x", "limit": 2})] * 2
+    assert [e["arguments_hmac"] for e in events] == [keyed({"q": "x", "limit": 2})] * 2
     # text, or a strict-mode null dropped: what is executed is not what was proposed, and
     # each event hashes its own
     for proposed, executed in (('{"q": "x"}', {"q": "x"}), ({"q": "x", "limit": None}, {"q": "x"})):
         events.clear()
         hashed.clear()
         box.call("lookup", proposed)
-        assert [e["arguments_sha256"] for e in events] == [
-            arguments_sha256(proposed),
-            arguments_sha256(executed),
-        ]
+        assert [e["arguments_hmac"] for e in events] == [keyed(proposed), keyed(executed)]
         assert len(hashed) == 2
 
 
@@ -202,7 +264,7 @@ def test_a_withheld_reason_names_the_failing_fields() -> None:
         "principal": None,
         "audit_event": None,
         "risk": None,
-        "arguments_sha256": None,
+        "arguments_hmac": None,
         "error_code": "VALIDATION_ERROR",
         "reason": f"invalid arguments: /limit: {SECRET!r} is not of type 'integer'",
     }
@@ -213,3 +275,135 @@ def test_a_withheld_reason_names_the_failing_fields() -> None:
     assert kept["reason"] == common["reason"]
     other = audit_module.event("failed", **{**common, "error_code": "INTERNAL"})
     assert other["reason"] == common["reason"]  # only a VALIDATION_ERROR quotes values
+
+
+class Odd:
+    def __repr__(self) -> str:
+        return "Odd()"
+
+
+#: Calls whose events hold what no UTF-8 writer, or no JSON writer, takes as it is.
+HOSTILE: list[tuple[Any, Any, CallContext]] = [
+    ("\ud800", {}, CallContext()),
+    ("lookup", {"q": "\ud800"}, CallContext()),
+    ("lookup", {"q": "x", "\udfff": 1}, CallContext()),
+    ("lookup", {"q": "x", "limit": 10**5000}, CallContext()),
+    ("lookup", {"q": "x", "limit": math.nan}, CallContext()),
+    ("lookup", {"q": Odd()}, CallContext()),
+    ("lookup", {"q": {(1, 2): "tuple key", 3: "int key"}}, CallContext()),
+    ("lookup", {"q": "x"}, CallContext(principal="p\ud800")),
+    ("lookup", {"q": "x"}, CallContext(metadata={"m": "\ud800", "n": math.inf, "o": Odd()})),
+    ("lookup", {"q": "x"}, CallContext(trace_id="t\ud800")),
+]
+
+
+@pytest.mark.parametrize("audit_arguments", [False, True])
+def test_every_event_is_written_whatever_the_call_carries(
+    make_box: Callable[..., Toolbox], tmp_path: Path, audit_arguments: bool
+) -> None:
+    """Lone surrogates, integers too long to print, NaN, objects, names that are no strings:
+    each event is escaped into strict JSON that a UTF-8 file takes, so none is lost (they
+    were: the sink raised, the call went on, the event was gone)."""
+    path = tmp_path / "audit.jsonl"
+    box = make_box(audit=str(path), audit_arguments=audit_arguments)
+    for name, arguments, context in HOSTILE:
+        box.call(name, arguments, context=context)
+
+    def strict(token: str) -> Any:
+        raise AssertionError(f"{token} is no JSON")
+
+    lines = path.read_text(encoding="utf-8").splitlines()
+    events = [json.loads(line, parse_constant=strict) for line in lines]
+    assert len(events) == 2 * len(HOSTILE)
+    assert [e["decision"] for e in events[:2]] == ["proposed", "denied"]
+    assert events[0]["tool"] == "\\ud800"
+    assert events[14]["principal"] == "p\\ud800"
+    assert events[16]["metadata"] == {"m": "\\ud800", "n": "Infinity", "o": "Odd()"}
+    if audit_arguments:
+        assert events[2]["arguments"] == {"q": "\\ud800"}
+        assert events[6]["arguments"]["limit"].startswith("<integer of ")
+
+
+def test_tool_and_argument_names_are_cut_in_events(
+    make_box: Callable[..., Toolbox], events: list[dict[str, Any]]
+) -> None:
+    """A model may propose any name, of any length: an event names it cut, as a message
+    quotes a value (the arguments' values are kept whole when configured)."""
+    long = "n" * 100_000
+    box = make_box(audit_arguments=True)
+    box.call(long, {})
+    box.call("lookup", {"q": "v" * 1000, long: 1, long + "x": 2})
+    assert len(events[0]["tool"]) < 300 and events[0]["tool"].startswith("nnn")
+    names = list(events[2]["arguments"])
+    assert len(names) == 3 and all(len(n) < 300 for n in names)
+    assert events[2]["arguments"]["q"] == "v" * 1000
+
+
+SECRET_A = "a-per-deployment-secret-of-32-by"
+SECRET_B = "another-deployment-secret-32-byt"
+
+
+def fingerprints(box: Toolbox, events: list[dict[str, Any]], arguments: Any) -> str:
+    events.clear()
+    box.call("lookup", arguments)
+    [found] = {e["arguments_hmac"] for e in events}
+    return str(found)
+
+
+def test_the_arguments_fingerprint_is_keyed_by_the_deployments_secret(
+    make_box: Callable[..., Toolbox],
+    events: list[dict[str, Any]],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """HMAC-SHA256 of the canonical JSON with the secret: the same in every process given the
+    same secret (argument or `TOOLGEN_AUDIT_SECRET`), another under another secret, and never
+    the plain sha256 the log's reader could compute."""
+    arguments = {"q": "x", "limit": 2}
+    given = fingerprints(make_box(audit_secret=SECRET_A), events, arguments)
+    assert len(given) == 64 and given != arguments_sha256(arguments)
+    assert fingerprints(make_box(audit_secret=SECRET_A.encode()), events, arguments) == given
+    assert fingerprints(make_box(audit_secret=SECRET_B), events, arguments) != given
+    monkeypatch.setenv("TOOLGEN_AUDIT_SECRET", SECRET_A)
+    assert fingerprints(make_box(), events, arguments) == given
+    monkeypatch.delenv("TOOLGEN_AUDIT_SECRET")
+    unset = fingerprints(make_box(), events, arguments)  # a random secret of this process
+    assert unset not in (given, arguments_sha256(arguments))
+    assert fingerprints(make_box(), events, arguments) == unset
+
+
+def test_a_pin_is_not_recovered_from_the_log_by_enumeration(
+    make_box: Callable[..., Toolbox], events: list[dict[str, Any]]
+) -> None:
+    """Ten thousand PINs hashed as the event hashed them: none matches without the secret."""
+    logged = fingerprints(make_box(), events, {"q": "4821"})
+    guesses = {arguments_sha256({"q": f"{pin:04d}"}) for pin in range(10_000)}
+    guesses |= {arguments_sha256(json.dumps({"q": f"{pin:04d}"})) for pin in range(10_000)}
+    assert logged not in guesses
+
+
+@pytest.mark.parametrize("secret", ["", "short", b"fifteen bytes!!"])
+def test_a_secret_too_short_to_key_anything_is_refused(
+    make_box: Callable[..., Toolbox], monkeypatch: pytest.MonkeyPatch, secret: str | bytes
+) -> None:
+    with pytest.raises(ValueError, match="at least 16 bytes"):
+        make_box(audit_secret=secret)
+    if isinstance(secret, str):
+        monkeypatch.setenv("TOOLGEN_AUDIT_SECRET", secret)
+        with pytest.raises(ValueError, match="TOOLGEN_AUDIT_SECRET"):
+            make_box()
+
+
+def test_the_idempotency_fingerprint_does_not_follow_the_audit_secret(
+    make_box: Callable[..., Toolbox], handlers: Any, tmp_path: Path
+) -> None:
+    """A key kept by one process replays in the next, whatever audit secret each has (a new
+    random one per process when none is given): the store's fingerprint is a plain sha256 of
+    its own, stable across restarts and secret rotations."""
+    store = f"sqlite:///{tmp_path / 'keys.db'}"
+    yes = CallContext(scopes=PAY, confirm=lambda r: True)
+    first = make_box(store=store, audit_secret=SECRET_A).call("transfer", TRANSFER, context=yes)
+    assert first.ok and handlers.CALLS["transfer"] == 1
+    for secret in (SECRET_B, None):
+        again = make_box(store=store, audit_secret=secret).call("transfer", TRANSFER, context=yes)
+        assert again.replayed and again.data == first.data
+    assert handlers.CALLS["transfer"] == 1

@@ -1,24 +1,44 @@
 """Audit events: one per decision of a call (proposed, denied, confirmed, refused, executed,
 failed, replayed), each with the tool's `audit_event` name, the principal, the arguments'
-sha256 (raw arguments only when configured: they may hold personal data), the outcome and the
-trace id. Nor does the `reason` quote them unless configured: a `VALIDATION_ERROR`'s message
+fingerprint (raw arguments only when configured: they may hold personal data), the outcome and
+the trace id. Nor does the `reason` quote them unless configured: a `VALIDATION_ERROR`'s message
 quotes the failing values, so without the arguments its reason names the failing fields only.
+
+The fingerprint, `arguments_hmac`, is HMAC-SHA256 of the arguments' canonical JSON keyed by the
+deployment's secret (`secret_for`: given, or `TOOLGEN_AUDIT_SECRET`, else a random one of this
+process): a plain hash of a PIN or a short code is undone by hashing every candidate, a keyed
+one only by whoever holds the key. The idempotency store keeps a plain sha256 of its own
+(`arguments_sha256`), which must match across restarts whatever the secret.
+
+Every event is strict JSON that any UTF-8 writer takes (`writable`): a lone surrogate written
+as its escape, what JSON cannot carry (NaN, an integer too long to print, an object) as text,
+the tool's name and the arguments' names cut as a message quotes a value. A sink that still
+fails (a full disk) is the caller's to handle: `write` says so.
 
 Sinks (`sink_for`): a JSON-lines file (each event appended and flushed under a lock, so a
 crash loses nothing already written), a `logging.Logger` (INFO, the event as JSON), or any
-callable taking the event dict. The default is the logger `toolgen.audit`.
+callable taking the event dict, called on the deciding thread (an async one is refused: its
+events would never be awaited). The default is the logger `toolgen.audit`.
 """
 
 from __future__ import annotations
 
 import datetime
 import hashlib
+import hmac
+import inspect
 import json
 import logging
+import math
+import os
+import secrets
 import threading
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
+
+from toolgen.quoting import cut
+from toolgen.runtime.values import MAX_ARGUMENT_DEPTH, escaped, quote
 
 #: The decisions an event records.
 DECISIONS = ("proposed", "denied", "confirmed", "refused", "executed", "failed", "replayed")
@@ -26,8 +46,8 @@ DECISIONS = ("proposed", "denied", "confirmed", "refused", "executed", "failed",
 #: The error code whose message quotes the arguments' values (the failing ones).
 QUOTES_VALUES = "VALIDATION_ERROR"
 
-#: Where events go: a callable taking each event.
-Sink = Callable[[dict[str, Any]], None]
+#: Where events go: a callable taking each event (what it returns is not used; see `write`).
+Sink = Callable[[dict[str, Any]], object]
 
 
 class JsonLinesSink:
@@ -58,17 +78,129 @@ class LoggerSink:
         self.logger.info("%s", json.dumps(event, ensure_ascii=False, default=str))
 
 
-def arguments_sha256(arguments: Any) -> str:
-    """sha256 of the arguments as proposed: their canonical JSON (sorted keys, no spaces), or
-    the text itself. The idempotency fingerprint is this of the arguments without the key."""
-    if isinstance(arguments, str):
-        text = arguments
+#: Where a deployment's audit secret may come from, and the fewest bytes it may have.
+SECRET_VARIABLE = "TOOLGEN_AUDIT_SECRET"
+MIN_SECRET = 16
+
+#: The secret of a process given none: random, so that no reader of the log can key the
+#: fingerprints; forked workers inherit it (their fingerprints match), a restart draws anew.
+_PROCESS_SECRET = secrets.token_bytes(32)
+
+
+def secret_for(given: str | bytes | None) -> bytes:
+    """The key of the fingerprints: `given`, else `TOOLGEN_AUDIT_SECRET`, else this process's
+    random one. ValueError for one shorter than `MIN_SECRET` bytes (enumerable too)."""
+    where = "audit_secret"
+    if given is None:
+        found = os.environ.get(SECRET_VARIABLE)
+        if found is None:
+            return _PROCESS_SECRET
+        where, key = SECRET_VARIABLE, os.fsencode(found)  # the variable's own bytes
     else:
-        try:
-            text = json.dumps(arguments, sort_keys=True, separators=(",", ":"), default=repr)
-        except (TypeError, ValueError, RecursionError):  # nested too deep to write out
-            text = f"<unwritable {type(arguments).__name__}>"
+        key = given.encode("utf-8", "surrogatepass") if isinstance(given, str) else bytes(given)
+    if len(key) < MIN_SECRET:
+        raise ValueError(
+            f"{where} must be at least {MIN_SECRET} bytes, not {len(key)}: a short secret is "
+            "found by trying them all"
+        )
+    return key
+
+
+def _canonical(arguments: Any) -> str | None:
+    """The arguments as proposed: their canonical JSON (sorted keys, no spaces), or the text
+    itself; None for what JSON cannot write out (too deep, an integer too long, odd names)."""
+    if isinstance(arguments, str):
+        return arguments
+    try:
+        return json.dumps(arguments, sort_keys=True, separators=(",", ":"), default=repr)
+    except (TypeError, ValueError, RecursionError):
+        return None
+
+
+def arguments_sha256(arguments: Any) -> str:
+    """Plain sha256 of the canonical JSON: the idempotency store's fingerprint (of the
+    arguments without the key). Unkeyed and unchanged, so that a key kept before a restart,
+    an upgrade or a new audit secret still matches."""
+    text = _canonical(arguments)
+    if text is None:
+        text = f"<unwritable {type(arguments).__name__}>"
     return hashlib.sha256(text.encode("utf-8", "replace")).hexdigest()
+
+
+def arguments_hmac(arguments: Any, secret: bytes) -> str:
+    """The events' fingerprint: HMAC-SHA256 of the canonical JSON keyed by `secret`; what
+    JSON cannot write out as it is is hashed as an event writes it (`writable`)."""
+    text = _canonical(arguments)
+    if text is None:
+        text = json.dumps(writable(arguments), sort_keys=True, separators=(",", ":"))
+    return hmac.digest(secret, text.encode("utf-8", "surrogatepass"), "sha256").hex()
+
+
+def writable(value: Any, depth: int = 0) -> Any:
+    """`value` as strict JSON that UTF-8 can write: a lone surrogate as its escape, NaN and
+    ±Infinity as those words, an integer too long to print as a note of its size, any other
+    object as its `str`, names cut (`name`), nesting past `MAX_ARGUMENT_DEPTH` as a note."""
+    if isinstance(value, str):
+        return escaped(str(value))
+    if value is None or isinstance(value, bool):
+        return value
+    if isinstance(value, int):  # an IntEnum too, as json writes it
+        return int(value) if value.bit_length() < _BITS else _long(int(value))
+    if isinstance(value, float):
+        if math.isfinite(value):
+            return float(value)
+        return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
+    if depth >= MAX_ARGUMENT_DEPTH and isinstance(value, Mapping | list | tuple | set | frozenset):
+        return f"<nested deeper than {MAX_ARGUMENT_DEPTH} levels>"
+    if isinstance(value, Mapping):
+        written: dict[str, Any] = {}
+        for key, item in value.items():
+            shown = name(key)
+            while shown in written:  # two names cut alike, or 3 and "3": both kept
+                shown += "'"
+            written[shown] = writable(item, depth + 1)
+        return written
+    if isinstance(value, list | tuple | set | frozenset):
+        return [writable(item, depth + 1) for item in value]
+    try:
+        return escaped(str(value))  # what the sinks wrote of an object before
+    except Exception:  # a str() that fails
+        return f"<{type(value).__name__}>"
+
+
+#: Integers shorter than this many bits are printed whole (well within the 4,300 digits
+#: Python prints); a longer one is checked first.
+_BITS = 4096
+
+
+def _long(value: int) -> int | str:
+    try:
+        str(value)
+    except ValueError:
+        digits = int(value.bit_length() * math.log10(2)) + 1
+        return f"<integer of about {digits:,} digits>"
+    return value
+
+
+def name(value: Any) -> str:
+    """A name (a tool's, an argument's) as an event shows it: text, cut, escaped."""
+    text = value if isinstance(value, str) else quote(value)
+    return escaped(cut(text))
+
+
+def write(sink: Sink, event: dict[str, Any]) -> Exception | None:
+    """Give `event` to `sink`: None once it took it, else what went wrong (what it raised;
+    an awaitable it returned, which nothing here awaits, is closed and counted so)."""
+    try:
+        answer = sink(event)
+    except Exception as exc:
+        return exc
+    if inspect.isawaitable(answer):
+        close = getattr(answer, "close", None)
+        if close is not None:
+            close()
+        return TypeError("the audit sink returned an awaitable; sinks are called, not awaited")
+    return None
 
 
 def wanted(sink: Sink) -> bool:
@@ -87,6 +219,10 @@ def sink_for(audit: str | Path | logging.Logger | Sink | None) -> Sink:
     if isinstance(audit, logging.Logger):
         return LoggerSink(audit)
     if callable(audit):
+        if inspect.iscoroutinefunction(audit) or inspect.iscoroutinefunction(
+            getattr(audit, "__call__", None)  # noqa: B004 (an object's async __call__)
+        ):
+            raise TypeError(f"audit must be a synchronous callable, not {audit!r}")
         return audit
     raise TypeError(f"audit must be None, a path, a logging.Logger or a callable, not {audit!r}")
 
@@ -99,7 +235,7 @@ def event(
     principal: str | None,
     audit_event: str | None,
     risk: str | None,
-    arguments_sha256: str | None,
+    arguments_hmac: str | None,
     arguments: Mapping[str, Any] | None = None,
     outcome: str | None = None,
     error_code: str | None = None,
@@ -109,7 +245,7 @@ def event(
     fields: Iterable[Mapping[str, Any]] | None = None,
     audit_arguments: bool | None = None,
 ) -> dict[str, Any]:
-    """One audit event (fields that do not apply are left out).
+    """One audit event (fields that do not apply are left out), `writable` throughout.
 
     `audit_arguments` says whether raw values may appear (None: only when the event carries
     the `arguments`). Where they may not, the `reason` of a `VALIDATION_ERROR` (its message
@@ -119,21 +255,21 @@ def event(
         reason = withheld_reason(fields)
     found: dict[str, Any] = {
         "time": datetime.datetime.now(datetime.UTC).isoformat(timespec="milliseconds"),
-        "trace_id": trace_id,
+        "trace_id": _text(trace_id),
         "decision": decision,
-        "tool": tool,
-        "principal": principal,
+        "tool": name(tool),
+        "principal": _text(principal),
         "audit_event": audit_event,
         "risk": risk,
-        "arguments_sha256": arguments_sha256,
+        "arguments_hmac": arguments_hmac,
     }
     optional = {
-        "arguments": dict(arguments) if arguments is not None else None,
+        "arguments": writable(arguments) if arguments is not None else None,
         "outcome": outcome,
-        "error_code": error_code,
-        "reason": reason,
+        "error_code": _text(error_code),
+        "reason": _text(reason),
         "duration_ms": round(duration_ms, 3) if duration_ms is not None else None,
-        "metadata": dict(metadata) if metadata else None,
+        "metadata": writable(metadata) if metadata else None,
     }
     found.update((k, v) for k, v in optional.items() if v is not None)
     return found
@@ -145,3 +281,10 @@ def withheld_reason(fields: Iterable[Mapping[str, Any]] | None) -> str:
     paths = [str(f.get("path") or "/") for f in fields or () if isinstance(f, Mapping)]
     where = f" at {', '.join(paths)}" if paths else ""
     return f"invalid arguments{where} (values withheld)"
+
+
+def _text(value: Any) -> Any:
+    """A field that is text, or should be (a caller's principal or trace id may be anything)."""
+    if type(value) is str:
+        return value if value.isascii() else escaped(value)
+    return writable(value)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import inspect
+import json
 import logging
 import threading
 import time
@@ -24,10 +25,10 @@ from typing import TYPE_CHECKING, Any
 
 from toolgen.descriptor import ToolDescriptor
 from toolgen.runtime import audit as audit_events
-from toolgen.runtime.audit import arguments_sha256
+from toolgen.runtime.audit import arguments_hmac
 from toolgen.runtime.context import CallContext
 from toolgen.runtime.handlers import NotCallable
-from toolgen.runtime.result import ToolResult, internal_error, new_trace_id
+from toolgen.runtime.result import ToolResult, failure, internal_error, new_trace_id
 from toolgen.runtime.steps.authorize import permitted, stepped_up
 from toolgen.runtime.steps.execute import (
     Here,
@@ -145,7 +146,7 @@ class Call:
     """One call's way through the steps, and its audit events."""
 
     __slots__ = (
-        "_hashed",
+        "_fingerprint",
         "arguments",
         "box",
         "context",
@@ -174,17 +175,20 @@ class Call:
         self.descriptor: ToolDescriptor | None = None
         self.arguments: dict[str, Any] | None = None
         self.started = time.perf_counter()
-        self._hashed: tuple[Any, str] | None = None  # (what was hashed, its sha256)
+        self._fingerprint: tuple[Any, str] | None = None  # (what was hashed, its hmac)
         # the end of a timed-out sync handler's thread that still runs
         self.stuck: concurrent.futures.Future[None] | None = None
         self.pool: concurrent.futures.Executor | None = None  # the threads of sync handlers
 
     def record(
         self, decision: str, result: ToolResult | None = None, reason: str | None = None
-    ) -> None:
-        """Write one audit event; a sink that fails is logged, and the call goes on."""
+    ) -> bool:
+        """Write one audit event: True once the sink took it (or none is wanted). An event
+        the sink cannot take is logged at ERROR, whole, so it is not lost; whether the call
+        may go on unrecorded is the caller's to decide: before the handler it may not
+        (`unrecorded`), after it the call has happened and its answer says so."""
         if not audit_events.wanted(self.box.audit):
-            return
+            return True
         descriptor = self.descriptor
         error = result.error if result is not None else None
         outcome = None
@@ -194,11 +198,11 @@ class Call:
         found = audit_events.event(
             decision,
             trace_id=self.trace_id,
-            tool=str(self.name),
+            tool=self.name,
             principal=self.context.principal,
             audit_event=descriptor.audit_event if descriptor else None,
             risk=descriptor.risk if descriptor else None,
-            arguments_sha256=self._sha256(shown),
+            arguments_hmac=self._hmac(shown),
             arguments=shown if self.box.audit_arguments and isinstance(shown, dict) else None,
             outcome=outcome,
             error_code=error.get("code") if error else None,
@@ -208,15 +212,38 @@ class Call:
             fields=error.get("fields") if error else None,
             audit_arguments=self.box.audit_arguments,
         )
+        failed = audit_events.write(self.box.audit, found)
+        if failed is None:
+            return True
         try:
-            self.box.audit(found)
-        except Exception as exc:
-            log_failure(self.trace_id, "the audit sink failed", exc)
+            kept = json.dumps(found, ensure_ascii=False, default=str)
+        except Exception:  # a sink that made the event into something else
+            kept = repr(found)
+        log.error(
+            "[trace %s] the audit sink could not write this event: %s",
+            self.trace_id,
+            kept,
+            exc_info=failed,
+        )
+        return False
 
-    def _sha256(self, shown: Any) -> str:
-        """The arguments' hash, computed once per call: the validated arguments of a raw dict
-        that validation dropped nothing from are its very items, so they hash the same."""
-        hashed, checked = self._hashed, self.arguments
+    def unrecorded(self) -> ToolResult:
+        """The answer of a call whose decision to run could not be recorded: it does not run
+        unaudited. `UNAVAILABLE`, retryable (the sink may take events again soon)."""
+        result = failure(
+            audit_events.name(self.name),
+            self.trace_id,
+            "UNAVAILABLE",
+            "the audit log is unavailable; the call did not run",
+            retry_after_ms=1000,
+        )
+        return self.denied(result)
+
+    def _hmac(self, shown: Any) -> str:
+        """The arguments' fingerprint, computed once per call: the validated arguments of a
+        raw dict that validation dropped nothing from are its very items, so they hash the
+        same."""
+        hashed, checked = self._fingerprint, self.arguments
         if hashed is not None:
             of, digest = hashed
             if of is shown or (
@@ -227,8 +254,8 @@ class Call:
                 and len(checked) == len(of)
             ):
                 return digest
-        digest = arguments_sha256(shown)
-        self._hashed = (shown, digest)
+        digest = arguments_hmac(shown, self.box.audit_secret)
+        self._fingerprint = (shown, digest)
         return digest
 
     def denied(self, result: ToolResult) -> ToolResult:
@@ -250,7 +277,8 @@ class Call:
         found = find(box.catalog.descriptors, self.name, trace_id)
         if not isinstance(found, ToolResult):
             self.descriptor = found  # the proposed event names its risk and audit event
-        self.record("proposed")
+        if not self.record("proposed"):
+            return self.unrecorded()
         if isinstance(found, ToolResult):
             return self.denied(found)
         descriptor = found
@@ -380,7 +408,8 @@ class Call:
             if stopped is not None:
                 self.record("refused", stopped)
                 return stopped
-            self.record("confirmed")
+            if not self.record("confirmed"):
+                return self.unrecorded()
         key = key_for(descriptor, arguments, context)
         token: str | None = None
         if key is not None:

@@ -89,6 +89,7 @@ class Toolbox:
         audit_arguments: bool = False,
         idempotency_ttl: float = 86400.0,
         in_flight_ttl: float = 300.0,
+        audit_secret: str | bytes | None = None,
     ) -> None:
         # the URL is read now (a bad one fails the load, not every keyed call after it);
         # `open_store` opens nothing, and the store is taken into use at the first keyed call
@@ -101,6 +102,7 @@ class Toolbox:
         _check_lease(timeout, in_flight_ttl, catalog)
         self.catalog = catalog
         self.audit = audit_events.sink_for(audit)
+        self.audit_secret = audit_events.secret_for(audit_secret)
         # a copy: a mapping the caller changes later would escape the checks above
         self._timeout = MappingProxyType(dict(timeout)) if isinstance(timeout, Mapping) else timeout
         self.max_retries = max_retries
@@ -148,6 +150,7 @@ class Toolbox:
         audit_arguments: bool = False,
         idempotency_ttl: float = 86400.0,
         in_flight_ttl: float = 300.0,
+        audit_secret: str | bytes | None = None,
     ) -> Toolbox:
         """The tools `toolgen build` wrote into `folder` (`folder/<catalog>/` in a project of
         several servers).
@@ -156,7 +159,9 @@ class Toolbox:
           `redis://host:port/db`, `rediss://...`) or an `IdempotencyStore`; the URL is checked
           here, the store opened at the first keyed call;
         - `audit`: None (logger `toolgen.audit`), a JSON-lines file path, a logger or a
-          callable; `audit_arguments`: put raw arguments in events (else their sha256 only);
+          (synchronous) callable; `audit_arguments`: put raw arguments in events (else only
+          their fingerprint, keyed by `audit_secret`: at least 16 bytes, else the environment's
+          `TOOLGEN_AUDIT_SECRET`, else a random secret of this process);
         - `handlers`: {"tool": callable} used instead of importing the descriptor's source;
           `factory(cls)`: the instance for methods of classes that need constructor arguments;
           `paths`: folders put at the front of `sys.path` to import handlers from;
@@ -172,8 +177,9 @@ class Toolbox:
         - `idempotency_ttl`: how long a finished key replays; `in_flight_ttl`: the lease of a
           running call (a process killed mid-call frees its key after it).
 
-        Raises `GeneratedFilesError` when the folder cannot be read, ValueError for a store
-        URL that is not one of those, or for a timeout not below `in_flight_ttl`, or none for
+        Raises `GeneratedFilesError` when the folder cannot be read, TypeError for an async
+        audit callable, ValueError for a store URL that is not one of those, an audit secret
+        shorter than 16 bytes, or for a timeout not below `in_flight_ttl`, or none for
         a tool that can be given a key (a call still running when its lease ends would let
         another call with its key run too).
         """
@@ -194,6 +200,7 @@ class Toolbox:
             audit_arguments=audit_arguments,
             idempotency_ttl=idempotency_ttl,
             in_flight_ttl=in_flight_ttl,
+            audit_secret=audit_secret,
         )
 
     # -- what the tools are -----------------------------------------------------------------

@@ -78,9 +78,10 @@ def store_key(key: str, principal: str | None) -> str:
 
 
 def fingerprint(arguments: dict[str, Any]) -> str:
-    """sha256 of the arguments' canonical JSON (sorted keys, no spaces), the key left out: the
-    audit's hash, of arguments that passed validation (JSON values nested no deeper than
-    `MAX_ARGUMENT_DEPTH`, so they always write out)."""
+    """sha256 of the arguments' canonical JSON (sorted keys, no spaces), the key left out:
+    `audit.arguments_sha256`, plain (not the events' keyed fingerprint, so that a kept key
+    matches after a restart whatever the audit secret), of arguments that passed validation
+    (JSON values nested no deeper than `MAX_ARGUMENT_DEPTH`, so they always write out)."""
     return arguments_sha256({k: v for k, v in arguments.items() if k != KEY})
 
 
