@@ -186,15 +186,15 @@ def test_the_arguments_are_hashed_once_per_call(
 ) -> None:
     hashed: list[Any] = []
 
-    def counting(arguments: Any, secret: bytes) -> str:
+    def counting(arguments: Any, key: Any) -> str:
         hashed.append(arguments)
-        return arguments_hmac(arguments, secret)
+        return arguments_hmac(arguments, key)
 
     monkeypatch.setattr(call_module, "arguments_hmac", counting)
     box = make_box()
 
     def keyed(arguments: Any) -> str:
-        return arguments_hmac(arguments, box.audit_secret)
+        return arguments_hmac(arguments, box.audit_key)
 
     box.call("lookup", {"q": "x", "limit": 2})
     assert len(hashed) == 1

@@ -37,7 +37,7 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from toolgen.quoting import cut
+from toolgen.quoting import QUOTE_LIMIT, cut
 from toolgen.runtime.values import MAX_ARGUMENT_DEPTH, escaped, quote
 
 #: The decisions an event records.
@@ -127,13 +127,21 @@ def arguments_sha256(arguments: Any) -> str:
     return hashlib.sha256(text.encode("utf-8", "replace")).hexdigest()
 
 
-def arguments_hmac(arguments: Any, secret: bytes) -> str:
-    """The events' fingerprint: HMAC-SHA256 of the canonical JSON keyed by `secret`; what
+def keyed(secret: bytes) -> hmac.HMAC:
+    """HMAC-SHA256 keyed by `secret`, for `arguments_hmac` (a copy of a keyed one per call
+    costs less than keying again)."""
+    return hmac.new(secret, digestmod="sha256")
+
+
+def arguments_hmac(arguments: Any, key: hmac.HMAC) -> str:
+    """The events' fingerprint: HMAC-SHA256 of the canonical JSON with `key` (`keyed`); what
     JSON cannot write out as it is is hashed as an event writes it (`writable`)."""
     text = _canonical(arguments)
     if text is None:
         text = json.dumps(writable(arguments), sort_keys=True, separators=(",", ":"))
-    return hmac.digest(secret, text.encode("utf-8", "surrogatepass"), "sha256").hex()
+    mac = key.copy()
+    mac.update(text.encode("utf-8", "surrogatepass"))
+    return mac.hexdigest()
 
 
 def writable(value: Any, depth: int = 0) -> Any:
@@ -184,6 +192,8 @@ def _long(value: int) -> int | str:
 
 def name(value: Any) -> str:
     """A name (a tool's, an argument's) as an event shows it: text, cut, escaped."""
+    if type(value) is str and value.isascii() and len(value) <= QUOTE_LIMIT:
+        return value  # the usual name, as it is
     text = value if isinstance(value, str) else quote(value)
     return escaped(cut(text))
 
@@ -195,7 +205,7 @@ def write(sink: Sink, event: dict[str, Any]) -> Exception | None:
         answer = sink(event)
     except Exception as exc:
         return exc
-    if inspect.isawaitable(answer):
+    if answer is not None and inspect.isawaitable(answer):
         close = getattr(answer, "close", None)
         if close is not None:
             close()
@@ -263,15 +273,19 @@ def event(
         "risk": risk,
         "arguments_hmac": arguments_hmac,
     }
-    optional = {
-        "arguments": writable(arguments) if arguments is not None else None,
-        "outcome": outcome,
-        "error_code": _text(error_code),
-        "reason": _text(reason),
-        "duration_ms": round(duration_ms, 3) if duration_ms is not None else None,
-        "metadata": writable(metadata) if metadata else None,
-    }
-    found.update((k, v) for k, v in optional.items() if v is not None)
+    # the fields that apply, one test each (this is built twice or more per call)
+    if arguments is not None:
+        found["arguments"] = writable(arguments)
+    if outcome is not None:
+        found["outcome"] = outcome
+    if error_code is not None:
+        found["error_code"] = _text(error_code)
+    if reason is not None:
+        found["reason"] = _text(reason)
+    if duration_ms is not None:
+        found["duration_ms"] = round(duration_ms, 3)
+    if metadata:
+        found["metadata"] = writable(metadata)
     return found
 
 

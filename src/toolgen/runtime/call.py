@@ -254,7 +254,7 @@ class Call:
                 and len(checked) == len(of)
             ):
                 return digest
-        digest = arguments_hmac(shown, self.box.audit_secret)
+        digest = arguments_hmac(shown, self.box.audit_key)
         self._fingerprint = (shown, digest)
         return digest
 

@@ -102,7 +102,7 @@ class Toolbox:
         _check_lease(timeout, in_flight_ttl, catalog)
         self.catalog = catalog
         self.audit = audit_events.sink_for(audit)
-        self.audit_secret = audit_events.secret_for(audit_secret)
+        self.audit_key = audit_events.keyed(audit_events.secret_for(audit_secret))
         # a copy: a mapping the caller changes later would escape the checks above
         self._timeout = MappingProxyType(dict(timeout)) if isinstance(timeout, Mapping) else timeout
         self.max_retries = max_retries
