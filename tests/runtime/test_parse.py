@@ -67,3 +67,19 @@ def test_arguments_must_be_an_object(given: Any, kind: str) -> None:
 
 def test_bytes_that_are_not_utf8() -> None:
     assert problem(parse("t", b"\xff{", "x")) == "arguments are not UTF-8 text"
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ('{"q": "a", "q": "b"}', "'q'"),
+        ('{"q": {"to": "x", "to": "y"}}', "'to'"),
+        ('{"\\ud800": 1, "\\ud800": 2}', "'\\ud800'"),
+    ],
+)
+def test_an_object_that_repeats_a_name_is_a_validation_error(text: str, name: str) -> None:
+    """Parsers differ on which of the two values counts (Python's keeps the last): a person
+    approving the call as another reads it could approve other arguments than run."""
+    assert problem(parse("t", text, "x")) == (
+        f"arguments repeat the name {name} (names in an object are unique)"
+    )

@@ -23,6 +23,7 @@ events would never be awaited). The default is the logger `toolgen.audit`.
 
 from __future__ import annotations
 
+import contextvars
 import datetime
 import hashlib
 import hmac
@@ -69,13 +70,15 @@ class JsonLinesSink:
 
 
 class LoggerSink:
-    """Logs each event at INFO as its JSON."""
+    """Logs each event at INFO as its JSON, in ASCII: a handler's stream may have any
+    encoding, and one that cannot write a character loses the line (`logging` reports it on
+    stderr and goes on)."""
 
     def __init__(self, logger: logging.Logger) -> None:
         self.logger = logger
 
     def __call__(self, event: dict[str, Any]) -> None:
-        self.logger.info("%s", json.dumps(event, ensure_ascii=False, default=str))
+        self.logger.info("%s", json.dumps(event, default=str))
 
 
 #: Where a deployment's audit secret may come from, and the fewest bytes it may have.
@@ -198,13 +201,28 @@ def name(value: Any) -> str:
     return escaped(cut(text))
 
 
+#: The sinks writing an event in this flow of control (a thread, a task, and a call from
+#: inside them on a worker thread: `sync.run_sync` carries the context there).
+_WRITING: contextvars.ContextVar[frozenset[int]] = contextvars.ContextVar(
+    "toolgen_audit_writing", default=frozenset()
+)
+
+
 def write(sink: Sink, event: dict[str, Any]) -> Exception | None:
     """Give `event` to `sink`: None once it took it, else what went wrong (what it raised;
-    an awaitable it returned, which nothing here awaits, is closed and counted so)."""
+    an awaitable it returned, which nothing here awaits, is closed and counted so). A sink
+    that calls the toolbox is not given the events of that inner call, which could only be
+    written by calling it again, without end: they count as not written."""
+    writing = _WRITING.get()
+    if id(sink) in writing:
+        return RuntimeError("the audit sink called the toolbox while writing an event")
+    token = _WRITING.set(writing | {id(sink)})
     try:
         answer = sink(event)
     except Exception as exc:
         return exc
+    finally:
+        _WRITING.reset(token)
     if answer is not None and inspect.isawaitable(answer):
         close = getattr(answer, "close", None)
         if close is not None:

@@ -53,6 +53,7 @@ from toolgen.runtime.steps.parse import parse
 from toolgen.runtime.steps.validate import validate
 from toolgen.runtime.store import IdempotencyStore, StoreUnavailable
 from toolgen.runtime.sync import run_sync
+from toolgen.runtime.values import escaped, quote
 
 if TYPE_CHECKING:
     from toolgen.runtime.toolbox import Toolbox
@@ -123,6 +124,8 @@ class Lane:
         ):
             return Call(box, context, descriptor.name, arguments).run_here(self)
         trace_id = context.trace_id or new_trace_id()
+        if type(trace_id) is not str or not trace_id.isascii():
+            trace_id = _written(trace_id)
         call = None
         try:
             attempt = self._attempt
@@ -171,7 +174,10 @@ class Call:
         self.context = context
         self.name = name
         self.raw = arguments
-        self.trace_id = trace_id or context.trace_id or new_trace_id()
+        found = trace_id or context.trace_id or new_trace_id()
+        if type(found) is not str or not found.isascii():
+            found = _written(found)
+        self.trace_id: str = found
         self.descriptor: ToolDescriptor | None = None
         self.arguments: dict[str, Any] | None = None
         self.started = time.perf_counter()
@@ -215,10 +221,8 @@ class Call:
         failed = audit_events.write(self.box.audit, found)
         if failed is None:
             return True
-        try:
-            kept = json.dumps(found, ensure_ascii=False, default=str)
-        except Exception:  # a sink that made the event into something else
-            kept = repr(found)
+        # written again: the sink may have changed it (and it may hold anything then)
+        kept = json.dumps(audit_events.writable(found), ensure_ascii=False)
         log.error(
             "[trace %s] the audit sink could not write this event: %s",
             self.trace_id,
@@ -264,8 +268,9 @@ class Call:
 
     def crashed(self, exc: Exception) -> ToolResult:
         """A step failed unforeseen: logged, and the model still gets an answer."""
-        log_failure(self.trace_id, f"deciding a call of {self.name!r} failed", exc)
-        result = internal_error(str(self.name), self.trace_id)
+        shown = audit_events.name(self.name)
+        log_failure(self.trace_id, f"deciding a call of {shown!r} failed", exc)
+        result = internal_error(shown, self.trace_id)
         self.record("failed", result)
         return result
 
@@ -491,6 +496,12 @@ class Call:
             log.warning(
                 "[trace %s] the idempotency store failed after the call: %s", self.trace_id, exc
             )
+
+
+def _written(trace_id: Any) -> str:
+    """A caller's trace id as text any writer takes (it goes into answers, events and logs):
+    a lone surrogate escaped, a value that is no text quoted."""
+    return escaped(trace_id if isinstance(trace_id, str) else quote(trace_id))
 
 
 def _abandon_later(store: IdempotencyStore, tool: str, key: str, token: str, trace_id: str) -> None:

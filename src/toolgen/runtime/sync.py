@@ -8,8 +8,9 @@ more than the call's steps). What a call leaves running - the call itself too, a
 Ctrl-C - is cancelled at its end, as `asyncio.run` would. The loop is closed when its thread
 ends (or at exit); it never becomes the thread's current loop. A forked child starts a loop
 of its own: the one it inherited shares its epoll instance with the parent's.
-Inside a running loop a call still goes to a worker thread's own loop, so that it never
-blocks on the caller's loop.
+Inside a running loop a call still goes to a worker thread's own loop (with the caller's
+context variables, as `asyncio.to_thread` takes them), so that it never blocks on the caller's
+loop.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import contextvars
 import os
 import threading
 import weakref
@@ -50,8 +52,11 @@ def run_sync(start: Callable[[], Coroutine[Any, Any, T]]) -> T:
     except RuntimeError:
         pass
     else:
+        # the caller's context goes along, as `asyncio.to_thread` takes it (the audit knows
+        # by it a call made from inside its sink)
+        context = contextvars.copy_context()
         with concurrent.futures.ThreadPoolExecutor(1) as pool:
-            return pool.submit(lambda: asyncio.run(start())).result()
+            return pool.submit(context.run, lambda: asyncio.run(start())).result()
     kept: _ThreadLoop | None = getattr(_local, "loop", None)
     if kept is None or kept.pid != os.getpid():
         kept = _local.loop = _ThreadLoop()

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from toolgen.runtime.result import new_trace_id
+from toolgen.runtime.values import escaped
 
 log = logging.getLogger("toolgen.runtime")
 
@@ -99,6 +100,12 @@ def get(item: Any, *names: str) -> Any:
         if value is not None:
             return value
     return None
+
+
+def echoed(value: Any) -> Any:
+    """What an answer repeats of the platform's call (its id, its name), with a lone surrogate
+    escaped: the answer must be writable as UTF-8, and text with one could not be sent."""
+    return escaped(value) if isinstance(value, str) else value
 
 
 def tool_name(item: Any) -> str:

@@ -5,7 +5,16 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from toolgen.runtime.adapters import Call, Job, ResultLike, answer_all, arguments, get, tool_name
+from toolgen.runtime.adapters import (
+    Call,
+    Job,
+    ResultLike,
+    answer_all,
+    arguments,
+    echoed,
+    get,
+    tool_name,
+)
 
 
 async def anthropic(content: Iterable[Any] | None, call: Call, limit: int) -> list[dict[str, Any]]:
@@ -21,7 +30,7 @@ def _job(block: Any) -> Job:
     def answer(result: ResultLike) -> dict[str, Any]:
         return {
             "type": "tool_result",
-            "tool_use_id": use_id,
+            "tool_use_id": echoed(use_id),
             "content": result.to_json(),
             "is_error": not result.ok,
         }

@@ -5,7 +5,16 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from toolgen.runtime.adapters import Call, Job, ResultLike, answer_all, arguments, get, tool_name
+from toolgen.runtime.adapters import (
+    Call,
+    Job,
+    ResultLike,
+    answer_all,
+    arguments,
+    echoed,
+    get,
+    tool_name,
+)
 
 
 async def gemini(parts: Iterable[Any] | None, call: Call, limit: int) -> list[dict[str, Any]]:
@@ -25,9 +34,9 @@ def _job(function_call: Any) -> Job:
     name = tool_name(function_call)
 
     def answer(result: ResultLike) -> dict[str, Any]:
-        response: dict[str, Any] = {"name": name, "response": result.envelope()}
+        response: dict[str, Any] = {"name": echoed(name), "response": result.envelope()}
         if call_id is not None:
-            response = {"id": call_id, **response}
+            response = {"id": echoed(call_id), **response}
         return {"function_response": response}
 
     return Job(name, arguments(get(function_call, "args")), answer, call_id=call_id)

@@ -11,6 +11,7 @@ from toolgen.runtime.adapters import (
     ResultLike,
     answer_all,
     arguments,
+    echoed,
     error,
     get,
     tool_name,
@@ -30,7 +31,7 @@ def _chat_job(item: Any) -> Job:
     call_id = get(item, "id")
 
     def answer(result: ResultLike) -> dict[str, Any]:
-        return {"role": "tool", "tool_call_id": call_id, "content": result.to_json()}
+        return {"role": "tool", "tool_call_id": echoed(call_id), "content": result.to_json()}
 
     kind, function = get(item, "type"), get(item, "function")
     if function is None or kind not in (None, "function"):
@@ -64,7 +65,8 @@ def _responses_job(item: Any) -> Job:
     kind, call_id = get(item, "type"), get(item, "call_id")
 
     def answer(result: ResultLike) -> dict[str, Any]:
-        return {"type": _RESPONSES_CALLS[kind], "call_id": call_id, "output": result.to_json()}
+        output = result.to_json()
+        return {"type": _RESPONSES_CALLS[kind], "call_id": echoed(call_id), "output": output}
 
     if kind != "function_call":
         refused = error(

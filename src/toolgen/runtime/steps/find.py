@@ -10,6 +10,7 @@ from collections.abc import Mapping
 
 from toolgen.descriptor import ToolDescriptor
 from toolgen.runtime.result import ToolResult, unknown_tool
+from toolgen.runtime.values import quote
 
 
 def find(
@@ -18,5 +19,7 @@ def find(
     """The descriptor of `name` among the `visible` (callable) tools, else `NOT_FOUND`."""
     found = visible.get(name) if isinstance(name, str) else None
     if found is None or not found.visible:
-        return unknown_tool(str(name), trace_id, list(visible))
+        # a name that is no text is quoted (str() of an integer too long to print raises)
+        shown = name if isinstance(name, str) else quote(name)
+        return unknown_tool(shown, trace_id, list(visible))
     return found

@@ -1,7 +1,9 @@
 """Step 2, parse: the arguments as a dict, from a dict, a mapping, JSON text, or None.
 
 Text that is not JSON, JSON cut short (the model hit its output limit) and JSON that is not an
-object are a `VALIDATION_ERROR`: a partial call never runs. An integer longer than Python reads
+object are a `VALIDATION_ERROR`: a partial call never runs; so is an object that repeats a name
+(which value counts differs between parsers: a person shown the call in one could approve other
+arguments than the handler gets). An integer longer than Python reads
 (`sys.get_int_max_str_digits`, 4,300 digits by default) is read as one beyond a double's range,
 which validation names at its field.
 """
@@ -13,6 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from toolgen.runtime.result import ToolResult, validation_error
+from toolgen.runtime.values import quote
 
 
 def parse(tool: str, arguments: Any, trace_id: str) -> dict[str, Any] | ToolResult:
@@ -39,6 +42,9 @@ def parse(tool: str, arguments: Any, trace_id: str) -> dict[str, Any] | ToolResu
             return _problem(tool, trace_id, why)
         except RecursionError:
             return _problem(tool, trace_id, "arguments are nested too deep")
+        except _Repeated as exc:
+            why = f"arguments repeat the name {quote(exc.name)} (names in an object are unique)"
+            return _problem(tool, trace_id, why)
     if isinstance(arguments, Mapping):
         if not all(isinstance(key, str) for key in arguments):
             return _problem(tool, trace_id, "argument names must be strings")
@@ -50,13 +56,31 @@ def parse(tool: str, arguments: Any, trace_id: str) -> dict[str, Any] | ToolResu
 _BEYOND = 10**309
 
 
+class _Repeated(Exception):
+    def __init__(self, name: str) -> None:
+        super().__init__(name)
+        self.name = name
+
+
+def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An object's names and values as a dict; `_Repeated` for a name given twice."""
+    found = dict(pairs)
+    if len(found) < len(pairs):
+        seen: set[str] = set()
+        for name, _ in pairs:
+            if name in seen:
+                raise _Repeated(name)
+            seen.add(name)
+    return found
+
+
 def _loads(text: str) -> Any:
     try:
-        return json.loads(text)
-    except json.JSONDecodeError:
+        return _DECODER.decode(text)
+    except (json.JSONDecodeError, _Repeated):
         raise
     except ValueError:  # an integer too long to read: read again, keeping its place
-        return json.loads(text, parse_int=_int_or_beyond)
+        return _LONG_INTS.decode(text)
 
 
 def _int_or_beyond(digits: str) -> int:
@@ -80,3 +104,9 @@ def _kind(value: Any) -> str:
     if isinstance(value, list | tuple):
         return "an array"
     return "null" if value is None else type(value).__name__
+
+
+# made once: a decoder with hooks costs what `json.loads` does; `json.loads` given them makes
+# a new one each time
+_DECODER = json.JSONDecoder(object_pairs_hook=_unique)
+_LONG_INTS = json.JSONDecoder(object_pairs_hook=_unique, parse_int=_int_or_beyond)
