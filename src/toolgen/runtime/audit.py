@@ -281,17 +281,24 @@ def event(
     shows_values = arguments is not None if audit_arguments is None else audit_arguments
     if error_code == QUOTES_VALUES and reason is not None and not shows_values:
         reason = withheld_reason(fields)
+    # built twice or more per call: the usual short ASCII text is taken as it is, inline
+    if type(trace_id) is not str or not trace_id.isascii():
+        trace_id = _text(trace_id)
+    if type(tool) is not str or not tool.isascii() or len(tool) > QUOTE_LIMIT:
+        tool = name(tool)
+    if principal is not None and (type(principal) is not str or not principal.isascii()):
+        principal = _text(principal)
     found: dict[str, Any] = {
         "time": datetime.datetime.now(datetime.UTC).isoformat(timespec="milliseconds"),
-        "trace_id": _text(trace_id),
+        "trace_id": trace_id,
         "decision": decision,
-        "tool": name(tool),
-        "principal": _text(principal),
+        "tool": tool,
+        "principal": principal,
         "audit_event": audit_event,
         "risk": risk,
         "arguments_hmac": arguments_hmac,
     }
-    # the fields that apply, one test each (this is built twice or more per call)
+    # the fields that apply, one test each
     if arguments is not None:
         found["arguments"] = writable(arguments)
     if outcome is not None:
