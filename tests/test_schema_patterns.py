@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+import textwrap
 from typing import Any
 
 import pytest
@@ -128,3 +129,34 @@ def test_the_same_errors_as_jsonschemas_where_both_engines_agree(schema: dict[st
         expected = sorted((list(e.absolute_path), e.message) for e in theirs.iter_errors(instance))
         found = sorted((list(e.absolute_path), e.message) for e in ours.iter_errors(instance))
         assert found == expected, instance
+
+
+MANY_LARGE = textwrap.dedent(
+    """
+    import resource
+    from toolgen.validate import schema_errors
+
+    # 150 patterns of a few megabytes each once compiled (a Unicode class repeated)
+    for i in range(150):
+        pattern = "\\\\w{%d}%s" % (30 + i % 50, "xyz"[i // 50])
+        schema = {"type": "object", "properties": {"v": {"type": "string", "pattern": pattern}}}
+        schema_errors(schema, {"v": "abc"})
+    print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)
+    """
+)
+
+
+def test_a_repositorys_patterns_are_not_kept_compiled() -> None:
+    """A repository's examples checked against 150 large patterns: kept compiled, they held
+    about 500 MiB; compiled for each match and dropped, the peak is what pydantic-core's own
+    small cache of compiled patterns holds."""
+    done = subprocess.run(
+        [sys.executable, "-c", MANY_LARGE],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    peak_mib = int(done.stdout)
+    assert peak_mib < 350, peak_mib

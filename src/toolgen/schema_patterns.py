@@ -9,11 +9,14 @@ backtracking), the engine pydantic itself checks a handler's `Field(pattern=...)
 two checks agree: a search (not anchored), `$` the end of the text (`re` also matched before a
 final newline), `\\d` and `\\w` Unicode as in `re`, ECMA-262's `\\uXXXX` escapes.
 
-A pattern that engine cannot compile (look-around, a back-reference, a pattern that is no
-pattern, one too large) proves nothing about a value: matching it raises `UncheckablePattern`,
-and the caller decides (the runtime answers INTERNAL, the compiler reports a problem). So does
-`unevaluatedProperties` in a schema that also has `patternProperties`, as jsonschema would match
-those with `re` to find the evaluated properties (neither toolgen nor pydantic writes that).
+The runtime keeps each pattern compiled; the compiler, checking a repository's examples,
+compiles them for each match and keeps none (a compiled pattern may take megabytes, and a
+repository may hold any number). A pattern that engine cannot compile (look-around, a
+back-reference, a pattern that is no pattern, one too large) proves nothing about a value:
+matching it raises `UncheckablePattern`, and the caller decides (the runtime answers INTERNAL,
+the compiler reports a problem). So does `unevaluatedProperties` in a schema that also has
+`patternProperties`, as jsonschema would match those with `re` to find the evaluated
+properties (neither toolgen nor pydantic writes that).
 """
 
 from __future__ import annotations
@@ -30,8 +33,8 @@ from pydantic_core import CoreConfig, SchemaError, SchemaValidator, core_schema
 
 from toolgen.quoting import cut
 
-#: Patterns compiled at once (a schema's are few; a process's catalog bounds them).
-_CACHED = 1024
+#: Patterns the runtime keeps compiled (a catalog's patterns are few, and the deployer's own).
+_KEPT = 1024
 
 
 class UncheckablePattern(Exception):
@@ -43,10 +46,12 @@ class UncheckablePattern(Exception):
         self.pattern, self.why = pattern, why
 
 
-@functools.lru_cache(maxsize=_CACHED)
-def _compiled(pattern: str) -> Callable[[str], bool] | str:
-    """The pattern's search, or why it cannot be compiled (a reason, not the exception: one
-    raised again and again would keep each raise's traceback)."""
+#: A pattern's search, or why it cannot be compiled (a reason, not the exception: one raised
+#: again and again would keep each raise's traceback).
+Search = Callable[[str], bool] | str
+
+
+def _compile(pattern: str) -> Search:
     config = CoreConfig(regex_engine="rust-regex")
     try:
         checker = SchemaValidator(core_schema.str_schema(pattern=pattern, strict=True), config)
@@ -58,9 +63,15 @@ def _compiled(pattern: str) -> Callable[[str], bool] | str:
     return checker.isinstance_python
 
 
-def matches(pattern: str, text: str) -> bool:
-    """Does `pattern` match somewhere in `text`? `UncheckablePattern` when it cannot tell."""
-    found = _compiled(pattern)
+_kept = functools.lru_cache(maxsize=_KEPT)(_compile)
+
+
+def matches(pattern: str, text: str, *, keep: bool = True) -> bool:
+    """Does `pattern` match somewhere in `text`? `UncheckablePattern` when it cannot tell.
+    `keep`: keep the pattern compiled for the next match (a compiled pattern may take some
+    megabytes, the engine's limit being 10 MB: a repository's own, any number of them, are
+    compiled for each match and dropped after it)."""
+    found = (_kept if keep else _compile)(pattern)
     if isinstance(found, str):
         raise UncheckablePattern(pattern, found)
     return found(text)
@@ -69,55 +80,72 @@ def matches(pattern: str, text: str) -> bool:
 # -- the keywords that run patterns, as jsonschema's but for the engine --------------------
 # jsonschema calls them (validator, keyword's value, instance, schema) and takes their errors.
 
-
-def _pattern(
-    validator: Draft202012Validator, pattern: str, instance: Any, schema: Mapping[str, Any]
-) -> Iterator[ValidationError]:
-    if validator.is_type(instance, "string") and not matches(pattern, instance):
-        yield ValidationError(f"{instance!r} does not match {pattern!r}")
+Keyword = Callable[..., Iterator[ValidationError]]
 
 
-def _pattern_properties(
-    validator: Draft202012Validator,
-    patterns: Mapping[str, Any],
-    instance: Any,
-    schema: Mapping[str, Any],
-) -> Iterator[ValidationError]:
-    if not validator.is_type(instance, "object"):
-        return
-    for pattern, subschema in patterns.items():
-        for name, value in instance.items():
-            if isinstance(name, str) and matches(pattern, name):
-                yield from validator.descend(value, subschema, path=name, schema_path=pattern)
+def _keywords(keep: bool) -> dict[str, Keyword]:
+    """`pattern`, `patternProperties` and `additionalProperties` (which reads the first),
+    matching as `matches(..., keep=keep)`."""
 
+    def match(pattern: str, text: str) -> bool:
+        return matches(pattern, text, keep=keep)
 
-def _additional_properties(
-    validator: Draft202012Validator, allowed: Any, instance: Any, schema: Mapping[str, Any]
-) -> Iterator[ValidationError]:
-    if not validator.is_type(instance, "object"):
-        return
-    properties = schema.get("properties", {})
-    patterns = schema.get("patternProperties", {})
-    extras = {
-        name
-        for name in instance
-        if name not in properties
-        and not (isinstance(name, str) and any(matches(p, name) for p in patterns))
+    def pattern(
+        validator: Draft202012Validator, pattern: str, instance: Any, schema: Mapping[str, Any]
+    ) -> Iterator[ValidationError]:
+        if validator.is_type(instance, "string") and not match(pattern, instance):
+            yield ValidationError(f"{instance!r} does not match {pattern!r}")
+
+    def pattern_properties(
+        validator: Draft202012Validator,
+        patterns: Mapping[str, Any],
+        instance: Any,
+        schema: Mapping[str, Any],
+    ) -> Iterator[ValidationError]:
+        if not validator.is_type(instance, "object"):
+            return
+        for pattern, subschema in patterns.items():
+            for name, value in instance.items():
+                if isinstance(name, str) and match(pattern, name):
+                    yield from validator.descend(value, subschema, path=name, schema_path=pattern)
+
+    def additional_properties(
+        validator: Draft202012Validator, allowed: Any, instance: Any, schema: Mapping[str, Any]
+    ) -> Iterator[ValidationError]:
+        if not validator.is_type(instance, "object"):
+            return
+        properties = schema.get("properties", {})
+        patterns = schema.get("patternProperties", {})
+        extras = {
+            name
+            for name in instance
+            if name not in properties
+            and not (isinstance(name, str) and any(match(p, name) for p in patterns))
+        }
+        if validator.is_type(allowed, "object"):
+            for extra in extras:
+                yield from validator.descend(instance[extra], allowed, path=extra)
+        elif not allowed and extras:
+            listed = ", ".join(repr(each) for each in sorted(extras, key=str))
+            if patterns:
+                verb = "does" if len(extras) == 1 else "do"
+                regexes = ", ".join(repr(each) for each in sorted(patterns))
+                yield ValidationError(f"{listed} {verb} not match any of the regexes: {regexes}")
+            else:
+                verb = "was" if len(extras) == 1 else "were"
+                yield ValidationError(
+                    f"Additional properties are not allowed ({listed} {verb} unexpected)"
+                )
+
+    return {
+        "pattern": pattern,
+        "patternProperties": pattern_properties,
+        "additionalProperties": additional_properties,
     }
-    if validator.is_type(allowed, "object"):
-        for extra in extras:
-            yield from validator.descend(instance[extra], allowed, path=extra)
-    elif not allowed and extras:
-        listed = ", ".join(repr(each) for each in sorted(extras, key=str))
-        if patterns:
-            verb = "does" if len(extras) == 1 else "do"
-            regexes = ", ".join(repr(each) for each in sorted(patterns))
-            yield ValidationError(f"{listed} {verb} not match any of the regexes: {regexes}")
-        else:
-            verb = "was" if len(extras) == 1 else "were"
-            yield ValidationError(
-                f"Additional properties are not allowed ({listed} {verb} unexpected)"
-            )
+
+
+#: jsonschema's own `unevaluatedProperties`.
+_UNEVALUATED = Draft202012Validator.VALIDATORS["unevaluatedProperties"]
 
 
 def _unevaluated_beside_patterns(
@@ -130,16 +158,6 @@ def _unevaluated_beside_patterns(
     yield from _UNEVALUATED(validator, unevaluated, instance, schema)
 
 
-#: jsonschema's own `unevaluatedProperties`.
-_UNEVALUATED = Draft202012Validator.VALIDATORS["unevaluatedProperties"]
-
-_KEYWORDS = {
-    "pattern": _pattern,
-    "patternProperties": _pattern_properties,
-    "additionalProperties": _additional_properties,
-}
-
-
 def _extended(keywords: Mapping[str, Any]) -> type[Draft202012Validator]:
     """jsonschema's 2020-12 validator with `keywords` its own: a class of its making that
     answers all that one does (not a subclass, which jsonschema warns against)."""
@@ -147,10 +165,16 @@ def _extended(keywords: Mapping[str, Any]) -> type[Draft202012Validator]:
     return typing.cast("type[Draft202012Validator]", made)
 
 
-_Linear = _extended(_KEYWORDS)
-_LinearWithPatternProperties = _extended(
-    {**_KEYWORDS, "unevaluatedProperties": _unevaluated_beside_patterns}
-)
+#: The classes by (keep, whether the schema has `patternProperties`).
+_CLASSES = {
+    (keep, beside): _extended(
+        {**_keywords(keep), "unevaluatedProperties": _unevaluated_beside_patterns}
+        if beside
+        else _keywords(keep)
+    )
+    for keep in (True, False)
+    for beside in (True, False)
+}
 
 
 def _is_regex(instance: object) -> bool:
@@ -184,9 +208,11 @@ def _has_pattern_properties(schema: Any) -> bool:
     return False
 
 
-def validator_for(schema: Mapping[str, Any], *, formats: bool = False) -> Draft202012Validator:
+def validator_for(
+    schema: Mapping[str, Any], *, formats: bool = False, keep: bool = True
+) -> Draft202012Validator:
     """jsonschema's 2020-12 validator of `schema` with its patterns matched as `matches` does
     (`UncheckablePattern` out of `iter_errors`, `validate` and `is_valid` for one it cannot
-    read); `formats` checks `format` too (`FORMATS`)."""
-    cls = _LinearWithPatternProperties if _has_pattern_properties(schema) else _Linear
+    read; `keep` as there); `formats` checks `format` too (`FORMATS`)."""
+    cls = _CLASSES[keep, _has_pattern_properties(schema)]
     return cls(schema, format_checker=FORMATS if formats else None)

@@ -29,7 +29,9 @@ def _validator(schema: dict[str, Any]) -> Draft202012Validator:
     validate), its patterns linear."""
     from toolgen.schema_patterns import validator_for
 
-    return validator_for(schema)
+    # a repository's patterns are compiled for each match and kept by none: there may be any
+    # number of them, each of megabytes
+    return validator_for(schema, keep=False)
 
 
 def is_valid(schema: dict[str, Any], instance: Any) -> bool:
