@@ -177,10 +177,21 @@ _CLASSES = {
 }
 
 
+#: Longer values are not left in `re`'s cache of compiled patterns, which keeps 512 whatever
+#: their size: a client's could hold a megabyte each.
+_CACHED_REGEX = 1000
+
+
 def _is_regex(instance: object) -> bool:
-    """jsonschema's `format: regex`, and a pattern nested too deep for `re` to read is no
-    regex either (jsonschema let its RecursionError out)."""
-    return not isinstance(instance, str) or bool(re.compile(instance))
+    """jsonschema's `format: regex` (a client's value, compiled with `re`: compiling is linear),
+    and a pattern nested too deep for `re` to read is no regex either (jsonschema let its
+    RecursionError out)."""
+    if not isinstance(instance, str):
+        return True
+    re.compile(instance)
+    if len(instance) > _CACHED_REGEX:
+        re.purge()
+    return True
 
 
 def _formats() -> FormatChecker:

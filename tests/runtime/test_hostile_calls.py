@@ -397,3 +397,19 @@ def test_a_regex_argument_too_deep_for_re_is_no_regex() -> None:
     result = box.call("fmt", {"rx": "(" * 10_000 + ")" * 10_000})
     assert result.error is not None and result.error["code"] == "VALIDATION_ERROR"
     assert result.error["fields"][0]["path"] == "/rx"
+
+
+def test_long_regex_arguments_are_not_kept_compiled() -> None:
+    """`format: regex` compiles the client's value with `re`, whose cache keeps 512 patterns
+    whatever their size: long values filled it (a megabyte each for the longest). Now a long
+    one is dropped once checked."""
+    import gc
+    import re
+
+    box = hostile_box(audit=lambda event: None)
+    values = {"(a)" * 1000 + str(i) for i in range(3)}
+    for value in values:
+        assert box.call("fmt", {"rx": value}).ok
+    gc.collect()
+    kept = [o for o in gc.get_objects() if isinstance(o, re.Pattern) and o.pattern in values]
+    assert kept == []
