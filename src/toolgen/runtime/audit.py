@@ -10,7 +10,7 @@ process): a plain hash of a PIN or a short code is undone by hashing every candi
 one only by whoever holds the key. The idempotency store keeps a plain sha256 of its own
 (`arguments_sha256`), which must match across restarts whatever the secret.
 
-Every event is strict JSON that any UTF-8 writer takes (`writable`): a lone surrogate written
+Every event is strict JSON that any UTF-8 writer takes (`values.writable`): a lone surrogate written
 as its escape, what JSON cannot carry (NaN, an integer too long to print, an object) as text,
 the tool's name and the arguments' names cut as a message quotes a value. A sink that still
 fails (a full disk) is the caller's to handle: `write` says so.
@@ -30,7 +30,6 @@ import hmac
 import inspect
 import json
 import logging
-import math
 import os
 import secrets
 import threading
@@ -38,8 +37,8 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from toolgen.quoting import QUOTE_LIMIT, cut
-from toolgen.runtime.values import MAX_ARGUMENT_DEPTH, escaped, quote
+from toolgen.quoting import QUOTE_LIMIT
+from toolgen.runtime.values import escaped, name, writable
 
 #: The decisions an event records.
 DECISIONS = ("proposed", "denied", "confirmed", "refused", "executed", "failed", "replayed")
@@ -145,60 +144,6 @@ def arguments_hmac(arguments: Any, key: hmac.HMAC) -> str:
     mac = key.copy()
     mac.update(text.encode("utf-8", "surrogatepass"))
     return mac.hexdigest()
-
-
-def writable(value: Any, depth: int = 0) -> Any:
-    """`value` as strict JSON that UTF-8 can write: a lone surrogate as its escape, NaN and
-    ±Infinity as those words, an integer too long to print as a note of its size, any other
-    object as its `str`, names cut (`name`), nesting past `MAX_ARGUMENT_DEPTH` as a note."""
-    if isinstance(value, str):
-        return escaped(str(value))
-    if value is None or isinstance(value, bool):
-        return value
-    if isinstance(value, int):  # an IntEnum too, as json writes it
-        return int(value) if value.bit_length() < _BITS else _long(int(value))
-    if isinstance(value, float):
-        if math.isfinite(value):
-            return float(value)
-        return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
-    if depth >= MAX_ARGUMENT_DEPTH and isinstance(value, Mapping | list | tuple | set | frozenset):
-        return f"<nested deeper than {MAX_ARGUMENT_DEPTH} levels>"
-    if isinstance(value, Mapping):
-        written: dict[str, Any] = {}
-        for key, item in value.items():
-            shown = name(key)
-            while shown in written:  # two names cut alike, or 3 and "3": both kept
-                shown += "'"
-            written[shown] = writable(item, depth + 1)
-        return written
-    if isinstance(value, list | tuple | set | frozenset):
-        return [writable(item, depth + 1) for item in value]
-    try:
-        return escaped(str(value))  # what the sinks wrote of an object before
-    except Exception:  # a str() that fails
-        return f"<{type(value).__name__}>"
-
-
-#: Integers shorter than this many bits are printed whole (well within the 4,300 digits
-#: Python prints); a longer one is checked first.
-_BITS = 4096
-
-
-def _long(value: int) -> int | str:
-    try:
-        str(value)
-    except ValueError:
-        digits = int(value.bit_length() * math.log10(2)) + 1
-        return f"<integer of about {digits:,} digits>"
-    return value
-
-
-def name(value: Any) -> str:
-    """A name (a tool's, an argument's) as an event shows it: text, cut, escaped."""
-    if type(value) is str and value.isascii() and len(value) <= QUOTE_LIMIT:
-        return value  # the usual name, as it is
-    text = value if isinstance(value, str) else quote(value)
-    return escaped(cut(text))
 
 
 #: The sinks writing an event in this flow of control (a thread, a task, and a call from

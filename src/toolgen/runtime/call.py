@@ -53,7 +53,7 @@ from toolgen.runtime.steps.parse import parse
 from toolgen.runtime.steps.validate import validate
 from toolgen.runtime.store import IdempotencyStore, StoreUnavailable
 from toolgen.runtime.sync import run_sync
-from toolgen.runtime.values import escaped, quote
+from toolgen.runtime.values import escaped, name, quote, writable
 
 if TYPE_CHECKING:
     from toolgen.runtime.toolbox import Toolbox
@@ -221,8 +221,9 @@ class Call:
         failed = audit_events.write(self.box.audit, found)
         if failed is None:
             return True
-        # written again: the sink may have changed it (and it may hold anything then)
-        kept = json.dumps(audit_events.writable(found), ensure_ascii=False)
+        # written again: the sink may have changed it (and it may hold anything then); ASCII,
+        # as the log's stream may have any encoding
+        kept = json.dumps(writable(found))
         log.error(
             "[trace %s] the audit sink could not write this event: %s",
             self.trace_id,
@@ -235,7 +236,7 @@ class Call:
         """The answer of a call whose decision to run could not be recorded: it does not run
         unaudited. `UNAVAILABLE`, retryable (the sink may take events again soon)."""
         result = failure(
-            audit_events.name(self.name),
+            name(self.name),
             self.trace_id,
             "UNAVAILABLE",
             "the audit log is unavailable; the call did not run",
@@ -268,7 +269,7 @@ class Call:
 
     def crashed(self, exc: Exception) -> ToolResult:
         """A step failed unforeseen: logged, and the model still gets an answer."""
-        shown = audit_events.name(self.name)
+        shown = name(self.name)
         log_failure(self.trace_id, f"deciding a call of {shown!r} failed", exc)
         result = internal_error(shown, self.trace_id)
         self.record("failed", result)

@@ -1,6 +1,7 @@
 """Values from a client, checked and quoted: what strict JSON cannot carry, how deep
 arguments may nest, and quoting a value short so a large input is never echoed at length;
-text with a lone surrogate (which no UTF-8 text holds) found, and escaped where it is shown.
+text with a lone surrogate (which no UTF-8 text holds) found, and escaped where it is shown;
+any value written as strict JSON that UTF-8 takes (`writable`, for the audit's events).
 
 Moved here from `toolgen.serve_guard` so that the runtime (which must import without the MCP
 SDK) checks arguments and results exactly as `toolgen serve` did.
@@ -12,7 +13,7 @@ import math
 import re
 import reprlib
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from toolgen.quoting import QUOTE_LIMIT, cut
@@ -134,3 +135,60 @@ def _name_problems(
             message = "must be a Unicode name (got a lone surrogate)"
             found.append({"path": pointer((*parts, name)), "message": message})
     return found
+
+
+# -- values written out whatever they hold (the audit's events) -----------------------------
+
+
+def writable(value: Any, depth: int = 0) -> Any:
+    """`value` as strict JSON that UTF-8 can write: a lone surrogate as its escape, NaN and
+    ±Infinity as those words, an integer too long to print as a note of its size, any other
+    object as its `str`, names cut (`name`), nesting past `MAX_ARGUMENT_DEPTH` as a note."""
+    if isinstance(value, str):
+        return escaped(str(value))
+    if value is None or isinstance(value, bool):
+        return value
+    if isinstance(value, int):  # an IntEnum too, as json writes it
+        return int(value) if value.bit_length() < _BITS else _long(int(value))
+    if isinstance(value, float):
+        if math.isfinite(value):
+            return float(value)
+        return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
+    if depth >= MAX_ARGUMENT_DEPTH and isinstance(value, Mapping | list | tuple | set | frozenset):
+        return f"<nested deeper than {MAX_ARGUMENT_DEPTH} levels>"
+    if isinstance(value, Mapping):
+        written: dict[str, Any] = {}
+        for key, item in value.items():
+            shown = name(key)
+            while shown in written:  # two names cut alike, or 3 and "3": both kept
+                shown += "'"
+            written[shown] = writable(item, depth + 1)
+        return written
+    if isinstance(value, list | tuple | set | frozenset):
+        return [writable(item, depth + 1) for item in value]
+    try:
+        return escaped(str(value))  # what the sinks wrote of an object before
+    except Exception:  # a str() that fails
+        return f"<{type(value).__name__}>"
+
+
+#: Integers shorter than this many bits are printed whole (well within the 4,300 digits
+#: Python prints); a longer one is checked first.
+_BITS = 4096
+
+
+def _long(value: int) -> int | str:
+    try:
+        str(value)
+    except ValueError:
+        digits = int(value.bit_length() * math.log10(2)) + 1
+        return f"<integer of about {digits:,} digits>"
+    return value
+
+
+def name(value: Any) -> str:
+    """A name (a tool's, an argument's) as an event shows it: text, cut, escaped."""
+    if type(value) is str and value.isascii() and len(value) <= QUOTE_LIMIT:
+        return value  # the usual name, as it is
+    text = value if isinstance(value, str) else quote(value)
+    return escaped(cut(text))
