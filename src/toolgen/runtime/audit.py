@@ -10,10 +10,10 @@ process): a plain hash of a PIN or a short code is undone by hashing every candi
 one only by whoever holds the key. The idempotency store keeps a plain sha256 of its own
 (`arguments_sha256`), which must match across restarts whatever the secret.
 
-Every event is strict JSON that any UTF-8 writer takes (`values.writable`): a lone surrogate written
-as its escape, what JSON cannot carry (NaN, an integer too long to print, an object) as text,
-the tool's name and the arguments' names cut as a message quotes a value. A sink that still
-fails (a full disk) is the caller's to handle: `write` says so.
+Every event is strict JSON that any UTF-8 writer takes (`values.writable`): a lone surrogate
+written as its escape, what JSON cannot carry (NaN, an integer too long to print, an object)
+as text, the tool's name and the arguments' names cut as a message quotes a value. A sink that
+still fails (a full disk) is the caller's to handle: `write` says so.
 
 Sinks (`sink_for`): a JSON-lines file (each event appended and flushed under a lock, so a
 crash loses nothing already written), a `logging.Logger` (INFO, the event as JSON), or any
