@@ -57,7 +57,8 @@ def _walk(folder: Path, looked: set[str] | None) -> list[tuple[Path, bool, bool]
     walk of sorted names finds them. Walked with a stack, not by recursion: a tree a thousand
     folders deep is no RecursionError."""
     found: list[tuple[Path, bool, bool]] = []
-    stack = [iter([(folder, None)])]  # each folder's entries yet to see
+    top: list[tuple[Path, tuple[bool, bool] | None]] = [(folder, None)]
+    stack = [iter(top)]  # each folder's entries yet to see
     while stack:
         entry = next(stack[-1], None)
         if entry is None:
