@@ -7,13 +7,19 @@ traceback, and `check` is never green while a file `build` listed is missing."""
 from __future__ import annotations
 
 import os
+import tempfile
+import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from conftest import Project, Run, tool_source
-from toolgen.config import load_config
+from test_fuzz import CONFIG_VALUES, TOML_VALUES, fuzz, toml_value
+from toolgen.config import defaults, load_config
+from toolgen.diagnostics import UserError
 from toolgen.watch.loop import ChangeFilter
 
 DEPTH = 1100  # past Python's default recursion limit of 1000
@@ -103,3 +109,232 @@ def test_out_holding_a_tree_a_thousand_folders_deep_builds_and_checks(
         _no_traceback(result)
         assert result.code == 0, (args, result.out[-3000:])
     assert "page" in project.descriptor("lookup")["parameters"]["properties"]
+
+
+# -- configuration: `tool` no table, paths the system refuses, values of the wrong type ---------
+@pytest.mark.parametrize(
+    ("text", "where", "message"),
+    [
+        ("tool = 5\n", "1:1", "`tool` must be a table ([tool]), not a number"),
+        ('tool = "x"\n', "1:1", "`tool` must be a table ([tool]), not a string"),
+        ("[[tool]]\n", "1:1", "`tool` must be a table ([tool]), not an array"),
+        ("[tool]\ntoolgen = 5\n", "2:1", "[tool] toolgen: must be a table ([tool.toolgen])"),
+        ("tool.toolgen = []\n", "1:6", "[tool] toolgen: must be a table ([tool.toolgen]), not"),
+        ("tool = {toolgen = 1.5}\n", "1:9", "[tool] toolgen: must be a table ([tool.toolgen])"),
+    ],
+)
+@pytest.mark.parametrize("given", [False, True])
+def test_a_tool_table_that_is_no_table_is_a_located_tg002(
+    project: Project, run, text: str, where: str, message: str, given: bool
+) -> None:
+    project.write("src/tools.py", tool_source())
+    project.write("pyproject.toml", text)
+    result = run("build", *(("--config", "pyproject.toml") if given else ()), cwd=project.root)
+    _no_traceback(result)
+    assert result.code == 2
+    assert f"pyproject.toml:{where}: TG002 [error] {message}" in result.out, result.out
+    assert not project.out.exists()
+
+
+def _refused(project: Project, how: str) -> str:
+    """A `--config` path the system refuses, made in `project` as `how` says."""
+    if how == "nul":
+        return "pyproject\x00.toml"
+    if how == "too long":
+        return "a" * 300 + ".toml"
+    if how == "folder":
+        return "src"
+    if how == "fifo":
+        os.mkfifo(project.root / "fifo.toml")
+        return "fifo.toml"
+    if how == "device":
+        return os.devnull
+    if how == "loop":
+        (project.root / "loop.toml").symlink_to("loop.toml")
+        return "loop.toml"
+    assert how == "missing"
+    return "missing.toml"
+
+
+@pytest.mark.parametrize(
+    ("how", "why"),
+    [
+        ("nul", "has a NUL character, which no file name can hold"),
+        ("too long", "cannot be used: File name too long"),
+        ("folder", "is a folder: give a TOML file (a pyproject.toml)"),
+        ("fifo", "is a FIFO, not a regular file: give a TOML file (a pyproject.toml)"),
+        ("device", "is a character device, not a regular file: give a TOML file"),
+        ("loop", "is a symlink loop"),
+        ("missing", "does not exist"),
+    ],
+)
+@pytest.mark.parametrize("command", ["build", "check"])
+def test_a_config_path_the_system_refuses_is_tg001(
+    project: Project, run, how: str, why: str, command: str
+) -> None:
+    """Each was a traceback (OSError, ValueError) or, for a FIFO, "does not exist"."""
+    project.write("src/tools.py", tool_source())
+    result = run(command, "--config", _refused(project, how), cwd=project.root)
+    _no_traceback(result)
+    assert result.code == 2
+    assert "TG001 [error] configuration file " in result.out
+    assert why in result.out, result.out
+
+
+@pytest.mark.parametrize("refused", ["stat", "open"])
+def test_a_config_file_without_permission_is_tg001(
+    project: Project, run, monkeypatch: pytest.MonkeyPatch, refused: str
+) -> None:
+    """No permission to look it up (a folder on its way) or to open it: refused here, as
+    root reads any file."""
+    from toolgen import config
+
+    def denied(*args: object, **kwargs: object) -> object:
+        raise PermissionError(13, "Permission denied", str(args[0]))
+
+    project.write("src/tools.py", tool_source())
+    project.write("locked.toml", '[tool.toolgen]\nsources = ["src"]\n')
+    if refused == "stat":
+        real_stat = os.stat
+
+        def stat(path: object, *args: object, **kwargs: object) -> object:
+            if str(path).endswith("locked.toml"):
+                return denied(path)
+            return real_stat(path, *args, **kwargs)  # type: ignore[arg-type]
+
+        monkeypatch.setattr(os, "stat", stat)
+    else:
+        monkeypatch.setattr(config, "open_regular", denied, raising=False)
+    result = run("build", "--config", "locked.toml", cwd=project.root)
+    _no_traceback(result)
+    assert result.code == 2
+    assert "TG001 [error]" in result.out and "locked.toml" in result.out, result.out
+    assert "Permission denied" in result.out
+    assert not project.out.exists()
+
+
+#: A `[tool.toolgen]` table setting `{key}` to `{value}` in each of TOML's ways of writing it
+#: (after `sources`, set the same way); the key's place is where `{key}` is written.
+FORMS = {
+    "bare": '[tool.toolgen]\nsources = ["src"]\n{key} = {value}\n',
+    "quoted": '[tool.toolgen]\nsources = ["src"]\n"{key}" = {value}\n',
+    "literal": "[tool.toolgen]\nsources = ['src']\n'{key}' = {value}\n",
+    "dotted": 'tool.toolgen.sources = ["src"]\ntool.toolgen.{key} = {value}\n',
+    "under tool": '[tool]\ntoolgen.sources = ["src"]\ntoolgen . {key} = {value}\n',
+    "inline": '[tool]\ntoolgen = {{sources = ["src"], {key} = {value}}}\n',
+    "indented": '[tool.toolgen]\n  sources = ["src"]\n  # {value}\n\t{key}={value}  # a comment\n',
+}
+KEYS = [key for key in defaults() if key != "sources"]
+
+
+def _place(text: str, key: str) -> str:
+    """line:column where `key` is written last in `text` (after the `[tool]` header)."""
+    quoted = max(text.rfind(f"{q}{key}{q}") for q in ('"', "'"))
+    offset = quoted if quoted >= 0 else text.rfind(key)
+    line = text.count("\n", 0, offset) + 1
+    return f"{line}:{offset - (text.rfind(chr(10), 0, offset) + 1) + 1}"
+
+
+@pytest.mark.parametrize("form", sorted(FORMS))
+def test_a_value_of_the_wrong_type_is_located_at_its_key_however_written(
+    project: Project, form: str
+) -> None:
+    """`[5]` is the wrong type for every key: each is reported where the key is written (it
+    was the file's first line for all but a bare `key =` at the start of a line)."""
+    (project.root / "src").mkdir()
+    for key in KEYS:
+        text = FORMS[form].format(key=key, value="[5]")
+        project.write("pyproject.toml", text)
+        with pytest.raises(UserError) as raised:
+            load_config(None, cwd=project.root)
+        places = {str(d.location) for d in raised.value.diagnostics}
+        assert places == {f"pyproject.toml:{_place(text, key)}"}, (key, text, places)
+        codes = {d.code for d in raised.value.diagnostics}
+        assert codes == {"TG002"}, key
+
+
+def test_a_section_of_the_wrong_type_is_located_at_its_header(project: Project) -> None:
+    (project.root / "src").mkdir()
+    for key in KEYS:
+        text = f'[tool.toolgen]\nsources = ["src"]\n\n  [tool.toolgen.{key}]\nx = 5\n'
+        project.write("pyproject.toml", text)
+        if key in ("rules", "decorators", "framework_versions"):  # tables: `x` is wrong
+            expected = "pyproject.toml:5:1"
+        else:
+            expected = "pyproject.toml:4:3"
+        with pytest.raises(UserError) as raised:
+            load_config(None, cwd=project.root)
+        assert {str(d.location) for d in raised.value.diagnostics} == {expected}, key
+
+
+@fuzz(150)
+@given(st.data())
+def test_random_values_in_every_key_are_located_diagnostics(data: st.DataObject) -> None:
+    """Any TOML value in any key, written in any form: a checked config, or TG002s (and
+    TG003, TG004, TG008 for paths) each at a line of the file that sets what it names."""
+    form = data.draw(st.sampled_from(sorted(FORMS)))
+    key = data.draw(st.sampled_from([*KEYS, "sources"]))
+    value = toml_value(data.draw(TOML_VALUES | CONFIG_VALUES.get(key, TOML_VALUES)))
+    if key == "sources":
+        text = FORMS[form].replace("sources", "out").format(key="sources", value=value)
+        text = text.replace('["src"]', '"generated"').replace("['src']", "'generated'")
+    else:
+        text = FORMS[form].format(key=key, value=value)
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "proj"
+        (root / "src").mkdir(parents=True)
+        (root / "pyproject.toml").write_text(text, encoding="utf-8")
+        try:
+            tomllib.loads(text)
+        except tomllib.TOMLDecodeError:
+            return  # e.g. a key repeated inside an inline table: TG001, tested elsewhere
+        try:
+            load_config(None, cwd=root)
+        except UserError as exc:
+            lines = text.splitlines()
+            for diagnostic in exc.diagnostics:
+                assert diagnostic.code in ("TG002", "TG003", "TG004", "TG008"), diagnostic
+                assert diagnostic.location is not None, diagnostic
+                line = lines[diagnostic.location.line - 1]
+                assert key in line or "toolgen" in line, (diagnostic, text)
+
+
+def test_a_config_of_many_bad_keys_is_a_short_report(project: Project, run) -> None:
+    """20,000 unknown keys were 20,000 diagnostics, each found by reading the file again from
+    its start (21 s; a million keys would not end): now the first hundred, and a count."""
+    keys = "".join(f"k{i} = {i}\n" for i in range(20_000))
+    project.write("pyproject.toml", f'[tool.toolgen]\nsources = ["src"]\n{keys}')
+    project.write("src/tools.py", tool_source())
+    result = run("build", cwd=project.root)
+    _no_traceback(result)
+    assert result.code == 2
+    lines = result.out.splitlines()
+    assert len(lines) == 101, lines[-3:]
+    assert "pyproject.toml:3:1: TG002 [error] [tool.toolgen] k0: unknown key" in lines[0]
+    assert lines[-1] == (
+        "pyproject.toml:1:1: TG002 [error] 19,900 more problems with the configuration are not "
+        "shown: fix these first"
+    )
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [
+        ("skip_params", "[" + ", ".join(f'"p{i}"' for i in range(1001)) + "]"),
+        ("decorators", "{" + ", ".join(f'"m.d{i}" = "fastmcp"' for i in range(1001)) + "}"),
+    ],
+)
+def test_a_list_or_table_is_read_up_to_a_thousand_entries(
+    project: Project, run, key: str, value: str
+) -> None:
+    """Each skip_params entry is matched against every parameter, and each decorator is a
+    marker looked for in every file: a million of them would make a build take days."""
+    project.write("pyproject.toml", f'[tool.toolgen]\nsources = ["src"]\n{key} = {value}\n')
+    project.write("src/tools.py", tool_source())
+    result = run("build", cwd=project.root)
+    _no_traceback(result)
+    assert result.code == 2
+    assert result.out == (
+        f"pyproject.toml:3:1: TG002 [error] [tool.toolgen] {key}: has 1,001 entries; at most "
+        "1,000 are read\n"
+    )

@@ -62,9 +62,12 @@ E, W, I = Level.ERROR, Level.WARNING, Level.INFO  # noqa: E741
 RULES: dict[str, Rule] = _rules(
     # TG0xx: configuration, command line and files
     ("TG001", E, "configuration file missing, unreadable or without a [tool.toolgen] table",
-     "Add a [tool.toolgen] table to pyproject.toml, or pass --config FILE.", FIXED),
+     "Add a [tool.toolgen] table to pyproject.toml, or pass --config FILE naming a readable "
+     "regular file (not a folder, FIFO or device).", FIXED),
     ("TG002", E, "invalid configuration value",
-     "The message names the key and the values it accepts; see the README's Configuration.", FIXED),
+     "The message names the key and the values it accepts, where the key is written; see the "
+     "README's Configuration. `tool` and `tool.toolgen` must be tables, and a list or table "
+     "holds at most 1,000 entries. The first 100 problems are shown.", FIXED),
     ("TG003", E, "a configured source path does not exist",
      "Fix the path in `sources`; relative paths resolve against the config file's folder.", FIXED),
     ("TG004", E, "output folder is outside the project, or overlaps a source, .git or the cache",
