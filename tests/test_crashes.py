@@ -338,3 +338,142 @@ def test_a_list_or_table_is_read_up_to_a_thousand_entries(
         f"pyproject.toml:3:1: TG002 [error] [tool.toolgen] {key}: has 1,001 entries; at most "
         "1,000 are read\n"
     )
+
+
+# -- catalogs: names `out` reserves, and names that cannot be written as reported ---------------
+def _server(name: str, tool: str) -> str:
+    """A module with one FastMCP server assigned to `name`, holding the tool `tool`."""
+    return (
+        f"from fastmcp import FastMCP\n\n{name} = FastMCP('{name}')\n\n\n"
+        f"@{name}.tool\ndef {tool}(query: str) -> str:\n"
+        f"    '''Look up {tool} in the catalog.'''\n    return query\n"
+    )
+
+
+def _servers(project: Project, modules: dict[str, tuple[str, str]]) -> None:
+    """A project of FastMCP servers: module path -> (server name, tool)."""
+    project.write("pyproject.toml", '[tool.toolgen]\nsources = ["src"]\nmarkers = ["fastmcp"]\n')
+    for path, (server, tool) in modules.items():
+        project.write(path, _server(server, tool))
+
+
+def _as_built(project: Project) -> None:
+    """Every file the manifest lists is there, holding what it says: what `build` reported."""
+    import hashlib
+    import json
+
+    listed = json.loads((project.out / "manifest.json").read_text())["files"]
+    for path, sha in listed.items():
+        data = (project.out / path).read_bytes()  # FileNotFoundError: listed, never written
+        assert hashlib.sha256(data).hexdigest() == sha, path
+
+
+def test_a_catalog_named_like_the_manifest_takes_another_name(project: Project, run) -> None:
+    """Servers `json` in modules `manifest` and `other`: the catalog `manifest.json` was a
+    folder where the manifest goes, and every later build stopped "interrupted"."""
+    _servers(project, {"src/manifest.py": ("json", "first"), "src/other.py": ("json", "second")})
+    for args in (("build",), ("build",), ("check",), ("check", "--no-cache")):
+        result = run(*args, cwd=project.root)
+        _no_traceback(result)
+        assert result.code == 0, (args, result.out)
+    assert sorted(p.name for p in project.out.iterdir()) == [
+        "_manifest.json", "manifest.json", "other.json"
+    ]  # fmt: skip
+    assert (project.out / "_manifest.json" / "descriptors" / "first.json").is_file()
+    _as_built(project)
+
+
+@pytest.mark.parametrize("reserved", ["descriptors", "mcp", "docs", "python", "Openai"])
+def test_a_catalog_never_takes_a_renderers_folder(project: Project, run, reserved: str) -> None:
+    """A catalog `descriptors` made `out/descriptors/` look like one server's files (the run
+    time then found no tool at all); the platforms' folders are reserved too, in any case."""
+    from toolgen.runtime.catalog import GeneratedFilesError, catalogs_in, load
+
+    _servers(project, {"src/app.py": (reserved, "first"), "src/admin.py": ("admin", "second")})
+    result = run("build", cwd=project.root)
+    assert result.code == 0, result.out
+    assert sorted(p.name for p in project.out.iterdir()) == [
+        "admin", f"app.{reserved}", "manifest.json"
+    ]  # fmt: skip
+    assert catalogs_in(project.out) == ["admin", f"app.{reserved}"]
+    with pytest.raises(GeneratedFilesError, match="holds a catalog per server"):
+        load(project.out)
+    assert load(project.out, f"app.{reserved}").names == ["first"]
+    _as_built(project)
+
+
+def test_catalogs_differ_in_more_than_case(project: Project, run) -> None:
+    """`Admin` and `admin` are one folder where case is ignored (macOS, Windows)."""
+    _servers(project, {"src/one.py": ("Admin", "first"), "src/two.py": ("admin", "second")})
+    assert run("build", cwd=project.root).code == 0
+    names = sorted(p.name for p in project.out.iterdir())
+    assert names == ["manifest.json", "one.Admin", "two.admin"]
+    assert len({name.casefold() for name in names}) == len(names)
+    _as_built(project)
+
+
+def test_a_module_name_with_a_hyphen_names_a_catalog(project: Project, run) -> None:
+    """`my-tools.mcp` was reported written and never was: the journal moves only paths
+    toolgen produces, and that one was not."""
+    _servers(project, {"src/my-tools.py": ("mcp", "first"), "src/other.py": ("mcp", "second")})
+    result = run("build", cwd=project.root)
+    assert result.code == 0, result.out
+    assert (project.out / "my-tools.mcp" / "descriptors" / "first.json").is_file()
+    _as_built(project)
+    assert run("check", "--no-cache", cwd=project.root).code == 0
+
+
+def test_a_catalog_that_is_not_ascii_is_refused_not_reported_written(project: Project, run) -> None:
+    """`café` was staged, listed in the manifest and reported written, never written, and
+    `check` was green. Its server's tools are left out with TG020; the rest is written."""
+    _servers(project, {"src/a.py": ("café", "first"), "src/b.py": ("other", "second")})
+    project.write("src/c.py", _server("café", "third").replace("café = ", "café = café2 = "))
+    result = run("build", cwd=project.root)
+    _no_traceback(result)
+    assert result.code == 1, result.out
+    assert (
+        "src/a.py:7:1: TG020 [error] 1 tool of server `a.café` left out: its catalog's folder "
+        "would be `a.café`, which is not ASCII; assign the server to a name of ASCII letters, "
+        "digits and underscores"
+    ) in result.out
+    assert "1 tool of server `c.café` left out" in result.out
+    assert "toolgen: 2 tools left out for errors: first (src/a.py:7:1), third (src/c.py:7:1)" in (
+        result.out
+    )
+    assert sorted(p.name for p in project.out.iterdir()) == ["manifest.json", "other"]
+    _as_built(project)
+    for args in (("check",), ("check", "--no-cache")):
+        check = run(*args, cwd=project.root)
+        assert check.code == 1 and "TG020" in check.out, check.out
+
+
+def test_a_file_toolgen_does_not_produce_is_never_reported_written(project: Project) -> None:
+    """The journal moves only paths toolgen produces (a forged journal's others are not
+    followed): `write` refuses anything else before it stages a byte."""
+    from toolgen.output import WriteError, write
+
+    project.out.mkdir()
+    with pytest.raises(WriteError, match="toolgen writes no file by that name there"):
+        write(project.out, {"descriptors/a.json": b"{}\n", "café/descriptors/a.json": b"{}\n"})
+    assert list(project.out.iterdir()) == []
+
+
+# -- a duplicate among several servers, whatever errors either twin has -------------------------
+def test_a_twin_with_an_error_on_another_server_is_no_duplicate(project: Project, run) -> None:
+    """Names are unique per catalog: `status` with an error on `two` leaves `one`'s alone. A
+    server whose only tool has an error is a catalog still (fixing it moves no file)."""
+    _servers(project, {"src/one.py": ("one", "status"), "src/two.py": ("two", "status")})
+    broken = project.root / "src" / "two.py"
+    broken.write_text(broken.read_text().replace("query: str", "query"))
+    result = run("build", cwd=project.root)
+    assert result.code == 1, result.out
+    assert "TG102" not in result.out and "TG203" in result.out
+    assert sorted(p.name for p in project.out.iterdir()) == ["manifest.json", "one"]
+    assert (project.out / "one" / "descriptors" / "status.json").is_file()
+    twin = '\n\n@one.tool(name="status")\ndef again(query) -> str:\n    """Look again."""\n'
+    (project.root / "src" / "one.py").write_text(_server("one", "status") + twin)
+    result = run("build", cwd=project.root)
+    assert result.code == 1, result.out
+    assert result.out.count("TG102 [error] tool name `status` is already used") == 2
+    assert "(catalog one); neither is published" in result.out
+    assert not (project.out / "one" / "descriptors" / "status.json").exists()

@@ -112,11 +112,18 @@ RULES: dict[str, Rule] = _rules(
     ("TG016", E, "fix: file not changed: its encoding cannot hold the new text",
      "The file declares an encoding (a PEP 263 coding comment) in which a description `fix` "
      "would add cannot be written: add the entry by hand, or save the file as UTF-8.", FIXED),
+    ("TG020", E, "a server's catalog cannot be named as a folder of `out`",
+     "In a project of several servers each catalog is a folder named after its server (see "
+     "the README's Several servers in one package); that name must be ASCII (file systems "
+     "and git may spell other names differently) and at most 200 characters. The server's "
+     "tools are left out: assign it to an ASCII name.", FIXED),
     # TG1xx: discovery
     ("TG101", E, "syntax error in a source file",
      "toolgen parses every source file; fix the syntax error at the location shown.", FIXED),
     ("TG102", E, "two tools have the same name",
-     "Tool names are unique per catalog: rename one handler or pass `name=` to its marker.", FIXED),
+     "Tool names are unique per catalog: rename one handler or pass `name=` to its marker. "
+     "While two handlers claim a name, whatever errors either has, neither is published.",
+     FIXED),
     ("TG103", E, "tool name is accepted by no configured platform, or cannot name a file",
      "A name must match ^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$ (it names the descriptor's file) "
      "and the rule of at least one configured platform; a platform that refuses it only "
