@@ -66,11 +66,16 @@ from toolgen.names import name_problem
 from toolgen.parallel import map_chunks
 from toolgen.policy import FileSuppressions, Policy
 from toolgen.render.registry import CATALOG, reserved
-from toolgen.schema_ops import inline_refs
+from toolgen.schema_ops import expanded_size, inline_refs, size
 from toolgen.validate import schema_errors
 
 #: Decorator keywords stored under another descriptor field name.
 DESCRIPTOR_KEYS = {"keywords": "tool_search_keywords"}
+
+#: The most values a tool's parameters or return schema may hold with its models inlined:
+#: this many, and `EXPANSION` times as many as it holds as written (`within_expansion`).
+MAX_EXPANDED = 100_000
+EXPANSION = 10
 
 #: Every tool can reject invalid arguments: an error example may use this code undeclared, and
 #: its arguments are expected not to fit the schema (that is what it shows).
@@ -588,6 +593,7 @@ class _HandlerCompiler:
         before = len(self.problems)
         parameters_schema = self.parameters_schema()
         returns_schema = self.returns_schema()
+        self.within_expansion("return", returns_schema)  # the parameters': before inlining
         # a signature or type error leaves a schema short: examples cannot be checked with it
         whole = not any(
             d.code.startswith("TG2") and d.severity is Level.ERROR
@@ -831,7 +837,7 @@ class _HandlerCompiler:
             schema["required"] = required
         schema["additionalProperties"] = False
         schema = self.canonical_parameters = _with_defs(schema, builder)
-        if self.preset.inline_defs is None:
+        if not self.within_expansion("parameters", schema) or self.preset.inline_defs is None:
             return schema
         return inline_refs(schema, only_with_siblings=self.preset.inline_defs == "with-siblings")
 
@@ -849,7 +855,27 @@ class _HandlerCompiler:
             return {"type": "object", "properties": {}, "additionalProperties": False}
         schema = {k: v for k, v in body.items() if k != "description"}
         schema["additionalProperties"] = False
-        return _with_defs(schema, builder)
+        schema = _with_defs(schema, builder)
+        self.within_expansion("parameters", schema)
+        return schema
+
+    def within_expansion(self, what: str, schema: dict[str, Any]) -> bool:
+        """Whether `schema` with its models inlined (Gemini's payload, `inline_defs`, a
+        framework's) is not far larger than as written; else TG108. A model with two fields
+        of a model with two fields of ... doubles at each level, and every stage that
+        follows the `$ref`s would do that work."""
+        written = size(schema)
+        limit = MAX_EXPANDED + EXPANSION * written
+        if expanded_size(schema, limit) <= limit:
+            return True
+        message = (
+            f"`{self.node.name}`: its {what} schema holds more than {limit:,} values with "
+            f"its models inlined ({written:,} as written), more than toolgen expands: a "
+            "model that holds another several times, nested deeply, doubles at each level; "
+            "nest fewer models"
+        )
+        self.report("TG108", message, self.node)
+        return False
 
     def returns_schema(self) -> dict[str, Any]:
         if self.node.returns is None:

@@ -124,6 +124,17 @@ RULES: dict[str, Rule] = _rules(
      "Tool names are unique per catalog: rename one handler or pass `name=` to its marker. "
      "While two handlers claim a name, whatever errors either has, neither is published.",
      FIXED),
+    ("TG108", E, "a tool's schema is far larger with its models inlined than as written",
+     "Gemini's payload and `inline_defs` write each model where it is used: a model that "
+     "holds another several times, nested deeply, doubles at each level. A schema may hold "
+     "100,000 values with its models inlined, and ten times as many as it holds as written; "
+     "past that the tool is left out. Nest fewer models, or hold a model once.", FIXED),
+    ("TG109", E, "a type is too large to read",
+     "An alias is written out wherever it is used, so one that uses another twice doubles at "
+     "each level: one annotation may be read as at most 2,000 types, and a tool's parameters "
+     "(or its return type) as 200,000 in all; past that, the tool is left out. Make a type "
+     "used many times a class (a model, TypedDict or dataclass): it is read once, as a "
+     "`$defs` entry.", FIXED),
     ("TG103", E, "tool name is accepted by no configured platform, or cannot name a file",
      "A name must match ^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$ (it names the descriptor's file) "
      "and the rule of at least one configured platform; a platform that refuses it only "
