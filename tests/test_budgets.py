@@ -232,3 +232,42 @@ def test_an_enum_member_is_found_in_its_class_by_bisection(
     assert run("build", "--no-cache", cwd=project.root).code == 0
     assert len(project.descriptor("lookup")["parameters"]["$defs"]["E"]["enum"]) == members
     assert looks < 20 * members  # it was members² / 2
+
+
+def test_an_enum_of_100000_auto_members_builds(project: Project) -> None:
+    """Each `auto()` looked at every value before it (N²: minutes for 100,000)."""
+    enum = "import enum\n\n\nclass E(enum.Enum):\n" + "".join(
+        f"    m{i} = enum.auto()\n" for i in range(100_000)
+    )
+    _handler(project, "E = E.m99999", enum)
+    built = _build_process(project.root)
+    assert built.returncode == 0, built.stdout[-2000:] + built.stderr[-2000:]
+    schema = (project.out / "descriptors" / "lookup.json").read_text()
+    assert '"default": 100000' in schema
+
+
+def test_each_enum_member_named_is_found_without_a_search(
+    project: Project, run, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A member named in a default was found by comparing its value with each member's
+    before it (a tool naming many members of a big enum: N² comparisons)."""
+    from toolgen.analyze import fold_enums
+
+    compared = 0
+    same = fold_enums.same
+
+    def counted(a: Any, b: Any) -> bool:
+        nonlocal compared
+        compared += 1
+        return same(a, b)
+
+    monkeypatch.setattr(fold_enums, "same", counted)
+    members = 2_000
+    enum = "import enum\n\n\nclass E(enum.Enum):\n" + "".join(
+        f"    m{i} = {i}\n" for i in range(members)
+    )
+    params = ", ".join(f"p{i}: E = E.m{members - 1 - i}" for i in range(40))
+    project.write("src/tools.py", tool_source("lookup", params, imports=enum))
+    assert run("build", "--no-cache", cwd=project.root).code == 0
+    assert project.descriptor("lookup")["parameters"]["properties"]["p39"]["default"] == 1960
+    assert compared < members  # it was about 40 * members
