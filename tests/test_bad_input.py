@@ -417,6 +417,19 @@ def test_values_python_reads_but_json_has_not(built: Project, run) -> None:
     assert "src/bad.py:21:9: TG307 [error] example argument `query`: inf (NaN, Infin" in out
 
 
+def test_a_status_of_more_digits_than_int_reads(built: Project, run) -> None:
+    """Found by red-teaming: a status of 5,000 digits was a ValueError (Python's int() reads
+    at most 4,300); a status of leading zeros is still a status."""
+    doc = (
+        "\n    Errors:\n"
+        f"        BIG ({'9' * 5000}, retryable): Too many digits.\n"
+        "        ZERO (0409, not retryable): A conflict.\n"
+    )
+    built.write("src/bad.py", tool_source(extra_doc=doc))
+    out = _fails(built, run, 1, "src/bad.py:12:9: TG304 [error] Errors entry BIG: cannot read '99")
+    assert "ZERO" not in out
+
+
 CONFIG_PATHS = [
     # (`[tool.toolgen]` lines, code, message fragment); found by fuzzing: each was a traceback
     ('out = "x\\u0000y"', "TG008", "has a NUL character, which no file name can hold"),

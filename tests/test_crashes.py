@@ -477,3 +477,26 @@ def test_a_twin_with_an_error_on_another_server_is_no_duplicate(project: Project
     assert result.out.count("TG102 [error] tool name `status` is already used") == 2
     assert "(catalog one); neither is published" in result.out
     assert not (project.out / "one" / "descriptors" / "status.json").exists()
+
+
+def test_a_tool_mounted_under_a_name_no_tool_can_have_is_tg103(project: Project, run) -> None:
+    """`main.mount(sub, namespace="n" * 150)` lists `sub`'s `f` as `nnn..._f`, longer than a
+    descriptor's name: it was staged, listed in the manifest and never written (the journal
+    moves only what toolgen produces), and `check --against` was a traceback."""
+    project.write("pyproject.toml", '[tool.toolgen]\nsources = ["src"]\nmarkers = ["fastmcp"]\n')
+    project.write(
+        "src/s.py",
+        "from fastmcp import FastMCP\n\nmain = FastMCP('main')\nsub = FastMCP('sub')\n"
+        f"main.mount(sub, namespace='{'n' * 150}')\n\n\n"
+        "@sub.tool\ndef f(q: str) -> str:\n    '''Look f up.'''\n    return q\n\n\n"
+        "@main.tool\ndef g(q: str) -> str:\n    '''Look g up.'''\n    return q\n",
+    )
+    result = run("build", cwd=project.root)
+    _no_traceback(result)
+    assert result.code == 1, result.out
+    assert f"src/s.py:9:1: TG103 [error] `f` is mounted as `{'n' * 150}_f`: tool name " in (
+        result.out
+    )
+    assert "1 tool left out for errors: f (src/s.py:9:1)" in result.out
+    assert project.descriptor("g")["name"] == "g"
+    _as_built(project)

@@ -231,12 +231,14 @@ def compile_units(
         for mount in unit.mounts:
             parents.setdefault(mount.child, mount)
     tops: list[list[str | None]] = []  # each unit's tools' top servers
+    #: tools whose name at the server they are mounted into is no tool name (TG103), by id()
+    misnamed: dict[int, Diagnostic] = {}
     for unit in units:
         assert unit is not None
         servers = unit.servers + [None] * (len(unit.tools) - len(unit.servers))
         if parents and rename is not None:
             unit.tools = [
-                (_mounted(tool, server, parents, rename), where)
+                (_mounted(tool, server, parents, rename, config.platforms, misnamed, where), where)
                 for (tool, where), server in zip(unit.tools, servers, strict=True)
             ]
         tops.append([_top(server, parents) for server in servers])
@@ -256,6 +258,10 @@ def compile_units(
         for (tool, _), done in zip(unit.tools, unit.finished, strict=False):
             result.finished[id(tool)] = (tool, done)
         for (tool, where), root in zip(unit.tools, unit_roots, strict=True):
+            if id(tool) in misnamed:
+                result.diagnostics.append(misnamed[id(tool)])
+                result.left_out.append((tool.name, where))
+                continue
             if root in refused:
                 unnamed.setdefault(str(root), []).append(where)
                 result.left_out.append((tool.name, where))
@@ -386,11 +392,25 @@ def _top(server: str | None, parents: dict[str, Mount]) -> str | None:
 
 
 def _mounted(
-    tool: T, server: str | None, parents: dict[str, Mount], rename: Callable[[T, str], T]
+    tool: T,
+    server: str | None,
+    parents: dict[str, Mount],
+    rename: Callable[[T, str], T],
+    platforms: tuple[str, ...],
+    misnamed: dict[int, Diagnostic],
+    where: Location,
 ) -> T:
-    """`tool` by the name the server it is mounted into lists it, up to the top server."""
+    """`tool` by the name the server it is mounted into lists it, up to the top server; as
+    it is, and in `misnamed` (TG103), when that is no tool name (a namespace too long)."""
     name = _mounted_name(tool.name, server, parents)
-    return tool if name == tool.name else rename(tool, name)
+    if name == tool.name:
+        return tool
+    problem = name_problem(name, platforms)
+    if problem is not None:
+        message = f"`{tool.name}` is mounted as `{cut(name)}`: {cut(problem)}"
+        misnamed[id(tool)] = Diagnostic("TG103", message, where)
+        return tool
+    return rename(tool, name)
 
 
 def _mounted_name(name: str, server: str | None, parents: dict[str, Mount]) -> str:
