@@ -168,10 +168,12 @@ def find_config(start: Path) -> Path | None:
     (or one that is no TOML, or whose `tool` is no table: `load_config` says where)."""
     for folder in (start, *start.parents):
         candidate = folder / "pyproject.toml"
+        if not candidate.is_file():  # none there, or no file: look further up
+            continue
         try:
             raw = _read_config(candidate)
-        except OSError:  # none there, or no file: look further up
-            continue
+        except OSError:
+            return candidate  # let load_config say why it cannot be read
         try:
             data = loads_toml(_text(raw))
         except (UnicodeDecodeError, tomllib.TOMLDecodeError):
