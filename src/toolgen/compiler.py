@@ -245,8 +245,8 @@ def compile_units(
     failed = {_top(server, parents) for unit in units if unit for _, server in unit.claims}
     # a server whose handlers all have errors is a catalog still: fixing them moves nothing
     names, refused = catalog_names({top for unit_tops in tops for top in unit_tops} | failed)
-    #: each name claimed in each catalog (`qualified`): every claimant's place, its tool
-    #: (None: left out for its errors) and catalog, in the order the files are read
+    #: each (catalog, name) claimed: every claimant's place and its tool (None: left out for
+    #: its errors), in the order the files are read
     claims: dict[tuple[str, str], list[tuple[Location, T | None]]] = {}
     unnamed: dict[str, list[Location]] = {}  # the tools of each refused catalog's server
     for unit, unit_roots in zip(units, tops, strict=True):
