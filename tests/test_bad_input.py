@@ -184,20 +184,80 @@ def test_example_error_code_not_declared(built: Project, run) -> None:
 
 
 def test_two_tools_with_the_same_name(built: Project, run) -> None:
-    """The first (in module order) keeps the name; the other is left out, and said so."""
+    """Neither keeps the name while both claim it (which one would is no choice to make for
+    the user: module order, or which one has errors): both are left out, each said so."""
     built.write("src/dup.py", tool_source(name="good_tool"))
     expected = "TG102 [error] tool name `good_tool` is already used"
     out = _fails(built, run, 1, expected, untouched=False)
     assert "src/good.py:5:1: TG102" in out
     assert "by the handler at src/dup.py:5:1" in out  # the other definition is named too
-    assert "1 tool left out for errors: good_tool (src/good.py:5:1)" in out
-    assert built.descriptor("good_tool")["source"]["module"] == "dup"
+    assert "src/dup.py:5:1: TG102" in out
+    assert "by the handler at src/good.py:5:1; neither is published" in out
+    assert (
+        "2 tools left out for errors: good_tool (src/dup.py:5:1), good_tool (src/good.py:5:1)"
+    ) in out
+    assert not (built.out / "descriptors" / "good_tool.json").exists()
 
 
 def test_name_given_twice_through_the_decorator(built: Project, run) -> None:
     built.write("src/dup.py", tool_source(name="other", decorator='@tool(name="good_tool")'))
     out = _fails(built, run, 1, "src/good.py:5:1: TG102", untouched=False)
-    assert "1 tool left out for errors: good_tool (src/good.py:5:1)" in out
+    assert (
+        "2 tools left out for errors: good_tool (src/dup.py:5:1), good_tool (src/good.py:5:1)"
+    ) in out
+
+
+# -- a duplicate whatever errors either twin has (red-team issue, part 5) ----------------------
+BROKEN_TWIN = tool_source(name="good_tool", params="query")  # no annotation: TG203
+
+
+@pytest.mark.parametrize("twin", ["src/after.py", "src/a_first.py"])  # read after, or before
+def test_a_duplicate_is_reported_when_its_twin_has_an_error(built: Project, run, twin: str) -> None:
+    """The twin with an error was left out and the other published with no TG102; fixing
+    the error then broke the build, or (the faulty twin read first) swapped the handler
+    behind the name. Now the duplicate is said at once, and neither twin is published until
+    the name is unique: fixing the error changes nothing."""
+    built.write(twin, BROKEN_TWIN)
+    for fixed in (False, True):
+        result = run("build", cwd=built.root)
+        assert result.code == 1, result.out
+        assert (
+            f"src/good.py:5:1: TG102 [error] tool name `good_tool` is already used by the "
+            f"handler at {twin}:5:1; neither is published until the name is unique"
+        ) in result.out
+        assert f"{twin}:5:1: TG102 [error] tool name `good_tool` is already used by the " in (
+            result.out
+        )
+        assert (f"{twin}:5:15: TG203" in result.out) != fixed
+        assert not (built.out / "descriptors" / "good_tool.json").exists()
+        built.write(twin, tool_source(name="good_tool"))  # the error fixed
+    built.write(twin, tool_source(name="renamed_tool"))
+    result = run("build", cwd=built.root)
+    assert result.code == 0, result.out
+    assert built.descriptor("good_tool")["source"]["module"] == "good"
+    assert built.descriptor("renamed_tool")["source"]["module"] == twin[4:-3]
+
+
+def test_twins_that_both_have_errors_are_a_duplicate(built: Project, run) -> None:
+    built.write("src/good.py", BROKEN_TWIN)
+    built.write("src/other.py", BROKEN_TWIN.replace("@tool\n", '@tool(name="good_tool")\n'))
+    result = run("build", cwd=built.root)
+    assert result.code == 1
+    assert result.out.count("TG102 [error] tool name `good_tool` is already used") == 2
+    assert result.out.count("TG203") == 2
+
+
+def test_a_name_that_cannot_be_read_claims_none(built: Project, run) -> None:
+    """A registration whose name depends on run time may be any name: it claims none, and
+    the handler with that function name is published."""
+    built.write(
+        "src/other.py",
+        tool_source(name="good_tool", decorator="@tool(name=compute())", imports=""),
+    )
+    result = run("build", cwd=built.root)
+    assert result.code == 1
+    assert "TG401" in result.out and "TG102" not in result.out
+    assert built.descriptor("good_tool")["source"]["module"] == "good"
 
 
 def test_config_source_path_that_does_not_exist(built: Project, run) -> None:
@@ -355,6 +415,19 @@ def test_values_python_reads_but_json_has_not(built: Project, run) -> None:
     assert "src/bad.py:15:9: TG307 [error] example result: nan (NaN, Infinity or out" in out
     assert "src/bad.py:18:9: TG307 [error] example result: inf (NaN, Infinity or out" in out
     assert "src/bad.py:21:9: TG307 [error] example argument `query`: inf (NaN, Infin" in out
+
+
+def test_a_status_of_more_digits_than_int_reads(built: Project, run) -> None:
+    """Found by red-teaming: a status of 5,000 digits was a ValueError (Python's int() reads
+    at most 4,300); a status of leading zeros is still a status."""
+    doc = (
+        "\n    Errors:\n"
+        f"        BIG ({'9' * 5000}, retryable): Too many digits.\n"
+        "        ZERO (0409, not retryable): A conflict.\n"
+    )
+    built.write("src/bad.py", tool_source(extra_doc=doc))
+    out = _fails(built, run, 1, "src/bad.py:12:9: TG304 [error] Errors entry BIG: cannot read '99")
+    assert "ZERO" not in out
 
 
 CONFIG_PATHS = [

@@ -1102,6 +1102,19 @@ CONFIG_VALUES: dict[str, st.SearchStrategy[object]] = {
     "inline_defs": st.booleans(),
     "gemini_schema": st.sampled_from(["openapi", "json_schema", "JSON", ""]),
     "mcp_revision": st.sampled_from(["2025-11-25", "2025-06-18", "2024-01-01", ""]),
+    "library_paths": st.lists(PATHS, max_size=3) | PATHS,
+    "framework_versions": st.dictionaries(
+        st.sampled_from(["fastmcp", "mcp", "langchain", ""]),
+        st.sampled_from(["3", "2.1.0", "4.2.3.1", "x", ""]) | TOML_VALUES,
+        max_size=3,
+    ),
+    "mcp_enriched": st.booleans(),
+    "max_source_bytes": st.sampled_from([1, 100, 10_000_000, 0, -1, 2**63, 1.5, True, "1"]),
+    "decorators": st.dictionaries(
+        st.sampled_from(["app.tool", "tool", "a..b", "app.registry.tool", "é.x", ""]),
+        st.sampled_from([*MARKER_PRESETS, "django", ""]) | TOML_VALUES,
+        max_size=3,
+    ),
     "breaking_ignore": st.lists(
         st.dictionaries(
             st.sampled_from(["rule", "tool", "pointer", "reason", "extra"]),

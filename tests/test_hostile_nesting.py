@@ -241,6 +241,7 @@ VALUES = {
     "long": [f"{'x' * (i % 120)}{i}" for i in range(150)],  # some too wide for any line
     "unicode": [f"välue\n\t{i} {'🙂' * (i % 50)}" for i in range(150)],  # 🙂 is 2 wide
     "quoted": [f'say "{i}"' for i in range(150)],  # black requotes them: no stand-ins
+    "narrow": [i % 10 for i in range(150)],  # 1 wide: narrower than a stand-in can be
 }
 
 

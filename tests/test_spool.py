@@ -74,6 +74,20 @@ def search(
     return []
 '''
 
+#: A second `wipe`: a duplicate name (TG102), so neither is published.
+AGAIN = '''
+from toolgen import tool
+
+
+@tool(risk="forbidden")
+def wipe(target: str) -> None:
+    """Wipe everything, once more under the same name.
+
+    Args:
+        target: What to wipe.
+    """
+'''
+
 BROKEN = '''
 from toolgen import tool
 
@@ -122,7 +136,7 @@ def varied(project: Project) -> Project:
     )
     project.write("src/shop/__init__.py", "")
     project.write("src/shop/tools.py", HANDLERS)
-    project.write("src/shop/again.py", HANDLERS.split("@tool(risk=")[0] + "\n# the same name\n")
+    project.write("src/shop/again.py", AGAIN)
     project.write("src/shop/broken.py", BROKEN)
     for group in range(8):  # with the others, enough files for workers (`parallel.MIN_ITEMS`)
         defs = "".join(ONE.format(n=group * 4 + n) for n in range(4))
@@ -189,7 +203,7 @@ def test_a_spooled_build_holds_no_descriptor(varied: Project) -> None:
         gc.collect()
         alive = [o for o in gc.get_objects() if isinstance(o, ToolDescriptor)]
         assert [o for o in alive if id(o) not in before] == []
-        assert len(result.descriptors) == 35
+        assert len(result.descriptors) == 34  # 3 + 32, less the two `wipe`s (a duplicate)
         assert result.descriptors[0].name == "search"  # read back from the spool
 
 

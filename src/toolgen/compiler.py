@@ -7,7 +7,9 @@ them, and returns descriptors plus diagnostics. Writing files is `toolgen.output
 from __future__ import annotations
 
 import ast
+import collections
 import keyword
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar
@@ -54,7 +56,7 @@ from toolgen.analyze.types import (
 from toolgen.config import Config
 from toolgen.conformance import conformance_level, missing_by_level
 from toolgen.descriptor import DEFAULT_RISK, RISK_DEFAULTS, ToolDescriptor
-from toolgen.diagnostics import Diagnostic, Level, Location, sort_diagnostics
+from toolgen.diagnostics import Diagnostic, Level, Location, cut, plural, sort_diagnostics
 from toolgen.discover import Listing, SourceFile, list_sources, search_roots, skipped_diagnostics
 from toolgen.frameworks import Framework
 from toolgen.incremental.cache import file_sha
@@ -63,11 +65,17 @@ from toolgen.lint import LintContext, lint
 from toolgen.names import name_problem
 from toolgen.parallel import map_chunks
 from toolgen.policy import FileSuppressions, Policy
-from toolgen.schema_ops import inline_refs
+from toolgen.render.registry import CATALOG, reserved
+from toolgen.schema_ops import expanded_size, inline_refs, size
 from toolgen.validate import schema_errors
 
 #: Decorator keywords stored under another descriptor field name.
 DESCRIPTOR_KEYS = {"keywords": "tool_search_keywords"}
+
+#: The most values a tool's parameters or return schema may hold with its models inlined:
+#: this many, and `EXPANSION` times as many as it holds as written (`within_expansion`).
+MAX_EXPANDED = 100_000
+EXPANSION = 10
 
 #: Every tool can reject invalid arguments: an error example may use this code undeclared, and
 #: its arguments are expected not to fit the schema (that is what it shows).
@@ -121,6 +129,10 @@ class FileUnit(Generic[T]):
     #: Handlers with errors, by the name each would have had, with where it is defined (a
     #: unit with any is never stored: it is empty when restored).
     left_out: list[tuple[str, Location]] = field(default_factory=list)
+    #: For each of `left_out`: the name it claims (None when its name cannot be read), and
+    #: the server it is registered with (None: not known). A duplicate is a duplicate
+    #: whatever errors either twin has.
+    claims: list[tuple[str | None, str | None]] = field(default_factory=list)
     #: The server each tool is registered with, in the order of `tools` (None: not known)
     servers: list[str | None] = field(default_factory=list)
     mounts: list[Mount] = field(default_factory=list)  # servers the file mounts in others
@@ -197,7 +209,6 @@ def compile_units(
     result.sources = listing
     result.diagnostics.extend(skipped_diagnostics(listing, config.display))
     result.diagnostics.extend(_unknown_decorators(config, index))
-    seen: dict[str, Location] = {}
     policy = config.policy()
     roots = tuple(result.search_roots)
     units: list[FileUnit[T] | None] = [lookup(f, roots) if lookup else None for f in files]
@@ -220,16 +231,24 @@ def compile_units(
         for mount in unit.mounts:
             parents.setdefault(mount.child, mount)
     tops: list[list[str | None]] = []  # each unit's tools' top servers
+    #: tools whose name at the server they are mounted into is no tool name (TG103), by id()
+    misnamed: dict[int, Diagnostic] = {}
     for unit in units:
         assert unit is not None
         servers = unit.servers + [None] * (len(unit.tools) - len(unit.servers))
         if parents and rename is not None:
             unit.tools = [
-                (_mounted(tool, server, parents, rename), where)
+                (_mounted(tool, server, parents, rename, config.platforms, misnamed, where), where)
                 for (tool, where), server in zip(unit.tools, servers, strict=True)
             ]
         tops.append([_top(server, parents) for server in servers])
-    names = catalog_names({top for unit_tops in tops for top in unit_tops})
+    failed = {_top(server, parents) for unit in units if unit for _, server in unit.claims}
+    # a server whose handlers all have errors is a catalog still: fixing them moves nothing
+    names, refused = catalog_names({top for unit_tops in tops for top in unit_tops} | failed)
+    #: each (catalog, name) claimed: every claimant's place and its tool (None: left out for
+    #: its errors), in the order the files are read
+    claims: dict[tuple[str, str], list[tuple[Location, T | None]]] = {}
+    unnamed: dict[str, list[Location]] = {}  # the tools of each refused catalog's server
     for unit, unit_roots in zip(units, tops, strict=True):
         assert unit is not None
         result.suppressions[unit.shown] = unit.suppressions
@@ -239,24 +258,53 @@ def compile_units(
         for (tool, _), done in zip(unit.tools, unit.finished, strict=False):
             result.finished[id(tool)] = (tool, done)
         for (tool, where), root in zip(unit.tools, unit_roots, strict=True):
-            catalog = names.get(root, "")
-            key = qualified(catalog, tool.name)  # names are unique per catalog
-            if key in seen:
-                result.diagnostics.append(
-                    Diagnostic(
-                        "TG102",
-                        f"tool name `{tool.name}` is already used by the handler at {seen[key]}"
-                        + (f" (catalog {catalog})" if catalog else ""),
-                        where,
-                    )
-                )
-                result.left_out.append((key, where))
+            if id(tool) in misnamed:
+                result.diagnostics.append(misnamed[id(tool)])
+                result.left_out.append((tool.name, where))
                 continue
-            seen[key] = where
-            result.locations[key] = where
-            result.descriptors.append(tool)
-            if catalog:
-                result.catalog_of[id(tool)] = catalog
+            if root in refused:
+                unnamed.setdefault(str(root), []).append(where)
+                result.left_out.append((tool.name, where))
+                continue
+            claims.setdefault((names.get(root, ""), tool.name), []).append((where, tool))
+        for (claim, server), (_, where) in zip(unit.claims, unit.left_out, strict=True):
+            top = _top(server, parents)
+            if claim is not None and top not in refused:
+                name = _mounted_name(claim, server, parents)
+                claims.setdefault((names.get(top, ""), name), []).append((where, None))
+    for (catalog, name), claimants in claims.items():
+        key = qualified(catalog, name)
+        if len(claimants) == 1:
+            where, owner = claimants[0]
+            if owner is not None:
+                result.locations[key] = where
+                result.descriptors.append(owner)
+                if catalog:
+                    result.catalog_of[id(owner)] = catalog
+            continue
+        # published by none of them while they share it: fixing one's error, or the order
+        # the files are read in, never changes which handler answers to the name
+        for at, (where, owner) in enumerate(claimants):
+            others = ", ".join(str(w) for i, (w, _) in enumerate(claimants) if i != at)
+            result.diagnostics.append(
+                Diagnostic(
+                    "TG102",
+                    f"tool name `{cut(name)}` is already used by the handler at "
+                    f"{others}"
+                    + (f" (catalog {catalog})" if catalog else "")
+                    + f"; {'neither' if len(claimants) == 2 else 'none'} is published until "
+                    "the name is unique",
+                    where,
+                )
+            )
+            if owner is not None:
+                result.left_out.append((key, where))
+    for root, places in unnamed.items():
+        message = (
+            f"{plural(len(places), 'tool')} of server `{root}` left out: {refused[root]}; "
+            "assign the server to a name of ASCII letters, digits and underscores"
+        )
+        result.diagnostics.append(Diagnostic("TG020", message, min(places)))
     unplaced = names.get(None)  # several servers, and tools on one toolgen cannot tell
     other = [
         where
@@ -275,6 +323,7 @@ def compile_units(
         sha = file_sha(framework.origin) if framework.installed else None
         if sha is not None:
             result.inputs.read[framework.origin] = sha
+    result.left_out.sort(key=lambda entry: (entry[1], entry[0]))  # whichever way each came
     result.descriptors.sort(key=lambda d: (result.catalog_of.get(id(d), ""), d.name))
     result.names = [qualified(result.catalog_of.get(id(d), ""), d.name) for d in result.descriptors]
     result.diagnostics = sort_diagnostics(policy.apply(result.diagnostics, result.suppressions))
@@ -286,22 +335,42 @@ def qualified(catalog: str, name: str) -> str:
     return f"{catalog}/{name}" if catalog else name
 
 
-def catalog_names(roots: set[str | None]) -> dict[str | None, str]:
+def catalog_names(roots: set[str | None]) -> tuple[dict[str | None, str], dict[str, str]]:
     """The catalog of each top server (`toolgen.analyze.servers.server_key`; None: a server
     toolgen cannot tell), when there is more than one server: the name it is assigned to
-    (`mcp`), or its whole dotted path when two servers share that name; `other` for tools
-    whose server cannot be told. With one server or none, {}: one catalog, today's layout."""
+    (`mcp`), or its whole dotted path when two servers share that name or it is a name `out`
+    reserves (`toolgen.render.registry.reserved`); `other` for tools whose server cannot be
+    told. A name taken already (in any case: a file system may ignore it) gets a `_` before
+    it. With one server or none, {}: one catalog, today's layout. And the servers whose
+    catalog cannot be a folder's name (`toolgen.render.registry.CATALOG`), with why."""
     known = sorted(root for root in roots if root is not None)
     if len(known) < 2:
-        return {}
-    short = [root.rpartition(".")[2] for root in known]
-    names: dict[str | None, str] = {
-        root: name if short.count(name) == 1 else root
-        for root, name in zip(known, short, strict=True)
-    }
+        return {}, {}
+    taken = {name.casefold() for name in reserved()}
+    short = {root: root.rpartition(".")[2] for root in known}
+    count = collections.Counter(name.casefold() for name in short.values())
+    names: dict[str | None, str] = {}
+    refused: dict[str, str] = {}
+    for root in known:
+        name = short[root]
+        if count[name.casefold()] > 1 or name.casefold() in taken:
+            name = root
+        while name.casefold() in taken:
+            name = f"_{name}"
+        if not name.isascii() or not re.fullmatch(CATALOG, name):
+            why = "is not ASCII" if not name.isascii() else "is no folder name toolgen writes"
+            if len(name) > 200:
+                why = "is longer than 200 characters"
+            refused[root] = f"its catalog's folder would be `{cut(name)}`, which {why}"
+            continue
+        taken.add(name.casefold())
+        names[root] = name
     if None in roots:
-        names[None] = "other" if "other" not in names.values() else "_other"
-    return names
+        name = "other"
+        while name.casefold() in taken:
+            name = f"_{name}"
+        names[None] = name
+    return names, refused
 
 
 def _chain(server: str | None, parents: dict[str, Mount]) -> list[Mount]:
@@ -323,16 +392,35 @@ def _top(server: str | None, parents: dict[str, Mount]) -> str | None:
 
 
 def _mounted(
-    tool: T, server: str | None, parents: dict[str, Mount], rename: Callable[[T, str], T]
+    tool: T,
+    server: str | None,
+    parents: dict[str, Mount],
+    rename: Callable[[T, str], T],
+    platforms: tuple[str, ...],
+    misnamed: dict[int, Diagnostic],
+    where: Location,
 ) -> T:
-    """`tool` by the name the server it is mounted into lists it (FastMCP: renamed by the
-    mount's `tool_names`, then `namespace_` before it), up to the top server."""
-    name = tool.name
+    """`tool` by the name the server it is mounted into lists it, up to the top server; as
+    it is, and in `misnamed` (TG103), when that is no tool name (a namespace too long)."""
+    name = _mounted_name(tool.name, server, parents)
+    if name == tool.name:
+        return tool
+    problem = name_problem(name, platforms)
+    if problem is not None:
+        message = f"`{tool.name}` is mounted as `{cut(name)}`: {cut(problem)}"
+        misnamed[id(tool)] = Diagnostic("TG103", message, where)
+        return tool
+    return rename(tool, name)
+
+
+def _mounted_name(name: str, server: str | None, parents: dict[str, Mount]) -> str:
+    """The name a tool `name` of `server` is listed by at the top server (FastMCP: renamed
+    by each mount's `tool_names`, then `namespace_` before it)."""
     for mount in _chain(server, parents):
         name = dict(mount.tool_names).get(name, name)
         if mount.namespace:
             name = f"{mount.namespace}_{name}"
-    return tool if name == tool.name else rename(tool, name)
+    return name
 
 
 def _nothing_found(
@@ -417,7 +505,9 @@ def compile_file(
                     unit.tools.append((descriptor, home.location(node)))
                     unit.servers.append(handler.server)
                 else:
-                    unit.left_out.append((intended_name(handler, index), home.location(node)))
+                    name, claimed = intended_name(handler, index)
+                    unit.left_out.append((name, home.location(node)))
+                    unit.claims.append((name if claimed else None, handler.server))
     if unit.tools and not importable(file.module):
         unit.diagnostics.append(
             Diagnostic(
@@ -435,10 +525,14 @@ def compile_file(
     return unit
 
 
-def intended_name(handler: Handler, index: ModuleIndex) -> str:
-    """The name a handler that failed would have had: its registration's, else its own."""
-    name = decorator_options(handler, index).options.get("name")
-    return name if isinstance(name, str) else handler.node.name
+def intended_name(handler: Handler, index: ModuleIndex) -> tuple[str, bool]:
+    """The name a handler that failed would have had: its registration's, else its own; and
+    whether that is its name (not when the registration gives one that cannot be read)."""
+    options = decorator_options(handler, index)
+    name = options.options.get("name")
+    if isinstance(name, str):
+        return name, True
+    return handler.node.name, "name" not in options.unread
 
 
 def importable(module: str) -> bool:
@@ -519,6 +613,7 @@ class _HandlerCompiler:
         before = len(self.problems)
         parameters_schema = self.parameters_schema()
         returns_schema = self.returns_schema()
+        self.within_expansion("return", returns_schema)  # the parameters': before inlining
         # a signature or type error leaves a schema short: examples cannot be checked with it
         whole = not any(
             d.code.startswith("TG2") and d.severity is Level.ERROR
@@ -762,7 +857,7 @@ class _HandlerCompiler:
             schema["required"] = required
         schema["additionalProperties"] = False
         schema = self.canonical_parameters = _with_defs(schema, builder)
-        if self.preset.inline_defs is None:
+        if not self.within_expansion("parameters", schema) or self.preset.inline_defs is None:
             return schema
         return inline_refs(schema, only_with_siblings=self.preset.inline_defs == "with-siblings")
 
@@ -780,7 +875,27 @@ class _HandlerCompiler:
             return {"type": "object", "properties": {}, "additionalProperties": False}
         schema = {k: v for k, v in body.items() if k != "description"}
         schema["additionalProperties"] = False
-        return _with_defs(schema, builder)
+        schema = _with_defs(schema, builder)
+        self.within_expansion("parameters", schema)
+        return schema
+
+    def within_expansion(self, what: str, schema: dict[str, Any]) -> bool:
+        """Whether `schema` with its models inlined (Gemini's payload, `inline_defs`, a
+        framework's) is not far larger than as written; else TG108. A model with two fields
+        of a model with two fields of ... doubles at each level, and every stage that
+        follows the `$ref`s would do that work."""
+        written = size(schema)
+        limit = MAX_EXPANDED + EXPANSION * written
+        if expanded_size(schema, limit) <= limit:
+            return True
+        message = (
+            f"`{self.node.name}`: its {what} schema holds more than {limit:,} values with "
+            f"its models inlined ({written:,} as written), more than toolgen expands: a "
+            "model that holds another several times, nested deeply, doubles at each level; "
+            "nest fewer models"
+        )
+        self.report("TG108", message, self.node)
+        return False
 
     def returns_schema(self) -> dict[str, Any]:
         if self.node.returns is None:

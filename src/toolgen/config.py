@@ -8,6 +8,8 @@ with a bad value in it.
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import os
 import re
 import sys
@@ -23,14 +25,16 @@ from toolgen.diagnostics import (
     Level,
     Location,
     UserError,
+    cut,
     relative_display,
 )
 from toolgen.frameworks import DISTRIBUTIONS, VERSION, Framework, framework, installed_framework
 from toolgen.incremental.cache import FOLDER as CACHE_FOLDER
 from toolgen.policy import Policy
-from toolgen.reading import MAX_SOURCE_BYTES
+from toolgen.reading import MAX_SOURCE_BYTES, NotRegular, open_regular
 from toolgen.render import registry
 from toolgen.render.options import RenderOptions
+from toolgen.toml_places import places
 
 #: The platforms toolgen renders for (`toolgen.render.registry`, as it stands at import).
 PLATFORMS = registry.platform_names()
@@ -160,17 +164,37 @@ def installed_packages() -> tuple[Path, ...]:
 
 
 def find_config(start: Path) -> Path | None:
-    """The nearest `pyproject.toml` at or above `start` that has a `[tool.toolgen]` table."""
+    """The nearest `pyproject.toml` at or above `start` that has a `[tool.toolgen]` table
+    (or one that is no TOML, or whose `tool` is no table: `load_config` says where)."""
     for folder in (start, *start.parents):
         candidate = folder / "pyproject.toml"
-        if candidate.is_file():
-            try:
-                data = loads_toml(candidate.read_text(encoding="utf-8"))
-            except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
-                return candidate  # let load_config report it with a location
-            if "toolgen" in data.get("tool", {}):
-                return candidate
+        if not candidate.is_file():  # none there, or no file: look further up
+            continue
+        try:
+            raw = _read_config(candidate)
+        except OSError:
+            return candidate  # let load_config say why it cannot be read
+        try:
+            data = loads_toml(_text(raw))
+        except (UnicodeDecodeError, tomllib.TOMLDecodeError):
+            return candidate  # let load_config report it with a location
+        tool = data.get("tool", {})
+        if not isinstance(tool, dict) or "toolgen" in tool:
+            return candidate
     return None
+
+
+def _read_config(path: Path) -> bytes:
+    """The bytes of the regular file `path` (OSError, or `NotRegular` for anything else: a
+    FIFO is never waited on)."""
+    handle, _ = open_regular(str(path))
+    with handle:
+        return handle.read()
+
+
+def _text(data: bytes) -> str:
+    """A configuration file's text: UTF-8, its newlines made `\\n` (as `Path.read_text`)."""
+    return data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
 
 
 def load_config(
@@ -195,24 +219,64 @@ def load_config(
                     "pass --config FILE or add the table",
                 )
             )
-    config_file = (cwd / config_file).resolve()
+    config_file, text = _config_text(cwd / config_file, cwd)
     shown = relative_display(config_file, cwd)
-    if config_file.is_dir():
-        message = f"configuration file {shown} is a folder: give a TOML file (a pyproject.toml)"
-        raise UserError(Diagnostic("TG001", message))
-    if not config_file.is_file():
-        raise UserError(Diagnostic("TG001", f"configuration file {shown} does not exist"))
     try:
-        text = config_file.read_text(encoding="utf-8")
         data = loads_toml(text)
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UserError(Diagnostic("TG001", f"cannot read {shown}: {exc}")) from None
     except tomllib.TOMLDecodeError as exc:
         raise UserError(toml_error(exc, text, shown)) from None
-    table = data.get("tool", {}).get("toolgen")
-    if not isinstance(table, dict):
+    tool = data.get("tool", {})
+    if not isinstance(tool, dict):
+        where = Location(shown, *places(text).get(("tool",), (1, 1)))
+        message = f"`tool` must be a table ([tool]), not {_kind_of(tool)}"
+        raise UserError(Diagnostic("TG002", message, where))
+    if "toolgen" not in tool:
         raise UserError(Diagnostic("TG001", f"{shown} has no [tool.toolgen] table"))
+    table = tool["toolgen"]
+    if not isinstance(table, dict):
+        where = Location(shown, *places(text).get(("tool", "toolgen"), (1, 1)))
+        message = f"[tool] toolgen: must be a table ([tool.toolgen]), not {_kind_of(table)}"
+        raise UserError(Diagnostic("TG002", message, where))
     return _check(table, config_file, text, cwd, sources_override, out_override)
+
+
+def _config_text(given: Path, cwd: Path) -> tuple[Path, str]:
+    """The configuration file `given` resolved, and its text; TG001 (a `UserError`) when the
+    system refuses the path (a NUL, a name too long, a loop, no permission) or it names no
+    regular file (none, a folder, a FIFO, a device)."""
+    path, unusable = resolve_path(given)
+    shown = relative_display(path, cwd)
+    if unusable:
+        raise UserError(Diagnostic("TG001", f"configuration file {shown} {unusable}"))
+    try:
+        data = _read_config(path)
+    except FileNotFoundError:
+        raise UserError(Diagnostic("TG001", f"configuration file {shown} does not exist")) from None
+    except NotRegular as exc:
+        what = str(exc.strerror)
+        what = "a folder" if what.startswith("a folder") else what
+        why = f"is {what}: give a TOML file (a pyproject.toml)"
+        raise UserError(Diagnostic("TG001", f"configuration file {shown} {why}")) from None
+    except OSError as exc:
+        message = f"cannot read {shown}: {exc.strerror or exc}"
+        raise UserError(Diagnostic("TG001", message)) from None
+    try:
+        return path, _text(data)
+    except UnicodeDecodeError as exc:
+        raise UserError(Diagnostic("TG001", f"cannot read {shown}: {exc}")) from None
+
+
+def _kind_of(value: Any) -> str:
+    """What a TOML value is, in words for a message."""
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    return "a date or time"
 
 
 def load_for_args(
@@ -440,45 +504,10 @@ def _ignore_entry(entry: Any, prefix: str) -> tuple[str, str, str, str] | list[t
     return (rule, entry["tool"], entry["pointer"], entry["reason"])
 
 
-_RULES_HEADER = re.compile(r"""^\s*\[\s*tool\s*\.\s*toolgen\s*\.\s*("rules"|rules)\s*\]""")
-
-
-_DECORATORS_HEADER = re.compile(
-    r"""^\s*\[\s*tool\s*\.\s*toolgen\s*\.\s*("decorators"|decorators)\s*\]"""
-)
-
-
-def _entry_at(
-    lines: list[str], header: re.Pattern[str], table: str, key: str
-) -> tuple[int, int] | None:
-    """(line, column) of `key` in the table `[tool.toolgen.TABLE]` (its header matched by
-    `header`), or in `TABLE = {...}`; None when it is not found."""
-    quoted = (f'"{key}"', f"'{key}'")
-    inline = re.compile(rf"""^\s*("{table}"|'{table}'|{table})\s*[.=]""")
-    inside = False
-    for number, line in enumerate(lines, 1):
-        if line.lstrip().startswith("["):
-            inside = bool(header.match(line))
-        elif (inside or inline.match(line)) and any(q in line for q in quoted):
-            return number, max(line.find(q) for q in quoted) + 1
-    return None
-
-
-def _rule_at(lines: list[str], code: str) -> tuple[int, int] | None:
-    """(line, column) where `code` is given a level: its key in `[tool.toolgen.rules]`, or
-    its place in `rules = {...}` (or `rules.CODE = ...`); None when it is not found."""
-    name = re.escape(code)
-    key = re.compile(rf"""^\s*("{name}"|'{name}'|{name})\s*=""")
-    inline = re.compile(r"""^\s*("rules"|'rules'|rules)\s*[.=]""")
-    in_rules = False
-    for number, line in enumerate(lines, 1):
-        if line.lstrip().startswith("["):
-            in_rules = bool(_RULES_HEADER.match(line))
-        elif in_rules and key.match(line):
-            return number, len(line) - len(line.lstrip()) + 1
-        elif inline.match(line) and code in line:
-            return number, line.index(code) + 1
-    return None
+#: The most problems a configuration's report shows (the others are counted), and the most
+#: entries a list or table key may have: each is matched per parameter or file.
+MAX_PROBLEMS = 100
+MAX_ENTRIES = 1000
 
 
 class _Checking:
@@ -488,36 +517,73 @@ class _Checking:
     def __init__(self, table: dict[str, Any], text: str, shown: str, base: Path, cwd: Path) -> None:
         self.values = {**defaults(), **table}
         self.lines = text.splitlines()
+        self.places = places(text)
+        #: each place's line and path, in order (where a value ends)
+        self.key_lines = sorted((line, path) for path, (line, _) in self.places.items())
         self.shown, self.base, self.cwd = shown, base, cwd
         self.problems: list[Diagnostic] = []
+        self.unshown = 0  # problems past `MAX_PROBLEMS`, counted only
 
-    def where(self, key: str) -> Location:
-        """The line that sets `key` (first match), else the file's first line."""
-        pattern = re.compile(rf"^\s*{re.escape(key)}\s*=")
-        for number, line in enumerate(self.lines, 1):
-            if pattern.match(line):
-                return Location(self.shown, number, len(line) - len(line.lstrip()) + 1)
-        return Location(self.shown, 1, 1)
+    def report(self, problem: Diagnostic) -> None:
+        """Add a problem; past `MAX_PROBLEMS`, only count it (a table of a million bad
+        entries is a short report, fast)."""
+        if len(self.problems) < MAX_PROBLEMS:
+            self.problems.append(problem)
+        else:
+            self.unshown += 1
 
-    def at(self, found: tuple[int, int] | None, key: str) -> Location:
-        """`found` (line, column) in the file, else where `key` is set."""
-        return Location(self.shown, *found) if found else self.where(key)
+    def full(self) -> bool:
+        """Whether no more problem would be shown."""
+        return len(self.problems) >= MAX_PROBLEMS
 
-    def bad(self, key: str, why: str) -> None:
-        self.problems.append(Diagnostic("TG002", f"[tool.toolgen] {key}: {why}", self.where(key)))
+    def value_end(self, line: int, key: str) -> int:
+        """The last line of the value of `key`, which starts on `line`: before the next key
+        that is not inside it."""
+        inside = ("tool", "toolgen", key)
+        at = bisect.bisect_right(self.key_lines, (line, ()))
+        for after, path in itertools.islice(self.key_lines, at, None):
+            if after > line and path[: len(inside)] != inside:
+                return after - 1
+        return len(self.lines)
+
+    def where(self, key: str, *inside: str) -> Location:
+        """Where `key` of `[tool.toolgen]` (or the key `inside` it) is first written, in any
+        of TOML's forms; else where the key is, else the file's first line."""
+        path = ("tool", "toolgen", key, *inside)
+        while len(path) > 2 and path not in self.places:
+            path = path[:-1]
+        return Location(self.shown, *self.places.get(path, (1, 1)))
+
+    def bad(self, key: str, why: str, *inside: str) -> None:
+        """A problem with `key` (or with its entry `inside`), where it is written."""
+        if self.full():
+            self.unshown += 1
+            return
+        where = self.where(key, *inside)
+        self.report(Diagnostic("TG002", f"[tool.toolgen] {key}: {why}", where))
+
+    def too_many(self, key: str) -> bool:
+        """Whether the list or table `key` has more entries than are read (then a problem)."""
+        value = self.values[key]
+        if isinstance(value, list | dict) and len(value) > MAX_ENTRIES:
+            self.bad(key, f"has {len(value):,} entries; at most {MAX_ENTRIES:,} are read")
+            return True
+        return False
 
     def str_list(self, key: str) -> list[str]:
         value = self.values[key]
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             self.bad(key, "must be a list of strings")
             return []
-        return list(value)
+        if self.too_many(key):
+            return []
+        return list(dict.fromkeys(value))  # each once: every entry is matched per parameter
 
     def choices(self, key: str, allowed: tuple[str, ...]) -> list[str]:
         items = self.str_list(key)
         for item in items:
             if item not in allowed:
-                self.bad(key, f"unknown value {item!r} (allowed: {', '.join(allowed)})")
+                self.bad(key, f"unknown value {cut(repr(item))} (allowed: {', '.join(allowed)})")
         return [i for i in items if i in allowed]
 
 
@@ -556,6 +622,8 @@ def _rules(c: _Checking, key: str) -> dict[str, str]:
     if not isinstance(c.values[key], dict):
         c.bad(key, "must be a table of rule code = level")
         return levels
+    if c.too_many(key):
+        return levels
     for code, level in c.values[key].items():
         if code not in RULES:
             why = f"unknown rule {code!r} (see `toolgen rules`)"
@@ -570,8 +638,8 @@ def _rules(c: _Checking, key: str) -> dict[str, str]:
         else:
             levels[code] = level
             continue
-        place = c.at(_rule_at(c.lines, code), key)  # the code's own line, rather than the table's
-        c.problems.append(Diagnostic("TG002", f"[tool.toolgen] rules: {why}", place))
+        place = c.where(key, code)  # the code's own place, rather than the table's
+        c.report(Diagnostic("TG002", f"[tool.toolgen] rules: {cut(why)}", place))
     return levels
 
 
@@ -580,8 +648,10 @@ def _decorators(c: _Checking, key: str) -> tuple[tuple[str, str, Location], ...]
     if not isinstance(c.values[key], dict):
         c.bad(key, 'must be a table of "dotted.path.to.decorator" = "preset"')
         return ()
+    if c.too_many(key):
+        return ()
     for path, preset in c.values[key].items():
-        place = c.at(_entry_at(c.lines, _DECORATORS_HEADER, key, path), key)
+        place = c.where(key, path)
         if not all(part.isidentifier() for part in path.split(".")) or "." not in path:
             why = f"{path!r} is not a dotted import path (module.decorator)"
         elif preset not in MARKER_PRESETS:
@@ -589,7 +659,7 @@ def _decorators(c: _Checking, key: str) -> tuple[tuple[str, str, Location], ...]
         else:
             decorators.append((path, preset, place))
             continue
-        c.problems.append(Diagnostic("TG002", f"[tool.toolgen] decorators: {why}", place))
+        c.report(Diagnostic("TG002", f"[tool.toolgen] decorators: {cut(why)}", place))
     return tuple(decorators)
 
 
@@ -617,14 +687,15 @@ def _framework_versions(c: _Checking, key: str) -> dict[str, str]:
     if not isinstance(versions, dict):
         c.bad(key, 'must be a table of framework = version, e.g. {fastmcp = "3"}')
         versions = {}
+    if c.too_many(key):
+        versions = {}
     for name, version in versions.items():
         if name not in DISTRIBUTIONS:
-            c.bad(key, f"unknown framework {name!r} (known: {', '.join(DISTRIBUTIONS)})")
+            known = ", ".join(DISTRIBUTIONS)
+            c.bad(key, f"unknown framework {cut(repr(name))} (known: {known})", name)
         elif not isinstance(version, str) or not VERSION.match(version):
-            c.bad(
-                key,
-                f'{name}: the version must be a string like "4", "4.2" or "4.2.3", not {version!r}',
-            )
+            why = f'the version must be a string like "4", "4.2" or "4.2.3", not {version!r}'
+            c.bad(key, cut(f"{name}: {why}"), name)
         else:
             configured[name] = version
     return configured
@@ -651,7 +722,7 @@ def _breaking_ignore(c: _Checking, key: str) -> tuple[tuple[str, str, str, str],
     lines, shown = c.lines, c.shown
     headers = _ignore_headers(lines)
     if not isinstance(entries, list):
-        c.problems.append(
+        c.report(
             Diagnostic(
                 "TG002",
                 "[tool.toolgen] breaking_ignore: must be an array of tables "
@@ -659,6 +730,8 @@ def _breaking_ignore(c: _Checking, key: str) -> tuple[tuple[str, str, str, str],
                 Location(shown, *headers[0]) if headers else c.where(key),
             )
         )
+        entries = []
+    if c.too_many(key):
         entries = []
     for number, entry in enumerate(entries, 1):
         # each entry at its `[[tool.toolgen.breaking_ignore]]` line (a key at its own line);
@@ -673,12 +746,13 @@ def _breaking_ignore(c: _Checking, key: str) -> tuple[tuple[str, str, str, str],
             else:
                 place = c.where(key)
                 quoted = (f'"{entry["rule"]}"', f"'{entry['rule']}'") if entry_key == "rule" else ()
-                for n, line in enumerate(lines[place.line - 1 :], place.line):
+                end = c.value_end(place.line, key)  # the array's lines, not the rest of the file
+                for n, line in enumerate(lines[place.line - 1 : end], place.line):
                     col = max(line.find(q) for q in quoted) if quoted else -1
                     if col >= 0:
                         place = Location(shown, n, col + 2)  # the rule itself, inside its quotes
                         break
-            c.problems.append(Diagnostic("TG002", why, place))
+            c.report(Diagnostic("TG002", cut(why), place))
         if isinstance(checked, tuple):
             ignores.append(checked)
     return tuple(ignores)
@@ -752,7 +826,11 @@ def _check(
     problems, where, bad = c.problems, c.where, c.bad
     known = defaults()
     for key in sorted(set(table) - set(known)):
-        bad(key, f"unknown key (known: {', '.join(known)})")
+        if c.full():
+            c.unshown += 1
+            continue
+        message = f"[tool.toolgen] {cut(key)}: unknown key (known: {', '.join(known)})"
+        c.report(Diagnostic("TG002", message, where(key)))
     checked = {key: validate(c, key) for key, validate in validators().items()}
     markers = checked["markers"]
     configured = checked["framework_versions"]
@@ -798,6 +876,9 @@ def _check(
             problems.append(Diagnostic("TG004", f"out {as_shown(out)}{given} {overlap}", out_at))
     if unusable:
         problems.append(Diagnostic("TG008", f"out {as_shown(out)}{given} {unusable}", out_at))
+    if c.unshown:
+        more = f"{c.unshown:,} more problems with the configuration are not shown: fix these first"
+        problems.append(Diagnostic("TG002", more, Location(c.shown, 1, 1)))
     if problems:
         raise UserError(*problems)
     platforms = checked["platforms"]

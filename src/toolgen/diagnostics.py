@@ -62,9 +62,12 @@ E, W, I = Level.ERROR, Level.WARNING, Level.INFO  # noqa: E741
 RULES: dict[str, Rule] = _rules(
     # TG0xx: configuration, command line and files
     ("TG001", E, "configuration file missing, unreadable or without a [tool.toolgen] table",
-     "Add a [tool.toolgen] table to pyproject.toml, or pass --config FILE.", FIXED),
+     "Add a [tool.toolgen] table to pyproject.toml, or pass --config FILE naming a readable "
+     "regular file (not a folder, FIFO or device).", FIXED),
     ("TG002", E, "invalid configuration value",
-     "The message names the key and the values it accepts; see the README's Configuration.", FIXED),
+     "The message names the key and the values it accepts, where the key is written; see the "
+     "README's Configuration. `tool` and `tool.toolgen` must be tables, and a list or table "
+     "holds at most 1,000 entries. The first 100 problems are shown.", FIXED),
     ("TG003", E, "a configured source path does not exist",
      "Fix the path in `sources`; relative paths resolve against the config file's folder.", FIXED),
     ("TG004", E, "output folder is outside the project, or overlaps a source, .git or the cache",
@@ -109,11 +112,29 @@ RULES: dict[str, Rule] = _rules(
     ("TG016", E, "fix: file not changed: its encoding cannot hold the new text",
      "The file declares an encoding (a PEP 263 coding comment) in which a description `fix` "
      "would add cannot be written: add the entry by hand, or save the file as UTF-8.", FIXED),
+    ("TG020", E, "a server's catalog cannot be named as a folder of `out`",
+     "In a project of several servers each catalog is a folder named after its server (see "
+     "the README's Several servers in one package); that name must be ASCII (file systems "
+     "and git may spell other names differently) and at most 200 characters. The server's "
+     "tools are left out: assign it to an ASCII name.", FIXED),
     # TG1xx: discovery
     ("TG101", E, "syntax error in a source file",
      "toolgen parses every source file; fix the syntax error at the location shown.", FIXED),
     ("TG102", E, "two tools have the same name",
-     "Tool names are unique per catalog: rename one handler or pass `name=` to its marker.", FIXED),
+     "Tool names are unique per catalog: rename one handler or pass `name=` to its marker. "
+     "While two handlers claim a name, whatever errors either has, neither is published.",
+     FIXED),
+    ("TG108", E, "a tool's schema is far larger with its models inlined than as written",
+     "Gemini's payload and `inline_defs` write each model where it is used: a model that "
+     "holds another several times, nested deeply, doubles at each level. A schema may hold "
+     "100,000 values with its models inlined, and ten times as many as it holds as written; "
+     "past that the tool is left out. Nest fewer models, or hold a model once.", FIXED),
+    ("TG109", E, "a type is too large to read",
+     "An alias is written out wherever it is used, so one that uses another twice doubles at "
+     "each level: one annotation may be read as at most 2,000 types, and a tool's parameters "
+     "(or its return type) as 200,000 in all; past that, the tool is left out. Make a type "
+     "used many times a class (a model, TypedDict or dataclass): it is read once, as a "
+     "`$defs` entry.", FIXED),
     ("TG103", E, "tool name is accepted by no configured platform, or cannot name a file",
      "A name must match ^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$ (it names the descriptor's file) "
      "and the rule of at least one configured platform; a platform that refuses it only "

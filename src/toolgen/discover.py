@@ -53,20 +53,40 @@ def module_name(
 
 def _walk(folder: Path, looked: set[str] | None) -> list[tuple[Path, bool, bool]]:
     """The Python files under `folder`, each with whether it is a symlink and whether it is a
-    regular file itself (from the folder's listing: no `stat` each)."""
-    if looked is not None:
-        looked.add(str(folder))
+    regular file itself (from the folder's listing: no `stat` each), in the order a depth-first
+    walk of sorted names finds them. Walked with a stack, not by recursion: a tree a thousand
+    folders deep is no RecursionError."""
     found: list[tuple[Path, bool, bool]] = []
+    top: list[tuple[Path, tuple[bool, bool] | None]] = [(folder, None)]
+    stack = [iter(top)]  # each folder's entries yet to see
+    while stack:
+        entry = next(stack[-1], None)
+        if entry is None:
+            stack.pop()
+        elif entry[1] is not None:
+            found.append((entry[0], *entry[1]))
+        else:
+            if looked is not None:
+                looked.add(str(entry[0]))
+            stack.append(iter(_entries(entry[0])))
+    return found
+
+
+def _entries(folder: Path) -> list[tuple[Path, tuple[bool, bool] | None]]:
+    """The entries of `folder` a walk looks at, by name: each folder with None, each Python
+    file with (is a symlink, is a regular file)."""
     with os.scandir(folder) as listed:
         entries = sorted(listed, key=lambda e: e.name)
+    found: list[tuple[Path, tuple[bool, bool] | None]] = []
     for entry in entries:
         name = entry.name
         if name.startswith(".") or name in SKIP_DIRS:
             continue
         if entry.is_dir(follow_symlinks=False):  # a linked folder could loop
-            found.extend(_walk(folder / name, looked))
+            found.append((folder / name, None))
         elif name.endswith(".py"):
-            found.append((folder / name, entry.is_symlink(), entry.is_file(follow_symlinks=False)))
+            kinds = (entry.is_symlink(), entry.is_file(follow_symlinks=False))
+            found.append((folder / name, kinds))
     return found
 
 

@@ -82,8 +82,9 @@ def optional_has_default(tool: ToolDescriptor, ctx: LintContext) -> Iterator[Fin
 
 def nesting_depth(tool: ToolDescriptor, ctx: LintContext) -> Iterator[Finding]:
     defs = tool.parameters.get("$defs", {})
+    depths: dict[str, int] = {}  # each entry's, once: the tool's properties share them
     for name, schema in tool.parameters.get("properties", {}).items():
-        depth = _object_depth(schema, defs, set())
+        depth = _object_depth(schema, defs, set(), depths)
         if depth > 2:
             yield (
                 "TG906",
@@ -92,9 +93,14 @@ def nesting_depth(tool: ToolDescriptor, ctx: LintContext) -> Iterator[Finding]:
             )
 
 
-def _object_depth(schema: Any, defs: dict[str, Any], seen: set[str]) -> int:
+def _object_depth(schema: Any, defs: dict[str, Any], seen: set[str], depths: dict[str, int]) -> int:
+    """How many objects deep `schema` nests, through its `$defs` entries: each entry's depth
+    is found once (`depths`), a reference back to one being measured (`seen`) adding none.
+    The deepest path that never repeats an entry is exponential to find (a model with a
+    field of each of ten others, each of them alike: 10! paths), so the depth of a
+    recursive family is that of the first path to each entry."""
     if isinstance(schema, list):
-        return max((_object_depth(s, defs, seen) for s in schema), default=0)
+        return max((_object_depth(s, defs, seen, depths) for s in schema), default=0)
     if not isinstance(schema, dict):
         return 0
     ref = schema.get("$ref")
@@ -102,14 +108,18 @@ def _object_depth(schema: Any, defs: dict[str, Any], seen: set[str]) -> int:
         name = ref.removeprefix("#/$defs/")
         if name in seen:
             return 0
-        return _object_depth(defs.get(name, {}), defs, seen | {name})
+        if name not in depths:
+            seen.add(name)
+            depths[name] = _object_depth(defs.get(name, {}), defs, seen, depths)
+            seen.discard(name)
+        return depths[name]
     own = 1 if schema.get("type") == "object" and schema.get("properties") else 0
     children = [
         *schema.get("properties", {}).values(),
         schema.get("items"),
         *schema.get("anyOf", []),
     ]
-    return own + max((_object_depth(c, defs, seen) for c in children if c), default=0)
+    return own + max((_object_depth(c, defs, seen, depths) for c in children if c), default=0)
 
 
 def union_parameter(tool: ToolDescriptor, ctx: LintContext) -> Iterator[Finding]:

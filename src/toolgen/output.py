@@ -235,6 +235,9 @@ def _write(
     refuse_symlinks(out)
     report = WriteReport()
     ordered = sorted(p for p in files if p != MANIFEST) + ([MANIFEST] if MANIFEST in files else [])
+    for relpath in ordered:  # the journal moves nothing else: it would be reported, not written
+        if not removal.produced(relpath):
+            raise WriteError(out / relpath, "toolgen writes no file by that name there")
     changed = [p for p in ordered if not _holds(out, p, files[p], seen, written)]
     report.unchanged = len(ordered) - len(changed)
     manifest = removal.listed(out)

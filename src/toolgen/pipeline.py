@@ -188,7 +188,8 @@ def generate_spooled(config: Config, cache: UnitCache | None, jobs: int, spool: 
         tools = [(sink.keep(d.name, d.visible, renders[id(d)]), where) for d, where in unit.tools]
         spool.flush()  # a worker's pieces are read by the process it reports to
         made = FileUnit(unit.shown, unit.suppressions, tools, unit.diagnostics, unit.dependencies)
-        made.left_out, made.servers, made.mounts = unit.left_out, unit.servers, unit.mounts
+        made.left_out, made.claims = unit.left_out, unit.claims
+        made.servers, made.mounts = unit.servers, unit.mounts
         return made
 
     def stored(tool: dict[str, Any]) -> ToolParts[Piece]:

@@ -24,7 +24,7 @@ import json
 import os
 import re
 import stat
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -164,27 +164,39 @@ def symlinks_in(out: Path) -> list[tuple[str, str]]:
     """Symlinks where a build would write or delete through or over them, as (path relative
     to `out`, what it is): a symlinked folder inside `out` (a renderer's folder, the pending
     folder, or any other), or a symlink standing where toolgen writes a file."""
-    return _symlinks(str(out), "")
+    return _symlinks(str(out))
 
 
-def _symlinks(folder: str, relfolder: str) -> list[tuple[str, str]]:
-    """`symlinks_in` of `folder` (`relfolder` under `out`; "" for `out`, where only the
-    renderers' folders are looked into)."""
+def _symlinks(folder: str) -> list[tuple[str, str]]:
+    """`symlinks_in` of `folder` (`out`: at its top, only the renderers' folders are looked
+    into), depth first in name order: with a stack, not by
+    recursion, so that a folder tree a thousand levels deep is no RecursionError."""
     found: list[tuple[str, str]] = []
-    try:
-        with os.scandir(folder) as entries:
-            listed_here = sorted(entries, key=lambda e: e.name)
-    except OSError:
-        return []
-    for entry in listed_here:
-        rel = f"{relfolder}/{entry.name}" if relfolder else entry.name
+    stack = [_entries(folder)]  # each folder's entries yet to see, with its path under `out`
+    while stack:
+        entry = next(stack[-1][1], None)
+        if entry is None:
+            stack.pop()
+            continue
+        under = stack[-1][0]
+        rel = f"{under}/{entry.name}" if under else entry.name
         if entry.is_symlink():
-            ours = produced(rel) or (not relfolder and entry.name in (*folders(), PENDING))
+            ours = produced(rel) or (not under and entry.name in (*folders(), PENDING))
             if ours or _to_folder(entry.path):
                 found.append((rel, _what(entry.path)))
-        elif entry.is_dir(follow_symlinks=False) and (relfolder or entry.name in folders()):
-            found.extend(_symlinks(entry.path, rel))
+        elif entry.is_dir(follow_symlinks=False) and (under or entry.name in folders()):
+            stack.append(_entries(entry.path, rel))
     return found
+
+
+def _entries(folder: str, relfolder: str = "") -> tuple[str, Iterator[os.DirEntry[str]]]:
+    """`relfolder`, with the entries of `folder` in name order (none when it cannot be
+    listed)."""
+    try:
+        with os.scandir(folder) as entries:
+            return relfolder, iter(sorted(entries, key=lambda e: e.name))
+    except OSError:
+        return relfolder, iter(())
 
 
 def _to_folder(path: str) -> bool:

@@ -48,6 +48,56 @@ def inline_refs(schema: dict[str, Any], *, only_with_siblings: bool = False) -> 
     return out
 
 
+def expanded_size(schema: dict[str, Any], limit: int) -> int:
+    """How many values (objects, arrays, scalars) `schema` holds once every `$ref` to one of
+    its `$defs` entries is replaced by the entry, as `inline_refs` and Gemini's payload make
+    it (a reference back to an entry being expanded counts as itself: it stays a `$ref`).
+    Each entry is counted once, so this takes time linear in `schema` even when the expanded
+    schema is exponentially larger (a model with two fields of a model with two fields of
+    ...); counting stops once past `limit`."""
+    defs = schema.get("$defs")
+    defs = defs if isinstance(defs, dict) else {}
+    sizes: dict[str, int] = {}
+    expanding: set[str] = set()
+
+    def count(value: Any) -> int:
+        total = 1
+        if isinstance(value, dict):
+            ref = value.get("$ref")
+            name = ref.removeprefix("#/$defs/") if isinstance(ref, str) else ""
+            if name in defs and name not in expanding:
+                if name not in sizes:
+                    expanding.add(name)
+                    sizes[name] = count(defs[name])
+                    expanding.discard(name)
+                total += sizes[name]
+            items = [v for k, v in value.items() if k != "$defs"]
+        elif isinstance(value, list):
+            items = value
+        else:
+            return total
+        for item in items:
+            total += count(item)
+            if total > limit:
+                break
+        return total
+
+    return count(schema)
+
+
+def size(value: Any) -> int:
+    """How many values (objects, arrays, scalars) `value` holds, itself included."""
+    total, stack = 0, [value]
+    while stack:
+        item = stack.pop()
+        total += 1
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return total
+
+
 def _reaches(defs: dict[str, Any], start: str, target: str, seen: set[str]) -> bool:
     for name in _refs(defs.get(start, {})):
         if name == target:

@@ -58,6 +58,8 @@ class DecoratorInfo:
     hints: dict[str, bool] = field(default_factory=dict)  # MCP annotations -> idempotency block
     args_schema: ast.expr | None = None  # LangChain `args_schema=Model`
     parse_docstring: bool = False  # LangChain `parse_docstring=True`
+    #: arguments given that cannot be read statically (TG401), by name as written
+    unread: set[str] = field(default_factory=set)
 
 
 def decorator_options(handler: Handler, index: ModuleIndex) -> DecoratorInfo:
@@ -96,6 +98,7 @@ class _Reader:
             return _NOT_STATIC
 
     def not_static(self, arg: str, shown: str, exc: NotStatic) -> None:
+        self.info.unread.add(arg)
         message = f"{shown} argument `{arg}` is not a value toolgen can read statically: {exc.why}"
         self.info.problems.append(Diagnostic("TG401", message, exc.module.location(exc.node)))
 

@@ -4,6 +4,7 @@ aliases, `Color("red")`, and how each member prints."""
 from __future__ import annotations
 
 import ast
+import contextlib
 from typing import TYPE_CHECKING, Any
 
 from toolgen.analyze.fold_base import (
@@ -44,6 +45,10 @@ class EnumFolder:
         self.folder = folder
         self.reading: set[int] = set()  # enums whose member values are being read
         self.values: dict[int, dict[str, Any]] = {}
+        #: each enum's first name of each (hashable) value, and each plain class's attributes:
+        #: looked up, not searched member by member (100,000 members, each looked up: N²)
+        self.firsts: dict[int, dict[Any, str]] = {}
+        self.attributes: dict[int, dict[str, ast.expr]] = {}
 
     def member(
         self, symbol: Symbol, cls: ast.ClassDef, module: Module, node: ast.expr, ctx: Ctx
@@ -55,7 +60,9 @@ class EnumFolder:
             raise NotStatic(node, ctx.module, why)
         kind = self.kind(cls, module)
         if kind is None:  # a plain class attribute: the last assignment in the class body
-            value = _class_value(cls, name)
+            if id(cls) not in self.attributes:
+                self.attributes[id(cls)] = _class_values(cls)
+            value = self.attributes[id(cls)].get(name)
             if value is None:
                 raise NotStatic(node, ctx.module, f"`{shown}` is declared without a value")
             home = Ctx(module, Scope(module, value))
@@ -67,7 +74,20 @@ class EnumFolder:
 
     def make_member(self, owner: str, values: dict[str, Any], value: Any, kind: EnumKind) -> Any:
         """The member with `value` (the first name that has it: later ones are aliases)."""
-        name = next(n for n, v in values.items() if same(v, value))
+        firsts = self.firsts.get(id(values))
+        if firsts is None:
+            firsts = self.firsts[id(values)] = {}
+            for n, v in values.items():
+                # equal values share a key, as `same` has it; an unhashable one (a list) is
+                # equal to no hashable value, and is looked for one by one
+                with contextlib.suppress(TypeError):
+                    firsts.setdefault(v, n)
+        try:
+            name = firsts.get(value)
+        except TypeError:
+            name = None
+        if name is None:
+            name = next(n for n, v in values.items() if same(v, value))
         return Member(owner, name, values[name], kind.mixed, kind.str_text, kind.format_text)
 
     def call(
@@ -127,7 +147,7 @@ class EnumFolder:
             return self.values[id(cls)]
         self.reading.add(id(cls))
         values: dict[str, Any] = {}
-        raw: list[Any] = []  # the values as written, which `auto()` counts on from
+        raw: list[Any] = []  # the numbers written so far, last and largest (`auto()`'s)
         try:
             for stmt in cls.body:
                 if not isinstance(stmt, ast.Assign) or len(stmt.targets) != 1:
@@ -141,7 +161,8 @@ class EnumFolder:
                     value = self.next_auto(raw, stmt.value, module, kind.flag)
                 else:
                     value = self.folder.value(stmt.value, Ctx(module, Scope(module, stmt.value)))
-                raw.append(value)
+                if isinstance(value, int | float):
+                    raw[:] = [value, max(raw[1], value) if raw else value]
                 values[target.id] = _mixed_in(kind.mixin, value)
         finally:
             self.reading.discard(id(cls))
@@ -149,23 +170,25 @@ class EnumFolder:
         return values
 
     def next_auto(self, raw: list[Any], node: ast.expr, module: Module, flag: bool) -> Any:
-        numbers = [v for v in raw if isinstance(v, int | float)]
-        if not numbers:
+        """The value of an `auto()` after the numbers `raw` (the last and the largest so far;
+        none: [])."""
+        if not raw:
             return 1
+        last, largest = raw
         if flag:  # the power of two above the largest value so far
-            return 2 ** int(max(numbers)).bit_length()
-        if numbers[-1] != max(numbers):
+            return 2 ** int(largest).bit_length()
+        if last != largest:
             why = (
                 f"`{source(node)}` follows a value smaller than an earlier one: Python 3.13 counts "
                 "on from the largest, earlier versions from the last"
             )
             raise NotStatic(node, module, why)
-        return numbers[-1] + 1
+        return last + 1
 
 
-def _class_value(cls: ast.ClassDef, name: str) -> ast.expr | None:
-    """The value a class body assigns `name` last."""
-    value: ast.expr | None = None
+def _class_values(cls: ast.ClassDef) -> dict[str, ast.expr]:
+    """The value a class body assigns each name last."""
+    found: dict[str, ast.expr] = {}
     for stmt in cls.body:
         if isinstance(stmt, ast.Assign):
             targets, assigned = stmt.targets, stmt.value
@@ -173,9 +196,10 @@ def _class_value(cls: ast.ClassDef, name: str) -> ast.expr | None:
             targets, assigned = [stmt.target], stmt.value
         else:
             continue
-        if any(isinstance(t, ast.Name) and t.id == name for t in targets):
-            value = assigned
-    return value
+        for target in targets:
+            if isinstance(target, ast.Name):
+                found[target.id] = assigned
+    return found
 
 
 def _mixed_in(mixin: type | None, value: Any) -> Any:

@@ -59,7 +59,8 @@ class SectionReader:
             retryable: bool | None = None
             for part in (p.strip() for p in (entry.annotation or "").split(",") if p.strip()):
                 low = part.lower().replace("_", "-")
-                if part.isascii() and part.isdigit() and 100 <= int(part) <= 599:  # not "²"
+                # ASCII digits (not "²"), not too many to be a status (`int` refuses 4,300)
+                if part.isascii() and part.isdigit() and len(part) < 9 and 100 <= int(part) <= 599:
                     status = int(part)
                 elif low in ("retryable", "retryable=true", "retry"):
                     retryable = True

@@ -12,10 +12,16 @@ from toolgen.analyze.field_spec import FieldSpec
 from toolgen.analyze.folding import NotStatic, fold
 from toolgen.analyze.scopes import Scope
 from toolgen.analyze.type_tables import EXTERNAL_KINDS
-from toolgen.diagnostics import Diagnostic
+from toolgen.diagnostics import Diagnostic, cut
 from toolgen.index import LIBRARY, Module, ModuleIndex, Symbol, dotted_name, well_known
 
 Schema = dict[str, Any]
+
+#: The most types one annotation may be read as (aliases written out), and one builder (a
+#: tool's parameters, or its return type) in all: see `BuilderBase.counted`. A pydantic model
+#: of 20,000 fields takes about 20,000; the benchmarks' tools at most 21.
+MAX_TYPE_STEPS = 2_000
+MAX_TOOL_STEPS = 200_000
 
 
 class TypeProblem(Exception):
@@ -40,12 +46,64 @@ class BuilderBase:
         self._extra: list[Any] = [None]
         #: project classes whose bases are known not to lead back to them
         self._acyclic: set[str] = set()
+        #: each model's config (`model_config`) once read, by its class: asked for each
+        #: field, it was read again from the class body each time (N fields: N² statements)
+        self._configs: dict[ast.ClassDef, dict[str, Any]] = {}
         #: how many references to named classes were made (a body without one is shareable)
         self._named_refs = 0
         self._bodies = bodies.for_index(index)
         #: the innermost annotation being built in a project module: where a problem met
         #: inside a library module is reported (`problem`)
         self._anchor: tuple[ast.AST, Module] | None = None
+        #: the budget (`counted`): types read for this builder, and for the annotation being
+        #: read (`_reading`: where it is; `_open`: the `schema` and `field_schema` calls open
+        #: for it). A named class's body counts apart: its fields are annotations of their own.
+        self._steps = 0
+        self._type_steps = 0
+        self._reading: tuple[ast.AST, Module] | None = None
+        self._open = 0
+
+    def _reads(self, node: ast.AST, module: Module) -> tuple[ast.AST, Module] | None:
+        """Enter `schema` or `field_schema` for `node` (`_leaves` on the way out): the anchor
+        before it, as `_anchored` gives it; the first call for an annotation starts its count."""
+        if self._open == 0:
+            self._type_steps, self._reading = 0, (node, module)
+        self._open += 1
+        return self._anchored(node, module)
+
+    def _leaves(self, outer: tuple[ast.AST, Module] | None) -> None:
+        self._open -= 1
+        self._anchor = outer
+
+    def counted(self) -> None:
+        """One more type read: TG109 at the annotation past `MAX_TYPE_STEPS` types for it
+        (aliases are written out wherever they are used: two uses of an alias of two uses of
+        ... double at each level), or past `MAX_TOOL_STEPS` for the builder."""
+        self._steps += 1
+        self._type_steps += 1
+        if self._type_steps <= MAX_TYPE_STEPS and self._steps <= MAX_TOOL_STEPS:
+            return
+        node, module = self._reading or self._anchor or (None, None)
+        assert node is not None and module is not None
+        if self._steps > MAX_TOOL_STEPS:
+            why = f"the types of this tool take more than {MAX_TOOL_STEPS:,} steps to read"
+        else:
+            why = (
+                f"`{cut(text_of(node), 80)}` is more than {MAX_TYPE_STEPS:,} types written out "
+                "(an alias is written out wherever it is used, and one that uses another "
+                "twice doubles at each level): make a type used many times a class"
+            )
+        raise self.problem("TG109", why, node, module)
+
+    def _body_apart(self) -> tuple[int, int, tuple[ast.AST, Module] | None]:
+        """Start a named class's body: its fields count as annotations of their own; what
+        `_body_done` takes back."""
+        saved = (self._open, self._type_steps, self._reading)
+        self._open = 0
+        return saved
+
+    def _body_done(self, saved: tuple[int, int, tuple[ast.AST, Module] | None]) -> None:
+        self._open, self._type_steps, self._reading = saved
 
     def _anchored(self, node: ast.AST, module: Module) -> tuple[ast.AST, Module] | None:
         """Make `node` the anchor when it is written in the project; the anchor before."""

@@ -175,7 +175,11 @@ class ClassSchemas(BuilderBase):
                 name = symbol.path.replace(".", "__")
             self._def_names[symbol.path] = name
             self.defs[name] = {}
-            self.defs[name] = self._class_body(symbol, kind)
+            saved = self._body_apart()
+            try:
+                self.defs[name] = self._class_body(symbol, kind)
+            finally:
+                self._body_done(saved)
         return {"$ref": f"#/$defs/{name}"}
 
     def _class_body(self, symbol: Symbol, kind: str) -> Schema:
@@ -267,7 +271,16 @@ class ClassSchemas(BuilderBase):
         return default
 
     def model_config(self, symbol: Symbol) -> dict[str, Any]:
-        """`model_config = ConfigDict(...)` (or a dict) of a model and its bases, as literals."""
+        """`model_config = ConfigDict(...)` (or a dict) of a model and its bases, as literals
+        (read once per class and builder: not to be changed)."""
+        node = symbol.node
+        assert isinstance(node, ast.ClassDef)
+        found = self._configs.get(node)
+        if found is None:
+            found = self._configs[node] = self._read_model_config(symbol)
+        return found
+
+    def _read_model_config(self, symbol: Symbol) -> dict[str, Any]:
         node, module = symbol.node, symbol.module
         assert isinstance(node, ast.ClassDef) and module is not None
         config: dict[str, Any] = {}

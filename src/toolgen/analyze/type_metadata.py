@@ -145,11 +145,11 @@ class MetadataSchemas(BuilderBase):
         then the type's own (`PositiveInt`, `conint(...)`), then each `Annotated` level from
         the innermost out, following aliases on the way; the last word wins.
         """
-        outer = self._anchored(annotation, module)
+        outer = self._reads(annotation, module)
         try:
             return self._field_schema(annotation, module, spec, nested)
         finally:
-            self._anchor = outer
+            self._leaves(outer)
 
     def _field_schema(
         self, annotation: ast.expr, module: Module, spec: FieldSpec | None, nested: bool

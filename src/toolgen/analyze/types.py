@@ -56,11 +56,11 @@ class SchemaBuilder(PrimitiveSchemas, MetadataSchemas, ClassSchemas):
 
     def schema(self, node: ast.expr, module: Module) -> Schema:
         """The schema of the type written as `node` in `module`."""
-        outer = self._anchored(node, module)
+        outer = self._reads(node, module)
         try:
             return self._schema(node, module)
         finally:
-            self._anchor = outer
+            self._leaves(outer)
 
     def _schema(self, node: ast.expr, module: Module) -> Schema:
         if isinstance(node, ast.Constant):
@@ -82,6 +82,7 @@ class SchemaBuilder(PrimitiveSchemas, MetadataSchemas, ClassSchemas):
     def _dispatch(
         self, symbol: Symbol, node: ast.expr, module: Module, args: list[ast.expr] | None
     ) -> Schema:
+        self.counted()
         kind = self._kind_of(symbol)
         if kind is None:
             raise self.problem(

@@ -7,6 +7,7 @@ without importing the writer, which itself trusts the stamp's `stat` rule.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 from toolgen.layout import PENDING
@@ -38,21 +39,39 @@ def listing(out: Path, looked: set[str] | None = None) -> list[str]:
     return found
 
 
-def _walk(base: str, relfolder: str, looked: set[str]) -> list[str]:
+def _walk(base: str, top: str, looked: set[str]) -> list[str]:
+    """Every entry below `base/top` (`listing`'s form), depth first in name order: with a
+    stack, not by recursion, so that a folder tree a thousand levels deep is no
+    RecursionError."""
+    found: list[str] = []
+    stack = [_listed(base, top, looked)]  # each folder's entries yet to see
+    while stack:
+        entry = next(stack[-1], None)
+        if entry is None:
+            stack.pop()
+            continue
+        rel, kind = entry
+        found.append(rel + kind)
+        if kind == "/":
+            stack.append(_listed(base, rel, looked))
+    return found
+
+
+def _listed(base: str, relfolder: str, looked: set[str]) -> Iterator[tuple[str, str]]:
+    """The entries of `base/relfolder` in name order, as (path relative to `base`, "@" for a
+    symlink, "/" for a folder, else ""); none when it cannot be listed."""
     try:
         with os.scandir(f"{base}/{relfolder}") as entries:
             listed = sorted(entries, key=lambda e: e.name)
     except OSError:
-        return []
+        return iter(())
     looked.add(f"{base}/{relfolder}")
-    found = []
-    for entry in listed:
-        rel = f"{relfolder}/{entry.name}"
-        if entry.is_symlink():
-            found.append(f"{rel}@")
-        elif entry.is_dir(follow_symlinks=False):
-            found.append(f"{rel}/")
-            found.extend(_walk(base, rel, looked))
-        else:
-            found.append(rel)
-    return found
+    return iter(
+        [
+            (
+                f"{relfolder}/{entry.name}",
+                "@" if entry.is_symlink() else "/" if entry.is_dir(follow_symlinks=False) else "",
+            )
+            for entry in listed
+        ]
+    )

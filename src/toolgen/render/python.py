@@ -215,7 +215,9 @@ class _StandIns:
         if self.off or len(values) < _MANY_VALUES or any('\\"' in v for v in values):
             return text
         if text not in self.groups:
-            width = max(map(_width, values))
+            # a stand-in is a string: 3 wide at least, as wide as narrower values for black,
+            # which puts each of more values than fit on a line on a line of its own
+            width = max(3, *map(_width, values))
             stand_in = _stand_in(len(self.groups), width)
             if stand_in is None:
                 return text

@@ -15,11 +15,13 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from toolgen.layout import MANIFEST
+from toolgen.layout import MANIFEST, PENDING
 
 #: The folder of one server's files when a project has several (`toolgen.compiler.
-#: catalog_names`): the name the server is assigned to, or its dotted path.
-CATALOG = r"[A-Za-z_][A-Za-z0-9_.]{0,199}"
+#: catalog_names`): the name the server is assigned to, or its dotted path (a module's name
+#: may have a `-`: `my-tools.mcp`). ASCII only: file systems and git may spell other names
+#: differently (NFC, NFD), so a file toolgen reports written could be found under no name.
+CATALOG = r"[A-Za-z_][A-Za-z0-9_.-]{0,199}"
 
 
 @dataclass(frozen=True)
@@ -113,6 +115,12 @@ OTHER_FILES = (
 
 #: Changes whenever the registry does (what is computed from it is kept until then).
 _version = 0
+
+
+def reserved() -> tuple[str, ...]:
+    """The names at the top of `out` that no catalog's folder may take, in any case (a file
+    system may ignore it): the manifest, the pending folder and the renderers' folders."""
+    return (MANIFEST, PENDING, *folders())
 
 
 def platform_names() -> tuple[str, ...]:

@@ -99,14 +99,18 @@ class ChangeFilter:
         return False
 
     def _remember(self, folder: Path) -> None:
-        """`folder` and the folders under it that discovery would walk."""
-        if not folder.is_dir() or folder.is_relative_to(self.out):
-            return
-        self.folders.add(folder)
-        with contextlib.suppress(OSError):  # gone again, or unreadable: discovery will say
-            for entry in folder.iterdir():
-                if not _skipped((entry.name,)) and entry.is_dir() and not entry.is_symlink():
-                    self._remember(entry)
+        """`folder` and the folders under it that discovery would walk (with a stack, not by
+        recursion: a tree a thousand folders deep is no RecursionError)."""
+        stack = [folder]
+        while stack:
+            folder = stack.pop()
+            if not folder.is_dir() or folder.is_relative_to(self.out):
+                continue
+            self.folders.add(folder)
+            with contextlib.suppress(OSError):  # gone again, or unreadable: discovery will say
+                for entry in folder.iterdir():
+                    if not _skipped((entry.name,)) and entry.is_dir() and not entry.is_symlink():
+                        stack.append(entry)
 
     def needed(self) -> list[Path]:
         """What must be there to watch: each source (folder or file) and the config file."""
