@@ -215,7 +215,7 @@ def test_sqlite_a_process_killed_after_begin_leaves_the_key_in_flight_until_its_
 ) -> None:
     _killed_after_begin(tmp_path, f"sqlite:///{tmp_path}/runtime.db", lease=LONG)
     offset = 0.0
-    store = SqliteStore(tmp_path / "runtime.db", clock=lambda: time.time() + offset)
+    store = SqliteStore(tmp_path / "runtime.db", clock=lambda: time.monotonic() + offset)
 
     async def scenario() -> None:
         nonlocal offset
