@@ -32,6 +32,7 @@ from toolgen.runtime.adapters.openai import openai_chat, openai_responses
 from toolgen.runtime.call import Call, Lane
 from toolgen.runtime.catalog import Catalog, load
 from toolgen.runtime.context import CallContext
+from toolgen.runtime.forks import renew_in_child
 from toolgen.runtime.handlers import Factory, NotCallable, Prepared, Reacher, prepare
 from toolgen.runtime.result import ToolResult
 from toolgen.runtime.steps.execute import Fallback
@@ -127,6 +128,11 @@ class Toolbox:
         # what is made once (the store, handlers and their instances, the pool) is made under
         # it: threads calling at once would each make their own (two stores: one key, two runs);
         # reentrant, as a factory or a handler's import may reach the toolbox again
+        self._once = threading.RLock()
+        renew_in_child(self)
+
+    def _forked(self) -> None:
+        # another thread may have held the lock at the fork (a factory reaching a handler)
         self._once = threading.RLock()
 
     @classmethod
@@ -378,7 +384,7 @@ class Toolbox:
             return self._workers
 
     def held(
-        self, pool: concurrent.futures.Executor | None, ended: concurrent.futures.Future[None]
+        self, pool: concurrent.futures.Executor | None, ended: concurrent.futures.Future[Any]
     ) -> None:
         """A timed-out sync handler still holds a thread of `pool` (one of the toolbox's)
         until `ended`. Once half of the current pool is held so, later calls get a new pool:
@@ -400,7 +406,7 @@ class Toolbox:
                     )
                     self._workers = None
 
-        def release(_: concurrent.futures.Future[None]) -> None:
+        def release(_: concurrent.futures.Future[Any]) -> None:
             with self._once:
                 self._held_total -= 1
                 if pool is self._workers:
