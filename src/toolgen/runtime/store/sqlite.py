@@ -66,9 +66,6 @@ _SCHEMA = (
 #: expiry on that boot's monotonic clock. A version before them writes rows of seven columns
 #: and is refused by a file that has them (it fails closed).
 _ADDED = (("boot", "TEXT"), ("expires_mono", "REAL"))
-_MONO_INDEX = (
-    "CREATE INDEX IF NOT EXISTS idempotency_boot_expiry ON idempotency (boot, expires_mono)"
-)
 
 #: Expired rows are deleted once per this many `begin` calls of a process.
 SWEEP_EVERY = 1024
@@ -111,6 +108,7 @@ class SqliteStore:
         self._busy_timeout_s = busy_timeout_s
         self._connection: sqlite3.Connection | None = None
         self._where: Path | None = None  # the path made absolute at first use (a chdir later)
+        self._named = ""  # the same as text, for the check of every transaction
         self._file: tuple[int, int] | None = None  # (device, inode) of the file opened
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="toolgen-sqlite")
         self._begins = 0
@@ -235,14 +233,17 @@ class SqliteStore:
         return begun
 
     def _sweep(self, db: sqlite3.Connection) -> None:
-        if self._boot is not None:
-            db.execute(
-                "DELETE FROM idempotency WHERE boot = ? AND expires_mono <= ?",
-                (self._boot, self._clock()),
-            )
+        """Delete expired rows, found through the wall-clock expiry's index (one index is
+        cheaper to keep than two). A row of this boot is deleted only once its monotonic
+        expiry has passed too; after the wall clock was set back, such rows stay a while
+        longer, dead, until the wall clock passes them (a claim overwrites them anyway)."""
+        if self._boot is None:
+            db.execute("DELETE FROM idempotency WHERE expires_at <= ?", (self._wall(),))
+            return
         db.execute(
-            "DELETE FROM idempotency WHERE expires_at <= ? AND (boot IS NULL OR boot <> ?)",
-            (self._wall(), self._boot or ""),
+            "DELETE FROM idempotency WHERE expires_at <= ?"
+            " AND (boot IS NOT ? OR expires_mono <= ?)",
+            (self._wall(), self._boot, self._clock()),
         )
 
     def _finish(self, tool: str, key: str, token: str, result: str, ttl_s: float) -> bool:
@@ -310,8 +311,11 @@ class SqliteStore:
 
     def _unmoved(self) -> bool:
         """Does the path still name the file the connection has open?"""
-        assert self._where is not None
-        return _identity(self._where) == self._file
+        try:
+            found = os.stat(self._named)  # noqa: PTH116 - on every transaction: no pathlib
+        except FileNotFoundError:
+            return False
+        return (found.st_dev, found.st_ino) == self._file
 
     def _reopen(self) -> sqlite3.Connection:
         """Open what the path names now, after the file was deleted or replaced. Closing the
@@ -327,6 +331,7 @@ class SqliteStore:
             return self._connection
         if self._where is None:
             self._where = self.path.absolute()
+            self._named = str(self._where)
             self._boot = self._boot_of()
         where = self._where
         where.parent.mkdir(parents=True, exist_ok=True)
@@ -396,7 +401,6 @@ def _set_up(db: sqlite3.Connection) -> None:
         for name, kind in _ADDED:
             if name not in columns:
                 db.execute(f"ALTER TABLE idempotency ADD COLUMN {name} {kind}")
-        db.execute(_MONO_INDEX)
     except BaseException:
         db.rollback()
         raise
