@@ -335,10 +335,11 @@ class SqliteStore:
             self._boot = self._boot_of()
         where = self._where
         where.parent.mkdir(parents=True, exist_ok=True)
-        if not where.exists():  # a new database must not take a deleted one's WAL for its own
-            for suffix in ("-wal", "-shm"):
-                if Path(f"{where}{suffix}").exists():
-                    raise self._leftover(suffix)
+        # a new database must not take a deleted one's WAL for its own; the sides are looked at
+        # first: sqlite makes them after the database, so one without it is a leftover
+        for suffix in ("-wal", "-shm"):
+            if Path(f"{where}{suffix}").exists() and not where.exists():
+                raise self._leftover(suffix)
         # isolation_level=None: transactions are begun explicitly (BEGIN IMMEDIATE above)
         db = sqlite3.connect(where, timeout=self._busy_timeout_s, isolation_level=None)
         try:
