@@ -124,3 +124,50 @@ def test_a_fork_while_another_thread_holds_the_toolbox_lock(
         leave.set()
         reaching.join(30)
     assert not reaching.is_alive()
+
+
+def test_forks_while_other_threads_make_keyed_calls(keyed_box: Callable[..., Toolbox]) -> None:
+    """Forks at odd moments: while threads make keyed calls (the store's first ones too,
+    which open it), some of whose handlers time out and run on with their leases renewed.
+    Every child's keyed calls answer; the parent's go on."""
+    box = keyed_box(
+        handlers={"transfer": transfer_sometimes_slowly},
+        timeout={"*": 0.2},
+        in_flight_ttl=0.8,
+    )
+    stop = threading.Event()
+
+    def hammer() -> None:
+        while not stop.is_set():
+            box.call("transfer", _arguments(), context=PAY)
+
+    threads = [threading.Thread(target=hammer) for _ in range(3)]
+    for thread in threads:
+        thread.start()
+
+    def child() -> bool:
+        key = f"key-{uuid.uuid4().hex}"
+        deadline = time.monotonic() + 20
+        first = box.call("transfer", _arguments(key), context=PAY)
+        while not first.ok and time.monotonic() < deadline:  # TIMEOUT, then IN_PROGRESS
+            time.sleep(0.05)
+            first = box.call("transfer", _arguments(key), context=PAY)
+        return first.ok and box.call("transfer", _arguments(key), context=PAY).replayed
+
+    try:
+        children = [in_child(child) for _ in range(12)]
+    finally:
+        stop.set()
+        for thread in threads:
+            thread.join(30)
+    assert children == [True] * 12
+    assert not any(thread.is_alive() for thread in threads)
+
+
+_slow = iter(range(10**9))
+
+
+def transfer_sometimes_slowly(amount: int, to: str, idempotency_key: str) -> dict[str, object]:
+    if next(_slow) % 5 == 0:
+        time.sleep(0.3)  # past the timeout: its key is renewed until it ends
+    return {"sent": amount, "pid": os.getpid()}

@@ -364,6 +364,20 @@ def test_sqlite_after_aclose_is_unavailable(tmp_path: Path) -> None:
     asyncio.run(scenario())
 
 
+def test_redis_after_aclose_is_unavailable_and_opens_nothing_again(redis_url: str) -> None:
+    """A late settlement (a handler that outlived its call) may reach a store its toolbox
+    closed: it must not open it again (and leave it open)."""
+    store = RedisStore(redis_url, prefix=f"test:{os.getpid()}:{time.monotonic_ns()}:")
+
+    async def scenario() -> None:
+        assert isinstance(await store.begin("pay", "key-1", "fp", LONG), Started)
+        await store.aclose()
+        await _every_call_is_unavailable(store, "closed")
+        assert store._worker is None
+
+    asyncio.run(scenario())
+
+
 def test_redis_on_a_closed_port_is_unavailable_and_keeps_its_password(request) -> None:
     request.getfixturevalue("redis_url")  # the client must be installed (or the test skips)
     url = f"redis://user:hunter2@127.0.0.1:{free_port()}/0"

@@ -7,8 +7,9 @@ worker left. `begin` is `SET NX PX` (only one of any number of workers creates t
 the compare-and-set on the token happen in one step on the server. Leases and TTLs are the
 server's own expiries, on its clock.
 
-Needs the `redis` client (`pip install "toolgen[redis]"`), imported on first use only: the rest
-of the runtime works without it.
+Needs the `redis` client (`pip install "toolgen[redis]"`), imported when a redis store is made
+(not at its first call: a process forked meanwhile would wait for another thread's import); the
+rest of the runtime works without it, and a store made without it is unavailable.
 """
 
 from __future__ import annotations
@@ -107,7 +108,7 @@ class RedisStore:
         max_connections: int = 32,
         pool_timeout_s: float = 10.0,
     ) -> None:
-        """A store for `url`; nothing is imported or connected before the first call.
+        """A store for `url`; nothing is connected before the first call.
 
         At most `max_connections` connections: more concurrent calls wait for one to be free,
         up to `pool_timeout_s` seconds, then the store counts as unavailable.
@@ -118,7 +119,12 @@ class RedisStore:
         self._pool_timeout_s = pool_timeout_s
         self._lock = threading.Lock()
         self._worker: _Worker | None = None
+        self._closed = False
         renew_in_child(self)
+        # the client is imported now, not at the first call: a process forked while another
+        # thread imports it would wait in the child for that thread's import lock forever
+        with contextlib.suppress(ImportError):
+            import redis.asyncio  # noqa: F401
 
     def __repr__(self) -> str:
         return f"RedisStore({redacted(self.url)!r}, prefix={self.prefix!r})"
@@ -169,9 +175,11 @@ class RedisStore:
         await self._run(lambda w: w.abandon(keys=[name], args=[token]))
 
     async def aclose(self) -> None:
-        """Close the connections and stop the store's loop thread."""
+        """Close the connections and stop the store's loop thread; the store is unavailable
+        afterwards (a late settlement must not open it again, and leave it open)."""
         with self._lock:
             worker, self._worker = self._worker, None
+            self._closed = True
         if worker is None:
             return
         try:
@@ -223,6 +231,10 @@ class RedisStore:
         with self._lock:
             if self._worker is not None:
                 return self._worker
+            if self._closed:
+                raise StoreUnavailable(
+                    f"the redis idempotency store {redacted(self.url)} is closed"
+                )
             try:
                 from redis import asyncio as aioredis
                 from redis.exceptions import RedisError

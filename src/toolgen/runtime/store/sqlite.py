@@ -35,13 +35,14 @@ import functools
 import os
 import secrets
 import sqlite3
+import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
-from toolgen.runtime.forks import inherited, renew_in_child
+from toolgen.runtime.forks import hold_still_at_fork, inherited
 from toolgen.runtime.store.base import Begin, Started, StoreUnavailable, taken
 
 __all__ = ["SqliteStore", "boot_id"]
@@ -113,7 +114,10 @@ class SqliteStore:
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="toolgen-sqlite")
         self._begins = 0
         self._closed = False
-        renew_in_child(self)
+        # held by the worker thread while it is inside sqlite, and by a fork: sqlite's own
+        # locks, left taken by a thread the child does not have, would hang the child
+        self._inside = threading.Lock()
+        hold_still_at_fork(self)
 
     def __repr__(self) -> str:
         return f"SqliteStore({str(self.path)!r})"
@@ -167,13 +171,21 @@ class SqliteStore:
             with contextlib.suppress(RuntimeError):  # closed meanwhile: the lease frees the key
                 self._executor.submit(self._abandon, tool, key, begun.token)
 
+    def _before_fork(self) -> None:
+        self._inside.acquire()
+
+    def _after_fork_in_parent(self) -> None:
+        self._inside.release()
+
     def _forked(self) -> None:
         # the connection and the thread are the parent's: a new thread, and the connection
-        # kept unused (sqlite must not be used across a fork, closing included)
+        # kept unused (sqlite must not be used across a fork, closing included); it was at
+        # rest at the fork, so the child's own connection finds sqlite's locks free
         if self._connection is not None:
             inherited.append(self._connection)
         self._connection = None
         self._file = None
+        self._inside = threading.Lock()
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="toolgen-sqlite")
 
     # Below: run in the worker thread only.
@@ -284,6 +296,10 @@ class SqliteStore:
         self._transaction(free)
 
     def _transaction(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        with self._inside:
+            return self._transacted(work)
+
+    def _transacted(self, work: Callable[[sqlite3.Connection], T]) -> T:
         try:
             db = self._connect()
             db.execute("BEGIN IMMEDIATE")
@@ -369,9 +385,10 @@ class SqliteStore:
                 time.sleep(0.005)
 
     def _close(self) -> None:
-        if self._connection is not None:
-            self._connection.close()
-            self._connection = None
+        with self._inside:
+            if self._connection is not None:
+                self._connection.close()
+                self._connection = None
 
     def _leftover(self, suffix: str) -> StoreUnavailable:
         return StoreUnavailable(
