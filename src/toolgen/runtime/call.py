@@ -420,14 +420,14 @@ class Call:
             result, attempts = await execute(lambda: attempt(real), plan, box.sleep)
         except asyncio.CancelledError:
             if held is not None:  # free the key now, not at the lease's end
-                await asyncio.shield(self._settle(held, None))
+                await self._settle(held, None)
             raise
-        except BaseException:  # a step's own failure, Ctrl-C: the key is settled all the same
+        except BaseException:  # a step's own failure, Ctrl-C, the coroutine closed: no await
             if held is not None:
                 KEEPER.run(lambda: self._settle(held, None))
             raise
         if held is not None:  # the handler's own answer, not a fallback's
-            await asyncio.shield(self._settle(held, result))
+            await self._settle(held, result)
         return await self._conclude(arguments, result, attempts)
 
     async def _conclude(

@@ -18,7 +18,6 @@ and the handler does not run (fail closed).
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 import uuid
@@ -182,12 +181,12 @@ def stored(result: ToolResult) -> str:
 async def settle(held: Held, result: ToolResult | None, ttl_s: float) -> None:
     """Keep a success under its key for `ttl_s` seconds; free the key after a failure or a
     cancellation (None). A store that fails here is logged: the call has run, and its key
-    expires with its lease. Cancelled (the caller's event loop is being torn down), the
-    keeper finishes it."""
+    expires with its lease. Cut off (cancelled again, the caller's event loop torn down, the
+    coroutine closed), the keeper does it: a held key is never left renewed for good."""
     held.settling = True
     try:
         await _settle(held, result, ttl_s, warn=True)
-    except asyncio.CancelledError:
+    except BaseException:
         KEEPER.run(lambda: _settle(held, result, ttl_s, warn=False))
         raise
     KEEPER.release(held)
@@ -211,6 +210,8 @@ async def _settle(held: Held, result: ToolResult | None, ttl_s: float, warn: boo
         log.warning(
             "[trace %s] the idempotency store failed after the call: %s", held.trace_id, exc
         )
+    except Exception as exc:  # a store of one's own that breaks its contract: the call ran
+        log.error("[trace %s] settling the idempotency key failed", held.trace_id, exc_info=exc)
     finally:
         if not warn:  # the keeper's own run: nothing else releases it
             KEEPER.release(held)

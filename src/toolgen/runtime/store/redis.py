@@ -142,7 +142,7 @@ class RedisStore:
         try:
             # shielded: a cancellation must not cut the claim off between the server and us
             answer = await asyncio.shield(asyncio.wrap_future(claiming))
-        except asyncio.CancelledError:
+        except (asyncio.CancelledError, GeneratorExit):  # no await here
             claiming.add_done_callback(lambda done: self._free_claim(worker, name, token, done))
             raise
         except Exception as exc:

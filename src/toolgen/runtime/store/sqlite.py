@@ -127,7 +127,7 @@ class SqliteStore:
         running = self._submit(self._begin, tool, key, fingerprint, lease_s)
         try:
             return await asyncio.wrap_future(running)
-        except asyncio.CancelledError:
+        except BaseException:  # cancelled, the coroutine closed: no await here
             # the claim may be made all the same (the thread cannot be stopped): free it
             running.add_done_callback(functools.partial(self._free_claim, tool, key))
             raise
