@@ -9,6 +9,7 @@ import subprocess
 import sys
 import textwrap
 import threading
+import time
 import uuid
 from collections.abc import Callable
 from pathlib import Path
@@ -17,7 +18,7 @@ from typing import Any
 import pytest
 
 from toolgen.runtime import CallContext, Toolbox
-from toolgen.runtime.store import InFlight, Started, StoreUnavailable, open_store, redacted
+from toolgen.runtime.store import InFlight, Replay, Started, StoreUnavailable, open_store, redacted
 from toolgen.runtime.store.redis import RedisStore
 from toolgen.runtime.store.sqlite import SqliteStore
 
@@ -348,3 +349,55 @@ def test_a_password_in_a_redis_url_is_never_told(
     box = Toolbox(_empty_catalog(), store=url)
     assert "hunter2" not in repr(box)
     assert "hunter2" not in caplog.text
+
+
+def test_sqlite_rows_of_another_boot_are_judged_by_the_wall_clock(tmp_path: Path) -> None:
+    """After a reboot the monotonic clock starts again: a lease taken before it is over (its
+    process is gone), a result kept before it replays until its TTL ends by the wall clock."""
+    path = tmp_path / "keys.db"
+    wall = [1_000_000.0]
+    before = SqliteStore(path, boot=lambda: "boot-1", clock=lambda: 5_000.0, wall=lambda: wall[0])
+    after = SqliteStore(path, boot=lambda: "boot-2", clock=lambda: 10.0, wall=lambda: wall[0])
+
+    async def scenario() -> None:
+        try:
+            assert isinstance(await before.begin("pay", "running", "fp", LONG), Started)
+            done = await before.begin("pay", "done", "fp", LONG)
+            assert isinstance(done, Started)
+            assert await before.finish("pay", "done", done.token, '{"status": "ok"}', 100.0)
+            assert isinstance(await after.begin("pay", "running", "fp", LONG), Started)
+            assert await after.begin("pay", "done", "fp", LONG) == Replay('{"status": "ok"}')
+            wall[0] += 101.0  # the result's TTL is over by the wall clock
+            assert isinstance(await after.begin("pay", "done", "fp", LONG), Started)
+        finally:
+            await before.aclose()
+            await after.aclose()
+
+    asyncio.run(scenario())
+
+
+def test_sqlite_a_file_of_an_older_version_is_taken_over_and_refuses_that_version(
+    tmp_path: Path,
+) -> None:
+    """Rows an older version wrote keep their meaning (the wall clock); the file gains the
+    new columns, and that version's claims then fail (closed), never write apart."""
+    import sqlite3
+
+    path = tmp_path / "keys.db"
+    old = sqlite3.connect(path, isolation_level=None)
+    old.executescript(
+        """CREATE TABLE idempotency (tool TEXT NOT NULL, key TEXT NOT NULL,
+        fingerprint TEXT NOT NULL, status TEXT NOT NULL CHECK (status IN ('in_flight', 'done')),
+        token TEXT NOT NULL, result TEXT, expires_at REAL NOT NULL, PRIMARY KEY (tool, key))
+        WITHOUT ROWID;"""
+    )
+    claim = "INSERT OR REPLACE INTO idempotency VALUES (?, ?, ?, 'in_flight', ?, NULL, ?)"
+    old.execute(claim, ("pay", "old-running", "fp", "t", time.time() + LONG))
+    store = SqliteStore(path)
+    try:
+        assert isinstance(_begin(store, "old-running"), InFlight)
+        with pytest.raises(sqlite3.OperationalError, match="9 columns but 7 values"):
+            old.execute(claim, ("pay", "other", "fp", "t", time.time() + LONG))
+    finally:
+        old.close()
+        _close(store)
