@@ -14,7 +14,8 @@ lease is over (no process outlives a boot), its result replays until its TTL end
 clock. Where no boot id can be read, and in rows written by versions before this one, the wall
 clock decides, as it always did there.
 
-The file: each transaction first checks that the path still names the file the store opened.
+The file: each claim (and renewal) first checks that the path still names the file the store
+opened (a result is kept, or a key freed, in the file its claim was made in).
 When it was deleted or replaced, the store opens what the path names now, as on first use: a
 replacing file, or a new one - unless the deleted database's `-wal` or `-shm` file is still
 there, which a new database at that path would read as its own: then it refuses (unavailable,
@@ -235,14 +236,7 @@ class SqliteStore:
             )
             return Started(token)
 
-        begun = self._transaction(claim)
-        if isinstance(begun, Started) and not self._unmoved():
-            # the file went away while the claim was made: it was made in the old one
-            raise StoreUnavailable(
-                f"the sqlite idempotency store {self.path} is unavailable: its file was "
-                "deleted or replaced while a key was claimed"
-            )
-        return begun
+        return self._transaction(claim)
 
     def _sweep(self, db: sqlite3.Connection) -> None:
         """Delete expired rows, found through the wall-clock expiry's index (one index is
@@ -269,7 +263,7 @@ class SqliteStore:
             )
             return kept.rowcount == 1
 
-        return self._transaction(store)
+        return self._transaction(store, follow=False)
 
     def _renew(self, tool: str, key: str, token: str, lease_s: float) -> bool:
         def extend(db: sqlite3.Connection) -> bool:
@@ -293,17 +287,17 @@ class SqliteStore:
                 (tool, key, token, *values),
             )
 
-        self._transaction(free)
+        self._transaction(free, follow=False)
 
-    def _transaction(self, work: Callable[[sqlite3.Connection], T]) -> T:
-        with self._inside:
-            return self._transacted(work)
-
-    def _transacted(self, work: Callable[[sqlite3.Connection], T]) -> T:
+    def _transaction(self, work: Callable[[sqlite3.Connection], T], follow: bool = True) -> T:
+        """Run `work` in one `BEGIN IMMEDIATE` transaction. With `follow`, the path is first
+        checked to still name the file open (a claim, a renewal); a settlement goes without
+        (its claim is in the file it was made in, so it is settled there)."""
+        self._inside.acquire()
         try:
             db = self._connect()
             db.execute("BEGIN IMMEDIATE")
-            if not self._unmoved():  # checked under the write lock: deleted, or replaced
+            if follow and not self._unmoved():  # under the write lock: deleted, or replaced
                 db.rollback()
                 db = self._reopen()
                 db.execute("BEGIN IMMEDIATE")
@@ -324,6 +318,8 @@ class SqliteStore:
             # UnicodeError: text sqlite cannot take (a lone surrogate), which the runtime
             # never hands over; any other caller still gets a store error, not a crash
             raise self._unavailable(exc) from exc
+        finally:
+            self._inside.release()
 
     def _unmoved(self) -> bool:
         """Does the path still name the file the connection has open?"""
