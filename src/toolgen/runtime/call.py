@@ -148,7 +148,6 @@ class Call:
 
     __slots__ = (
         "_hashed",
-        "answer",
         "arguments",
         "box",
         "context",
@@ -156,6 +155,7 @@ class Call:
         "name",
         "pool",
         "raw",
+        "result_of",
         "started",
         "stuck",
         "trace_id",
@@ -181,8 +181,8 @@ class Call:
         # the end of a sync handler's thread that outlived its attempt (timed out, cancelled)
         self.stuck: concurrent.futures.Future[Any] | None = None
         self.pool: concurrent.futures.Executor | None = None  # the threads of sync handlers
-        # the success result of a value the handler returned (for a late one)
-        self.answer: Callable[[Any], ToolResult] | None = None
+        # the result of a value the handler returned (a late one's, on the keeper's loop)
+        self.result_of: Callable[[Any], ToolResult] | None = None
 
     def record(
         self, decision: str, result: ToolResult | None = None, reason: str | None = None
@@ -403,7 +403,7 @@ class Call:
                 return claimed
             # renewed while the call runs, until it is settled (`_settle` on every way out)
             held = KEEPER.hold(store, descriptor.name, scoped, claimed, lease, trace_id)
-            self.answer = lambda value: answer(
+            self.result_of = lambda value: answer(
                 descriptor.name, prepared, value, trace_id, returns, quick_returns
             )
         self.stuck = None
@@ -480,7 +480,7 @@ class Call:
     async def _outcome(self, ended: concurrent.futures.Future[Any]) -> ToolResult | None:
         """The result of what a handler's thread returned or raised (None: it was stopped by
         something that is no error, SystemExit say)."""
-        assert self.descriptor is not None and self.answer is not None
+        assert self.descriptor is not None and self.result_of is not None
         try:
             value = ended.result()
             if inspect.isawaitable(value):  # as `invoke` would await it, on a loop of its own
@@ -489,7 +489,7 @@ class Call:
             return raised(self.descriptor, exc, self.trace_id)
         except BaseException:
             return None
-        return self.answer(value)
+        return self.result_of(value)
 
 
 async def _awaited(value: Any) -> Any:

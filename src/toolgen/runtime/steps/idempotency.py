@@ -185,19 +185,21 @@ async def settle(held: Held, result: ToolResult | None, ttl_s: float) -> None:
     coroutine closed), the keeper does it: a held key is never left renewed for good."""
     held.settling = True
     try:
-        await _settle(held, result, ttl_s, warn=True)
+        await _settle(held, result, ttl_s)
     except BaseException:
-        KEEPER.run(lambda: _settle(held, result, ttl_s, warn=False))
+        KEEPER.run(lambda: _settle(held, result, ttl_s, again=True))
         raise
     KEEPER.release(held)
 
 
-async def _settle(held: Held, result: ToolResult | None, ttl_s: float, warn: bool) -> None:
+async def _settle(held: Held, result: ToolResult | None, ttl_s: float, again: bool = False) -> None:
+    """`settle`'s store call; `again`: the keeper's run of one cut off, which may have been
+    done already (a refused `finish` says nothing then), and which releases the key itself."""
     store, name = held.store, held.tool
     try:
         if result is not None and result.ok:
             kept = await store.finish(name, held.key, held.token, stored(result), ttl_s)
-            if kept is False and warn:
+            if kept is False and not again:
                 log.warning(
                     "[trace %s] the lease of the idempotency key of %s ran out before the call "
                     "ended: its result was not kept, and another call may have run",
@@ -213,7 +215,7 @@ async def _settle(held: Held, result: ToolResult | None, ttl_s: float, warn: boo
     except Exception as exc:  # a store of one's own that breaks its contract: the call ran
         log.error("[trace %s] settling the idempotency key failed", held.trace_id, exc_info=exc)
     finally:
-        if not warn:  # the keeper's own run: nothing else releases it
+        if again:
             KEEPER.release(held)
 
 
