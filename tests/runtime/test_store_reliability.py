@@ -215,7 +215,7 @@ def test_sqlite_a_process_killed_after_begin_leaves_the_key_in_flight_until_its_
 ) -> None:
     _killed_after_begin(tmp_path, f"sqlite:///{tmp_path}/runtime.db", lease=LONG)
     offset = 0.0
-    store = SqliteStore(tmp_path / "runtime.db", clock=lambda: time.time() + offset)
+    store = SqliteStore(tmp_path / "runtime.db", clock=lambda: time.monotonic() + offset)
 
     async def scenario() -> None:
         nonlocal offset
@@ -360,6 +360,20 @@ def test_sqlite_after_aclose_is_unavailable(tmp_path: Path) -> None:
         await store.aclose()
         await store.aclose()  # closing twice is harmless
         await _every_call_is_unavailable(store, "closed")
+
+    asyncio.run(scenario())
+
+
+def test_redis_after_aclose_is_unavailable_and_opens_nothing_again(redis_url: str) -> None:
+    """A late settlement (a handler that outlived its call) may reach a store its toolbox
+    closed: it must not open it again (and leave it open)."""
+    store = RedisStore(redis_url, prefix=f"test:{os.getpid()}:{time.monotonic_ns()}:")
+
+    async def scenario() -> None:
+        assert isinstance(await store.begin("pay", "key-1", "fp", LONG), Started)
+        await store.aclose()
+        await _every_call_is_unavailable(store, "closed")
+        assert store._worker is None
 
     asyncio.run(scenario())
 

@@ -268,3 +268,32 @@ def test_finish_says_whether_the_token_still_owned_the_key(play) -> None:
         assert await h.store.finish("send_email", "key-2", late, OK, LONG) is False
 
     play(scenario)
+
+
+def test_renew_extends_the_lease_of_the_token_that_holds_the_key(play) -> None:
+    async def scenario(h: Harness) -> None:
+        lease = 1.0
+        owner = await started(h, lease=lease)
+        for _ in range(4):  # renewed each time before it runs out: held well past its lease
+            await h.wait(lease * 0.4)
+            assert await h.store.renew("send_email", "key-1", owner, lease) is True
+            assert isinstance(await h.store.begin("send_email", "key-1", "fp-a", LONG), InFlight)
+        assert await h.store.finish("send_email", "key-1", owner, OK, LONG) is True
+
+    play(scenario)
+
+
+def test_renew_is_refused_to_a_token_that_no_longer_holds_the_key(play) -> None:
+    async def scenario(h: Harness) -> None:
+        late = await started(h, lease=SHORT)
+        await h.wait(SHORT)
+        assert await h.store.renew("send_email", "key-1", late, LONG) is False
+        owner = await started(h)
+        assert await h.store.renew("send_email", "key-1", late, LONG) is False
+        assert await h.store.renew("send_email", "key-1", "never-owned", LONG) is False
+        await h.store.finish("send_email", "key-1", owner, OK, LONG)
+        # a finished key is a result, not a lease: nothing renews it
+        assert await h.store.renew("send_email", "key-1", owner, LONG) is False
+        assert await h.store.begin("send_email", "key-1", "fp-a", LONG) == Replay(OK)
+
+    play(scenario)

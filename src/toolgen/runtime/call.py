@@ -17,7 +17,6 @@ import concurrent.futures
 import inspect
 import json
 import logging
-import threading
 import time
 import typing
 from collections.abc import Callable
@@ -28,17 +27,20 @@ from toolgen.runtime import audit as audit_events
 from toolgen.runtime.audit import arguments_hmac
 from toolgen.runtime.context import CallContext
 from toolgen.runtime.handlers import NotCallable
+from toolgen.runtime.keeper import KEEPER, Held
 from toolgen.runtime.result import ToolResult, failure, internal_error, new_trace_id
 from toolgen.runtime.steps.authorize import permitted, stepped_up
 from toolgen.runtime.steps.execute import (
     Here,
     Retries,
+    answer,
     execute,
     execute_here,
     fall_back,
     invoke,
     invoke_here,
     log_failure,
+    raised,
 )
 from toolgen.runtime.steps.find import find
 from toolgen.runtime.steps.gate import (
@@ -48,10 +50,10 @@ from toolgen.runtime.steps.gate import (
     gated,
     is_dry_run,
 )
-from toolgen.runtime.steps.idempotency import claim, key_for, store_key, unavailable
+from toolgen.runtime.steps.idempotency import claim, key_for, settle, store_key, unavailable
 from toolgen.runtime.steps.parse import parse
 from toolgen.runtime.steps.validate import validate
-from toolgen.runtime.store import IdempotencyStore, StoreUnavailable
+from toolgen.runtime.store import StoreUnavailable
 from toolgen.runtime.sync import run_sync
 from toolgen.runtime.values import escaped, name, quote, writable
 
@@ -157,6 +159,7 @@ class Call:
         "name",
         "pool",
         "raw",
+        "result_of",
         "started",
         "stuck",
         "trace_id",
@@ -182,9 +185,11 @@ class Call:
         self.arguments: dict[str, Any] | None = None
         self.started = time.perf_counter()
         self._fingerprint: tuple[Any, str] | None = None  # (what was hashed, its hmac)
-        # the end of a timed-out sync handler's thread that still runs
-        self.stuck: concurrent.futures.Future[None] | None = None
+        # the end of a sync handler's thread that outlived its attempt (timed out, cancelled)
+        self.stuck: concurrent.futures.Future[Any] | None = None
         self.pool: concurrent.futures.Executor | None = None  # the threads of sync handlers
+        # the result of a value the handler returned (a late one's, on the keeper's loop)
+        self.result_of: Callable[[Any], ToolResult] | None = None
 
     def record(
         self, decision: str, result: ToolResult | None = None, reason: str | None = None
@@ -416,37 +421,48 @@ class Call:
                 return stopped
             if not self.record("confirmed"):
                 return self.unrecorded()
+        hints = descriptor.idempotency
+        real = for_real(descriptor, arguments)
         key = key_for(descriptor, arguments, context)
-        token: str | None = None
+        held: Held | None = None
         if key is not None:
-            key = store_key(key, context.principal)
+            scoped = store_key(key, context.principal)
             try:
                 store = box.store()
             except StoreUnavailable as exc:
                 return self.denied(unavailable(descriptor.name, trace_id, exc))
-            claimed = await claim(store, descriptor, key, arguments, trace_id, box.in_flight_ttl)
+            lease = box.in_flight_ttl
+            claimed = await claim(store, descriptor, scoped, arguments, trace_id, lease)
             if isinstance(claimed, ToolResult):
                 self.record("replayed" if claimed.replayed else "denied", claimed)
                 return claimed
-            token = claimed
-        hints = descriptor.idempotency
-        real = for_real(descriptor, arguments)
+            # renewed while the call runs, until it is settled (`_settle` on every way out)
+            held = KEEPER.hold(store, descriptor.name, scoped, claimed, lease, trace_id)
+            self.result_of = lambda value: answer(
+                descriptor.name, prepared, value, trace_id, returns, quick_returns
+            )
+        self.stuck = None
         try:
             plan = Retries(
-                retry=key is not None or bool(hints.idempotent) or bool(hints.safe),
+                retry=held is not None or bool(hints.idempotent) or bool(hints.safe),
                 max_retries=box.max_retries,
                 random=box.random,
-                lease_s=box.in_flight_ttl if key is not None else None,
+                lease_s=box.in_flight_ttl if held is not None else None,
                 timeout=timeout or 0.0,  # a tool given a key has one (`_check_lease`)
-                halt=self._still_running,
+                # keyed, no retry once a thread outlived its attempt: it may have done the write
+                halt=self._outlived if held is not None else self._still_running,
             )
             result, attempts = await execute(lambda: attempt(real), plan, box.sleep)
         except asyncio.CancelledError:
-            if key is not None and token is not None:  # free the key now, not at the lease's end
-                await asyncio.shield(self._settle(descriptor.name, key, token, None))
+            if held is not None:  # free the key now, not at the lease's end
+                await self._settle(held, None)
             raise
-        if key is not None and token is not None:  # the handler's own answer, not a fallback's
-            await asyncio.shield(self._settle(descriptor.name, key, token, result))
+        except BaseException:  # a step's own failure, Ctrl-C, the coroutine closed: no await
+            if held is not None:
+                KEEPER.run(lambda: self._settle(held, None))
+            raise
+        if held is not None:  # the handler's own answer, not a fallback's
+            await self._settle(held, result)
         return await self._conclude(arguments, result, attempts)
 
     async def _conclude(
@@ -463,40 +479,52 @@ class Call:
         self.record("executed" if result.ok else "failed", result, reason=reason)
         return result
 
-    def _stuck(self, ended: concurrent.futures.Future[None]) -> None:
+    def _stuck(self, ended: concurrent.futures.Future[Any]) -> None:
         self.stuck = ended
-        self.box.held(self.pool, ended)
+        if not ended.done():
+            self.box.held(self.pool, ended)
 
     def _still_running(self) -> bool:
         return self.stuck is not None and not self.stuck.done()
 
-    async def _settle(self, name: str, key: str, token: str, result: ToolResult | None) -> None:
-        """Keep a success under its key; free the key after a failure or a cancellation (None)
-        - once the handler's thread has ended, if a timed-out one still runs (until then
-        another call with the key would run beside it). A store that fails here is logged: the
-        call has run, and its key expires with its lease."""
-        store = self.box.store()
+    def _outlived(self) -> bool:
+        return self.stuck is not None
+
+    async def _settle(self, held: Held, result: ToolResult | None) -> None:
+        """Keep a success under its key; free the key after a failure or a cancellation
+        (None). When a sync handler's thread outlived its attempt, what that handler did
+        settles the key instead, once it ends (the keeper renews the key until then)."""
         stuck = self.stuck
-        if (result is None or not result.ok) and stuck is not None and not stuck.done():
-            trace_id = self.trace_id
-            stuck.add_done_callback(lambda _: _abandon_later(store, name, key, token, trace_id))
+        if stuck is None:
+            await settle(held, result, self.box.idempotency_ttl)
             return
-        try:
-            if result is not None and result.ok:
-                ttl = self.box.idempotency_ttl
-                if await store.finish(name, key, token, result.to_json(), ttl) is False:
-                    log.warning(
-                        "[trace %s] the lease of the idempotency key of %s ran out before the call "
-                        "ended: its result was not kept, and another call may have run",
-                        self.trace_id,
-                        name,
-                    )
-            else:
-                await store.abandon(name, key, token)
-        except StoreUnavailable as exc:
+        stuck.add_done_callback(lambda ended: KEEPER.run(lambda: self._late(held, ended)))
+
+    async def _late(self, held: Held, ended: concurrent.futures.Future[Any]) -> None:
+        """On the keeper's loop, once a thread that outlived its attempt has ended."""
+        result = await self._outcome(ended)
+        if result is not None and result.ok:
             log.warning(
-                "[trace %s] the idempotency store failed after the call: %s", self.trace_id, exc
+                "[trace %s] %s ended after its call was answered: its result is kept under its "
+                "idempotency key, and a retry with the key replays it",
+                self.trace_id,
+                self.name,
             )
+        await settle(held, result, self.box.idempotency_ttl)
+
+    async def _outcome(self, ended: concurrent.futures.Future[Any]) -> ToolResult | None:
+        """The result of what a handler's thread returned or raised (None: it was stopped by
+        something that is no error, SystemExit say)."""
+        assert self.descriptor is not None and self.result_of is not None
+        try:
+            value = ended.result()
+            if inspect.isawaitable(value):  # as `invoke` would await it, on a loop of its own
+                value = await asyncio.to_thread(run_sync, lambda: _awaited(value))
+        except Exception as exc:
+            return raised(self.descriptor, exc, self.trace_id)
+        except BaseException:
+            return None
+        return self.result_of(value)
 
 
 def _written(trace_id: Any) -> str:
@@ -505,17 +533,8 @@ def _written(trace_id: Any) -> str:
     return escaped(trace_id if isinstance(trace_id, str) else quote(trace_id))
 
 
-def _abandon_later(store: IdempotencyStore, tool: str, key: str, token: str, trace_id: str) -> None:
-    """Free a key from whichever thread a timed-out handler ends on: on a thread of its own
-    with its own event loop (the call's loop may be gone, or be the one running here)."""
-
-    def run() -> None:
-        try:
-            asyncio.run(store.abandon(tool, key, token))
-        except Exception as exc:
-            log.warning("[trace %s] freeing the idempotency key failed: %s", trace_id, exc)
-
-    threading.Thread(target=run, name="toolgen-abandon", daemon=True).start()
+async def _awaited(value: Any) -> Any:
+    return await value
 
 
 def _as_dry_run(result: ToolResult) -> ToolResult:

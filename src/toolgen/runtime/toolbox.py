@@ -32,6 +32,7 @@ from toolgen.runtime.adapters.openai import openai_chat, openai_responses
 from toolgen.runtime.call import Call, Lane
 from toolgen.runtime.catalog import Catalog, load
 from toolgen.runtime.context import CallContext
+from toolgen.runtime.forks import hold_still_at_fork
 from toolgen.runtime.handlers import Factory, NotCallable, Prepared, Reacher, prepare
 from toolgen.runtime.result import ToolResult
 from toolgen.runtime.steps.execute import Fallback
@@ -50,6 +51,11 @@ WORKERS = 32
 #: Threads that timed-out sync handlers may hold in all before `Toolbox.held` starts no new
 #: pool: hung handlers then cost calls their wait, not ever more threads.
 HELD_LIMIT = 4 * WORKERS
+
+#: Seconds a fork waits for a thread that is reaching a handler (importing it, making its
+#: pydantic schema) before it goes on: a child forked in the middle of that could hang on a
+#: library's lock; a factory may take any time, and the fork must not wait for it forever.
+FORK_WAIT = 2.0
 
 #: Set on the threads of `Toolbox.workers`.
 _handler_thread = threading.local()
@@ -131,6 +137,23 @@ class Toolbox:
         # it: threads calling at once would each make their own (two stores: one key, two runs);
         # reentrant, as a factory or a handler's import may reach the toolbox again
         self._once = threading.RLock()
+        self._fork_waited = False
+        hold_still_at_fork(self)
+
+    def _before_fork(self) -> None:
+        # a thread that reaches a handler may be inside a library whose own locks a fork
+        # would leave taken for good (pydantic-core's, an import's): wait for it, a while
+        self._fork_waited = self._once.acquire(timeout=FORK_WAIT)
+
+    def _after_fork_in_parent(self) -> None:
+        if self._fork_waited:
+            self._fork_waited = False
+            self._once.release()
+
+    def _forked(self) -> None:
+        # another thread may hold the lock still (a factory that took longer than the wait)
+        self._once = threading.RLock()
+        self._fork_waited = False
 
     @classmethod
     def load(
@@ -387,7 +410,7 @@ class Toolbox:
             return self._workers
 
     def held(
-        self, pool: concurrent.futures.Executor | None, ended: concurrent.futures.Future[None]
+        self, pool: concurrent.futures.Executor | None, ended: concurrent.futures.Future[Any]
     ) -> None:
         """A timed-out sync handler still holds a thread of `pool` (one of the toolbox's)
         until `ended`. Once half of the current pool is held so, later calls get a new pool:
@@ -409,7 +432,7 @@ class Toolbox:
                     )
                     self._workers = None
 
-        def release(_: concurrent.futures.Future[None]) -> None:
+        def release(_: concurrent.futures.Future[Any]) -> None:
             with self._once:
                 self._held_total -= 1
                 if pool is self._workers:

@@ -5,8 +5,8 @@ retry what may be retried, and fall back when a fallback is given.
   (models, UUIDs, enums ...); async handlers are awaited, sync ones run in a worker thread (a
   sync handler that times out keeps its thread until it returns: threads cannot be stopped;
   `on_stuck` gets the future of that thread's end, so no retry starts beside it and its key
-  stays taken until it ends; `Toolbox` keeps a pool of its own for them, so the hop costs no
-  more than it must). A timeout of None is none.
+  is settled with what it returns or raises; `Toolbox` keeps a pool of its own for them, so
+  the hop costs no more than it must). A timeout of None is none.
 - `invoke_here`: the same attempt of a sync handler on the calling thread, for a call from
   synchronous code with no timeout to enforce (nothing then needs another thread).
   A `ToolError` gets the taxonomy its code has in the descriptor's `errors`; any other
@@ -91,13 +91,15 @@ def tool_error(exc: ToolError, descriptor: ToolDescriptor, trace_id: str) -> Too
 
 class _Thread:
     """A sync handler's run on a worker thread: `give_up` after a timeout or a cancellation
-    says whether it still runs (the future of its end), and a run not yet started never
+    says whether it started (the future of its end, which carries what the handler returned
+    or raised: a keyed call's key is settled with it), and a run not yet started never
     starts."""
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.state = "queued"
-        self.ended: concurrent.futures.Future[None] = concurrent.futures.Future()
+        self.ended: concurrent.futures.Future[Any] = concurrent.futures.Future()
+        self.raised: BaseException | None = None
 
     def run(self, fn: Callable[..., Any], *args: Any) -> Any:
         with self.lock:
@@ -105,16 +107,20 @@ class _Thread:
                 return None
             self.state = "running"
         try:
-            return fn(*args)
-        finally:
-            self.ended.set_result(None)
+            value = fn(*args)
+        except BaseException as exc:
+            self.raised = exc
+            self.ended.set_exception(exc)
+            raise
+        self.ended.set_result(value)
+        return value
 
-    def give_up(self) -> concurrent.futures.Future[None] | None:
+    def give_up(self) -> concurrent.futures.Future[Any] | None:
         with self.lock:
             if self.state == "queued":
                 self.state = "given up"
                 return None
-        return None if self.ended.done() else self.ended
+        return self.ended
 
 
 def _timed_out(descriptor: ToolDescriptor, timeout: float, trace_id: str) -> ToolResult:
@@ -140,12 +146,13 @@ async def invoke(
     returns: Draft202012Validator | None = None,
     quick_returns: Callable[[Any], bool] | None = None,
     workers: concurrent.futures.Executor | None = None,
-    on_stuck: Callable[[concurrent.futures.Future[None]], None] | None = None,
+    on_stuck: Callable[[concurrent.futures.Future[Any]], None] | None = None,
 ) -> ToolResult:
     """One attempt at calling the handler (see the module's text); a sync handler runs on
     `workers` (the loop's default executor when None), in a copy of the caller's context as
-    `asyncio.to_thread` would; when the attempt ends (times out, is cancelled) while that
-    thread still runs, `on_stuck` receives the future of the thread's end."""
+    `asyncio.to_thread` would; when the attempt ends (times out, is cancelled) without the
+    handler's outcome after that thread started, `on_stuck` receives the future of the
+    thread's end (done already, when it ended meanwhile)."""
     name = descriptor.name
     try:
         args, kwargs = prepared.arguments.validate_python(arguments)
@@ -163,10 +170,13 @@ async def invoke(
                 thread = _Thread()
                 try:
                     value = await loop.run_in_executor(workers, thread.run, context.run, call)
-                finally:
-                    stuck = thread.give_up()
+                except BaseException as exc:
+                    # ended without the handler's outcome (a timeout, a cancellation): the
+                    # thread may run on, or have ended meanwhile with what settles the key
+                    stuck = None if exc is thread.raised else thread.give_up()
                     if stuck is not None and on_stuck is not None:
                         on_stuck(stuck)
+                    raise
                 if inspect.isawaitable(value):
                     value = await value
     except TimeoutError as exc:

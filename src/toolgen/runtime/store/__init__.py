@@ -67,10 +67,10 @@ def open_store(url: str) -> IdempotencyStore:
     """
     scheme, sep, rest = url.partition("://")
     if not sep:
-        raise ValueError(f"not a store URL: {url!r} (expected {_FORMS})")
+        raise ValueError(f"not a store URL: {redacted(url)!r} (expected {_FORMS})")
     if scheme == "memory":
         if rest:
-            raise ValueError(f"memory:// takes nothing after it: {url!r}")
+            raise ValueError(f"memory:// takes nothing after it: {redacted(url)!r}")
         from toolgen.runtime.store.memory import MemoryStore
 
         return MemoryStore()
@@ -89,21 +89,25 @@ _FORMS = "memory://, sqlite:///relative/path, sqlite:////absolute/path, redis://
 
 def _sqlite(url: str, rest: str) -> IdempotencyStore:
     # sqlite:///a/b is the relative path a/b, sqlite:////a/b the absolute /a/b (SQLAlchemy's form)
+    shown = redacted(url)
     if not rest.startswith("/"):
-        raise ValueError(f"sqlite URLs have no host: {url!r} (expected sqlite:///path)")
+        raise ValueError(f"sqlite URLs have no host: {shown!r} (expected sqlite:///path)")
     path = rest[1:]
     if not path or path.endswith("/"):
-        raise ValueError(f"no database file in {url!r} (expected sqlite:///path/to/file.db)")
+        raise ValueError(f"no database file in {shown!r} (expected sqlite:///path/to/file.db)")
     if path == ":memory:":
         # a private in-memory database would not be shared by the processes sqlite is chosen for
-        raise ValueError(f"{url!r}: use memory:// for a store in memory")
+        raise ValueError(f"{shown!r}: use memory:// for a store in memory")
     from toolgen.runtime.store.sqlite import SqliteStore
 
     return SqliteStore(path)
 
 
 def _check_redis(url: str) -> None:
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+    except ValueError:  # "Invalid IPv6 URL": its text quotes nothing, but say which URL
+        raise ValueError(f"cannot read the URL {redacted(url)!r}") from None
     try:
         parts.port  # noqa: B018 - raises ValueError for a port that is not a number
     except ValueError:

@@ -3,9 +3,9 @@ that turns a taken key into an answer, and how a URL is quoted without its passw
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
-from urllib.parse import urlsplit
 
 
 @dataclass(frozen=True)
@@ -47,7 +47,13 @@ class IdempotencyStore(Protocol):
     """What the runtime needs of an idempotency store (see the module docstring)."""
 
     async def begin(self, tool: str, key: str, fingerprint: str, lease_s: float) -> Begin:
-        """Claim `(tool, key)` for `lease_s` seconds, or say who has it."""
+        """Claim `(tool, key)` for `lease_s` seconds, or say who has it. A `begin` that is
+        cancelled keeps no claim: it made none, or it frees the one it made."""
+        ...
+
+    async def renew(self, tool: str, key: str, token: str, lease_s: float) -> bool:
+        """Extend the lease of a key `token` still holds in flight to `lease_s` seconds from
+        now: False when it no longer held it (the lease ran out, or the key was settled)."""
         ...
 
     async def finish(
@@ -85,11 +91,21 @@ def taken(
     return InFlight(max(1, min(RETRY_AFTER_CAP_MS, int(remaining_s * 1000))))
 
 
+#: Query options whose values are secrets (`?password=...`, which redis-py reads too).
+_SECRET_OPTION = re.compile(r"(?i)((?:^|&)[^&=]*(?:pass|secret|token|auth)[^&=]*=)[^&#]*")
+
+
 def redacted(url: str) -> str:
-    """`url` without its password, for messages."""
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    netloc = parts.netloc.rpartition("@")[2]
-    user = f"{parts.username}:" if parts.username else ":"
-    return parts._replace(netloc=f"{user}***@{netloc}").geturl()
+    """`url` without its password, for messages: the user information's (what stands between
+    the scheme and the last `@`, when it has a `:`) and a secret query option's
+    (`?password=...`). Text only, never parsed: it never raises, and it hides a password
+    where the URL is malformed too (a `?` or `/` in it, no `//`)."""
+    head, at, host = url.rpartition("@")
+    if at:
+        scheme, sep, user = head.partition("://")
+        if not sep:  # `redis:user:secret@host`
+            scheme, sep, user = head.partition(":")
+        if ":" in user:
+            url = f"{scheme}{sep}{user.partition(':')[0]}:***@{host}"
+    address, mark, query = url.partition("?")
+    return address + mark + _SECRET_OPTION.sub(r"\1***", query)

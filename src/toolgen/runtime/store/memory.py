@@ -8,6 +8,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from toolgen.runtime.forks import renew_in_child
 from toolgen.runtime.store.base import Begin, Started, taken
 
 __all__ = ["MemoryStore"]
@@ -40,6 +41,7 @@ class MemoryStore:
         # store may serve several event loops (a sync call runs its own loop in a thread)
         self._lock = threading.Lock()
         self._begins = 0
+        renew_in_child(self)
 
     async def begin(self, tool: str, key: str, fingerprint: str, lease_s: float) -> Begin:
         """Claim the key for `lease_s` seconds unless a live entry holds it."""
@@ -66,6 +68,16 @@ class MemoryStore:
             entry.expires_at = now + ttl_s
             return True
 
+    async def renew(self, tool: str, key: str, token: str, lease_s: float) -> bool:
+        """Extend the lease `token` still holds to `lease_s` seconds from now."""
+        with self._lock:
+            now = self._clock()
+            entry = self._owned(tool, key, token, now)
+            if entry is None:
+                return False
+            entry.expires_at = now + lease_s
+            return True
+
     async def abandon(self, tool: str, key: str, token: str) -> None:
         """Free the key if `token` still holds its live lease."""
         with self._lock:
@@ -76,6 +88,11 @@ class MemoryStore:
         """Forget every entry."""
         with self._lock:
             self._entries.clear()
+
+    def _forked(self) -> None:
+        # another thread may have held the lock at the fork; the entries stay (the parent's
+        # keys in flight stay taken in the child until their leases end)
+        self._lock = threading.Lock()
 
     def _owned(self, tool: str, key: str, token: str, now: float) -> _Entry | None:
         entry = self._entries.get((tool, key))

@@ -6,6 +6,23 @@ exactly one sees the key free. WAL lets readers go on while one writes; `busy_ti
 the others wait for the lock instead of failing at once. With `synchronous=NORMAL` a killed
 process loses nothing committed; only a power cut may forget the last few results.
 
+Time: leases and TTLs are counted on the machine's monotonic clock (`time.monotonic`; on Linux
+CLOCK_MONOTONIC, one clock for every process of the machine, counted from its boot and never
+set), so setting the wall clock moves no lease and no TTL. Each row notes the boot it was
+written in (Linux's boot id): a row of another boot is judged by the wall clock instead - its
+lease is over (no process outlives a boot), its result replays until its TTL ends by the wall
+clock. Where no boot id can be read, and in rows written by versions before this one, the wall
+clock decides, as it always did there.
+
+The file: each claim (and renewal) first checks that the path still names the file the store
+opened (a result is kept, or a key freed, in the file its claim was made in).
+When it was deleted or replaced, the store opens what the path names now, as on first use: a
+replacing file, or a new one - unless the deleted database's `-wal` or `-shm` file is still
+there, which a new database at that path would read as its own: then it refuses (unavailable,
+the call does not run) until they are removed. So stores on one path never go on apart, each
+on a file of its own. (Replacing a database file that is in use may still mix it with the old
+one's WAL: sqlite's own warning.)
+
 sqlite3 blocks, so every statement runs in this store's own worker thread (one connection, used
 by that thread only): the event loop never waits on the file.
 """
@@ -13,23 +30,28 @@ by that thread only): the event loop never waits on the file.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
+import contextlib
+import functools
 import os
 import secrets
 import sqlite3
+import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
+from toolgen.runtime.forks import hold_still_at_fork, inherited
 from toolgen.runtime.store.base import Begin, Started, StoreUnavailable, taken
 
-__all__ = ["SqliteStore"]
+__all__ = ["SqliteStore", "boot_id"]
 
 T = TypeVar("T")
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS idempotency (
+_SCHEMA = (
+    """CREATE TABLE IF NOT EXISTS idempotency (
     tool TEXT NOT NULL,
     key TEXT NOT NULL,
     fingerprint TEXT NOT NULL,
@@ -38,45 +60,86 @@ CREATE TABLE IF NOT EXISTS idempotency (
     result TEXT,
     expires_at REAL NOT NULL,
     PRIMARY KEY (tool, key)
-) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS idempotency_expiry ON idempotency (expires_at);
-"""
+) WITHOUT ROWID""",
+    "CREATE INDEX IF NOT EXISTS idempotency_expiry ON idempotency (expires_at)",
+)
+
+#: Columns added to files an older version made: the boot a row was written in, and its
+#: expiry on that boot's monotonic clock. A version before them writes rows of seven columns
+#: and is refused by a file that has them (it fails closed).
+_ADDED = (("boot", "TEXT"), ("expires_mono", "REAL"))
 
 #: Expired rows are deleted once per this many `begin` calls of a process.
 SWEEP_EVERY = 1024
+
+_BOOT_ID = Path("/proc/sys/kernel/random/boot_id")
+
+
+@functools.cache
+def boot_id() -> str | None:
+    """This machine's boot id (Linux), or None where none can be read."""
+    try:
+        return _BOOT_ID.read_text().strip() or None
+    except OSError:
+        return None
 
 
 class SqliteStore:
     """Entries in the sqlite file at `path` (created, with its folder, on first use).
 
-    `clock` gives wall-clock seconds (`time.time` by default: processes must agree on it);
-    tests pass their own. `busy_timeout_s` is how long a call waits for another writer before
-    the store counts as unavailable.
+    `clock` gives the monotonic seconds leases and TTLs are counted in (`time.monotonic`),
+    `wall` the wall-clock seconds rows of another boot are judged by (`time.time`), `boot`
+    the boot id (`boot_id`; None: judge every row by the wall clock); tests pass their own.
+    `busy_timeout_s` is how long a call waits for another writer before the store counts as
+    unavailable.
     """
 
     def __init__(
         self,
         path: str | os.PathLike[str],
         *,
-        clock: Callable[[], float] = time.time,
+        clock: Callable[[], float] = time.monotonic,
+        wall: Callable[[], float] = time.time,
+        boot: Callable[[], str | None] = boot_id,
         busy_timeout_s: float = 5.0,
     ) -> None:
         """A store for `path`; nothing is opened before the first call."""
         self.path = Path(path)
-        self._clock = clock
+        self._clock, self._wall, self._boot_of = clock, wall, boot
+        self._boot: str | None = None
         self._busy_timeout_s = busy_timeout_s
         self._connection: sqlite3.Connection | None = None
+        self._where: Path | None = None  # the path made absolute at first use (a chdir later)
+        self._named = ""  # the same as text, for the check of every transaction
+        self._file: tuple[int, int] | None = None  # (device, inode) of the file opened
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="toolgen-sqlite")
         self._begins = 0
         self._closed = False
+        # held by the worker thread while it is inside sqlite, and by a fork: sqlite's own
+        # locks, left taken by a thread the child does not have, would hang the child
+        self._inside = threading.Lock()
+        hold_still_at_fork(self)
+
+    def __repr__(self) -> str:
+        return f"SqliteStore({str(self.path)!r})"
 
     async def begin(self, tool: str, key: str, fingerprint: str, lease_s: float) -> Begin:
         """Claim the key for `lease_s` seconds unless a live row holds it."""
-        return await self._run(self._begin, tool, key, fingerprint, lease_s)
+        running = self._submit(self._begin, tool, key, fingerprint, lease_s)
+        try:
+            return await asyncio.wrap_future(running)
+        except BaseException:  # cancelled, the coroutine closed: no await here
+            # the claim may be made all the same (the thread cannot be stopped): free it
+            running.add_done_callback(functools.partial(self._free_claim, tool, key))
+            raise
 
     async def finish(self, tool: str, key: str, token: str, result: str, ttl_s: float) -> bool:
         """Keep `result` for `ttl_s` seconds if `token` still holds the key's live lease."""
         return await self._run(self._finish, tool, key, token, result, ttl_s)
+
+    async def renew(self, tool: str, key: str, token: str, lease_s: float) -> bool:
+        """Extend the lease `token` still holds to `lease_s` seconds from now."""
+        return await self._run(self._renew, tool, key, token, lease_s)
 
     async def abandon(self, tool: str, key: str, token: str) -> None:
         """Delete the key's row if `token` still holds its live lease."""
@@ -92,65 +155,158 @@ class SqliteStore:
             self._closed = True
             self._executor.shutdown(wait=False)
 
-    async def _run(self, work: Callable[..., T], *args: object) -> T:
+    def _submit(self, work: Callable[..., T], *args: object) -> concurrent.futures.Future[T]:
         if self._closed:
             raise StoreUnavailable(f"the sqlite idempotency store {self.path} is closed")
-        return await asyncio.get_running_loop().run_in_executor(self._executor, work, *args)
+        return self._executor.submit(work, *args)
+
+    async def _run(self, work: Callable[..., T], *args: object) -> T:
+        return await asyncio.wrap_future(self._submit(work, *args))
+
+    def _free_claim(self, tool: str, key: str, running: concurrent.futures.Future[Begin]) -> None:
+        """After a cancelled `begin`: free the claim it made, on the worker thread."""
+        if running.cancelled() or running.exception() is not None:
+            return
+        begun = running.result()
+        if isinstance(begun, Started):
+            with contextlib.suppress(RuntimeError):  # closed meanwhile: the lease frees the key
+                self._executor.submit(self._abandon, tool, key, begun.token)
+
+    def _before_fork(self) -> None:
+        self._inside.acquire()
+
+    def _after_fork_in_parent(self) -> None:
+        self._inside.release()
+
+    def _forked(self) -> None:
+        # the connection and the thread are the parent's: a new thread, and the connection
+        # kept unused (sqlite must not be used across a fork, closing included); it was at
+        # rest at the fork, so the child's own connection finds sqlite's locks free
+        if self._connection is not None:
+            inherited.append(self._connection)
+        self._connection = None
+        self._file = None
+        self._inside = threading.Lock()
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="toolgen-sqlite")
 
     # Below: run in the worker thread only.
 
+    def _left(self, status: str, expires_at: float, boot: str | None, mono: float | None) -> float:
+        """Seconds a row has left (see the module's text on time)."""
+        if boot is not None and boot == self._boot and mono is not None:
+            return mono - self._clock()
+        if boot is not None and status == "in_flight":
+            return 0.0  # a lease of another boot: its process is gone
+        return expires_at - self._wall()
+
+    def _owned(self) -> tuple[str, tuple[Any, ...]]:
+        """The condition (and its values) of a row this process's token still holds: alive
+        by the clock it was written with."""
+        if self._boot is None:
+            return "expires_at > ?", (self._wall(),)
+        return "boot = ? AND expires_mono > ?", (self._boot, self._clock())
+
+    def _expiries(self, seconds: float) -> tuple[float, float | None]:
+        """(wall clock, monotonic) expiries `seconds` from now."""
+        mono = self._clock() + seconds if self._boot is not None else None
+        return self._wall() + seconds, mono
+
     def _begin(self, tool: str, key: str, fingerprint: str, lease_s: float) -> Begin:
         def claim(db: sqlite3.Connection) -> Begin:
-            now = self._clock()
             self._begins += 1
             if self._begins % SWEEP_EVERY == 0:
-                db.execute("DELETE FROM idempotency WHERE expires_at <= ?", (now,))
+                self._sweep(db)
             row = db.execute(
-                "SELECT fingerprint, status, result, expires_at FROM idempotency"
-                " WHERE tool = ? AND key = ? AND expires_at > ?",
-                (tool, key, now),
+                "SELECT fingerprint, status, result, expires_at, boot, expires_mono"
+                " FROM idempotency WHERE tool = ? AND key = ?",
+                (tool, key),
             ).fetchone()
             if row is not None:
-                held, status, result, expires_at = row
-                return taken(
-                    held, result if status == "done" else None, expires_at - now, fingerprint
-                )
+                held, status, result, expires_at, boot, mono = row
+                left = self._left(status, expires_at, boot, mono)
+                if left > 0:
+                    return taken(held, result if status == "done" else None, left, fingerprint)
             token = secrets.token_hex(16)
+            wall, mono = self._expiries(lease_s)
             db.execute(
-                "INSERT OR REPLACE INTO idempotency VALUES (?, ?, ?, 'in_flight', ?, NULL, ?)",
-                (tool, key, fingerprint, token, now + lease_s),
+                "INSERT OR REPLACE INTO idempotency (tool, key, fingerprint, status, token,"
+                " result, expires_at, boot, expires_mono)"
+                " VALUES (?, ?, ?, 'in_flight', ?, NULL, ?, ?, ?)",
+                (tool, key, fingerprint, token, wall, self._boot, mono),
             )
             return Started(token)
 
         return self._transaction(claim)
 
+    def _sweep(self, db: sqlite3.Connection) -> None:
+        """Delete expired rows, found through the wall-clock expiry's index (one index is
+        cheaper to keep than two). A row of this boot is deleted only once its monotonic
+        expiry has passed too; after the wall clock was set back, such rows stay a while
+        longer, dead, until the wall clock passes them (a claim overwrites them anyway)."""
+        if self._boot is None:
+            db.execute("DELETE FROM idempotency WHERE expires_at <= ?", (self._wall(),))
+            return
+        db.execute(
+            "DELETE FROM idempotency WHERE expires_at <= ?"
+            " AND (boot IS NOT ? OR expires_mono <= ?)",
+            (self._wall(), self._boot, self._clock()),
+        )
+
     def _finish(self, tool: str, key: str, token: str, result: str, ttl_s: float) -> bool:
         def store(db: sqlite3.Connection) -> bool:
-            now = self._clock()
+            owned, values = self._owned()
             kept = db.execute(
-                "UPDATE idempotency SET status = 'done', result = ?, expires_at = ?"
-                " WHERE tool = ? AND key = ? AND token = ? AND status = 'in_flight'"
-                " AND expires_at > ?",
-                (result, now + ttl_s, tool, key, token, now),
+                "UPDATE idempotency SET status = 'done', result = ?, expires_at = ?,"
+                " expires_mono = ? WHERE tool = ? AND key = ? AND token = ?"
+                f" AND status = 'in_flight' AND {owned}",
+                (result, *self._expiries(ttl_s), tool, key, token, *values),
             )
             return kept.rowcount == 1
 
-        return self._transaction(store)
+        return self._transaction(store, follow=False)
+
+    def _renew(self, tool: str, key: str, token: str, lease_s: float) -> bool:
+        def extend(db: sqlite3.Connection) -> bool:
+            owned, values = self._owned()
+            kept = db.execute(
+                "UPDATE idempotency SET expires_at = ?, expires_mono = ?"
+                " WHERE tool = ? AND key = ? AND token = ?"
+                f" AND status = 'in_flight' AND {owned}",
+                (*self._expiries(lease_s), tool, key, token, *values),
+            )
+            return kept.rowcount == 1
+
+        return self._transaction(extend)
 
     def _abandon(self, tool: str, key: str, token: str) -> None:
         def free(db: sqlite3.Connection) -> None:
+            owned, values = self._owned()
             db.execute(
                 "DELETE FROM idempotency WHERE tool = ? AND key = ? AND token = ?"
-                " AND status = 'in_flight' AND expires_at > ?",
-                (tool, key, token, self._clock()),
+                f" AND status = 'in_flight' AND {owned}",
+                (tool, key, token, *values),
             )
 
-        self._transaction(free)
+        self._transaction(free, follow=False)
 
-    def _transaction(self, work: Callable[[sqlite3.Connection], T]) -> T:
+    def _transaction(self, work: Callable[[sqlite3.Connection], T], follow: bool = True) -> T:
+        """Run `work` in one `BEGIN IMMEDIATE` transaction. With `follow`, the path is first
+        checked to still name the file open (a claim, a renewal); a settlement goes without
+        (its claim is in the file it was made in, so it is settled there)."""
+        self._inside.acquire()
         try:
             db = self._connect()
             db.execute("BEGIN IMMEDIATE")
+            if follow and not self._unmoved():  # under the write lock: deleted, or replaced
+                db.rollback()
+                db = self._reopen()
+                db.execute("BEGIN IMMEDIATE")
+                if not self._unmoved():
+                    db.rollback()
+                    raise StoreUnavailable(
+                        f"the sqlite idempotency store {self.path} is unavailable: its file "
+                        "keeps being replaced"
+                    )
             try:
                 answer = work(db)
             except BaseException:
@@ -158,21 +314,52 @@ class SqliteStore:
                 raise
             db.commit()
             return answer
-        except (sqlite3.Error, OSError) as exc:
+        except (sqlite3.Error, OSError, UnicodeError) as exc:
+            # UnicodeError: text sqlite cannot take (a lone surrogate), which the runtime
+            # never hands over; any other caller still gets a store error, not a crash
             raise self._unavailable(exc) from exc
+        finally:
+            self._inside.release()
+
+    def _unmoved(self) -> bool:
+        """Does the path still name the file the connection has open?"""
+        try:
+            found = os.stat(self._named)  # noqa: PTH116 - on every transaction: no pathlib
+        except FileNotFoundError:
+            return False
+        return (found.st_dev, found.st_ino) == self._file
+
+    def _reopen(self) -> sqlite3.Connection:
+        """Open what the path names now, after the file was deleted or replaced. Closing the
+        old connection is safe: sqlite neither checkpoints into nor deletes the files of a
+        database that moved."""
+        if self._connection is not None:
+            self._connection.close()
+            self._connection = None
+        return self._connect()
 
     def _connect(self) -> sqlite3.Connection:
         if self._connection is not None:
             return self._connection
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        if self._where is None:
+            self._where = self.path.absolute()
+            self._named = str(self._where)
+            self._boot = self._boot_of()
+        where = self._where
+        where.parent.mkdir(parents=True, exist_ok=True)
+        # a new database must not take a deleted one's WAL for its own; the sides are looked at
+        # first: sqlite makes them after the database, so one without it is a leftover
+        for suffix in ("-wal", "-shm"):
+            if Path(f"{where}{suffix}").exists() and not where.exists():
+                raise self._leftover(suffix)
         # isolation_level=None: transactions are begun explicitly (BEGIN IMMEDIATE above)
-        db = sqlite3.connect(self.path, timeout=self._busy_timeout_s, isolation_level=None)
+        db = sqlite3.connect(where, timeout=self._busy_timeout_s, isolation_level=None)
         try:
             db.execute(f"PRAGMA busy_timeout = {int(self._busy_timeout_s * 1000)}")
             self._wal(db)
             db.execute("PRAGMA synchronous = NORMAL")
-            # one script: executescript() would commit a transaction begun before it
-            db.executescript(f"BEGIN IMMEDIATE; {_SCHEMA} COMMIT;")
+            _set_up(db)
+            self._file = _identity(where)
         except BaseException:
             db.close()
             raise
@@ -194,14 +381,50 @@ class SqliteStore:
                 time.sleep(0.005)
 
     def _close(self) -> None:
-        if self._connection is not None:
-            self._connection.close()
-            self._connection = None
+        with self._inside:
+            if self._connection is not None:
+                self._connection.close()
+                self._connection = None
+
+    def _leftover(self, suffix: str) -> StoreUnavailable:
+        return StoreUnavailable(
+            f"the sqlite idempotency store {self.path} is unavailable: its database file is "
+            f"gone but its {suffix} file is still there, which a new database would take for "
+            "its own (the file was deleted while in use? remove the -wal and -shm files once "
+            "no process has the old database open)"
+        )
 
     def _unavailable(self, exc: Exception) -> StoreUnavailable:
         reason = str(exc) or type(exc).__name__
         if isinstance(exc, OSError) and exc.strerror:
             reason = exc.strerror
+        elif isinstance(exc, UnicodeError):
+            reason = "text it cannot store"
         return StoreUnavailable(
             f"the sqlite idempotency store {self.path} is unavailable: {reason}"
         )
+
+
+def _set_up(db: sqlite3.Connection) -> None:
+    """Make the table, or add what an older version's lacks, in one transaction."""
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        for statement in _SCHEMA:
+            db.execute(statement)
+        columns = {row[1] for row in db.execute("PRAGMA table_info(idempotency)")}
+        for name, kind in _ADDED:
+            if name not in columns:
+                db.execute(f"ALTER TABLE idempotency ADD COLUMN {name} {kind}")
+    except BaseException:
+        db.rollback()
+        raise
+    db.execute("COMMIT")
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    """(device, inode) of the file at `path`, or None when there is none."""
+    try:
+        found = path.stat()
+    except FileNotFoundError:
+        return None
+    return found.st_dev, found.st_ino

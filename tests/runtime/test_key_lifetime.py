@@ -1,0 +1,183 @@
+"""A keyed call's key lives as long as its handler: a sync handler that timed out and goes on
+settles the key with its own outcome when it ends (a late success replays, a late failure
+frees the key), and until then, however long past the lease, the key is in progress."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from toolgen.runtime import CallContext, Toolbox, ToolError
+
+from .stores_support import redis_url_fixture  # noqa: F401 - fixture
+
+PAY = CallContext(scopes={"payments:send"}, confirm=lambda request: True)
+
+
+@pytest.fixture(params=["memory", "sqlite", "redis"])
+def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    if request.param == "memory":
+        return "memory://"
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'keys.db'}".replace("sqlite:///", "sqlite:////", 1)
+    url: str = request.getfixturevalue("redis_url")
+    return url
+
+
+@pytest.fixture
+def keyed_box(make_box: Callable[..., Toolbox], store_url: str) -> Iterator[Callable[..., Toolbox]]:
+    """`make_box` over the store of the test's kind; each box closed at the end."""
+    made: list[Toolbox] = []
+
+    def make(**options: Any) -> Toolbox:
+        made.append(make_box(store=store_url, **options))
+        return made[-1]
+
+    yield make
+    for box in made:
+        asyncio.run(box.aclose())
+
+
+def _arguments() -> dict[str, Any]:
+    return {"amount": 5, "to": "acct", "idempotency_key": f"key-{uuid.uuid4().hex}"}
+
+
+def _until(answer: Callable[[], Any], done: Callable[[Any], bool], seen: list[str]) -> Any:
+    """Ask `answer()` until `done` says so (a bound on the wait only: 30 s), noting each
+    error code on the way."""
+    deadline = time.monotonic() + 30
+    while True:
+        found = answer()
+        if done(found) or time.monotonic() > deadline:
+            return found
+        seen.append(found.error["code"] if found.error else "ok")
+        time.sleep(0.02)
+
+
+def test_a_timed_out_handler_that_succeeds_late_settles_its_key_with_its_result(
+    keyed_box: Callable[..., Toolbox],
+) -> None:
+    """The TIMEOUT is retryable; the model's retry with the same key must not pay twice."""
+    release = threading.Event()
+    ended = threading.Event()
+    runs: list[int] = []
+
+    def transfer(amount: int, to: str, idempotency_key: str) -> dict[str, object]:
+        runs.append(amount)
+        try:
+            release.wait(30)
+            return {"sent": amount, "run": len(runs)}
+        finally:
+            ended.set()
+
+    box = keyed_box(handlers={"transfer": transfer}, timeout={"transfer": 0.1})
+    arguments = _arguments()
+    try:
+        timed_out = box.call("transfer", arguments, context=PAY)
+        assert timed_out.error is not None and timed_out.error["code"] == "TIMEOUT"
+        assert timed_out.error["retryable"] is True
+    finally:
+        release.set()
+    assert ended.wait(30)
+    seen: list[str] = []
+    again = _until(
+        lambda: box.call("transfer", arguments, context=PAY),
+        lambda r: r.ok or (r.error and r.error["code"] != "IDEMPOTENCY_KEY_IN_PROGRESS"),
+        seen,
+    )
+    assert again.ok and again.replayed and again.data == {"sent": 5, "run": 1}
+    assert runs == [5]
+    assert set(seen) <= {"IDEMPOTENCY_KEY_IN_PROGRESS"}
+    box.call("transfer", arguments, context=PAY)
+    assert runs == [5]
+
+
+def test_a_timed_out_handler_that_fails_late_frees_its_key(
+    keyed_box: Callable[..., Toolbox],
+) -> None:
+    release = threading.Event()
+    ended = threading.Event()
+    runs: list[int] = []
+
+    def transfer(amount: int, to: str, idempotency_key: str) -> dict[str, object]:
+        runs.append(amount)
+        try:
+            if len(runs) == 1:
+                release.wait(30)
+                raise ToolError("UNAVAILABLE", "the bank is down")
+            return {"sent": amount, "run": len(runs)}
+        finally:
+            ended.set()
+
+    box = keyed_box(handlers={"transfer": transfer}, timeout={"transfer": 0.1})
+    arguments = _arguments()
+    try:
+        timed_out = box.call("transfer", arguments, context=PAY)
+        assert timed_out.error is not None and timed_out.error["code"] == "TIMEOUT"
+        busy = box.call("transfer", arguments, context=PAY)
+        assert busy.error is not None and busy.error["code"] == "IDEMPOTENCY_KEY_IN_PROGRESS"
+    finally:
+        release.set()
+    assert ended.wait(30)
+    seen: list[str] = []
+    again = _until(
+        lambda: box.call("transfer", arguments, context=PAY),
+        lambda r: r.ok or (r.error and r.error["code"] != "IDEMPOTENCY_KEY_IN_PROGRESS"),
+        seen,
+    )
+    assert again.ok and not again.replayed and again.data == {"sent": 5, "run": 2}
+    assert runs == [5, 5]
+
+
+def test_a_handler_running_past_its_lease_keeps_its_key(
+    keyed_box: Callable[..., Toolbox],
+) -> None:
+    """The lease is renewed while the handler runs: a key is not free while its handler runs,
+    however long past the lease it goes on."""
+    release = threading.Event()
+    ended = threading.Event()
+    runs: list[int] = []
+
+    def transfer(amount: int, to: str, idempotency_key: str) -> dict[str, object]:
+        runs.append(amount)
+        try:
+            release.wait(30)
+            return {"sent": amount, "run": len(runs)}
+        finally:
+            ended.set()
+
+    lease = 0.6
+    box = keyed_box(
+        handlers={"transfer": transfer},
+        timeout={"*": 0.2},
+        in_flight_ttl=lease,
+    )
+    arguments = _arguments()
+    try:
+        timed_out = box.call("transfer", arguments, context=PAY)
+        assert timed_out.error is not None and timed_out.error["code"] == "TIMEOUT"
+        # several leases' worth of retries while the handler still runs: never a second run
+        until = time.monotonic() + 4 * lease
+        while time.monotonic() < until:
+            busy = box.call("transfer", arguments, context=PAY)
+            assert busy.error is not None, busy
+            assert busy.error["code"] == "IDEMPOTENCY_KEY_IN_PROGRESS"
+            assert runs == [5]
+            time.sleep(0.05)
+    finally:
+        release.set()
+    assert ended.wait(30)
+    seen: list[str] = []
+    again = _until(
+        lambda: box.call("transfer", arguments, context=PAY),
+        lambda r: r.ok or (r.error and r.error["code"] != "IDEMPOTENCY_KEY_IN_PROGRESS"),
+        seen,
+    )
+    assert again.ok and again.replayed and runs == [5]
