@@ -163,7 +163,11 @@ def find_config(start: Path) -> Path | None:
     """The nearest `pyproject.toml` at or above `start` that has a `[tool.toolgen]` table."""
     for folder in (start, *start.parents):
         candidate = folder / "pyproject.toml"
-        if candidate.is_file():
+        try:
+            found = candidate.is_file()
+        except OSError:  # a folder that cannot be searched: load_config says why
+            return candidate
+        if found:
             try:
                 data = loads_toml(candidate.read_text(encoding="utf-8"))
             except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
@@ -197,10 +201,14 @@ def load_config(
             )
     config_file = (cwd / config_file).resolve()
     shown = relative_display(config_file, cwd)
-    if config_file.is_dir():
+    try:
+        is_dir, is_file = config_file.is_dir(), config_file.is_file()
+    except OSError as exc:  # a folder on the way that cannot be searched
+        raise UserError(Diagnostic("TG001", f"cannot read {shown}: {exc.strerror}")) from None
+    if is_dir:
         message = f"configuration file {shown} is a folder: give a TOML file (a pyproject.toml)"
         raise UserError(Diagnostic("TG001", message))
-    if not config_file.is_file():
+    if not is_file:
         raise UserError(Diagnostic("TG001", f"configuration file {shown} does not exist"))
     try:
         text = config_file.read_text(encoding="utf-8")

@@ -114,7 +114,7 @@ def _index(
     libraries: tuple[Path, ...],
 ) -> ModuleIndex:
     """The index a build of `files` reads them with (`compile_units`)."""
-    return ModuleIndex(search_roots(files, root), display, limit, libraries)
+    return ModuleIndex(search_roots(files, root), display, limit, libraries, root)
 
 
 def _registrations(

@@ -44,27 +44,37 @@ def module_name(
         if looked is not None:
             looked.add(str(folder))
         if folder not in packages:
-            packages[folder] = (folder / "__init__.py").is_file()
+            try:
+                packages[folder] = (folder / "__init__.py").is_file()
+            except OSError:  # a folder that cannot be searched: no package, its files unread
+                packages[folder] = False
         if not packages[folder]:
             return ".".join(parts), folder
         parts.insert(0, folder.name)
         folder = folder.parent
 
 
-def _walk(folder: Path, looked: set[str] | None) -> list[tuple[Path, bool, bool]]:
+def _walk(
+    folder: Path, looked: set[str] | None, unlisted: list[tuple[str, str, str]]
+) -> list[tuple[Path, bool, bool]]:
     """The Python files under `folder`, each with whether it is a symlink and whether it is a
-    regular file itself (from the folder's listing: no `stat` each)."""
+    regular file itself (from the folder's listing: no `stat` each). A folder that cannot be
+    listed is added to `unlisted` as (path, TG005, why): its files may be tools."""
     if looked is not None:
         looked.add(str(folder))
     found: list[tuple[Path, bool, bool]] = []
-    with os.scandir(folder) as listed:
-        entries = sorted(listed, key=lambda e: e.name)
+    try:
+        with os.scandir(folder) as listed:
+            entries = sorted(listed, key=lambda e: e.name)
+    except OSError as exc:
+        unlisted.append((str(folder), "TG005", f"cannot list the folder ({exc.strerror})"))
+        return found
     for entry in entries:
         name = entry.name
         if name.startswith(".") or name in SKIP_DIRS:
             continue
         if entry.is_dir(follow_symlinks=False):  # a linked folder could loop
-            found.extend(_walk(folder / name, looked))
+            found.extend(_walk(folder / name, looked, unlisted))
         elif name.endswith(".py"):
             found.append((folder / name, entry.is_symlink(), entry.is_file(follow_symlinks=False)))
     return found
@@ -135,7 +145,7 @@ def discover(
         except OSError:  # gone since the configuration was read: reading it says so (TG005)
             mode = stat.S_IFREG
         if stat.S_ISDIR(mode):
-            files = _walk(source, looked)
+            files = _walk(source, looked, skipped)
         elif stat.S_ISREG(mode):
             files = [(source, False, True)]
         else:
