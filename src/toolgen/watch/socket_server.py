@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from toolgen.incremental.answers import invocation, umask
-from toolgen.incremental.cache import make_folder, ours
+from toolgen.incremental.cache import make_folder, ours, secret
 from toolgen.incremental.session import Session
 from toolgen.watch.protocol import (
     ACCEPT_S,
@@ -41,9 +41,11 @@ from toolgen.watch.protocol import (
     ALIVE,
     ALIVE_S,
     HEADER,
+    NONCE_BYTES,
     SOCKET,
     address,
     same_user,
+    sealed_reply,
 )
 
 DECLINED = b"declined\n"
@@ -78,14 +80,15 @@ class Server:
         name = address(str(self.folder), self.cwd)
         if name is None or not can_serve():
             return False
-        if _listening(name):
-            return False  # another watch of this project answers
-        Path(name).unlink(missing_ok=True)  # left by a watch that was killed
+        if _listening(name) or secret() is None:
+            return False  # another watch of this project answers, or no secret to seal with
         listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
             make_folder(self.folder)
             if not ours(str(self.folder)):
-                raise OSError("a cache folder that others can write to")
+                raise OSError("a cache folder that others can write to, or a symlink")
+            if ours(name, socket_file=True):  # left by a watch that was killed
+                Path(name).unlink()
             old = os.umask(0o177)  # the socket is its owner's only, from the start
             try:
                 listener.bind(name)
@@ -137,14 +140,19 @@ class Server:
                 _drain(stream)
                 connection.sendall(DECLINED)
                 return
-            invoked, argv = marshal.loads(stream.read())
-            if invoked != invocation(argv, self.cwd, self.umask) or not _servable(argv):
+            invoked, argv, nonce = marshal.loads(stream.read())
+            fits = type(nonce) is bytes and len(nonce) == NONCE_BYTES and secret() is not None
+            if not fits or invoked != invocation(argv, self.cwd, self.umask):
+                connection.sendall(DECLINED)
+                return
+            if not _servable(argv):
                 connection.sendall(DECLINED)
                 return
             connection.sendall(ACCEPTED)
             with _alive(connection) as reply, self.lock:
                 try:
-                    reply(b"ok\n" + marshal.dumps(self.run(argv)))
+                    sealed = sealed_reply(nonce, marshal.dumps(self.run(argv)))
+                    reply(sealed or b"declined\n")
                     connection.shutdown(socket.SHUT_WR)  # the client has its answer
                 finally:
                     self.session.flush()  # what waited for the answer: the stamp, the cache
