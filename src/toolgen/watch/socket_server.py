@@ -8,13 +8,17 @@ its owner only; a peer of another user is refused, and clients ask only a socket
 in a folder no other user can write to). A client (`toolgen.watch.protocol.forward`) sends one
 request: a header line with the protocol and Python's version, then marshal data of the
 invocation (as `toolgen.incremental.answers` sees it: arguments, working folder, cache
-variables, Python, toolgen's files, umask) and the arguments. The watch answers at once:
+variables, Python, toolgen's files, umask), the arguments and a random nonce. The watch answers
+at once:
 `declined` (the client runs the command itself) for whatever it cannot answer exactly as a
 process of its own would (another invocation; anything but a plain `build` or `check`, as
 argparse parses it), else `accepted`. Then, while the request waits for the watch's lock and
 runs (one at a time, with the watch's own builds), it says it is alive every `ALIVE_S / 4`, and
-at last sends `ok` with the exit code and what the command printed. A client that hears nothing
-for `ACCEPT_S` or `ALIVE_S` (a watch suspended with Ctrl-Z) runs the command itself.
+at last sends `ok` with the exit code and what the command printed, the `ok` line sealed with
+the user's secret and the nonce (`toolgen.watch.protocol.sealed_reply`): a client believes
+only a listener that holds the secret, as it believes only cache entries sealed with it. A
+client that hears nothing for `ACCEPT_S` or `ALIVE_S` (a watch suspended with Ctrl-Z), or a
+reply that is not sealed or not what a watch sends, runs the command itself.
 """
 
 from __future__ import annotations
