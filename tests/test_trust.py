@@ -592,3 +592,52 @@ def test_a_project_folder_that_cannot_be_read_is_a_diagnostic(
         assert "Traceback" not in result.stderr, result.stderr
         assert result.returncode == 2, result.stdout
         assert "TG001 [error]" in result.stdout and "Permission denied" in result.stdout
+
+
+# -- found by red-teaming the above ----------------------------------------------------------
+@pytest.mark.parametrize("target", ["loop", "dangling"])
+def test_a_package_init_that_is_a_broken_symlink_is_a_diagnostic(
+    shop: Project, run: Runner, target: str
+) -> None:
+    """`src/shop/__init__.py` as a symlink loop or a dangling symlink gave a module with no
+    name, and a traceback."""
+    init = shop.root / "src" / "shop" / "__init__.py"
+    init.unlink()
+    init.symlink_to("__init__.py" if target == "loop" else shop.root.parent / "nowhere.py")
+    for command in ("build", "check"):
+        result = run(command, cwd=shop.root)
+        assert result.code == 2, result.out + result.err
+        code = "TG005" if target == "loop" else "TG015"
+        assert f"src/shop/__init__.py:1:1: {code} [error]" in result.out, result.out
+
+
+def test_a_sparse_terabyte_pyproject_is_not_read(shop: Project) -> None:
+    """The configuration file is read to a cap, as a source is (was a MemoryError)."""
+    with open(shop.root / "pyproject.toml", "r+b") as handle:
+        handle.truncate(1 << 40)
+    for argv in (("check",), ("build",), ("check", "--config", "pyproject.toml")):
+        result = _toolgen(shop.root, *argv, memory=2 << 30)
+        assert "Traceback" not in result.stderr, result.stderr[-2000:]
+        assert result.returncode == 2, result.stdout
+        assert (
+            "TG001 [error] cannot read pyproject.toml: it has more than 10,000,000 bytes"
+        ) in result.stdout, result.stdout
+
+
+def test_a_project_folder_that_cannot_be_listed_stops_build_with_a_diagnostic(
+    shop: Project, run: Runner, restore_modes: list[Path]
+) -> None:
+    """Its files can be reached (x), not listed (no r): the build lock on it was a
+    traceback."""
+    prefix = _unprivileged()
+    assert run("build", cwd=shop.root).code == 0
+    shop.write("src/shop/tools.py", HANDLER.replace("Search the catalog", "Search the shop"))
+    before = shop.snapshot()
+    shop.root.chmod(0o300)
+    restore_modes.append(shop.root)
+    result = _toolgen(shop.root, "build", prefix=prefix)
+    assert "Traceback" not in result.stderr, result.stderr
+    assert result.returncode == 2, result.stdout
+    assert "TG008 [error] cannot write" in result.stdout and "Permission denied" in result.stdout
+    shop.root.chmod(0o755)
+    assert shop.snapshot() == before

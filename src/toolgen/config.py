@@ -28,7 +28,7 @@ from toolgen.diagnostics import (
 from toolgen.frameworks import DISTRIBUTIONS, VERSION, Framework, framework, installed_framework
 from toolgen.incremental.cache import FOLDER as CACHE_FOLDER
 from toolgen.policy import Policy
-from toolgen.reading import MAX_SOURCE_BYTES
+from toolgen.reading import MAX_SOURCE_BYTES, Unreadable, open_regular
 from toolgen.render import registry
 from toolgen.render.options import RenderOptions
 
@@ -169,8 +169,8 @@ def find_config(start: Path) -> Path | None:
             return candidate
         if found:
             try:
-                data = loads_toml(candidate.read_text(encoding="utf-8"))
-            except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+                data = loads_toml(_read_config(candidate))
+            except (Unreadable, UnicodeDecodeError, tomllib.TOMLDecodeError):
                 return candidate  # let load_config report it with a location
             if "toolgen" in data.get("tool", {}):
                 return candidate
@@ -211,9 +211,11 @@ def load_config(
     if not is_file:
         raise UserError(Diagnostic("TG001", f"configuration file {shown} does not exist"))
     try:
-        text = config_file.read_text(encoding="utf-8")
+        text = _read_config(config_file)
         data = loads_toml(text)
-    except (OSError, UnicodeDecodeError) as exc:
+    except Unreadable as exc:
+        raise UserError(Diagnostic("TG001", f"cannot read {shown}: {exc.reason}")) from None
+    except UnicodeDecodeError as exc:
         raise UserError(Diagnostic("TG001", f"cannot read {shown}: {exc}")) from None
     except tomllib.TOMLDecodeError as exc:
         raise UserError(toml_error(exc, text, shown)) from None
@@ -221,6 +223,25 @@ def load_config(
     if not isinstance(table, dict):
         raise UserError(Diagnostic("TG001", f"{shown} has no [tool.toolgen] table"))
     return _check(table, config_file, text, cwd, sources_override, out_override)
+
+
+def _read_config(path: Path) -> str:
+    """The text of a configuration file (with the newlines `Path.read_text` gives): a regular
+    file only, never more than `MAX_CONFIG_BYTES` of it (a sparse file of a terabyte committed
+    as pyproject.toml is not read); `Unreadable` else."""
+    try:
+        handle, _ = open_regular(str(path))
+        with handle:
+            data = handle.read(MAX_CONFIG_BYTES + 1)
+    except OSError as exc:
+        raise Unreadable("TG001", str(exc.strerror or exc)) from None
+    if len(data) > MAX_CONFIG_BYTES:
+        raise Unreadable("TG001", f"it has more than {MAX_CONFIG_BYTES:,} bytes")
+    return data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
+
+
+#: The most bytes a configuration file is read for.
+MAX_CONFIG_BYTES = 10_000_000
 
 
 def load_for_args(

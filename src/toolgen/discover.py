@@ -167,6 +167,8 @@ def discover(
                 continue
             if resolved not in seen:
                 name, root = module_name(resolved, looked, packages)
+                if not name:  # an `__init__.py` that is no file (a dangling symlink): read as
+                    name, root = resolved.parent.name, resolved.parent.parent  # one, it fails
                 if not _utf8(name):
                     why = (
                         f"its module name `{escape_name(name)}` is not valid UTF-8, so no "

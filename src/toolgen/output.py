@@ -155,9 +155,12 @@ def compare(
 ) -> Drift:
     """How `out` differs from `files` (see the module's doc). UnsafeOut for symlinks in it."""
     if journal.state(out) == "committed":
-        with build_lock(out, shared=True):  # a build that is still going: let it finish
-            if journal.state(out) == "committed":
-                return Drift(interrupted=True)
+        try:
+            with build_lock(out, shared=True):  # a build that is still going: let it finish
+                if journal.state(out) == "committed":
+                    return Drift(interrupted=True)
+        except WriteError:  # no lock to wait on (a folder that cannot be read): as it is
+            return Drift(interrupted=True)
     refuse_symlinks(out)
     drift = Drift()
     for relpath, data in files.items():
@@ -193,8 +196,11 @@ def build_lock(out: Path, shared: bool = False) -> Iterator[None]:
     folder that holds `out`, released when the process ends, even if killed); a `shared`
     holder (a check) waits for a build, not for other checks. No lock file: nothing is left
     in the project for git to show."""
-    out.parent.mkdir(parents=True, exist_ok=True)
-    handle = os.open(out.parent, os.O_RDONLY)
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        handle = os.open(out.parent, os.O_RDONLY)
+    except OSError as exc:  # a project folder that cannot be read
+        raise WriteError(out.parent, exc.strerror or str(exc)) from None
     try:
         fcntl.flock(handle, fcntl.LOCK_SH if shared else fcntl.LOCK_EX)
         yield

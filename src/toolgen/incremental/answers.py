@@ -217,9 +217,13 @@ def _exists(path: str, only_files: bool) -> bool:
 
 
 def _read(path: str) -> bytes | None:
+    """The bytes of a configuration file (None: none, or larger than one is read for)."""
     try:
-        handle, _ = open_regular(path)  # a FIFO put in its place is not waited for
+        handle, st = open_regular(path)  # a FIFO put in its place is not waited for
         with handle:
-            return handle.read()
+            return handle.read() if st.st_size <= MAX_CONFIG_BYTES else None
     except OSError:
         return None
+
+
+MAX_CONFIG_BYTES = 10_000_000  # `toolgen.config.MAX_CONFIG_BYTES` (not imported: the fast path)
