@@ -31,6 +31,7 @@ from typing import Any
 
 import pytest
 
+from conftest import CONFIG as CONFIG_TEXT
 from conftest import Project, Run, tool_source
 from toolgen.incremental import cache
 from toolgen.incremental.stamp import file_stat
@@ -641,3 +642,36 @@ def test_a_project_folder_that_cannot_be_listed_stops_build_with_a_diagnostic(
     assert "TG008 [error] cannot write" in result.stdout and "Permission denied" in result.stdout
     shop.root.chmod(0o755)
     assert shop.snapshot() == before
+
+
+def test_a_pyproject_symlinked_out_of_the_project_is_refused(
+    shop: Project, run: Runner, tmp_path: Path
+) -> None:
+    """A committed `pyproject.toml -> ../other/pyproject.toml` made the other project the
+    project: `check` read its sources and `build` wrote its `generated/`. A link inside the
+    project (or its git work tree) is still followed; `--config FILE` names one on purpose."""
+    other = Project(tmp_path / "other")
+    other.write("pyproject.toml", (shop.root / "pyproject.toml").read_text())
+    other.write("src/tools.py", tool_source(name="elsewhere"))
+    before = _tree(other.root)
+    (shop.root / "pyproject.toml").unlink()
+    (shop.root / "pyproject.toml").symlink_to(other.root / "pyproject.toml")
+    for command in ("build", "check"):
+        result = run(command, cwd=shop.root)
+        assert result.code == 2, result.out
+        assert (
+            "pyproject.toml:1:1: TG001 [error] configuration file pyproject.toml is a symlink "
+            f"to {other.root / 'pyproject.toml'}, outside the project"
+        ) in result.out
+    assert _tree(other.root) == before
+    inside = shop.root / "config" / "toolgen.toml"
+    inside.parent.mkdir()
+    inside.write_text(
+        CONFIG_TEXT.replace('"src"', '"../src"').replace('"generated"', '"../generated"')
+    )
+    (shop.root / "pyproject.toml").unlink()
+    (shop.root / "pyproject.toml").symlink_to("config/toolgen.toml")
+    (shop.root / ".git").mkdir()  # the work tree the link stays in
+    result = run("build", cwd=shop.root)
+    assert result.code == 0, result.out
+    assert shop.descriptor("search")["name"] == "search"

@@ -199,6 +199,7 @@ def load_config(
                     "pass --config FILE or add the table",
                 )
             )
+        _refuse_leading_out(config_file, cwd)
     config_file = (cwd / config_file).resolve()
     shown = relative_display(config_file, cwd)
     try:
@@ -223,6 +224,22 @@ def load_config(
     if not isinstance(table, dict):
         raise UserError(Diagnostic("TG001", f"{shown} has no [tool.toolgen] table"))
     return _check(table, config_file, text, cwd, sources_override, out_override)
+
+
+def _refuse_leading_out(found: Path, cwd: Path) -> None:
+    """TG001 when the pyproject.toml the search found is a symlink that resolves outside its
+    project (its folder, or the git work tree around it): its paths would then be another
+    project's, and a build would write there. (`--config FILE` names a file on purpose.)"""
+    resolved = found.resolve()
+    tree = next((f for f in found.parents if (f / ".git").exists()), found.parent)
+    if resolved.is_relative_to(found.parent.resolve()) or resolved.is_relative_to(tree.resolve()):
+        return
+    shown = relative_display(found, cwd)
+    message = (
+        f"configuration file {shown} is a symlink to {resolved}, outside the project: "
+        "copy the file into the project, or pass it with --config FILE"
+    )
+    raise UserError(Diagnostic("TG001", message, Location(shown, 1, 1)))
 
 
 def _read_config(path: Path) -> str:
