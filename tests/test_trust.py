@@ -675,3 +675,34 @@ def test_a_pyproject_symlinked_out_of_the_project_is_refused(
     result = run("build", cwd=shop.root)
     assert result.code == 0, result.out
     assert shop.descriptor("search")["name"] == "search"
+
+
+@pytest.mark.parametrize("spoil", ["readable", "symlink", "short", "in-project"])
+def test_a_secret_others_could_know_is_not_used(
+    shop: Project, run: Runner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, spoil: str
+) -> None:
+    """The secret is made readable by the user alone, in a folder of theirs; one that others
+    can read, a symlink, a damaged one, or one inside the project (a checkout in the home
+    folder could commit it) is not used: the run says so and goes on without the cache."""
+    _secret_home(tmp_path, monkeypatch, "user")
+    assert run("build", cwd=shop.root).code == 0
+    folder = tmp_path / "home-user" / "toolgen"
+    secret = folder / "secret"
+    assert (secret.stat().st_mode & 0o777, folder.stat().st_mode & 0o777) == (0o600, 0o700)
+    shutil.rmtree(shop.root / CACHE)
+    if spoil == "readable":
+        secret.chmod(0o644)
+    elif spoil == "symlink":
+        secret.rename(tmp_path / "elsewhere")
+        secret.symlink_to(tmp_path / "elsewhere")
+    elif spoil == "short":
+        secret.write_bytes(b"short")
+    else:
+        shutil.copytree(tmp_path / "home-user", shop.root / ".cache")
+        monkeypatch.setenv("XDG_CACHE_HOME", str(shop.root / ".cache"))
+    cache._secrets.clear()  # (a new process reads it again)
+    for command in ("build", "check"):
+        result = run(command, cwd=shop.root)
+        assert result.code == 0, result.out
+        assert "toolgen: not using the cache folder .toolgen_cache: " in result.err
+    assert not (shop.root / CACHE).exists()
