@@ -372,13 +372,13 @@ class ModuleIndex:
     def _parse(self, name: str, path: Path, *, library: bool = False) -> Module | None:
         shown = self._display(path)
         problem: Diagnostic | None = None
-        leads_out = self._leads_out(path)
+        real, leads_out = self._leads_out(path)
         if leads_out is not None:
             why = f"not read: {leads_out}; every source must resolve inside the project"
             self._problem(name, Diagnostic("TG015", why, Location(shown, 1, 1)), library)
             return None
-        try:
-            data = read_capped(str(path), self.limit)
+        try:  # what was checked, not the name again (it could be made a symlink meanwhile)
+            data = read_capped(real, self.limit)
             self.read[path] = hashlib.sha256(data).hexdigest()
             text, _ = decode(data)
         except Unreadable as exc:
@@ -404,16 +404,16 @@ class ModuleIndex:
         else:
             self.diagnostics.append(problem)
 
-    def _leads_out(self, path: Path) -> str | None:
-        """Why the module file `path`, found in the project (a library root may be in it too),
-        is not to be read: it resolves outside the project through a symlink (None: it does
-        not)."""
+    def _leads_out(self, path: Path) -> tuple[str, str | None]:
+        """The file to read for the module file `path`, and why it is not to be read when it
+        is found in the project (a library root may be in it too) and resolves outside it
+        through a symlink (None: it does not)."""
         if self.project is None or not path.is_relative_to(self.project):
-            return None  # not the project's (an installed package's): not reached by a link
-        resolved = Path(os.path.realpath(path))  # a symlink loop as it is: reading says so
-        if resolved.is_relative_to(self.project):
-            return None
-        return f"a symlink to {resolved}, outside the project {self.project}"
+            return str(path), None  # not the project's (an installed package's): no link of it
+        resolved = os.path.realpath(path)  # a symlink loop as it is: reading says so
+        if Path(resolved).is_relative_to(self.project):
+            return resolved, None
+        return resolved, f"a symlink to {resolved}, outside the project {self.project}"
 
     # -- resolution ----------------------------------------------------------------------
     def resolve(self, module: Module, dotted: str) -> Symbol | None:
