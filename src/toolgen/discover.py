@@ -67,7 +67,7 @@ def _walk(
         with os.scandir(folder) as listed:
             entries = sorted(listed, key=lambda e: e.name)
     except OSError as exc:
-        unlisted.append((str(folder), "TG005", f"cannot list the folder ({exc.strerror})"))
+        unlisted.append((str(folder), "TG005", f"{UNLISTED} ({exc.strerror})"))
         return found
     for entry in entries:
         name = entry.name
@@ -78,6 +78,15 @@ def _walk(
         elif name.endswith(".py"):
             found.append((folder / name, entry.is_symlink(), entry.is_file(follow_symlinks=False)))
     return found
+
+
+UNLISTED = "cannot list the folder"
+
+
+def unlisted(listing: Listing) -> list[tuple[str, str]]:
+    """The folders a discovery could not list, each with why (the system's words)."""
+    prefix = f"{UNLISTED} ("
+    return [(p, why[len(prefix) : -1]) for p, _, why in listing.skipped if why.startswith(prefix)]
 
 
 def search_roots(files: list[SourceFile], project_root: Path) -> list[Path]:
