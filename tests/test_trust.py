@@ -337,14 +337,20 @@ def test_a_symlinked_pending_folder_is_refused_before_anything_is_touched(
     assert shop.snapshot() == out_before
 
 
+@pytest.mark.parametrize("sources", ["src", "src/shop/tools.py"])
 def test_a_model_module_symlinked_out_of_the_project_is_not_read(
-    shop: Project, run: Runner, tmp_path: Path
+    shop: Project, run: Runner, tmp_path: Path, sources: str
 ) -> None:
     """A model module that is a symlink out of the project was read: a secret file that
-    parses as Python ended up in the generated files and `toolgen show`."""
+    parses as Python ended up in the generated files and `toolgen show`. (Under a source
+    folder it is a source too, which discovery refused already for `build`; imported from
+    elsewhere in the project, it was read by every command.)"""
+    shop.write("pyproject.toml", CONFIG_TEXT.replace('"src"', f'"{sources}"'))
     secret = tmp_path / "secrets" / "credentials.py"
     secret.parent.mkdir()
-    secret.write_text('Kind = Literal["hunter2-secret-token"]\nfrom typing import Literal\n')
+    secret.write_text(
+        'from typing import Literal\n\nKind = Literal["book", "hunter2-secret-token"]\n'
+    )
     models = shop.root / "src" / "shop" / "models.py"
     models.unlink()
     models.symlink_to(secret)
@@ -706,3 +712,65 @@ def test_a_secret_others_could_know_is_not_used(
         assert result.code == 0, result.out
         assert "toolgen: not using the cache folder .toolgen_cache: " in result.err
     assert not (shop.root / CACHE).exists()
+
+
+# -- the red team's layouts, kept: a symlink out wherever toolgen reads or writes --------------
+@pytest.mark.parametrize(
+    "rel",
+    [
+        "generated",
+        "generated/descriptors",
+        "generated/manifest.json",
+        "generated/descriptors/search.json",
+        "generated/.toolgen-pending",
+        "generated/.toolgen-pending/journal.json",
+        ".toolgen_cache",
+        ".toolgen_cache/stamps",
+        ".toolgen_cache/units",
+        ".toolgen_cache/python",
+        ".toolgen_cache/trash",
+        "src/shop/models.py",
+        "src/shop/new.py",
+        "src/shop/__init__.py",
+        "pyproject.toml",
+    ],
+)
+@pytest.mark.parametrize("to", ["folder", "secret"])  # /dev/zero: in processes of their own
+def test_a_symlink_out_anywhere_changes_and_leaks_nothing_outside(
+    shop: Project, run: Runner, tmp_path: Path, rel: str, to: str
+) -> None:
+    """Wherever the repository puts a symlink out of the project (to a folder of the user's,
+    to a secret that parses as Python, to /dev/zero), `check` and `build` end with a located
+    answer (never a traceback), change nothing outside the project and print none of it;
+    and with handlers edited since the committed build, `check` is never green. (A symlink
+    to /dev/zero is tried in processes of their own, with a cap on their memory: here, a
+    regression would read without end in the test's own process.)"""
+    assert run("build", cwd=shop.root).code == 0
+    shop.write("src/shop/tools.py", HANDLER.replace("Search the catalog", "Search the store"))
+    victim = _victim(tmp_path)
+    secret = tmp_path / "secret.py"
+    secret.write_text('from typing import Literal\n\nKind = Literal["book", "hunter2-token"]\n')
+
+    def outside() -> dict[str, str]:  # (the secret's folder aside: made on first use)
+        return {k: v for k, v in _tree(tmp_path).items() if not k.startswith(("proj", "xdg"))}
+
+    before = outside()
+    path = shop.root / rel
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path)
+    else:
+        path.unlink(missing_ok=True)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.symlink_to(victim if to == "folder" else secret)
+    codes = []
+    for command in ("check", "build", "check"):
+        result = run(command, cwd=shop.root)
+        assert "internal error" not in result.err, result.err
+        assert "hunter2" not in result.out + result.err
+        codes.append(result.code)
+    assert codes[0] in (1, 2) and set(codes) <= {0, 1, 2}, codes
+    if shop.out.is_dir() and not shop.out.is_symlink():
+        written = [p for p in shop.out.rglob("*") if p.is_file() and not p.is_symlink()]
+        assert not [p for p in written if b"hunter2" in p.read_bytes()]
+    assert run("check", cwd=shop.root).code == run("check", "--no-cache", cwd=shop.root).code
+    assert outside() == before
