@@ -6,7 +6,7 @@ import shutil
 import subprocess
 import sys
 import textwrap
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -75,6 +75,16 @@ sources = ["src"]
 out = "generated"
 min_level = 0
 """
+
+
+@pytest.fixture(autouse=True)
+def _cache_secret_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Keep the cache's per-user secret (`toolgen.incremental.cache.secret`) in a folder of
+    the test session's, not in the home folder of whoever runs the tests (a patch of its
+    own: a test's `monkeypatch.undo()` keeps it)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.getbasetemp() / "xdg-cache"))
+        yield
 
 
 @pytest.fixture

@@ -17,9 +17,9 @@ from conftest import REPO, Project
 from toolgen import output
 from toolgen.config import load_config
 from toolgen.descriptor import ToolDescriptor
-from toolgen.incremental import stamp
+from toolgen.incremental import cache, stamp
 from toolgen.incremental import units as unit_cache
-from toolgen.incremental.cache import FOLDER, ours
+from toolgen.incremental.cache import FOLDER, ours, store_entry
 from toolgen.incremental.units import UnitCache
 from toolgen.pipeline import generate
 
@@ -515,17 +515,13 @@ def test_a_damaged_entry_of_any_shape_is_a_miss(shop: Project, run, damage: str)
 def test_a_render_without_its_sections_is_a_miss(shop: Project, run) -> None:  # type: ignore[no-untyped-def]
     """An entry whose bytes are whole (its checksum holds) but whose content is not what this
     toolgen writes: the render lacks its sections."""
-    import marshal
-
-    from toolgen.incremental.cache import checksum
-
+    folder = shop.root / ".toolgen_cache"
     assert run("build", cwd=shop.root).code == 0
-    for entry in (shop.root / ".toolgen_cache" / "units").glob("*.json"):
-        data = marshal.loads(entry.read_bytes().partition(b"\n")[2])
+    for entry in (folder / "units").glob("*.json"):
+        data = cache.load_entry(folder, "units", entry.stem)
         for tool in data["tools"]:
             del tool["render"]["sections"]
-        body = marshal.dumps(data)
-        entry.write_bytes(checksum(body) + b"\n" + body)
+        store_entry(folder, "units", entry.stem, data)  # sealed as toolgen seals it
     (shop.out / "docs" / "tools.md").unlink()
     result = run("build", cwd=shop.root)
     assert (result.code, result.err) == (0, "")
@@ -545,17 +541,23 @@ def test_the_cache_keeps_the_newest_entries_only(
     assert run("build", cwd=shop.root).code == 0
     stamps, units = shop.root / ".toolgen_cache" / "stamps", shop.root / ".toolgen_cache" / "units"
     old = time.time_ns() - 3600 * 10**9
-    for n in range(stamp.KEEP + 5):
-        (stamps / f"{n:040d}.json").write_text("{}")
+    for n in range(stamp.KEEP + 5):  # entries of other configurations, as toolgen seals them
+        store_entry(shop.root / ".toolgen_cache", "stamps", f"{n:040d}", {})
         os.utime(stamps / f"{n:040d}.json", ns=(old, old))
-    (units / ".x.json.123.tmp").write_text("half")
+    secret = cache.secret()
+    assert secret is not None
+    half = cache.seal(secret, "units", "x", b"the rest of the entry")[:60]  # a killed run's
+    (units / ".x.json.123.tmp").write_bytes(half)
     os.utime(units / ".x.json.123.tmp", ns=(old, old))
+    (units / "abc.json").write_text("not toolgen's: never removed")
+    os.utime(units / "abc.json", ns=(old, old))
     for n in range(20):  # twenty versions of tools.py: twenty new units
         shop.write("src/shop/tools.py", HANDLERS + f"\n# version {n}\n")
         assert run("build", cwd=shop.root).code == 0
     assert len(list(stamps.glob("*.json"))) == stamp.KEEP
-    assert len(list(units.glob("*.json"))) == 4 * 4  # four files in this project: 4 each
+    assert len(list(units.glob("*.json"))) == 4 * 4 + 1  # four files in this project: 4 each
     assert not (units / ".x.json.123.tmp").exists()
+    assert (units / "abc.json").read_text() == "not toolgen's: never removed"
     assert run("check", cwd=shop.root).code == 0
     _same_as_cold(shop, run)
 
@@ -586,9 +588,9 @@ def opened(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         names.append(Path(path).name)
         return holds_spooled(path, data)
 
-    def read_bytes(path: Path) -> bytes | None:
+    def read_bytes(path: Path, limit: int) -> bytes | None:
         names.append(path.name)
-        return read(path)
+        return read(path, limit)
 
     monkeypatch.setattr(output, "_holds_spooled", spooled)
     monkeypatch.setattr(output, "_read", read_bytes)

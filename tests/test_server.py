@@ -112,7 +112,9 @@ def test_what_cannot_be_answered_exactly_is_declined(
     # A client in another environment, or running other toolgen code or another Python,
     # says so in its invocation (here sent by hand: client and watch share this process).
     ident = answers.invocation(["check"], str(project.root))
-    assert _ask(server, ident, ["check"]).startswith(ACCEPTED + b"ok\n")
+    reply = _ask(server, ident, ["check"]).removeprefix(ACCEPTED).lstrip(b".\n")
+    body = reply.partition(b"\n")[2]
+    assert reply == protocol.sealed_reply(bytes(protocol.NONCE_BYTES), body)  # sealed: "ok "
     other_env = (*ident[:2], (".toolgen_cache", None), *ident[3:])
     other_code = (*ident[:5], (*ident[5], ("edited.py", 1, 1)), ident[6])
     other_umask = (*ident[:6], 0o077)  # the files and folders a build makes would differ
@@ -124,7 +126,7 @@ def test_what_cannot_be_answered_exactly_is_declined(
 def _ask(server: Server, ident: object, argv: list[str], header: bytes = protocol.HEADER) -> bytes:
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as client:
         client.connect(str(server.path))
-        client.sendall(header + marshal.dumps((ident, argv)))
+        client.sendall(header + marshal.dumps((ident, argv, bytes(protocol.NONCE_BYTES))))
         client.shutdown(socket.SHUT_WR)
         return b"".join(iter(lambda: client.recv(1 << 16), b""))
 
@@ -309,9 +311,15 @@ def test_a_watch_that_stops_while_it_works_is_not_waited_for(
         mute.close()
 
 
-def test_a_symlinked_cache_folder_of_ones_own_is_used(project: Project) -> None:
+def test_a_symlinked_cache_folder_is_not_used(project: Project, run) -> None:  # type: ignore[no-untyped-def]
+    """Even one of the user's own: a repository can commit `.toolgen_cache -> anywhere`, and
+    the cache would write and prune there (`$TOOLGEN_CACHE_DIR` keeps it elsewhere)."""
     project.write("src/tools.py", tool_source("search"))
     elsewhere = project.root.parent / "cache-elsewhere"
     elsewhere.mkdir()
     (project.root / ".toolgen_cache").symlink_to(elsewhere)
-    assert answers.folders(str(project.root)) == [str(project.root / ".toolgen_cache")]
+    assert answers.folders(str(project.root)) == []
+    result = run("build", cwd=project.root)
+    assert result.code == 0
+    assert "not using the cache folder .toolgen_cache: it is a symlink" in result.err
+    assert list(elsewhere.iterdir()) == []

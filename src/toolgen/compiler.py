@@ -203,7 +203,11 @@ def compile_units(
     files, listing = list_sources(config.sources, config.root)
     roots_found = search_roots(files, config.root)
     index = ModuleIndex(
-        roots_found, lambda p: config.display(p), config.max_source_bytes, config.library_paths
+        roots_found,
+        lambda p: config.display(p),
+        config.max_source_bytes,
+        config.library_paths,
+        config.root,
     )
     result: Compilation[T] = Compilation(search_roots=[str(r) for r in index.search_roots])
     result.sources = listing

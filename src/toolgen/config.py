@@ -9,6 +9,7 @@ with a bad value in it.
 from __future__ import annotations
 
 import bisect
+import errno
 import itertools
 import os
 import re
@@ -168,7 +169,11 @@ def find_config(start: Path) -> Path | None:
     (or one that is no TOML, or whose `tool` is no table: `load_config` says where)."""
     for folder in (start, *start.parents):
         candidate = folder / "pyproject.toml"
-        if not candidate.is_file():  # none there, or no file: look further up
+        try:
+            found = candidate.is_file()
+        except OSError:  # a folder that cannot be searched: load_config says why
+            return candidate
+        if not found:  # none there, or no file: look further up
             continue
         try:
             raw = _read_config(candidate)
@@ -186,10 +191,14 @@ def find_config(start: Path) -> Path | None:
 
 def _read_config(path: Path) -> bytes:
     """The bytes of the regular file `path` (OSError, or `NotRegular` for anything else: a
-    FIFO is never waited on)."""
+    FIFO is never waited on), never more than `MAX_CONFIG_BYTES` of it (a sparse file of a
+    terabyte committed as pyproject.toml is not read)."""
     handle, _ = open_regular(str(path))
     with handle:
-        return handle.read()
+        data = handle.read(MAX_CONFIG_BYTES + 1)
+    if len(data) > MAX_CONFIG_BYTES:
+        raise OSError(errno.EFBIG, f"it has more than {MAX_CONFIG_BYTES:,} bytes")
+    return data
 
 
 def _text(data: bytes) -> str:
@@ -219,6 +228,7 @@ def load_config(
                     "pass --config FILE or add the table",
                 )
             )
+        _refuse_leading_out(config_file, cwd)
     config_file, text = _config_text(cwd / config_file, cwd)
     shown = relative_display(config_file, cwd)
     try:
@@ -277,6 +287,30 @@ def _kind_of(value: Any) -> str:
     if isinstance(value, list):
         return "an array"
     return "a date or time"
+
+
+def _refuse_leading_out(found: Path, cwd: Path) -> None:
+    """TG001 when the pyproject.toml the search found is a symlink that resolves outside its
+    project (its folder, or the git work tree around it): its paths would then be another
+    project's, and a build would write there. (`--config FILE` names a file on purpose.)"""
+    try:
+        resolved = found.resolve()
+        tree = next((f for f in found.parents if (f / ".git").exists()), found.parent)
+        inside = resolved.is_relative_to(found.parent.resolve())
+        if inside or resolved.is_relative_to(tree.resolve()):
+            return
+    except (OSError, RuntimeError):  # a loop, a folder not searchable: reading it says why
+        return
+    shown = relative_display(found, cwd)
+    message = (
+        f"configuration file {shown} is a symlink to {resolved}, outside the project: "
+        "copy the file into the project, or pass it with --config FILE"
+    )
+    raise UserError(Diagnostic("TG001", message, Location(shown, 1, 1)))
+
+
+#: The most bytes a configuration file is read for.
+MAX_CONFIG_BYTES = 10_000_000
 
 
 def load_for_args(

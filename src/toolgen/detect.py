@@ -19,7 +19,7 @@ from toolgen.analyze.handlers import find_registrations
 from toolgen.analyze.markers import PRESETS, Preset, config_presets
 from toolgen.config import Config, installed_packages
 from toolgen.diagnostics import Diagnostic
-from toolgen.discover import SourceFile, list_sources, search_roots
+from toolgen.discover import SourceFile, list_sources, search_roots, unlisted
 from toolgen.index import ModuleIndex
 from toolgen.reading import MAX_SOURCE_BYTES
 
@@ -79,7 +79,10 @@ def scan_project(project: Path, display: Callable[[Path], str]) -> Scan:
     """The frameworks the project's Python files import (tests aside), and the handlers
     each of those frameworks registers, by file. May raise `OSError` (a folder that cannot
     be listed)."""
-    files, _ = list_sources((project,), project)
+    files, listing = list_sources((project,), project)
+    unread = unlisted(listing)
+    if unread:  # a folder that cannot be listed may hold the tools: say so, as before
+        raise OSError(0, unread[0][1], unread[0][0])
     files = [f for f in files if not is_test(f.path, project)]
     index = _index(files, project, display, MAX_SOURCE_BYTES, installed_packages())
     imported: set[str] = set()
@@ -114,7 +117,7 @@ def _index(
     libraries: tuple[Path, ...],
 ) -> ModuleIndex:
     """The index a build of `files` reads them with (`compile_units`)."""
-    return ModuleIndex(search_roots(files, root), display, limit, libraries)
+    return ModuleIndex(search_roots(files, root), display, limit, libraries, root)
 
 
 def _registrations(

@@ -79,7 +79,8 @@ RULES: dict[str, Rule] = _rules(
      "Source files must be readable regular files of at most `max_source_bytes` (10 MB by "
      "default), in UTF-8 or in the encoding their coding comment names (PEP 263). A FIFO, "
      "socket or device named as a source is not opened; neither is a source whose module name "
-     "is not UTF-8.", FIXED),
+     "is not UTF-8. A source folder that cannot be listed is this error too, at the folder: "
+     "its files may be tools.", FIXED),
     ("TG006", E, "`toolgen init` cannot set up the project",
      "The message says why (no such folder, pyproject.toml unreadable or not valid TOML, "
      "--sources empty, outside the project or not a folder, a write that failed) and what was "
@@ -89,7 +90,10 @@ RULES: dict[str, Rule] = _rules(
      "\\ud83d\\ude00: write the character itself or \\U0001f600.", FIXED),
     ("TG008", E, "a generated file cannot be written",
      "A file stands where `out` needs a folder (or a folder where it needs a file), or the "
-     "folder cannot be written: the message names the path. Nothing in `out` was changed.", FIXED),
+     "folder cannot be written (found before anything is staged), or the pending folder of a "
+     "stopped build holds what cannot be removed or read (its journal must be a regular file "
+     "of a sane size): the message names the path. Nothing in `out` was changed, unless the "
+     "message says the last build was interrupted.", FIXED),
     ("TG009", W, "a file the previous manifest lists was kept, not removed",
      "toolgen removes only files it provably wrote: listed in the previous manifest by a plain "
      "path inside `out`, named as toolgen names its files, reached through no symlink, and "
@@ -108,7 +112,8 @@ RULES: dict[str, Rule] = _rules(
      "imported: remove or rename it, or ignore the warning."),
     ("TG015", E, "a source file is a symlink that resolves outside the project",
      "Every source must resolve inside the project (the folder of the nearest pyproject.toml "
-     "or .git), through symlinks too: copy the file into the project instead.", FIXED),
+     "or .git), through symlinks too, and so must every module of the project a handler "
+     "imports (its models): copy the file into the project instead.", FIXED),
     ("TG016", E, "fix: file not changed: its encoding cannot hold the new text",
      "The file declares an encoding (a PEP 263 coding comment) in which a description `fix` "
      "would add cannot be written: add the entry by hand, or save the file as UTF-8.", FIXED),

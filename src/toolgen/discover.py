@@ -44,18 +44,24 @@ def module_name(
         if looked is not None:
             looked.add(str(folder))
         if folder not in packages:
-            packages[folder] = (folder / "__init__.py").is_file()
+            try:
+                packages[folder] = (folder / "__init__.py").is_file()
+            except OSError:  # a folder that cannot be searched: no package, its files unread
+                packages[folder] = False
         if not packages[folder]:
             return ".".join(parts), folder
         parts.insert(0, folder.name)
         folder = folder.parent
 
 
-def _walk(folder: Path, looked: set[str] | None) -> list[tuple[Path, bool, bool]]:
+def _walk(
+    folder: Path, looked: set[str] | None, unlisted: list[tuple[str, str, str]]
+) -> list[tuple[Path, bool, bool]]:
     """The Python files under `folder`, each with whether it is a symlink and whether it is a
     regular file itself (from the folder's listing: no `stat` each), in the order a depth-first
     walk of sorted names finds them. Walked with a stack, not by recursion: a tree a thousand
-    folders deep is no RecursionError."""
+    folders deep is no RecursionError. A folder that cannot be listed is added to `unlisted`
+    as (path, TG005, why): its files may be tools."""
     found: list[tuple[Path, bool, bool]] = []
     top: list[tuple[Path, tuple[bool, bool] | None]] = [(folder, None)]
     stack = [iter(top)]  # each folder's entries yet to see
@@ -68,16 +74,22 @@ def _walk(folder: Path, looked: set[str] | None) -> list[tuple[Path, bool, bool]
         else:
             if looked is not None:
                 looked.add(str(entry[0]))
-            stack.append(iter(_entries(entry[0])))
+            stack.append(iter(_entries(entry[0], unlisted)))
     return found
 
 
-def _entries(folder: Path) -> list[tuple[Path, tuple[bool, bool] | None]]:
+def _entries(
+    folder: Path, unlisted: list[tuple[str, str, str]]
+) -> list[tuple[Path, tuple[bool, bool] | None]]:
     """The entries of `folder` a walk looks at, by name: each folder with None, each Python
-    file with (is a symlink, is a regular file)."""
-    with os.scandir(folder) as listed:
-        entries = sorted(listed, key=lambda e: e.name)
+    file with (is a symlink, is a regular file); none when it cannot be listed (`unlisted`)."""
     found: list[tuple[Path, tuple[bool, bool] | None]] = []
+    try:
+        with os.scandir(folder) as listed:
+            entries = sorted(listed, key=lambda e: e.name)
+    except OSError as exc:
+        unlisted.append((str(folder), "TG005", f"{UNLISTED} ({exc.strerror})"))
+        return found
     for entry in entries:
         name = entry.name
         if name.startswith(".") or name in SKIP_DIRS:
@@ -88,6 +100,15 @@ def _entries(folder: Path) -> list[tuple[Path, tuple[bool, bool] | None]]:
             kinds = (entry.is_symlink(), entry.is_file(follow_symlinks=False))
             found.append((folder / name, kinds))
     return found
+
+
+UNLISTED = "cannot list the folder"
+
+
+def unlisted(listing: Listing) -> list[tuple[str, str]]:
+    """The folders a discovery could not list, each with why (the system's words)."""
+    prefix = f"{UNLISTED} ("
+    return [(p, why[len(prefix) : -1]) for p, _, why in listing.skipped if why.startswith(prefix)]
 
 
 def search_roots(files: list[SourceFile], project_root: Path) -> list[Path]:
@@ -155,7 +176,7 @@ def discover(
         except OSError:  # gone since the configuration was read: reading it says so (TG005)
             mode = stat.S_IFREG
         if stat.S_ISDIR(mode):
-            files = _walk(source, looked)
+            files = _walk(source, looked, skipped)
         elif stat.S_ISREG(mode):
             files = [(source, False, True)]
         else:
@@ -177,6 +198,8 @@ def discover(
                 continue
             if resolved not in seen:
                 name, root = module_name(resolved, looked, packages)
+                if not name:  # an `__init__.py` that is no file (a dangling symlink): read as
+                    name, root = resolved.parent.name, resolved.parent.parent  # one, it fails
                 if not _utf8(name):
                     why = (
                         f"its module name `{escape_name(name)}` is not valid UTF-8, so no "

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import os
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -268,8 +269,12 @@ class ModuleIndex:
         display: Callable[[Path], str],
         limit: int = MAX_SOURCE_BYTES,
         libraries: Sequence[Path] = (),
+        project: Path | None = None,
     ) -> None:
         self.search_roots = list(dict.fromkeys(r.resolve() for r in search_roots))
+        #: The folder every module found in it must resolve inside (None: not checked): a
+        #: model module symlinked out of the project is not read (TG015), as a source is not.
+        self.project = project.resolve() if project is not None else None
         #: Folders of installed packages, searched after the project (`resolve_library`).
         self.library_roots = [
             r for r in dict.fromkeys(p.resolve() for p in libraries) if r not in self.search_roots
@@ -367,8 +372,13 @@ class ModuleIndex:
     def _parse(self, name: str, path: Path, *, library: bool = False) -> Module | None:
         shown = self._display(path)
         problem: Diagnostic | None = None
-        try:
-            data = read_capped(str(path), self.limit)
+        real, leads_out = self._leads_out(path)
+        if leads_out is not None:
+            why = f"not read: {leads_out}; every source must resolve inside the project"
+            self._problem(name, Diagnostic("TG015", why, Location(shown, 1, 1)), library)
+            return None
+        try:  # what was checked, not the name again (it could be made a symlink meanwhile)
+            data = read_capped(real, self.limit)
             self.read[path] = hashlib.sha256(data).hexdigest()
             text, _ = decode(data)
         except Unreadable as exc:
@@ -380,15 +390,30 @@ class ModuleIndex:
             except Unparsable as exc:
                 problem = Diagnostic("TG101", exc.message, Location(shown, *exc.at))
         if problem is not None:
-            if library:
-                self.unreadable[name] = f"{problem.location}: {problem.message}"
-            else:
-                self.diagnostics.append(problem)
+            self._problem(name, problem, library)
             return None
         package = path.name == "__init__.py"
         module = Module(name, path, shown, source, tree, package, library=library)
         bind_names(module, tree.body)
         return module
+
+    def _problem(self, name: str, problem: Diagnostic, library: bool) -> None:
+        """Keep why module `name` cannot be had: a library's is told where it is used."""
+        if library:
+            self.unreadable[name] = f"{problem.location}: {problem.message}"
+        else:
+            self.diagnostics.append(problem)
+
+    def _leads_out(self, path: Path) -> tuple[str, str | None]:
+        """The file to read for the module file `path`, and why it is not to be read when it
+        is found in the project (a library root may be in it too) and resolves outside it
+        through a symlink (None: it does not)."""
+        if self.project is None or not path.is_relative_to(self.project):
+            return str(path), None  # not the project's (an installed package's): no link of it
+        resolved = os.path.realpath(path)  # a symlink loop as it is: reading says so
+        if Path(resolved).is_relative_to(self.project):
+            return resolved, None
+        return resolved, f"a symlink to {resolved}, outside the project {self.project}"
 
     # -- resolution ----------------------------------------------------------------------
     def resolve(self, module: Module, dotted: str) -> Symbol | None:

@@ -21,6 +21,7 @@ only what the removal rule allows.
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import re
@@ -30,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from toolgen.layout import JOURNAL, PENDING
+from toolgen.reading import open_regular
 from toolgen.removal import plain, produced, verdict
 from toolgen.render.registry import folders
 
@@ -207,11 +209,16 @@ def recover(
     if found == "staged":
         discard(out)
         return None
-    try:
-        data = (pending_folder(out) / JOURNAL).read_bytes()
+    path = pending_folder(out) / JOURNAL
+    try:  # a regular file, not through a symlink, to a cap: a FIFO would hang, /dev/zero flood
+        handle, st = open_regular(str(path), os.O_NOFOLLOW)
+        with handle:
+            if st.st_size > MAX_JOURNAL:
+                raise OSError(errno.EFBIG, f"it has {st.st_size:,} bytes, more than a journal")
+            data = handle.read(MAX_JOURNAL + 1)
     except OSError as exc:
-        raise JournalError(pending_folder(out) / JOURNAL, exc.strerror or str(exc)) from None
-    journal = Journal.loads(data)
+        raise JournalError(path, _why(exc)) from None
+    journal = Journal.loads(data) if len(data) <= MAX_JOURNAL else None
     if journal is None:
         raise JournalError(
             pending_folder(out) / JOURNAL,
@@ -222,27 +229,52 @@ def recover(
 
 def discard(out: Path) -> None:
     """Remove the pending folder: its staged files, its journal and its `.gitignore`. A
-    folder that holds anything else is left as it is (JournalError): it is not all ours."""
+    folder that holds anything else is left as it is (JournalError): it is not all ours;
+    so is one that is a symlink (never followed: what it leads to is not ours either), and
+    one whose files cannot be removed (JournalError, naming the file)."""
     folder = pending_folder(out)
     try:
-        entries = list(os.scandir(folder))
+        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
     except FileNotFoundError:
         return
     except OSError as exc:
-        raise JournalError(folder, exc.strerror or str(exc), interrupted=False) from None
+        raise JournalError(folder, _why(exc), interrupted=False) from None
     ours = (JOURNAL, PARTIAL, IGNORE[0])
     foreign = []
-    for entry in entries:
-        if (entry.name in ours or _STAGED.fullmatch(entry.name)) and not entry.is_dir(
-            follow_symlinks=False
-        ):
-            Path(entry.path).unlink()  # a symlink is removed, never followed
-        else:
-            foreign.append(entry.name)
+    name = ""
+    try:
+        with os.scandir(fd) as entries:
+            names = sorted(entry.name for entry in entries)
+        for name in names:
+            if (name in ours or _STAGED.fullmatch(name)) and not _is_folder(fd, name):
+                os.unlink(name, dir_fd=fd)  # a symlink is removed, never followed
+            else:
+                foreign.append(name)
+    except OSError as exc:
+        raise JournalError(folder / name, _why(exc), interrupted=False) from None
+    finally:
+        os.close(fd)
     if foreign:
         why = f"holds {foreign[0]!r}, which toolgen did not put there; move it elsewhere"
         raise JournalError(folder, why, interrupted=False)
-    folder.rmdir()
+    try:
+        folder.rmdir()
+    except OSError as exc:
+        raise JournalError(folder, _why(exc), interrupted=False) from None
+
+
+def _is_folder(fd: int, name: str) -> bool:
+    return stat.S_ISDIR(os.stat(name, dir_fd=fd, follow_symlinks=False).st_mode)
+
+
+def _why(exc: OSError) -> str:
+    if exc.errno == errno.ELOOP:  # what O_NOFOLLOW says of a symlink
+        return "it is a symlink, which toolgen never writes or follows there"
+    return str(exc.strerror or exc)
+
+
+#: No journal is read past this many bytes (one of 10,000 files takes about 600 KB).
+MAX_JOURNAL = 64 << 20
 
 
 def interrupted_message(shown_out: str, command: str = "toolgen build") -> str:

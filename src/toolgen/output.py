@@ -17,12 +17,13 @@ stamp (`written`: the sha256 of each file, with its `stat`), when it could not r
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import json
 import os
 import stat
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -80,15 +81,20 @@ def refuse_symlinks(out: Path) -> None:
         raise UnsafeOut(links)
 
 
-def _read(path: Path) -> bytes | None:
+def _read(path: Path, limit: int) -> bytes | None:
     """The bytes of the regular file at `path`, or None (none there, or not a regular file:
-    a FIFO is not waited on)."""
+    a FIFO is not waited on); no more than `limit` and one byte (a file in `out` may be
+    anything a pull request commits: a sparse file of a terabyte is not read)."""
     try:
         handle, _ = open_regular(str(path))
         with handle:
-            return handle.read()
+            return handle.read(limit + 1)
     except OSError:
         return None
+
+
+#: How much of a changed file `check --diff` reads to show the lines it had.
+MAX_DIFF = 64 << 20
 
 
 def same_manifest(old: bytes, new: bytes) -> bool:
@@ -116,9 +122,11 @@ def _holds(
     if known is not None and trusted(known[1], known[2], path):
         return known[0] is data or known[0] == data
     start = time.time_ns()
-    current = _read(out / relpath)
-    if current is None:
-        return None
+    current = _read(out / relpath, len(data))
+    if current is None:  # nothing there; or no regular file, or one that cannot be read
+        return False if os.path.lexists(path) else None
+    if len(current) > len(data):  # other bytes, read only so far: not seen
+        return False
     if seen is not None:
         seen[relpath] = (current, file_stat(path), start)
     return current == data
@@ -131,12 +139,12 @@ def _holds_spooled(path: str, data: Spooled) -> bool | None:
             if st.st_size != data.size:
                 return False
             return all(handle.read(len(chunk)) == chunk for chunk in data.chunks())
-    except OSError:
-        return None
+    except OSError:  # nothing there; or no regular file, or one that cannot be read
+        return False if os.path.lexists(path) else None
 
 
 def _same_manifest_on_disk(out: Path, new: bytes) -> bool:
-    return same_manifest(_read(out / MANIFEST) or b"", new)
+    return same_manifest(_read(out / MANIFEST, 2 * len(new) + 4096) or b"", new)
 
 
 def compare(
@@ -147,9 +155,12 @@ def compare(
 ) -> Drift:
     """How `out` differs from `files` (see the module's doc). UnsafeOut for symlinks in it."""
     if journal.state(out) == "committed":
-        with build_lock(out, shared=True):  # a build that is still going: let it finish
-            if journal.state(out) == "committed":
-                return Drift(interrupted=True)
+        try:
+            with build_lock(out, shared=True):  # a build that is still going: let it finish
+                if journal.state(out) == "committed":
+                    return Drift(interrupted=True)
+        except WriteError:  # no lock to wait on (a folder that cannot be read): as it is
+            return Drift(interrupted=True)
     refuse_symlinks(out)
     drift = Drift()
     for relpath, data in files.items():
@@ -170,7 +181,10 @@ def unified_diff(out: Path, relpath: str, new: bytes, shown: str = "") -> str:
     not given)."""
     from toolgen.textdiff import unified_diff as diff_lines
 
-    old = (_read(out / relpath) or b"").decode("utf-8", "replace").splitlines(keepends=True)
+    data = _read(out / relpath, MAX_DIFF) or b""
+    if len(data) > MAX_DIFF:
+        data = f"(more than {MAX_DIFF:,} bytes: not shown)\n".encode()
+    old = data.decode("utf-8", "replace").splitlines(keepends=True)
     name = shown or relpath
     lines = diff_lines(old, new.decode().splitlines(keepends=True), f"a/{name}", f"b/{name}")
     return "".join(lines)
@@ -182,8 +196,11 @@ def build_lock(out: Path, shared: bool = False) -> Iterator[None]:
     folder that holds `out`, released when the process ends, even if killed); a `shared`
     holder (a check) waits for a build, not for other checks. No lock file: nothing is left
     in the project for git to show."""
-    out.parent.mkdir(parents=True, exist_ok=True)
-    handle = os.open(out.parent, os.O_RDONLY)
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        handle = os.open(out.parent, os.O_RDONLY)
+    except OSError as exc:  # a project folder that cannot be read
+        raise WriteError(out.parent, exc.strerror or str(exc)) from None
     try:
         fcntl.flock(handle, fcntl.LOCK_SH if shared else fcntl.LOCK_EX)
         yield
@@ -202,6 +219,7 @@ def write(
     about to be replaced (`toolgen.incremental.session.Session.retire`). A build that was
     stopped after its commit is completed first."""
     with build_lock(out):
+        refuse_symlinks(out)  # before a stopped build is completed or discarded through one
         try:
             done = journal.recover(out, retire)
         except journal.JournalError as exc:
@@ -244,7 +262,7 @@ def _write(
     remove, report.kept = removal.plan(out, manifest, files)
     if not changed and not remove:
         return report
-    _check_paths(out, changed)
+    _check_paths(out, changed, remove)
     started: dict[str, int] = {}  # when each file's bytes were staged (what `seen` keeps)
 
     def writer(relpath: str) -> Callable[[Path], None]:
@@ -281,29 +299,40 @@ def _write(
     return report
 
 
-def _check_paths(out: Path, relpaths: list[str]) -> None:
+def _check_paths(out: Path, relpaths: list[str], removed: Sequence[str] = ()) -> None:
     """WriteError, before anything is staged, if a file stands where a folder must be, or
-    anything but a regular file where a file must be, or a folder the files go into is on
-    another file system than `out` (a rename could not reach it)."""
+    anything but a regular file where a file must be, or a folder the files go into (or are
+    removed from) is on another file system than `out` (a rename could not reach it) or
+    cannot be written: found after the commit, the build could only stop half done."""
     checked: set[Path] = set()
     device = _device(out)
     device = _device(out.parent) if device is None else device
-    for relpath in relpaths:
+    writable: set[Path] = set()
+    removing = set(removed)
+    for relpath in [*relpaths, *removed]:
         target = out / relpath
+        deepest = out.parent  # the deepest folder on the way that is there: written into
         for path in (out, *(out / parent for parent in reversed(Path(relpath).parents[:-1]))):
             if path in checked:
+                deepest = path
                 continue
-            checked.add(path)
             try:
                 st = os.lstat(path)
             except FileNotFoundError:
                 break  # made when the files are moved in
             except OSError as exc:
                 raise WriteError(path, exc.strerror or str(exc)) from None
+            checked.add(path)
             if not stat.S_ISDIR(st.st_mode):
                 raise WriteError(path, "it is a file, not a folder")
             if st.st_dev != device:
                 raise WriteError(path, "it is on another file system than the output folder")
+            deepest = path
+        if deepest not in writable:
+            _writable(deepest)
+            writable.add(deepest)
+        if relpath in removing:
+            continue
         try:
             mode = os.lstat(target).st_mode
         except OSError:
@@ -312,6 +341,19 @@ def _check_paths(out: Path, relpaths: list[str]) -> None:
             raise WriteError(target, "it is a folder, not a file")
         if not stat.S_ISREG(mode):
             raise WriteError(target, "it is not a regular file")
+
+
+def _writable(folder: Path) -> None:
+    """WriteError unless this process may make, rename and remove files in `folder`."""
+    effective = os.access in os.supports_effective_ids  # the rights it writes with
+    if os.access(folder, os.W_OK | os.X_OK, effective_ids=effective):
+        return
+    try:
+        read_only = bool(os.statvfs(folder).f_flag & os.ST_RDONLY)
+    except OSError:
+        read_only = False
+    why = "it is on a read-only file system" if read_only else os.strerror(errno.EACCES)
+    raise WriteError(folder, why)
 
 
 def _device(path: Path) -> int | None:

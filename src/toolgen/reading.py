@@ -50,10 +50,13 @@ def kind(mode: int) -> str:
     return "not a regular file"
 
 
-def open_regular(path: str, flags: int = 0) -> tuple[BufferedReader, os.stat_result]:
+def open_regular(
+    path: str, flags: int = 0, dir_fd: int | None = None
+) -> tuple[BufferedReader, os.stat_result]:
     """`path` opened for reading in binary, with its `stat`, when it is a regular file (else
-    `NotRegular`); `flags` are added to the `os.open` flags (`O_NOFOLLOW`)."""
-    fd = os.open(path, _FLAGS | flags)
+    `NotRegular`); `flags` are added to the `os.open` flags (`O_NOFOLLOW`), and `dir_fd` is
+    the folder a relative `path` is in (as `os.open` takes it)."""
+    fd = os.open(path, _FLAGS | flags, dir_fd=dir_fd)
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):

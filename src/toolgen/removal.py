@@ -71,11 +71,20 @@ def listed(out: Path) -> dict[str, object]:
 
 
 def _manifest_text(out: Path) -> bytes:
+    """The manifest's bytes (b"" when there is none that can be read: not a regular file, a
+    symlink, or more than `MAX_MANIFEST` bytes). A FIFO committed in its place is not waited
+    for, and a sparse file of a terabyte not read."""
     try:
-        with open(out / MANIFEST, "rb") as handle:
-            return handle.read()
+        handle, st = open_regular(str(out / MANIFEST), os.O_NOFOLLOW)
+        with handle:
+            data = handle.read(MAX_MANIFEST + 1) if st.st_size <= MAX_MANIFEST else b""
     except OSError:
         return b""
+    return data if len(data) <= MAX_MANIFEST else b""
+
+
+#: The most bytes a manifest is read for (one of 10,000 tools takes about 1.2 MB).
+MAX_MANIFEST = 64 << 20
 
 
 def _files_of(text: bytes) -> dict[str, object]:

@@ -10,6 +10,7 @@ from the cached units (`toolgen.incremental.units`), in memory in a session, els
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -323,17 +324,21 @@ def _cache(run: Run, config: Config, started: int) -> _Cache:
     """The cache folder (None with `--no-cache`, or when it is not one to trust) and the key
     of this configuration, for a run that started at `started`."""
     from toolgen.diagnostics import relative_display
-    from toolgen.incremental.cache import usable
+    from toolgen.incremental.cache import holds_secret, refused, secret, secret_problem
     from toolgen.incremental.keys import cache_dir, config_key
 
     folder = cache_dir(config, not run.request.no_cache)
-    if folder is not None and not usable(folder):
+    why = None
+    if folder is not None and os.path.lexists(folder):
+        why = refused(str(folder))
+    if folder is not None and why is None:
+        if secret() is None:
+            why = secret_problem()
+        elif holds_secret(str(config.root)):
+            why = "the project holds the folder of the key of its entries (set XDG_CACHE_HOME)"
+    if folder is not None and why is not None:
         shown = relative_display(folder, config.cwd)
-        print(
-            f"toolgen: not using the cache folder {shown}: it is not a folder of this user's "
-            "that only they (or the project's group) can write to",
-            file=sys.stderr,
-        )
+        print(f"toolgen: not using the cache folder {shown}: {why}", file=sys.stderr)
         folder = None
     return _Cache(folder, config_key(config) if folder else "", started)
 

@@ -25,7 +25,15 @@ import sys
 import time
 
 from toolgen._version import __version__
-from toolgen.incremental.cache import FOLDER, checksum, load_entry, ours, prune, store_entry
+from toolgen.incremental.cache import (
+    FOLDER,
+    checksum,
+    holds_secret,
+    load_entry,
+    ours,
+    prune,
+    store_entry,
+)
 from toolgen.reading import open_regular
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
@@ -67,7 +75,9 @@ def answer(argv: list[str]) -> int | None:
         text, code = entry["text"], entry["code"]
     except Exception:  # a damaged or foreign entry is a miss: a cache never breaks a run
         return None
-    return print_answer(text, "", int(code))
+    if not isinstance(text, str) or type(code) is not int or not 0 <= code <= 255:
+        return None  # whole, and sealed, but not what this toolgen writes
+    return print_answer(text, "", code)
 
 
 def print_answer(out: str, err: str, code: int) -> int:
@@ -153,7 +163,8 @@ def _code() -> tuple[tuple[str, int, int], ...]:
 def folders(cwd: str) -> list[str]:
     """Where the cache folder may be: `$TOOLGEN_CACHE_DIR`, else `.toolgen_cache` in the
     working folder or above it (the project root is not known without the config); only
-    folders of this user's (`ours`)."""
+    folders of this user's (`ours`), in a folder that does not hold the secret (see
+    `toolgen.incremental.cache.holds_secret`)."""
     override = os.environ.get("TOOLGEN_CACHE_DIR")
     if override:
         folder = os.path.realpath(os.path.join(cwd, override))
@@ -161,7 +172,7 @@ def folders(cwd: str) -> list[str]:
     found, folder = [], cwd
     while True:
         candidate = f"{folder.rstrip('/')}/{FOLDER}"
-        if ours(candidate):
+        if ours(candidate) and not holds_secret(folder):
             found.append(candidate)
         parent = os.path.dirname(folder)
         if parent == folder:
@@ -206,9 +217,13 @@ def _exists(path: str, only_files: bool) -> bool:
 
 
 def _read(path: str) -> bytes | None:
+    """The bytes of a configuration file (None: none, or larger than one is read for)."""
     try:
-        handle, _ = open_regular(path)  # a FIFO put in its place is not waited for
+        handle, st = open_regular(path)  # a FIFO put in its place is not waited for
         with handle:
-            return handle.read()
+            return handle.read() if st.st_size <= MAX_CONFIG_BYTES else None
     except OSError:
         return None
+
+
+MAX_CONFIG_BYTES = 10_000_000  # `toolgen.config.MAX_CONFIG_BYTES` (not imported: the fast path)

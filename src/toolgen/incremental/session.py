@@ -22,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from toolgen.incremental.cache import make_folder, open_kind, secret, tag
 from toolgen.incremental.stamp import Stat, file_stat
 from toolgen.incremental.units import Memory
 from toolgen.output import Seen
@@ -43,16 +44,26 @@ class Session:
 
     def retire(self, path: Path) -> None:
         """Keep the file at `path` (about to be replaced) alive under another name until
-        `later`: its blocks are freed then. Nothing happens where it cannot be linked."""
-        if self.trash is None:
+        `later`: its blocks are freed then. Nothing happens where it cannot be linked, or
+        the trash folder is reached through a symlink. The name is sealed (`_trash_name`):
+        only such files are ever removed from there."""
+        key = secret()
+        if self.trash is None or key is None:
             return
-        kept = self.trash / f"{os.getpid()}.{next(self._names)}"
+        kept = _trash_name(key, f"{os.getpid()}.{next(self._names)}")
+        folder = self.trash.parent
         try:
-            self.trash.mkdir(parents=True, exist_ok=True)
-            os.link(path, kept)
+            make_folder(folder)  # a session writes its cache entries later (`later`)
+            fd = open_kind(folder, TRASH, make=True)
+        except OSError:
+            return
+        try:
+            os.link(path, kept, dst_dir_fd=fd, follow_symlinks=False)
         except OSError:  # not there yet, another file system, no hard links
             return
-        self.later.append(lambda: kept.unlink(missing_ok=True))
+        finally:
+            os.close(fd)
+        self.later.append(lambda: _unlink(folder, kept))
 
     def remember_read(self, read: frozenset[str]) -> None:
         """Keep the files a build read, with their `stat` now (`changed_since_read`)."""
@@ -76,9 +87,36 @@ class Session:
         self.flush()  # left by a build that failed before it was done
         if key != self.key:
             self.key, self.memory, self.seen, self.render = key, {}, {}, RenderMemo()
-        self.trash = folder / "trash"
-        with contextlib.suppress(OSError):  # what a killed watch kept
-            for old in self.trash.iterdir() if self.trash.is_dir() else ():
-                if not old.name.startswith(f"{os.getpid()}."):
-                    old.unlink(missing_ok=True)
+        self.trash = folder / TRASH
+        sealing = secret()
+        with contextlib.suppress(OSError):  # what a killed watch kept, and only that
+            fd = open_kind(folder, TRASH)
+            try:
+                with os.scandir(fd) as entries:
+                    names = [entry.name for entry in entries]
+                for old in names:
+                    retired, _, _ = old.rpartition("-")
+                    killed = not retired.startswith(f"{os.getpid()}.")
+                    if killed and sealing is not None and _trash_name(sealing, retired) == old:
+                        os.unlink(old, dir_fd=fd)
+            finally:
+                os.close(fd)
         return self
+
+
+TRASH = "trash"
+
+
+def _trash_name(key: bytes, name: str) -> str:
+    """`name` sealed with the user's secret: a file so named in the trash is toolgen's."""
+    return f"{name}-{tag(key, f'{TRASH}/{name}').decode()}"
+
+
+def _unlink(folder: Path, name: str) -> None:
+    """Remove `name` from the trash in the cache `folder` (not through a symlink)."""
+    with contextlib.suppress(OSError):
+        fd = open_kind(folder, TRASH)
+        try:
+            os.unlink(name, dir_fd=fd)
+        finally:
+            os.close(fd)

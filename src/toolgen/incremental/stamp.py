@@ -72,13 +72,23 @@ class Outcome:
     pairs; and `ident`, which differs whenever any of that does."""
 
     def __init__(self, stamp: dict[str, Any]) -> None:
-        self.tools: int = stamp["tools"]
-        self.files: int = len(stamp["outputs"])
-        self.lines: dict[str, str] = stamp["lines"]
-        self.found: list[tuple[str, str]] = stamp["found"]
-        self.ident: str = stamp["ident"]
+        """TypeError when the stamp holds what this toolgen does not write (sealed, so ours,
+        but a run must not trip over it later: it is a miss)."""
+        self.tools: int = _typed(stamp["tools"], int)
+        self.files: int = len(_typed(stamp["outputs"], dict))
+        self.lines: dict[str, str] = _typed(stamp["lines"], dict)
+        if not all(type(self.lines.get(fmt)) is str for fmt in ("text", "github")):
+            raise TypeError("the printed lines are not text")
+        self.found: list[tuple[str, str]] = [
+            (_typed(code, str), _typed(level, str)) for code, level in stamp["found"]
+        ]
+        if not {level for _, level in self.found} <= LEVELS:
+            raise TypeError("not a diagnostic level")
+        self.ident: str = _typed(stamp["ident"], str)
         self.read: frozenset[str] = frozenset(stamp["read"])  # the files the run read
-        self._rows: str = stamp["rows"]
+        if not all(type(path) is str for path in self.read):
+            raise TypeError("not a path")
+        self._rows: str = _typed(stamp["rows"], str)
 
     @property
     def rows(self) -> list[dict[str, Any]]:
@@ -86,6 +96,18 @@ class Outcome:
 
         rows: list[dict[str, Any]] = json.loads(self._rows)
         return rows
+
+
+#: The diagnostic levels (`toolgen.diagnostics.Level`, not imported here: the fast path).
+LEVELS = frozenset({"error", "warning", "info"})
+
+
+def _typed(value: Any, kind: type) -> Any:
+    """`value` when it is exactly of `kind` (not a subclass: `True` is no count), else
+    TypeError."""
+    if type(value) is not kind:
+        raise TypeError(f"{type(value).__name__}, not {kind.__name__}")
+    return value
 
 
 def _joined(texts: list[str]) -> Iterator[bytes]:
@@ -209,11 +231,19 @@ def written(stamp: dict[str, Any] | None, out: str) -> Written:
         assert stamp is not None and stamp["out"] == out
         started = int(stamp["started"])
         return {
-            str(rel): (str(entry[0]), (entry[1], entry[2], entry[3], entry[4]), started)
+            _typed(rel, str): (
+                _typed(entry[0], str),
+                (_int(entry[1]), _int(entry[2]), _int(entry[3]), _int(entry[4])),
+                started,
+            )
             for rel, entry in stamp["outputs"].items()
         }
     except Exception:  # no stamp, or not one of ours: nothing is known
         return {}
+
+
+def _int(value: Any) -> int:
+    return int(_typed(value, int))
 
 
 def _sources_hold(stamp: dict[str, Any]) -> dict[str, Stat] | None:

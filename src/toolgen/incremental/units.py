@@ -236,7 +236,10 @@ def _restore(
 
 
 def restore_with(entry: dict[str, Any], tool: Callable[[dict[str, Any]], T]) -> FileUnit[T]:
-    """The unit stored in `entry`, each tool made by `tool` from its stored form."""
+    """The unit stored in `entry`, each tool made by `tool` from its stored form. TypeError
+    (or KeyError, ValueError) when it holds what this toolgen does not write: an entry is
+    sealed (ours), but a run must not trip over one later (`_check`)."""
+    _check(entry)
     tools = []
     for stored in entry["tools"]:
         path, line, col = stored["where"]
@@ -257,3 +260,32 @@ def restore_with(entry: dict[str, Any], tool: Callable[[dict[str, Any]], T]) -> 
         for parent, child, namespace, names in entry["mounts"]
     ]
     return unit
+
+
+def _check(entry: dict[str, Any]) -> None:
+    """TypeError unless `entry` has the types `_entry` writes, where a wrong one would pass
+    unnoticed here and break a later step (pydantic checks each descriptor's own text)."""
+    _are([entry["shown"]], str)
+    for stored in entry["tools"]:
+        _are([stored["name"], stored["descriptor"]], str)
+        _are([stored["visible"]], bool)
+        _are(stored["where"][1:], int)
+        render = stored["render"]
+        if render is not None:
+            _are(render["chunks"].values(), bytes)
+            _are([p for pair in render["problems"] for p in pair], str)
+            _are([t for pair in render["sections"].values() for t in pair], str)
+            _are([n for tally in render["tallies"].values() for n in tally], int)
+            _are([*render["chunks"], *render["sections"], *render["tallies"]], str)
+    for row in entry["diagnostics"]:
+        _are([row["code"], row["message"], row["level"]], str)
+        if row["path"] is not None:
+            _are([row["path"]], str)
+            _are([row["line"], row["col"]], int)
+    _are([*entry["read"], *entry["read"].values(), *entry["missing"]], str)
+    _are([m[2] for m in entry["mounts"] if m[2] is not None], str)
+
+
+def _are(values: Any, kind: type) -> None:
+    if not all(type(value) is kind for value in values):
+        raise TypeError(f"not all {kind.__name__}")

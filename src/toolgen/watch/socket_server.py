@@ -8,13 +8,17 @@ its owner only; a peer of another user is refused, and clients ask only a socket
 in a folder no other user can write to). A client (`toolgen.watch.protocol.forward`) sends one
 request: a header line with the protocol and Python's version, then marshal data of the
 invocation (as `toolgen.incremental.answers` sees it: arguments, working folder, cache
-variables, Python, toolgen's files, umask) and the arguments. The watch answers at once:
+variables, Python, toolgen's files, umask), the arguments and a random nonce. The watch answers
+at once:
 `declined` (the client runs the command itself) for whatever it cannot answer exactly as a
 process of its own would (another invocation; anything but a plain `build` or `check`, as
 argparse parses it), else `accepted`. Then, while the request waits for the watch's lock and
 runs (one at a time, with the watch's own builds), it says it is alive every `ALIVE_S / 4`, and
-at last sends `ok` with the exit code and what the command printed. A client that hears nothing
-for `ACCEPT_S` or `ALIVE_S` (a watch suspended with Ctrl-Z) runs the command itself.
+at last sends `ok` with the exit code and what the command printed, the `ok` line sealed with
+the user's secret and the nonce (`toolgen.watch.protocol.sealed_reply`): a client believes
+only a listener that holds the secret, as it believes only cache entries sealed with it. A
+client that hears nothing for `ACCEPT_S` or `ALIVE_S` (a watch suspended with Ctrl-Z), or a
+reply that is not sealed or not what a watch sends, runs the command itself.
 """
 
 from __future__ import annotations
@@ -33,7 +37,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from toolgen.incremental.answers import invocation, umask
-from toolgen.incremental.cache import make_folder, ours
+from toolgen.incremental.cache import make_folder, ours, secret
 from toolgen.incremental.session import Session
 from toolgen.watch.protocol import (
     ACCEPT_S,
@@ -41,9 +45,11 @@ from toolgen.watch.protocol import (
     ALIVE,
     ALIVE_S,
     HEADER,
+    NONCE_BYTES,
     SOCKET,
     address,
     same_user,
+    sealed_reply,
 )
 
 DECLINED = b"declined\n"
@@ -78,14 +84,15 @@ class Server:
         name = address(str(self.folder), self.cwd)
         if name is None or not can_serve():
             return False
-        if _listening(name):
-            return False  # another watch of this project answers
-        Path(name).unlink(missing_ok=True)  # left by a watch that was killed
+        if _listening(name) or secret() is None:
+            return False  # another watch of this project answers, or no secret to seal with
         listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
             make_folder(self.folder)
             if not ours(str(self.folder)):
-                raise OSError("a cache folder that others can write to")
+                raise OSError("a cache folder that others can write to, or a symlink")
+            if ours(name, socket_file=True):  # left by a watch that was killed
+                Path(name).unlink()
             old = os.umask(0o177)  # the socket is its owner's only, from the start
             try:
                 listener.bind(name)
@@ -137,14 +144,19 @@ class Server:
                 _drain(stream)
                 connection.sendall(DECLINED)
                 return
-            invoked, argv = marshal.loads(stream.read())
-            if invoked != invocation(argv, self.cwd, self.umask) or not _servable(argv):
+            invoked, argv, nonce = marshal.loads(stream.read())
+            fits = type(nonce) is bytes and len(nonce) == NONCE_BYTES and secret() is not None
+            if not fits or invoked != invocation(argv, self.cwd, self.umask):
+                connection.sendall(DECLINED)
+                return
+            if not _servable(argv):
                 connection.sendall(DECLINED)
                 return
             connection.sendall(ACCEPTED)
             with _alive(connection) as reply, self.lock:
                 try:
-                    reply(b"ok\n" + marshal.dumps(self.run(argv)))
+                    sealed = sealed_reply(nonce, marshal.dumps(self.run(argv)))
+                    reply(sealed or b"declined\n")
                     connection.shutdown(socket.SHUT_WR)  # the client has its answer
                 finally:
                     self.session.flush()  # what waited for the answer: the stamp, the cache
