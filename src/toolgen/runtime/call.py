@@ -26,12 +26,14 @@ from toolgen.descriptor import ToolDescriptor
 from toolgen.runtime import audit as audit_events
 from toolgen.runtime.audit import arguments_sha256
 from toolgen.runtime.context import CallContext
+from toolgen.runtime.escapes import handlers_own
 from toolgen.runtime.handlers import NotCallable
 from toolgen.runtime.result import ToolResult, internal_error, new_trace_id
 from toolgen.runtime.steps.authorize import permitted, stepped_up
 from toolgen.runtime.steps.execute import (
     Here,
     Retries,
+    answer,
     execute,
     execute_here,
     fall_back,
@@ -136,7 +138,9 @@ class Lane:
             given = call.arguments = dict(arguments)  # for the fallback: a copy, as parsed
             call.descriptor = descriptor
             return call.retried(given, attempt, self.retry, result)
-        except Exception as exc:  # a step failed unforeseen: the model still gets an answer
+        except BaseException as exc:  # a step failed unforeseen: the model still gets an answer
+            if not handlers_own(exc):
+                raise
             call = call or Call(box, context, descriptor.name, arguments, trace_id)
             return call.crashed(exc)
 
@@ -210,7 +214,9 @@ class Call:
         )
         try:
             self.box.audit(found)
-        except Exception as exc:
+        except BaseException as exc:
+            if not handlers_own(exc):
+                raise
             log_failure(self.trace_id, "the audit sink failed", exc)
 
     def _sha256(self, shown: Any) -> str:
@@ -235,7 +241,7 @@ class Call:
         self.record("denied", result)
         return result
 
-    def crashed(self, exc: Exception) -> ToolResult:
+    def crashed(self, exc: BaseException) -> ToolResult:
         """A step failed unforeseen: logged, and the model still gets an answer."""
         log_failure(self.trace_id, f"deciding a call of {self.name!r} failed", exc)
         result = internal_error(str(self.name), self.trace_id)
@@ -292,9 +298,10 @@ class Call:
                 self.record("executed", result)
                 return result
             return self.retried(arguments, attempt, lane.retry, result)
-        except Exception as exc:
-            return self.crashed(exc)
-        except BaseException:  # Ctrl-C in the handler, say: the decision still ends audited
+        except BaseException as exc:
+            if handlers_own(exc):
+                return self.crashed(exc)
+            # Ctrl-C in the handler, say: the decision still ends audited
             self.record("failed", reason="interrupted")
             raise
 
@@ -317,8 +324,9 @@ class Call:
         result, attempts = execute_here(
             lambda: attempt(arguments, trace_id, False), first, plan, sleep
         )
-        if not result.ok and result.tool in box.fallbacks:
-            result = run_sync(lambda: fall_back(box.fallbacks, arguments, result))
+        if not result.ok and result.tool in box.fallbacks and self.descriptor is not None:
+            accept = self._accept(self.descriptor)
+            result = run_sync(lambda: fall_back(box.fallbacks, arguments, result, accept))
         return self._ended(result, attempts)
 
     async def run(self) -> ToolResult:
@@ -348,6 +356,10 @@ class Call:
         timeout = box.timeout_for(descriptor.name)
         returns, quick_returns = box.returns(descriptor), box.quick_returns(descriptor)
         workers = self.pool = box.workers()
+        name = descriptor.name
+
+        def occupy() -> Callable[[], None] | None:
+            return box.occupy(name)
 
         async def attempt(given: dict[str, Any]) -> ToolResult:
             return await invoke(
@@ -360,10 +372,13 @@ class Call:
                 quick_returns,
                 workers,
                 self._stuck,
+                occupy,
             )
 
         if is_dry_run(descriptor, arguments):  # changes nothing: no gate, no key
-            result = await attempt(arguments)
+            # said outright: a handler whose own default differs (edited after the build, or
+            # handed over) must not run for real, ungated, answered as a dry run
+            result = await attempt({**arguments, "dry_run": True})
             result = _as_dry_run(result)
             self.record("executed" if result.ok else "failed", result, reason="dry run")
             return result
@@ -406,8 +421,10 @@ class Call:
                 halt=self._still_running,
             )
             result, attempts = await execute(lambda: attempt(real), plan, box.sleep)
-        except asyncio.CancelledError:
-            if key is not None and token is not None:  # free the key now, not at the lease's end
+        except GeneratorExit:  # this coroutine is being closed: it may not wait any more
+            raise
+        except BaseException:  # cancelled, or a Ctrl-C: free the key now, not at the lease's end
+            if key is not None and token is not None:
                 await asyncio.shield(self._settle(descriptor.name, key, token, None))
             raise
         if key is not None and token is not None:  # the handler's own answer, not a fallback's
@@ -418,7 +435,18 @@ class Call:
         self, arguments: dict[str, Any], result: ToolResult, attempts: int
     ) -> ToolResult:
         """The tool's fallback for a final error, and the decision's event."""
-        return self._ended(await fall_back(self.box.fallbacks, arguments, result), attempts)
+        if result.ok or result.tool not in self.box.fallbacks or self.descriptor is None:
+            return self._ended(result, attempts)
+        accept = self._accept(self.descriptor)
+        return self._ended(await fall_back(self.box.fallbacks, arguments, result, accept), attempts)
+
+    def _accept(self, descriptor: ToolDescriptor) -> Callable[[Any], ToolResult]:
+        """The checks of a handler's return, for the data of the tool's fallback."""
+        box, name, trace_id = self.box, descriptor.name, self.trace_id
+        prepared = box.prepared(descriptor)
+        returns, quick = box.returns(descriptor), box.quick_returns(descriptor)
+        who = f"the fallback of {name}"
+        return lambda data: answer(name, prepared, data, trace_id, returns, quick, who)
 
     def _ended(self, result: ToolResult, attempts: int) -> ToolResult:
         """The decision's event for the call's answer."""

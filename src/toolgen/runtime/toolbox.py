@@ -32,6 +32,7 @@ from toolgen.runtime.adapters.openai import openai_chat, openai_responses
 from toolgen.runtime.call import Call, Lane
 from toolgen.runtime.catalog import Catalog, load
 from toolgen.runtime.context import CallContext
+from toolgen.runtime.escapes import handlers_own
 from toolgen.runtime.handlers import Factory, NotCallable, Prepared, Reacher, prepare
 from toolgen.runtime.result import ToolResult
 from toolgen.runtime.steps.execute import Fallback
@@ -49,6 +50,10 @@ WORKERS = 32
 #: Threads that timed-out sync handlers may hold in all before `Toolbox.held` starts no new
 #: pool: hung handlers then cost calls their wait, not ever more threads.
 HELD_LIMIT = 4 * WORKERS
+
+#: Threads the sync handlers of one tool may hold at once, running or timed out and still
+#: running (`Toolbox.occupy`): a tool whose handlers hang leaves the rest to the others.
+PER_TOOL = WORKERS // 2
 
 #: Set on the threads of `Toolbox.workers`.
 _handler_thread = threading.local()
@@ -124,6 +129,8 @@ class Toolbox:
         self._workers_pid = 0
         self._held = 0  # threads of `_workers` that timed-out handlers still hold
         self._held_total = 0  # and of every pool of this toolbox
+        self._occupied: dict[str, int] = {}  # threads each tool's sync handlers hold
+        self._occupied_pid = os.getpid()
         # what is made once (the store, handlers and their instances, the pool) is made under
         # it: threads calling at once would each make their own (two stores: one key, two runs);
         # reentrant, as a factory or a handler's import may reach the toolbox again
@@ -238,11 +245,13 @@ class Toolbox:
         call = Call(self, context or _NO_CONTEXT, name, arguments)
         try:
             return await call.run()
-        except asyncio.CancelledError:  # the caller gave up: the decision still ends audited
-            call.record("failed", reason="cancelled")
+        except BaseException as exc:
+            if handlers_own(exc):  # a step failed unforeseen: the model still gets an answer
+                return call.crashed(exc)
+            # the caller gave up, or a Ctrl-C: the decision still ends audited
+            cancelled = isinstance(exc, asyncio.CancelledError)
+            call.record("failed", reason="cancelled" if cancelled else "interrupted")
             raise
-        except Exception as exc:  # a step failed unforeseen: the model still gets an answer
-            return call.crashed(exc)
 
     async def aclose(self) -> None:
         """Close the store, if this toolbox opened it, and let the threads of sync handlers
@@ -347,7 +356,9 @@ class Toolbox:
             return prepare(fn, descriptor.parameters)
         except NotCallable as exc:
             return exc
-        except Exception as exc:  # import error, missing attribute ...
+        except BaseException as exc:  # import error, missing attribute, a module's sys.exit ...
+            if not handlers_own(exc):
+                raise
             return NotCallable(
                 f"{source.module}.{source.qualname} cannot be imported "
                 f"({type(exc).__name__}: {exc})"
@@ -407,6 +418,32 @@ class Toolbox:
                     self._held -= 1
 
         ended.add_done_callback(release)
+
+    def occupy(self, name: str) -> Callable[[], None] | None:
+        """One thread for a sync handler of `name`: its release (once the thread ended), or
+        None when the tool's handlers hold `PER_TOOL` threads already - then the call is
+        answered at once (`UNAVAILABLE`, retryable), so that handlers that hang cost their
+        own tool's calls, not every sync tool's thread."""
+        with self._once:
+            if self._occupied_pid != os.getpid():  # a forked child has none of the threads
+                self._occupied, self._occupied_pid = {}, os.getpid()
+            counts = self._occupied
+            taken = counts.get(name, 0)
+            if taken >= PER_TOOL:
+                return None
+            counts[name] = taken + 1
+
+        def release() -> None:
+            with self._once:
+                counts[name] -= 1
+
+        return release
+
+    def occupied(self) -> int:
+        """Threads the sync handlers of this toolbox hold now (running, or timed out and
+        still running)."""
+        with self._once:
+            return sum(self._occupied.values())
 
     def store(self) -> IdempotencyStore:
         """The idempotency store, opened on first use; `StoreUnavailable` when it cannot be."""

@@ -8,6 +8,7 @@ SDK) checks arguments and results exactly as `toolgen serve` did.
 from __future__ import annotations
 
 import math
+import re
 import reprlib
 import sys
 from collections.abc import Iterable
@@ -52,26 +53,56 @@ def pointer(parts: Iterable[Any]) -> str:
     return cut("".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts))
 
 
+#: Half of a UTF-16 pair, alone: what `os.listdir` gives for a name that is not UTF-8.
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+#: Marks the end of a container's children in `value_problems`' walk.
+_LEAVE: Any = object()
+
+
+def has_lone_surrogate(text: str) -> bool:
+    """Does `text` hold a lone surrogate, which no UTF-8 text (so no JSON on a wire) holds?"""
+    return not text.isascii() and _LONE_SURROGATE.search(text) is not None
+
+
 def value_problems(
-    value: Any, max_depth: int | None = None, limit: int = MAX_PROBLEMS
+    value: Any, max_depth: int | None = None, limit: int = MAX_PROBLEMS, *, text: bool = False
 ) -> list[dict[str, str]]:
-    """Where `value` (decoded JSON) holds what strict JSON cannot carry - NaN, ±Infinity, an
-    integer beyond a double's range - and, with `max_depth`, a container nested deeper: up to
-    `limit` `{"path", "message"}` items. Walks with a stack, so no depth breaks it."""
+    """Where `value` (decoded JSON, or what a handler returned) holds what strict JSON cannot
+    carry - NaN, ±Infinity, an integer beyond a double's range, a container that holds itself
+    - and, with `max_depth`, a container nested deeper; with `text`, a string or key with a
+    lone surrogate: up to `limit` `{"path", "message"}` items. Walks with a stack, so no depth
+    breaks it."""
     problems: list[dict[str, str]] = []
-    stack: list[tuple[tuple[Any, ...], Any]] = [((), value)]
+    stack: list[tuple[Any, Any]] = [((), value)]
+    inside: set[int] = set()  # the containers around the item walked: a cycle comes back
     while stack and len(problems) < limit:
         parts, item = stack.pop()
+        if parts is _LEAVE:
+            inside.discard(item)
+            continue
         message = None
         if isinstance(item, float) and not math.isfinite(item):
             shown = "NaN" if math.isnan(item) else ("Infinity" if item > 0 else "-Infinity")
             message = f"must be a finite number (got {shown})"
         elif isinstance(item, int) and not isinstance(item, bool) and abs(item) > MAX_NUMBER:
             message = "must be a number within ±1.8e308 (got a larger integer)"
+        elif text and isinstance(item, str) and has_lone_surrogate(item):
+            message = "must be text UTF-8 can carry (got a lone surrogate)"
         elif isinstance(item, dict | list | tuple | set | frozenset):
             if max_depth is not None and len(parts) >= max_depth:
                 message = f"nested deeper than {max_depth} levels"
+            elif id(item) in inside:
+                message = "must not hold itself (got a cycle)"
+            elif (
+                text
+                and isinstance(item, dict)
+                and any(isinstance(key, str) and has_lone_surrogate(key) for key in item)
+            ):
+                message = "must have keys UTF-8 can carry (got a lone surrogate)"
             else:
+                inside.add(id(item))
+                stack.append((_LEAVE, id(item)))
                 pairs = item.items() if isinstance(item, dict) else enumerate(item)
                 stack.extend(((*parts, key), child) for key, child in pairs)
         if message is not None:

@@ -27,6 +27,7 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from toolgen.runtime.escapes import handlers_own
 from toolgen.runtime.result import new_trace_id
 
 log = logging.getLogger("toolgen.runtime")
@@ -153,7 +154,9 @@ async def _answer(job: Job, call: Call, gate: asyncio.Semaphore) -> dict[str, An
             # fails this call alone
             call_id = None if job.call_id is None else str(job.call_id)
             return job.answer(await call(job.name, job.arguments, call_id))
-        except Exception:
+        except BaseException as exc:
+            if not handlers_own(exc):  # the turn was cancelled, or a Ctrl-C
+                raise
             failure = error("INTERNAL", "internal error", 500)
             trace_id = failure.body["error"]["trace_id"]
             log.exception("tool call %r failed (trace_id %s)", job.name, trace_id)

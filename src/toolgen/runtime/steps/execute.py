@@ -28,10 +28,12 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextvars
+import copy
 import functools
 import inspect
 import json
 import logging
+import os
 import threading
 import time
 from collections.abc import Awaitable, Callable, Mapping
@@ -43,12 +45,13 @@ from jsonschema import Draft202012Validator
 
 from toolgen._marker import ToolError
 from toolgen.descriptor import ToolDescriptor
+from toolgen.runtime.escapes import Escaped, handlers_own, unwrapped
 from toolgen.runtime.handlers import Prepared
 from toolgen.runtime.result import ToolResult, failure, internal_error, validation_error
 from toolgen.runtime.steps.quick import plain
 from toolgen.runtime.steps.validate import pydantic_problems
 from toolgen.runtime.sync import run_sync
-from toolgen.runtime.values import value_problems
+from toolgen.runtime.values import has_lone_surrogate, value_problems
 
 log = logging.getLogger("toolgen.runtime")
 
@@ -71,10 +74,14 @@ def tool_error(exc: ToolError, descriptor: ToolDescriptor, trace_id: str) -> Too
     An undeclared code is still reported, as not retryable, HTTP 500 and `"undeclared": true`.
     Details (JSON-able, `retry_after_ms` say) are added; they never override the taxonomy.
     """
+    code, message = exc.code, exc.message
+    if not isinstance(code, str) or not isinstance(message, str):
+        raise TypeError("a ToolError's code and message must be text")
+    code, message = str.__str__(code), str.__str__(message)  # a subclass's methods never run
     details = pydantic_core.to_jsonable_python(exc.details, fallback=repr)
     json.dumps(details, allow_nan=False)  # ValueError: a value strict JSON cannot carry
-    declared = next((e for e in descriptor.errors if e.code == exc.code), None)
-    body: dict[str, Any] = {"code": exc.code, "message": exc.message}
+    declared = next((e for e in descriptor.errors if e.code == code), None)
+    body: dict[str, Any] = {"code": code, "message": message}
     if declared is None:
         body |= {"retryable": False, "http_status": 500, "recovery": None, "undeclared": True}
     else:
@@ -86,18 +93,25 @@ def tool_error(exc: ToolError, descriptor: ToolDescriptor, trace_id: str) -> Too
     body["human_review"] = False
     body.update((key, value) for key, value in details.items() if key not in body)
     body["trace_id"] = trace_id
+    for problem in value_problems(body, limit=1, text=True):  # a lone surrogate, a huge int
+        raise ValueError(f"{problem['path']}: {problem['message']}")
     return ToolResult(descriptor.name, False, error=body, trace_id=trace_id)
 
 
 class _Thread:
     """A sync handler's run on a worker thread: `give_up` after a timeout or a cancellation
     says whether it still runs (the future of its end), and a run not yet started never
-    starts."""
+    starts. `ended` is done once the run ended or was given up before it started.
+
+    What the handler raises that is no `Exception` reaches the caller's loop as `Escaped`
+    (see `toolgen.runtime.escapes`); a child the handler forked that returns here ends at
+    once, as it has no loop to answer to (it would wait on the pool's queue for ever)."""
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.state = "queued"
         self.ended: concurrent.futures.Future[None] = concurrent.futures.Future()
+        self.pid = os.getpid()
 
     def run(self, fn: Callable[..., Any], *args: Any) -> Any:
         with self.lock:
@@ -106,13 +120,20 @@ class _Thread:
             self.state = "running"
         try:
             return fn(*args)
+        except Exception:
+            raise
+        except BaseException as exc:  # on a worker thread: never a Ctrl-C nor a cancellation
+            raise Escaped(exc) from None
         finally:
+            if os.getpid() != self.pid:
+                os._exit(0)
             self.ended.set_result(None)
 
     def give_up(self) -> concurrent.futures.Future[None] | None:
         with self.lock:
             if self.state == "queued":
                 self.state = "given up"
+                self.ended.set_result(None)
                 return None
         return None if self.ended.done() else self.ended
 
@@ -141,26 +162,40 @@ async def invoke(
     quick_returns: Callable[[Any], bool] | None = None,
     workers: concurrent.futures.Executor | None = None,
     on_stuck: Callable[[concurrent.futures.Future[None]], None] | None = None,
+    occupy: Callable[[], Callable[[], None] | None] | None = None,
 ) -> ToolResult:
     """One attempt at calling the handler (see the module's text); a sync handler runs on
     `workers` (the loop's default executor when None), in a copy of the caller's context as
     `asyncio.to_thread` would; when the attempt ends (times out, is cancelled) while that
-    thread still runs, `on_stuck` receives the future of the thread's end."""
+    thread still runs, `on_stuck` receives the future of the thread's end. `occupy()` takes
+    one of the tool's threads (`Toolbox.occupy`): its release, or None when the tool holds
+    all it may (then the attempt is `UNAVAILABLE` at once)."""
     name = descriptor.name
     try:
         args, kwargs = prepared.arguments.validate_python(arguments)
     except pydantic.ValidationError as exc:
         return validation_error(name, trace_id, pydantic_problems(exc))
+    except BaseException as exc:  # a validator of the handler's own types failed
+        if not handlers_own(exc):
+            raise
+        return raised(descriptor, exc, trace_id)
     deadline = asyncio.timeout(timeout)
+    began = 0.0  # when the handler's coroutine began, to see a loop it held
     try:
         async with deadline:
             if inspect.iscoroutinefunction(prepared.fn):
+                began = time.monotonic()
                 value = await prepared.fn(*args, **kwargs)
             else:
+                thread = _Thread()
+                if occupy is not None:
+                    release = occupy()
+                    if release is None:
+                        return _busy(descriptor, trace_id)
+                    thread.ended.add_done_callback(lambda _: release())
                 call = functools.partial(prepared.fn, *args, **kwargs)
                 context = contextvars.copy_context()
                 loop = asyncio.get_running_loop()
-                thread = _Thread()
                 try:
                     value = await loop.run_in_executor(workers, thread.run, context.run, call)
                 finally:
@@ -168,15 +203,41 @@ async def invoke(
                     if stuck is not None and on_stuck is not None:
                         on_stuck(stuck)
                 if inspect.isawaitable(value):
+                    began = time.monotonic()
                     value = await value
     except TimeoutError as exc:
         if timeout is None or not deadline.expired():  # the handler's own (a socket's, say)
             return raised(descriptor, exc, trace_id)
         log_failure(trace_id, f"tool {name} timed out after {timeout:g} seconds")
         return _timed_out(descriptor, timeout, trace_id)
-    except Exception as exc:
+    except BaseException as exc:
+        if not handlers_own(exc):
+            raise
         return raised(descriptor, exc, trace_id)
+    if began and timeout is not None and time.monotonic() - began > timeout:
+        # the deadline could not fire: the coroutine held the loop (`time.sleep` in an
+        # `async def`, say), and every other call on the loop waited with it
+        log_failure(
+            trace_id,
+            f"tool {name} held the event loop past its timeout of {timeout:g} seconds "
+            "(blocking code in an async handler: run it with asyncio.to_thread); "
+            "its result is dropped",
+        )
+        return _timed_out(descriptor, timeout, trace_id)
     return answer(name, prepared, value, trace_id, returns, quick_returns)
+
+
+def _busy(descriptor: ToolDescriptor, trace_id: str) -> ToolResult:
+    """`UNAVAILABLE`: the tool's handlers hold all the threads it may take (`Toolbox.occupy`)."""
+    name = descriptor.name
+    log.warning("[trace %s] tool %s has as many calls running as it may; refused", trace_id, name)
+    return failure(
+        name,
+        trace_id,
+        "UNAVAILABLE",
+        f"{name} has too many calls running; try again shortly",
+        retry_after_ms=1000,
+    )
 
 
 #: One attempt on the calling thread: (arguments, trace id, proven) -> result.
@@ -206,11 +267,17 @@ def invoke_here(
                 args, kwargs = validate_arguments(arguments)
             except pydantic.ValidationError as exc:
                 return validation_error(name, trace_id, pydantic_problems(exc))
+            except BaseException as exc:  # a validator of the handler's own types failed
+                if not handlers_own(exc):
+                    raise
+                return raised(descriptor, exc, trace_id)
         try:
             value = fn(*args, **kwargs)
             if type(value) is not exact and inspect.isawaitable(value):
                 value = run_sync(functools.partial(_awaited, value))
-        except Exception as exc:
+        except BaseException as exc:
+            if not handlers_own(exc):
+                raise
             return raised(descriptor, exc, trace_id)
         return answer(name, prepared, value, trace_id, returns, quick_returns)
 
@@ -218,17 +285,27 @@ def invoke_here(
 
 
 async def _awaited(value: Awaitable[Any]) -> Any:
-    return await value
+    try:
+        return await value
+    except Exception:
+        raise
+    except BaseException as exc:  # as an Exception, so that the task does not stop the loop
+        if not handlers_own(exc):
+            raise
+        raise Escaped(exc) from None
 
 
-def raised(descriptor: ToolDescriptor, exc: Exception, trace_id: str) -> ToolResult:
+def raised(descriptor: ToolDescriptor, exc: BaseException, trace_id: str) -> ToolResult:
     """The error of an exception the handler raised: a `ToolError` its declared taxonomy,
     any other `INTERNAL` (logged with its traceback, never told to the model)."""
     name = descriptor.name
+    exc = unwrapped(exc)
     if isinstance(exc, ToolError):
         try:
             return tool_error(exc, descriptor, trace_id)
-        except Exception as inner:  # details pydantic cannot make JSON of
+        except BaseException as inner:  # no text, or details JSON cannot carry
+            if not handlers_own(inner):
+                raise
             log_failure(trace_id, f"tool {name} failed", inner)
             return internal_error(name, trace_id)
     log_failure(trace_id, f"tool {name} raised", exc)
@@ -242,26 +319,36 @@ def answer(
     trace_id: str,
     returns: Draft202012Validator | None,
     quick_returns: Callable[[Any], bool] | None = None,
+    who: str | None = None,
 ) -> ToolResult:
     """The success result of a handler's return value, or `INTERNAL` when strict JSON cannot
-    carry it or the return schema rejects it (`quick_returns`, `steps.quick.quick_value` of
-    the return schema, may prove a plain value accepted without jsonschema)."""
+    carry it (in UTF-8: no lone surrogate) or the return schema rejects it (`quick_returns`,
+    `steps.quick.quick_value` of the return schema, may prove a plain value accepted without
+    jsonschema). `who` names what returned it in the log (else the tool)."""
     try:
         exact = type(value) is prepared.exact  # a str, int, float or bool where one is declared
-        if exact and quick_returns is not None and quick_returns(value):
+        # a str that is ASCII holds no surrogate; one that is not is searched
+        text = type(value) is not str or value.isascii() or not has_lone_surrogate(value)
+        if exact and text and quick_returns is not None and quick_returns(value):
             return ToolResult(name, True, value, None, trace_id)  # its own JSON, and accepted
-        if exact and plain(value):
+        if exact and text and plain(value):
             data = value
         else:
-            for problem in value_problems(prepared.plain(value), limit=1):
+            for problem in value_problems(prepared.plain(value), limit=1, text=True):
                 what = f"{problem['path'] or '/'}: {problem['message']}"
-                log_failure(trace_id, f"tool {name} returned a value JSON cannot carry: {what}")
+                log_failure(
+                    trace_id, f"{who or f'tool {name}'} returned a value JSON cannot carry: {what}"
+                )
                 return internal_error(name, trace_id)
             data = prepared.dump(value)
         if returns is not None and not (quick_returns is not None and quick_returns(data)):
             returns.validate(data)
-    except Exception as exc:
-        log_failure(trace_id, f"tool {name} returned a value its return schema rejects", exc)
+    except BaseException as exc:  # a serializer or `__eq__` of the handler's types, say
+        if not handlers_own(exc):
+            raise
+        log_failure(
+            trace_id, f"{who or f'tool {name}'} returned a value its return schema rejects", exc
+        )
         return internal_error(name, trace_id)
     return ToolResult(name, True, data, None, trace_id)
 
@@ -310,6 +397,10 @@ class Retries:
         delay = backoff(self.attempts - 1, self.jitter)
         after = error.get("retry_after_ms")
         if isinstance(after, int | float) and not isinstance(after, bool) and after > 0:
+            # a wait longer than the runtime's own longest is not made here: the error is
+            # answered, with its retry_after_ms, for the caller to honour
+            if after > 1000 * MAX_DELAY:
+                return None
             delay = max(delay, after / 1000)
         if self.lease_s is not None:
             # the worst case (injected sleeps pass no real time, so the sum is counted too)
@@ -350,19 +441,35 @@ def execute_here(
 
 
 async def fall_back(
-    fallbacks: Mapping[str, Fallback], arguments: dict[str, Any], result: ToolResult
+    fallbacks: Mapping[str, Fallback],
+    arguments: dict[str, Any],
+    result: ToolResult,
+    accept: Callable[[Any], ToolResult] | None = None,
 ) -> ToolResult:
     """`result`, or, when it is an error and the tool has a fallback, the fallback's data
-    (its own failure is logged and the original error stands)."""
+    (its own failure is logged and the original error stands). The fallback gets copies of
+    the arguments and the error (what it changes is its own), and its data passes `accept`
+    (`answer` with the tool's return schema: the checks of a handler's return) or the
+    original error stands."""
     fallback = fallbacks.get(result.tool)
     if result.ok or fallback is None or result.error is None:
         return result
     try:
-        data = fallback(arguments, dict(result.error))
+        data = fallback(copy.deepcopy(arguments), copy.deepcopy(result.error))
         if inspect.isawaitable(data):
             data = await data
-        data = pydantic_core.to_jsonable_python(data)
-    except Exception as exc:
+        if accept is None:
+            data = pydantic_core.to_jsonable_python(data)
+            for problem in value_problems(data, limit=1, text=True):
+                raise ValueError(f"{problem['path'] or '/'}: {problem['message']}")
+        else:
+            checked = accept(data)
+            if not checked.ok:  # logged by `accept`
+                return result
+            data = checked.data
+    except BaseException as exc:
+        if not handlers_own(exc):
+            raise
         log_failure(result.trace_id, f"the fallback of {result.tool} failed", exc)
         return result
     return ToolResult(result.tool, True, data, trace_id=result.trace_id, fallback=True)
