@@ -82,6 +82,14 @@ async def gate(request: ConfirmationRequest, context: CallContext) -> ToolResult
     no, or a callback that failed)."""
     try:
         confirmed = await ask(context.confirm, request)
+    except TimeoutError:  # nobody answered (`toolgen serve` bounds its elicitation)
+        log.warning("[trace %s] the confirmation request got no answer in time", request.trace_id)
+        return human_review(
+            request.tool,
+            request.trace_id,
+            f"{request.tool} ({request.risk} risk) was not confirmed in time; "
+            "ask the user to approve it",
+        )
     except BaseException as exc:
         if not handlers_own(exc):
             raise
