@@ -327,6 +327,12 @@ RULES: dict[str, Rule] = _rules(
     ("TG931", W, "catalog larger than the configured token budget",
      "Tool definitions are re-sent every turn; trim the catalog or raise "
      "`budget_catalog_tokens`."),
+    # a decorator argument the handler's signature cannot honour (numbered after the rest)
+    ("TG978", E, "`dry_run` declared, but the handler takes no boolean `dry_run` parameter",
+     "The run time calls a tool's dry run with dry_run=True and its real call with "
+     "dry_run=False. Without a `dry_run: bool` parameter a dry run fails its arguments: a "
+     "`required` one then never lets the tool run, a `supported` one never runs dry. Add the "
+     "parameter, or drop `dry_run=` from the decorator.", FIXED),
 )  # fmt: skip
 
 
