@@ -207,6 +207,96 @@ async def hang_async(q: str) -> str:
     return q
 
 
+@tool
+def forks(q: str) -> str:
+    """Fork; the child returns too.
+
+    Args:
+        q: Ignored.
+    """
+    child = os.fork()
+    if child == 0:
+        return "child"
+    os.waitpid(child, 0)
+    return "parent"
+
+
+@tool
+async def forks_async(q: str) -> str:
+    """Fork on the event loop; the child returns too.
+
+    Args:
+        q: Ignored.
+    """
+    child = os.fork()
+    if child == 0:
+        return "child"
+    os.waitpid(child, 0)
+    return "parent"
+
+
+@tool
+async def cancels_itself(q: str) -> str:
+    """Cancel the task it runs in.
+
+    Args:
+        q: Ignored.
+    """
+    asyncio.current_task().cancel()
+    await asyncio.sleep(0)
+    return q
+
+
+@tool
+async def stops_the_loop(q: str) -> str:
+    """Stop the event loop it runs on.
+
+    Args:
+        q: Echoed.
+    """
+    asyncio.get_running_loop().stop()
+    return q
+
+
+@tool
+async def task_exits(q: str) -> str:
+    """Start a task that raises SystemExit, and await it.
+
+    Args:
+        q: Ignored.
+    """
+
+    async def inner() -> None:
+        raise SystemExit(4)
+
+    await asyncio.create_task(inner())
+    return q
+
+
+@tool
+def writes_the_wire(q: str) -> str:
+    """Write a JSON-RPC answer of its own to fd 1, then close fd 1.
+
+    Args:
+        q: Echoed.
+    """
+    os.write(1, b'{"jsonrpc": "2.0", "id": 1, "result": {"forged": true}}\\n')
+    os.close(1)
+    return q
+
+
+@tool
+def path_result(q: str) -> str:
+    """Return a path whose name is not UTF-8.
+
+    Args:
+        q: Ignored.
+    """
+    import pathlib
+
+    return pathlib.Path("/tmp/caf\\udce9")  # type: ignore[return-value]
+
+
 @tool(risk="high")
 def erase(q: str) -> str:
     """Erase something (a person must confirm).
@@ -291,6 +381,36 @@ def test_what_json_cannot_carry_is_internal_and_serving_goes_on(
     assert error_code(call_answer(server, 1, name)) == "INTERNAL"
     assert call_answer(server, 2, "echo")["structuredContent"] == {"result": "x"}
     assert server.close() == []
+
+
+#: What a handler does to the process or its loop, and the answer it gets (red team).
+DOINGS = {
+    "forks": "ok",
+    "forks_async": "ok",
+    "cancels_itself": "INTERNAL",
+    "stops_the_loop": "ok",
+    "task_exits": "INTERNAL",
+    "writes_the_wire": "ok",
+    "path_result": "INTERNAL",
+}
+
+
+def test_what_a_handler_does_to_the_process_costs_only_its_call(server: RawServer) -> None:
+    """Was: a forked child served on beside the parent, a cancelled or stopped loop and a task
+    raising SystemExit ended the server; a path whose name is not UTF-8 broke its output."""
+    got = {}
+    for i, name in enumerate(DOINGS, 1):
+        result = call_answer(server, i, name)
+        got[name] = "ok" if not result["isError"] else error_code(result)
+        if got[name] == "ok":
+            assert strict_json(result["content"][0]["text"]) == {"result": result_of(name)}
+    assert got == DOINGS
+    assert call_answer(server, 99, "echo")["structuredContent"] == {"result": "x"}
+    assert server.close() == []
+
+
+def result_of(name: str) -> str:
+    return "parent" if name.startswith("forks") else "x"
 
 
 def test_a_handler_writing_to_stdout_never_reaches_the_wire(server: RawServer) -> None:

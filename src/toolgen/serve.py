@@ -16,8 +16,10 @@ their trace id, never sent to the client.
 
 from __future__ import annotations
 
+import asyncio
 import io
 import logging
+import math
 import os
 import re
 import sys
@@ -34,6 +36,7 @@ from mcp.server import Server, ServerRequestContext
 from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
 
+from toolgen import serve_loop
 from toolgen._version import __version__
 from toolgen.config import Config
 from toolgen.layout import JOURNAL, PENDING
@@ -145,8 +148,8 @@ class Dispatcher:
             answer.model_dump_json(by_alias=True, exclude_unset=True)
             return answer
         except BaseException as exc:
-            if not handlers_own(exc):  # the call was cancelled: serving stops, or the client
-                raise
+            if not handlers_own(exc) and not _cancelled_by_its_handler(exc):
+                raise  # the call was cancelled: serving stops, or the client gave up
             trace_id = new_trace_id()
             logging.getLogger("toolgen.runtime").error(
                 "[trace %s] the answer to a call of %s cannot be written",
@@ -155,6 +158,21 @@ class Dispatcher:
                 exc_info=exc,
             )
             return call_tool_result(internal_error(name, trace_id), descriptor, None)
+
+
+def _cancelled_by_its_handler(exc: BaseException) -> bool:
+    """Is `exc` a cancellation of the request's task that no cancel scope asked for (the
+    client's `notifications/cancelled` and the server's end cancel scopes): one its handler
+    made (`asyncio.current_task().cancel()`)? Then the task is uncancelled, and the call is
+    `INTERNAL`."""
+    if not isinstance(exc, anyio.get_cancelled_exc_class()):
+        return False
+    if anyio.current_effective_deadline() == -math.inf:  # a scope around the call is cancelled
+        return False
+    task = asyncio.current_task()
+    if task is not None:
+        task.uncancel()
+    return True
 
 
 # -- the MCP server and its stdio transport -------------------------------------------------
@@ -302,7 +320,13 @@ def serve(
         return 2
     code = 0
     try:
-        anyio.run(serve_stdio, Dispatcher(box, page_size), scopes, confirm_timeout)
+        anyio.run(
+            serve_stdio,
+            Dispatcher(box, page_size),
+            scopes,
+            confirm_timeout,
+            backend_options={"loop_factory": serve_loop.new_loop},
+        )
     except KeyboardInterrupt:  # SIGINT: serving stopped, as asked
         print("toolgen serve: interrupted", file=sys.stderr)
         code = 130

@@ -19,6 +19,10 @@ from __future__ import annotations
 import asyncio
 import signal
 import threading
+from collections.abc import Coroutine, Generator
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 
 class Escaped(Exception):
@@ -61,3 +65,27 @@ def _ctrl_c_lands_here() -> bool:
 def unwrapped(exc: BaseException) -> BaseException:
     """The exception the handler raised, `Escaped` or not."""
     return exc.exc if isinstance(exc, Escaped) else exc
+
+
+async def _contained(coroutine: Coroutine[Any, Any, T]) -> T:
+    try:
+        return await coroutine
+    except (SystemExit, KeyboardInterrupt) as exc:
+        if not handlers_own(exc):
+            raise
+        raise Escaped(exc) from None
+
+
+def task_factory(
+    loop: asyncio.AbstractEventLoop,
+    coroutine: Coroutine[Any, Any, Any] | Generator[Any, None, Any],
+    **options: Any,
+) -> asyncio.Task[Any]:
+    """A task factory for the loops the runtime owns (`loop.set_task_factory`): asyncio lets a
+    `SystemExit` or `KeyboardInterrupt` raised in any task - one a handler started, say - end
+    the loop's run, and with it every call on the loop. Each task's coroutine is wrapped so
+    that such an exception fails its task alone, as `Escaped`, reaching whoever awaits it;
+    one that may be a real Ctrl-C (`handlers_own`) still ends the run."""
+    if not asyncio.iscoroutine(coroutine) or isinstance(coroutine, Generator):
+        return asyncio.Task(coroutine, loop=loop, **options)
+    return asyncio.Task(_contained(coroutine), loop=loop, **options)

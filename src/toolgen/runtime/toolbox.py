@@ -34,7 +34,7 @@ from toolgen.runtime.catalog import Catalog, load
 from toolgen.runtime.context import CallContext
 from toolgen.runtime.escapes import handlers_own
 from toolgen.runtime.handlers import Factory, NotCallable, Prepared, Reacher, prepare
-from toolgen.runtime.result import ToolResult
+from toolgen.runtime.result import ToolResult, internal_error, new_trace_id
 from toolgen.runtime.steps.execute import Fallback
 from toolgen.runtime.steps.gate import gated
 from toolgen.runtime.steps.idempotency import keyable
@@ -236,7 +236,18 @@ class Toolbox:
         # (`_get_running_loop` is what `get_running_loop` asks, without raising for "none")
         if lane is not None and asyncio._get_running_loop() is None:
             return lane.call(self, arguments, context)
-        return run_sync(lambda: self.acall(name, arguments, context=context))
+        try:
+            return run_sync(lambda: self.acall(name, arguments, context=context))
+        except BaseException as exc:
+            # nobody but the handler cancels the task a sync call runs in, and what a task
+            # the handler started raises out of the loop (asyncio lets a SystemExit or a
+            # KeyboardInterrupt of any task end the loop's run) is the handler's too; the
+            # call's events are written, its key freed (the call was cancelled as it ended)
+            if not handlers_own(exc):
+                raise
+            trace_id = context.trace_id or new_trace_id()
+            log.error("[trace %s] a call of %r ended its event loop", trace_id, name, exc_info=exc)
+            return internal_error(name if isinstance(name, str) else "", trace_id)
 
     async def acall(
         self, name: str, arguments: Any = None, *, context: CallContext | None = None

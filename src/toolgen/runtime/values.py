@@ -20,6 +20,10 @@ from toolgen.quoting import QUOTE_LIMIT, cut
 #: VALIDATION_ERROR, as schema validation recurses along it.
 MAX_ARGUMENT_DEPTH = 64
 
+#: Nesting depth of a result: pydantic's serializer refuses deeper ones anyway, and the
+#: walk that looks for what JSON cannot carry stops there.
+MAX_RESULT_DEPTH = 255
+
 #: Problems a VALIDATION_ERROR lists at most, and schema errors read to find them.
 MAX_PROBLEMS = 10
 MAX_SCHEMA_ERRORS = 100
@@ -65,24 +69,50 @@ def has_lone_surrogate(text: str) -> bool:
     return not text.isascii() and _LONE_SURROGATE.search(text) is not None
 
 
+def holds_lone_surrogate(data: Any) -> bool:
+    """Does JSON data (dicts, lists and scalars, as a serializer makes them: no cycle) hold a
+    string or key with a lone surrogate? The quick question; `value_problems` says where."""
+    stack = [data]
+    while stack:
+        item = stack.pop()
+        kind = type(item)
+        if kind is str:
+            if not item.isascii() and _LONE_SURROGATE.search(item) is not None:
+                return True
+        elif kind is dict:
+            if any(type(key) is str and has_lone_surrogate(key) for key in item):
+                return True
+            stack.extend(item.values())
+        elif kind is list:
+            stack.extend(item)
+    return False
+
+
 def value_problems(
     value: Any, max_depth: int | None = None, limit: int = MAX_PROBLEMS, *, text: bool = False
 ) -> list[dict[str, str]]:
     """Where `value` (decoded JSON, or what a handler returned) holds what strict JSON cannot
     carry - NaN, ±Infinity, an integer beyond a double's range, a container that holds itself
     - and, with `max_depth`, a container nested deeper; with `text`, a string or key with a
-    lone surrogate: up to `limit` `{"path", "message"}` items. Walks with a stack, so no depth
-    breaks it."""
+    lone surrogate: up to `limit` `{"path", "message"}` items. Walks with a stack, each item
+    linked to its container's entry (a path is spelled out only for a problem), so neither
+    depth nor size makes it more than one step per item."""
     problems: list[dict[str, str]] = []
-    stack: list[tuple[Any, Any]] = [((), value)]
+    # (its container's entry, its key, its depth, the item); _LEAVE: a container's end
+    stack: list[tuple[Any, Any, int, Any]] = [(None, None, 0, value)]
     inside: set[int] = set()  # the containers around the item walked: a cycle comes back
     while stack and len(problems) < limit:
-        parts, item = stack.pop()
-        if parts is _LEAVE:
+        entry = stack.pop()
+        up, _, depth, item = entry
+        if up is _LEAVE:
             inside.discard(item)
             continue
         message = None
-        if isinstance(item, float) and not math.isfinite(item):
+        kind = type(item)
+        if kind is str or kind is bool or item is None:  # the usual leaves, first
+            if text and kind is str and has_lone_surrogate(item):
+                message = "must be text UTF-8 can carry (got a lone surrogate)"
+        elif isinstance(item, float) and not math.isfinite(item):
             shown = "NaN" if math.isnan(item) else ("Infinity" if item > 0 else "-Infinity")
             message = f"must be a finite number (got {shown})"
         elif isinstance(item, int) and not isinstance(item, bool) and abs(item) > MAX_NUMBER:
@@ -90,7 +120,7 @@ def value_problems(
         elif text and isinstance(item, str) and has_lone_surrogate(item):
             message = "must be text UTF-8 can carry (got a lone surrogate)"
         elif isinstance(item, dict | list | tuple | set | frozenset):
-            if max_depth is not None and len(parts) >= max_depth:
+            if max_depth is not None and depth >= max_depth:
                 message = f"nested deeper than {max_depth} levels"
             elif id(item) in inside:
                 message = "must not hold itself (got a cycle)"
@@ -102,9 +132,18 @@ def value_problems(
                 message = "must have keys UTF-8 can carry (got a lone surrogate)"
             else:
                 inside.add(id(item))
-                stack.append((_LEAVE, id(item)))
+                stack.append((_LEAVE, None, depth, id(item)))
                 pairs = item.items() if isinstance(item, dict) else enumerate(item)
-                stack.extend(((*parts, key), child) for key, child in pairs)
+                stack.extend((entry, key, depth + 1, child) for key, child in pairs)
         if message is not None:
-            problems.append({"path": pointer(parts), "message": message})
+            problems.append({"path": pointer(_parts(entry)), "message": message})
     return sorted(problems, key=lambda p: (p["path"], p["message"]))
+
+
+def _parts(entry: tuple[Any, Any, int, Any]) -> list[Any]:
+    """The keys from the root to `entry`'s item (`value_problems`' links, followed up)."""
+    parts: list[Any] = []
+    while entry[0] is not None:
+        parts.append(entry[1])
+        entry = entry[0]
+    return parts[::-1]

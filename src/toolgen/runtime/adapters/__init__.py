@@ -140,12 +140,15 @@ async def answer_all(jobs: Iterable[Job], call: Call, limit: int) -> list[dict[s
     if limit < 1:
         raise ValueError(f"limit must be at least 1, not {limit}")
     gate = asyncio.Semaphore(limit)
+    turn = asyncio.current_task()
     async with asyncio.TaskGroup() as group:
-        tasks = [group.create_task(_answer(job, call, gate)) for job in jobs]
+        tasks = [group.create_task(_answer(job, call, gate, turn)) for job in jobs]
     return [task.result() for task in tasks]
 
 
-async def _answer(job: Job, call: Call, gate: asyncio.Semaphore) -> dict[str, Any]:
+async def _answer(
+    job: Job, call: Call, gate: asyncio.Semaphore, turn: asyncio.Task[Any] | None
+) -> dict[str, Any]:
     if job.refused is not None:
         return job.answer(job.refused)
     async with gate:
@@ -155,7 +158,14 @@ async def _answer(job: Job, call: Call, gate: asyncio.Semaphore) -> dict[str, An
             call_id = None if job.call_id is None else str(job.call_id)
             return job.answer(await call(job.name, job.arguments, call_id))
         except BaseException as exc:
-            if not handlers_own(exc):  # the turn was cancelled, or a Ctrl-C
+            if isinstance(exc, asyncio.CancelledError) and turn is not None:
+                # this call's own task, cancelled while the turn is not: by its handler
+                if turn.cancelling() > 0:
+                    raise
+                task = asyncio.current_task()
+                if task is not None:
+                    task.uncancel()
+            elif not handlers_own(exc):  # a Ctrl-C
                 raise
             failure = error("INTERNAL", "internal error", 500)
             trace_id = failure.body["error"]["trace_id"]

@@ -36,6 +36,7 @@ import logging
 import os
 import threading
 import time
+import typing
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
@@ -51,7 +52,12 @@ from toolgen.runtime.result import ToolResult, failure, internal_error, validati
 from toolgen.runtime.steps.quick import plain
 from toolgen.runtime.steps.validate import pydantic_problems
 from toolgen.runtime.sync import run_sync
-from toolgen.runtime.values import has_lone_surrogate, value_problems
+from toolgen.runtime.values import (
+    MAX_RESULT_DEPTH,
+    has_lone_surrogate,
+    holds_lone_surrogate,
+    value_problems,
+)
 
 log = logging.getLogger("toolgen.runtime")
 
@@ -103,9 +109,10 @@ class _Thread:
     says whether it still runs (the future of its end), and a run not yet started never
     starts. `ended` is done once the run ended or was given up before it started.
 
-    What the handler raises that is no `Exception` reaches the caller's loop as `Escaped`
-    (see `toolgen.runtime.escapes`); a child the handler forked that returns here ends at
-    once, as it has no loop to answer to (it would wait on the pool's queue for ever)."""
+    What the handler raises that is no `Exception`, and a `StopIteration` (which a future
+    refuses), reaches the caller's loop as `Escaped` (see `toolgen.runtime.escapes`); a child
+    the handler forked that returns here ends at once, as it has no loop to answer to (it
+    would wait on the pool's queue for ever)."""
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
@@ -120,6 +127,8 @@ class _Thread:
             self.state = "running"
         try:
             return fn(*args)
+        except StopIteration as exc:  # a future refuses it: the call would never end
+            raise Escaped(exc) from None
         except Exception:
             raise
         except BaseException as exc:  # on a worker thread: never a Ctrl-C nor a cancellation
@@ -184,8 +193,12 @@ async def invoke(
     try:
         async with deadline:
             if inspect.iscoroutinefunction(prepared.fn):
-                began = time.monotonic()
-                value = await prepared.fn(*args, **kwargs)
+                began, pid = time.monotonic(), os.getpid()
+                try:
+                    value = await prepared.fn(*args, **kwargs)
+                finally:
+                    if os.getpid() != pid:  # a child it forked: not a second caller's loop
+                        os._exit(0)
             else:
                 thread = _Thread()
                 if occupy is not None:
@@ -193,18 +206,29 @@ async def invoke(
                     if release is None:
                         return _busy(descriptor, trace_id)
                     thread.ended.add_done_callback(lambda _: release())
-                call = functools.partial(prepared.fn, *args, **kwargs)
+
+                def run() -> Any:
+                    # the return value is checked on the handler's thread too, within the
+                    # timeout: a huge value costs that thread, not the caller's loop
+                    found = prepared.fn(*args, **kwargs)
+                    if os.getpid() != thread.pid:  # a child it forked ends here (`_Thread`)
+                        os._exit(0)
+                    if inspect.isawaitable(found):  # awaited on the caller's loop
+                        return _Awaitable(found)
+                    return answer(name, prepared, found, trace_id, returns, quick_returns)
+
                 context = contextvars.copy_context()
                 loop = asyncio.get_running_loop()
                 try:
-                    value = await loop.run_in_executor(workers, thread.run, context.run, call)
+                    value = await loop.run_in_executor(workers, thread.run, context.run, run)
                 finally:
                     stuck = thread.give_up()
                     if stuck is not None and on_stuck is not None:
                         on_stuck(stuck)
-                if inspect.isawaitable(value):
-                    began = time.monotonic()
-                    value = await value
+                if not isinstance(value, _Awaitable):
+                    return typing.cast(ToolResult, value)
+                began = time.monotonic()
+                value = await value.awaitable
     except TimeoutError as exc:
         if timeout is None or not deadline.expired():  # the handler's own (a socket's, say)
             return raised(descriptor, exc, trace_id)
@@ -225,6 +249,15 @@ async def invoke(
         )
         return _timed_out(descriptor, timeout, trace_id)
     return answer(name, prepared, value, trace_id, returns, quick_returns)
+
+
+class _Awaitable:
+    """What a sync handler returned that is to be awaited (on the caller's loop)."""
+
+    __slots__ = ("awaitable",)
+
+    def __init__(self, awaitable: Awaitable[Any]) -> None:
+        self.awaitable = awaitable
 
 
 def _busy(descriptor: ToolDescriptor, trace_id: str) -> ToolResult:
@@ -334,13 +367,20 @@ def answer(
         if exact and text and plain(value):
             data = value
         else:
-            for problem in value_problems(prepared.plain(value), limit=1, text=True):
+            # the value as the handler made it (JSON data has a NaN under `Any` as null, a
+            # key's lone surrogate replaced), then the text as it is sent (a path or an enum
+            # becomes a string only there)
+            found = value_problems(prepared.plain(value), MAX_RESULT_DEPTH, limit=1, text=True)
+            if not found:
+                data = prepared.dump(value)
+                if holds_lone_surrogate(data):
+                    found = value_problems(data, MAX_RESULT_DEPTH, limit=1, text=True)
+            for problem in found:
                 what = f"{problem['path'] or '/'}: {problem['message']}"
                 log_failure(
                     trace_id, f"{who or f'tool {name}'} returned a value JSON cannot carry: {what}"
                 )
                 return internal_error(name, trace_id)
-            data = prepared.dump(value)
         if returns is not None and not (quick_returns is not None and quick_returns(data)):
             returns.validate(data)
     except BaseException as exc:  # a serializer or `__eq__` of the handler's types, say
