@@ -356,10 +356,6 @@ class Call:
         timeout = box.timeout_for(descriptor.name)
         returns, quick_returns = box.returns(descriptor), box.quick_returns(descriptor)
         workers = self.pool = box.workers()
-        name = descriptor.name
-
-        def occupy() -> Callable[[], None] | None:
-            return box.occupy(name)
 
         async def attempt(given: dict[str, Any]) -> ToolResult:
             return await invoke(
@@ -372,7 +368,7 @@ class Call:
                 quick_returns,
                 workers,
                 self._stuck,
-                occupy,
+                box.occupy,
             )
 
         if is_dry_run(descriptor, arguments):  # changes nothing: no gate, no key

@@ -69,6 +69,19 @@ MAX_DELAY = 30.0
 Fallback = Callable[[dict[str, Any], dict[str, Any]], Any]
 
 
+#: Forks between this process and the first: a handler's child sees it change (cheaper to
+#: read than to ask `os.getpid`, on every call of an async handler).
+_forks = 0
+
+
+def _forked() -> None:
+    global _forks
+    _forks += 1
+
+
+os.register_at_fork(after_in_child=_forked)
+
+
 def log_failure(trace_id: str, what: str, exc: BaseException | None = None) -> None:
     """Log a failure under its trace id, with its traceback (never to the model)."""
     log.error("[trace %s] %s", trace_id, what, exc_info=exc)
@@ -118,7 +131,7 @@ class _Thread:
         self.lock = threading.Lock()
         self.state = "queued"
         self.ended: concurrent.futures.Future[None] = concurrent.futures.Future()
-        self.pid = os.getpid()
+        self.forks = _forks
 
     def run(self, fn: Callable[..., Any], *args: Any) -> Any:
         with self.lock:
@@ -134,7 +147,7 @@ class _Thread:
         except BaseException as exc:  # on a worker thread: never a Ctrl-C nor a cancellation
             raise Escaped(exc) from None
         finally:
-            if os.getpid() != self.pid:
+            if _forks != self.forks:
                 os._exit(0)
             self.ended.set_result(None)
 
@@ -171,12 +184,12 @@ async def invoke(
     quick_returns: Callable[[Any], bool] | None = None,
     workers: concurrent.futures.Executor | None = None,
     on_stuck: Callable[[concurrent.futures.Future[None]], None] | None = None,
-    occupy: Callable[[], Callable[[], None] | None] | None = None,
+    occupy: Callable[[str], Callable[[], None] | None] | None = None,
 ) -> ToolResult:
     """One attempt at calling the handler (see the module's text); a sync handler runs on
     `workers` (the loop's default executor when None), in a copy of the caller's context as
     `asyncio.to_thread` would; when the attempt ends (times out, is cancelled) while that
-    thread still runs, `on_stuck` receives the future of the thread's end. `occupy()` takes
+    thread still runs, `on_stuck` receives the future of the thread's end. `occupy(name)` takes
     one of the tool's threads (`Toolbox.occupy`): its release, or None when the tool holds
     all it may (then the attempt is `UNAVAILABLE` at once)."""
     name = descriptor.name
@@ -193,16 +206,16 @@ async def invoke(
     try:
         async with deadline:
             if inspect.iscoroutinefunction(prepared.fn):
-                began, pid = time.monotonic(), os.getpid()
+                began, forks = time.monotonic(), _forks
                 try:
                     value = await prepared.fn(*args, **kwargs)
                 finally:
-                    if os.getpid() != pid:  # a child it forked: not a second caller's loop
+                    if _forks != forks:  # a child it forked: not a second caller's loop
                         os._exit(0)
             else:
                 thread = _Thread()
                 if occupy is not None:
-                    release = occupy()
+                    release = occupy(name)
                     if release is None:
                         return _busy(descriptor, trace_id)
                     thread.ended.add_done_callback(lambda _: release())
@@ -211,7 +224,7 @@ async def invoke(
                     # the return value is checked on the handler's thread too, within the
                     # timeout: a huge value costs that thread, not the caller's loop
                     found = prepared.fn(*args, **kwargs)
-                    if os.getpid() != thread.pid:  # a child it forked ends here (`_Thread`)
+                    if _forks != thread.forks:  # a child it forked ends here (`_Thread`)
                         os._exit(0)
                     if inspect.isawaitable(found):  # awaited on the caller's loop
                         return _Awaitable(found)
