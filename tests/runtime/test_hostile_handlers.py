@@ -332,3 +332,46 @@ def test_a_string_result_with_a_lone_surrogate_is_internal(
     # and a string UTF-8 can carry, however far from ASCII, is answered as it is
     box = make_box(handlers={"boom": lambda reason: "café 😀"}, timeout={"boom": timeout})
     assert box.call("boom", {"reason": "x"}).data == "café 😀"
+
+
+def test_a_cancelled_turn_is_still_cancelled(make_box: Callable[..., Toolbox]) -> None:
+    """A call's task cancelled by its handler is that call's INTERNAL; the turn's own
+    cancellation (the caller gave up) still cancels the turn."""
+    started = threading.Event()
+
+    async def lookup(q: str, limit: int = 3) -> dict[str, object]:
+        started.set()
+        await asyncio.sleep(60)
+        return {}
+
+    async def cancels_itself(reason: str) -> str:
+        task = asyncio.current_task()
+        assert task is not None
+        task.cancel()
+        await asyncio.sleep(0)
+        return reason
+
+    box = make_box(handlers={"lookup": lookup, "boom": cancels_itself})
+    turn = [
+        {"type": "tool_use", "id": "1", "name": "boom", "input": {"reason": "x"}},
+        {"type": "tool_use", "id": "2", "name": "lookup", "input": {"q": "word"}},
+    ]
+
+    async def given_up() -> bool:
+        task = asyncio.create_task(box.ahandle_anthropic(turn))
+        while not started.is_set():
+            await asyncio.sleep(0.001)
+        task.cancel()
+        try:
+            await task
+        except asyncio.CancelledError:
+            return True
+        return False
+
+    assert on_a_thread(lambda: asyncio.run(given_up())) is True
+    # and without the caller giving up, the self-cancelled call is answered alone
+    box = make_box(handlers={"boom": cancels_itself})
+    answers = on_a_thread(lambda: box.handle_anthropic(turn))
+    assert isinstance(answers, list), answers
+    assert json.loads(answers[0]["content"])["error"]["code"] == "INTERNAL"
+    assert json.loads(answers[1]["content"])["status"] == "ok"
