@@ -375,3 +375,33 @@ def test_a_cancelled_turn_is_still_cancelled(make_box: Callable[..., Toolbox]) -
     assert isinstance(answers, list), answers
     assert json.loads(answers[0]["content"])["error"]["code"] == "INTERNAL"
     assert json.loads(answers[1]["content"])["status"] == "ok"
+
+
+class Unprintable(Exception):
+    def __str__(self) -> str:
+        raise SystemExit("str")
+
+
+@pytest.mark.parametrize(
+    "make", [lambda: SystemExit("usage: greeter NAME"), Unprintable], ids=["exit", "unprintable"]
+)
+def test_a_handler_that_cannot_be_made_is_not_callable_whatever_it_raised(
+    make_box: Callable[..., Toolbox], make: Callable[[], BaseException]
+) -> None:
+    """Reaching the handler runs user code too (an import, a factory): what it raises costs
+    that tool alone."""
+
+    def factory(cls: type) -> Any:
+        raise make()
+
+    box = make_box(factory=factory)
+    for _ in range(2):  # and again: its failure is kept, the call answered each time
+        result = on_a_thread(lambda: box.call("greet", {"name": "ann"}))
+        assert_internal_not_callable(result)
+    assert box.call("lookup", {"q": "still"}).ok
+
+
+def assert_internal_not_callable(result: Any) -> None:
+    assert isinstance(result, ToolResult), f"escaped: {result!r}"
+    assert result.error is not None and result.error["code"] == "INTERNAL"
+    assert result.error["message"] == "tool 'greet' is not callable on this server"

@@ -370,9 +370,13 @@ class Toolbox:
         except BaseException as exc:  # import error, missing attribute, a module's sys.exit ...
             if not handlers_own(exc):
                 raise
+            try:
+                said = str(exc)
+            except BaseException:  # an exception whose text fails too
+                said = "its text cannot be shown"
             return NotCallable(
                 f"{source.module}.{source.qualname} cannot be imported "
-                f"({type(exc).__name__}: {exc})"
+                f"({type(exc).__name__}: {said})"
             )
 
     def workers(self) -> concurrent.futures.ThreadPoolExecutor | None:
@@ -449,12 +453,6 @@ class Toolbox:
                 counts[name] -= 1
 
         return release
-
-    def occupied(self) -> int:
-        """Threads the sync handlers of this toolbox hold now (running, or timed out and
-        still running)."""
-        with self._once:
-            return sum(self._occupied.values())
 
     def store(self) -> IdempotencyStore:
         """The idempotency store, opened on first use; `StoreUnavailable` when it cannot be."""

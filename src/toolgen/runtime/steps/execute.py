@@ -6,21 +6,27 @@ retry what may be retried, and fall back when a fallback is given.
   sync handler that times out keeps its thread until it returns: threads cannot be stopped;
   `on_stuck` gets the future of that thread's end, so no retry starts beside it and its key
   stays taken until it ends; `Toolbox` keeps a pool of its own for them, so the hop costs no
-  more than it must). A timeout of None is none.
+  more than it must; a tool's handlers take at most `Toolbox.occupy`'s share of threads, and
+  a call beyond it is `UNAVAILABLE` at once). A sync handler's return value is checked on its
+  thread, within the timeout. An async handler that held the loop past its timeout (the
+  deadline cannot fire while it blocks) is `TIMEOUT`. A timeout of None is none.
 - `invoke_here`: the same attempt of a sync handler on the calling thread, for a call from
   synchronous code with no timeout to enforce (nothing then needs another thread).
   A `ToolError` gets the taxonomy its code has in the descriptor's `errors`; any other
   exception is `INTERNAL`, not retryable, its traceback logged under the trace id only
-  (a `TimeoutError` the handler raised too: `TIMEOUT` is the runtime's own timeout only).
-  The return value is dumped to JSON by pydantic and checked against the return schema;
-  a value strict JSON cannot carry is `INTERNAL`.
+  (a `TimeoutError` the handler raised too: `TIMEOUT` is the runtime's own timeout only), and
+  so is what it raises that is no `Exception` (`toolgen.runtime.escapes` says which of that
+  goes on instead). The return value is dumped to JSON by pydantic and checked against the
+  return schema; a value strict UTF-8 JSON cannot carry is `INTERNAL`.
 - `execute` (and `execute_here`, its twin on the calling thread): attempts until one succeeds
   or its error is not retryable, at most `1 + max_retries`, only when `retry` allows
   (idempotent tools and keyed calls): full-jitter exponential backoff (`backoff`), never
-  shorter than the error's `retry_after_ms`; within a keyed call's lease (`lease_s`) only: a
-  retry whose wait could outlast the lease is not made (the error is answered instead), since
-  another call may claim the key once it lapses. `Retries` decides, for both.
-- `fall_back`: a fallback's data replaces a final error (marked `fallback`).
+  shorter than the error's `retry_after_ms` (one longer than `MAX_DELAY` is not waited for:
+  the error is answered); within a keyed call's lease (`lease_s`) only: a retry whose wait
+  could outlast the lease is not made (the error is answered instead), since another call may
+  claim the key once it lapses. `Retries` decides, for both.
+- `fall_back`: a fallback's data that passes the checks of a return replaces a final error
+  (marked `fallback`).
 """
 
 from __future__ import annotations
