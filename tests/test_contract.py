@@ -313,3 +313,39 @@ def test_a_duplicate_tool_name_is_never_dropped_silently(project: Project, run) 
     result = _build(project, run, tool_source().replace("@tool\n", "@tool  # toolgen: ignore\n"))
     assert result.code == 1
     assert "src/tools.py:5:1: TG102 [error] tool name `lookup` is already used" in result.out
+
+
+@pytest.mark.parametrize("kind", ["supported", "required"])
+@pytest.mark.parametrize(
+    ("params", "why"),
+    [
+        ("query: str", "has no `dry_run` parameter"),
+        ("query: str, dry_run: str = 'no'", "its `dry_run` parameter takes no boolean"),
+        ("query: str, dry_run: int = 0", "its `dry_run` parameter takes no boolean"),
+    ],
+)
+def test_a_dry_run_needs_a_boolean_dry_run_parameter(
+    project: Project, run, kind: str, params: str, why: str
+) -> None:
+    """Was: built cleanly; at run time the dry run (passed `dry_run: true`) failed the handler's
+    arguments, so a "required" tool never ran and a "supported" one never dried."""
+    source = tool_source(decorator=f'@tool(risk="high", dry_run="{kind}")', params=params)
+    result = _build(project, run, source)
+    assert result.code == 1, result.out
+    assert (
+        f'src/tools.py:4:20: TG912 [error] `dry_run="{kind}"`: `lookup` {why}; a dry run calls '
+        "the handler with dry_run=True (and the real call with dry_run=False), so it needs a "
+        "`dry_run: bool` parameter"
+    ) in result.out
+    assert not (project.root / "generated" / "descriptors" / "lookup.json").exists()
+
+
+@pytest.mark.parametrize(
+    "params",
+    ["query: str, dry_run: bool = False", "query: str, dry_run: bool | None = None"],
+)
+def test_a_dry_run_with_its_parameter_builds(project: Project, run, params: str) -> None:
+    source = tool_source(decorator='@tool(risk="high", dry_run="required")', params=params)
+    result = _build(project, run, source)
+    assert result.code == 0, result.out
+    assert project.descriptor("lookup")["dry_run"] == "required"

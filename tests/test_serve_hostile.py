@@ -102,9 +102,9 @@ def tools_call(request_id: Any, name: str, arguments: Any) -> str:
 class RawServer:
     """`toolgen serve` as a subprocess written to line by line, as a client without the SDK."""
 
-    def __init__(self, config_file: Path, errlog: IO[str]) -> None:
+    def __init__(self, config_file: Path, errlog: IO[str], *extra: str) -> None:
         self.process = subprocess.Popen(
-            [sys.executable, "-c", SERVER_ENTRY, "--config", str(config_file)],
+            [sys.executable, "-c", SERVER_ENTRY, "--config", str(config_file), *extra],
             cwd=config_file.parent,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
@@ -133,10 +133,10 @@ class RawServer:
         message: dict[str, Any] = strict_json(line.decode())
         return message
 
-    def initialize(self) -> None:
+    def initialize(self, capabilities: dict[str, Any] | None = None) -> None:
         params = {
             "protocolVersion": "2025-11-25",
-            "capabilities": {},
+            "capabilities": capabilities or {},
             "clientInfo": {"name": "raw", "version": "1"},
         }
         self.send(request(0, "initialize", params))

@@ -172,6 +172,14 @@ def parser() -> argparse.ArgumentParser:
         dest="scopes",
         help="a permission every call holds (repeatable); tools needing others are refused",
     )
+    serve.add_argument(
+        "--confirm-timeout",
+        type=float,
+        default=120.0,
+        metavar="SECONDS",
+        help="how long to wait for the client's answer to a confirmation request (default "
+        "120); a call nobody confirms in time is answered REQUIRES_HUMAN_APPROVAL",
+    )
     serve.set_defaults(format="text", paths=[])
 
     rules = commands.add_parser("rules", help="list every rule: code, default level, summary")

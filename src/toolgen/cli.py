@@ -65,6 +65,7 @@ def cmd_serve(
     store: str,
     audit: str | None,
     scopes: list[str],
+    confirm_timeout: float,
 ) -> int:
     try:
         from toolgen.serve import serve
@@ -81,6 +82,10 @@ def cmd_serve(
 
     if page_size < 1:
         raise UserError(Diagnostic("TG002", "--page-size must be at least 1"))
+    if not confirm_timeout > 0 or confirm_timeout == float("inf"):
+        raise UserError(
+            Diagnostic("TG002", "--confirm-timeout must be a number of seconds above 0")
+        )
     return serve(
         load_for_args(config, (), out),
         page_size=page_size,
@@ -88,6 +93,7 @@ def cmd_serve(
         store=store,
         audit=audit,
         scopes=scopes,
+        confirm_timeout=confirm_timeout,
     )
 
 
@@ -152,7 +158,9 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], Callable[[], int]]] = {
     "rules": lambda a: lambda: cmd_rules(a.format),
     "fix": lambda a: lambda: cmd_fix(a.config, a.paths, _fix_mode(a), a.format),
     "serve": lambda a: (
-        lambda: cmd_serve(a.config, a.out, a.page_size, a.catalog, a.store, a.audit, a.scopes)
+        lambda: cmd_serve(
+            a.config, a.out, a.page_size, a.catalog, a.store, a.audit, a.scopes, a.confirm_timeout
+        )
     ),
     "show": lambda a: lambda: cmd_show(a.config, a.name, a.platform),
     "stats": lambda a: lambda: cmd_stats(a.config, a.paths, a.format, a.top),

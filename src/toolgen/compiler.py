@@ -673,6 +673,17 @@ class _HandlerCompiler:
                 f"a {risk} tool needs confirmation: `confirmation=False` loosens its risk level",
                 self.option_at("confirmation"),
             )
+        dry_run = options.get("dry_run")
+        if dry_run in ("supported", "required"):
+            lacking = _dry_run_parameter_problem(parameters_schema)
+            if lacking is not None:
+                self.report(
+                    "TG912",
+                    f'`dry_run="{dry_run}"`: `{self.node.name}` {lacking}; a dry run calls the '
+                    "handler with dry_run=True (and the real call with dry_run=False), so it "
+                    "needs a `dry_run: bool` parameter",
+                    self.option_at("dry_run"),
+                )
         data: dict[str, Any] = {
             "name": name,
             "description": description,
@@ -957,3 +968,16 @@ def _all_args(node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.arg]:
     a = node.args
     extra = [x for x in (a.vararg, a.kwarg) if x is not None]
     return [*a.posonlyargs, *a.args, *a.kwonlyargs, *extra]
+
+
+def _dry_run_parameter_problem(parameters: dict[str, Any]) -> str | None:
+    """Why the parameters cannot take the run time's `dry_run=True`/`False` (TG912), or None."""
+    prop = parameters.get("properties", {}).get("dry_run")
+    if not isinstance(prop, dict):
+        return "has no `dry_run` parameter"
+    branches = [prop, *prop.get("anyOf", []), *prop.get("oneOf", [])]
+    for branch in branches:
+        kind = branch.get("type") if isinstance(branch, dict) else None
+        if kind == "boolean" or (isinstance(kind, list) and "boolean" in kind):
+            return None
+    return "its `dry_run` parameter takes no boolean"

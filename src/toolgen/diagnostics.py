@@ -289,6 +289,11 @@ RULES: dict[str, Rule] = _rules(
      "Set confirmation=True (or a risk of high or critical) on tools that destroy data."),
     ("TG911", E, "description says read-only but the tool is not safe",
      "Either the description or the Idempotency section is wrong."),
+    ("TG912", E, "`dry_run` declared, but the handler takes no boolean `dry_run` parameter",
+     "The run time calls a tool's dry run with dry_run=True and its real call with "
+     "dry_run=False. Without a `dry_run: bool` parameter a dry run fails its arguments: a "
+     "`required` one then never lets the tool run, a `supported` one never runs dry. Add the "
+     "parameter, or drop `dry_run=` from the decorator.", FIXED),
     ("TG920", E, "tool is below the configured conformance level",
      "The message lists what is missing for the level; raise the tool or lower `min_level`."),
     ("TG930", W, "description longer than the configured budget",

@@ -16,12 +16,17 @@ their trace id, never sent to the client.
 
 from __future__ import annotations
 
+import asyncio
 import io
 import logging
+import math
+import os
 import re
 import sys
+import threading
+import time
 import typing
-from collections.abc import Iterable, Sequence
+from collections.abc import AsyncIterator, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +36,7 @@ from mcp.server import Server, ServerRequestContext
 from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
 
+from toolgen import serve_loop
 from toolgen._version import __version__
 from toolgen.config import Config
 from toolgen.layout import JOURNAL, PENDING
@@ -41,6 +47,8 @@ from toolgen.runtime.adapters.mcp import (
     supports_elicitation,
 )
 from toolgen.runtime.catalog import Catalog, GeneratedFilesError
+from toolgen.runtime.escapes import handlers_own
+from toolgen.runtime.result import internal_error, new_trace_id
 from toolgen.runtime.values import quote
 from toolgen.serve_guard import GuardedLines, claimed_stdin
 
@@ -52,6 +60,13 @@ INVALID_PARAMS = types.INVALID_PARAMS
 
 #: The idempotency store `serve` uses unless `--store` names another (the toolbox's default).
 DEFAULT_STORE = "sqlite:///.toolgen/runtime.db"
+
+#: Seconds the client has to answer a confirmation request (`--confirm-timeout`).
+CONFIRM_TIMEOUT = 120.0
+
+#: Seconds the process may take to end once serving stopped, before threads that handlers
+#: left running (hung ones, ones they started) are no longer waited for.
+EXIT_GRACE = 5.0
 
 # the cursors this server issues: a tool's index, in plain decimal
 _CURSOR = re.compile(r"0|[1-9][0-9]{0,8}")
@@ -124,17 +139,51 @@ class Dispatcher:
                 f"unknown tool {quote(name)}; available tools: {', '.join(available) or '(none)'}",
                 {"available": available},
             )
-        result = await self.box.acall(name, arguments, context=context)
         descriptor = self.box.catalog.descriptors[name]
-        return call_tool_result(result, descriptor, entry.get("outputSchema"))
+        try:
+            result = await self.box.acall(name, arguments, context=context)
+            answer = call_tool_result(result, descriptor, entry.get("outputSchema"))
+            # what the transport will write: a value it cannot would end the server's output
+            # for good, so it is found here and costs this call alone
+            answer.model_dump_json(by_alias=True, exclude_unset=True)
+            return answer
+        except BaseException as exc:
+            if not handlers_own(exc) and not _cancelled_by_its_handler(exc):
+                raise  # the call was cancelled: serving stops, or the client gave up
+            trace_id = new_trace_id()
+            logging.getLogger("toolgen.runtime").error(
+                "[trace %s] the answer to a call of %s cannot be written",
+                trace_id,
+                name,
+                exc_info=exc,
+            )
+            return call_tool_result(internal_error(name, trace_id), descriptor, None)
+
+
+def _cancelled_by_its_handler(exc: BaseException) -> bool:
+    """Is `exc` a cancellation of the request's task that no cancel scope asked for (the
+    client's `notifications/cancelled` and the server's end cancel scopes): one its handler
+    made (`asyncio.current_task().cancel()`)? Then the task is uncancelled, and the call is
+    `INTERNAL`."""
+    if not isinstance(exc, anyio.get_cancelled_exc_class()):
+        return False
+    if anyio.current_effective_deadline() == -math.inf:  # a scope around the call is cancelled
+        return False
+    task = asyncio.current_task()
+    if task is not None:
+        task.uncancel()
+    return True
 
 
 # -- the MCP server and its stdio transport -------------------------------------------------
 
 
-def build_server(dispatcher: Dispatcher, scopes: Iterable[str] = ()) -> Server[Any]:
+def build_server(
+    dispatcher: Dispatcher, scopes: Iterable[str] = (), confirm_timeout: float = CONFIRM_TIMEOUT
+) -> Server[Any]:
     """A low-level MCP server whose `tools/list` and `tools/call` are the dispatcher's; a call
-    holds `scopes`, and is confirmed by elicitation when the client can be asked."""
+    holds `scopes`, and is confirmed by elicitation when the client can be asked (and answers
+    within `confirm_timeout` seconds)."""
     granted = frozenset(scopes)
 
     async def on_list_tools(
@@ -154,7 +203,7 @@ def build_server(dispatcher: Dispatcher, scopes: Iterable[str] = ()) -> Server[A
             async def elicit(message: str, schema: dict[str, Any]) -> types.ElicitResult:
                 return await session.elicit_form(message, schema, ctx.request_id)
 
-            confirm = elicit_confirmation(elicit)
+            confirm = elicit_confirmation(elicit, confirm_timeout)
         context = CallContext(scopes=granted, confirm=confirm)
         return await dispatcher.call_tool(params.name, params.arguments, context)
 
@@ -186,17 +235,44 @@ def log_to_stderr() -> None:
         logger.propagate = False
 
 
-async def serve_stdio(dispatcher: Dispatcher, scopes: Iterable[str] = ()) -> None:
+async def serve_stdio(
+    dispatcher: Dispatcher, scopes: Iterable[str] = (), confirm_timeout: float = CONFIRM_TIMEOUT
+) -> None:
     """Serve the dispatcher over this process's stdin and stdout until stdin closes; each line
     of stdin passes `serve_guard.check_line` before the SDK reads it."""
-    server = build_server(dispatcher, scopes)
+    server = build_server(dispatcher, scopes, confirm_timeout)
     with claimed_stdin() as wire:
         text = io.TextIOWrapper(wire, encoding="utf-8", errors="replace")
-        lines = GuardedLines(anyio.wrap_file(text))
+        lines = GuardedLines(_lines(text))
         stdin = typing.cast("anyio.AsyncFile[str]", lines)
         async with stdio_server(stdin=stdin) as (read_stream, write_stream):
             lines.answer_on(write_stream)
             await server.run(read_stream, write_stream, server.create_initialization_options())
+
+
+async def _lines(text: typing.TextIO) -> AsyncIterator[str]:
+    """The lines of `text`, each read on a worker thread that a cancellation leaves behind
+    (SIGINT stops serving at once, not at the client's next line)."""
+    while line := await anyio.to_thread.run_sync(text.readline, abandon_on_cancel=True):
+        yield line
+
+
+def _end_within(code: int, grace: float) -> None:
+    """End the process with `code` if it has not ended `grace` seconds from now: threads that
+    handlers left running (a hung handler's, one a handler started) would otherwise keep it
+    alive for ever, as Python waits for them at exit."""
+
+    def end() -> None:
+        time.sleep(grace)
+        alive = [t.name for t in threading.enumerate() if t.is_alive() and not t.daemon]
+        with_threads = f" ({len(alive)} threads still running)" if alive else ""
+        try:
+            sys.stderr.write(f"toolgen serve: ending without waiting any longer{with_threads}\n")
+            sys.stderr.flush()
+        finally:
+            os._exit(code)
+
+    threading.Thread(target=end, name="toolgen-serve-exit", daemon=True).start()
 
 
 def search_paths(config: Config) -> list[Path]:
@@ -222,11 +298,14 @@ def serve(
     store: str = DEFAULT_STORE,
     audit: str | None = None,
     scopes: Sequence[str] = (),
+    confirm_timeout: float = CONFIRM_TIMEOUT,
 ) -> int:
     """Serve `config.out`'s tools (those of `catalog_name`, in a project of several servers)
-    over stdio until the client leaves, with the idempotency `store`, the `audit` log (a
-    JSON-lines file; None: the `toolgen.audit` logger) and the `scopes` every call holds;
-    returns the exit code (2 when the generated files cannot be read)."""
+    over stdio until the client leaves or SIGINT, with the idempotency `store`, the `audit`
+    log (a JSON-lines file; None: the `toolgen.audit` logger), the `scopes` every call holds
+    and `confirm_timeout` seconds for the client to answer a confirmation request; returns the
+    exit code (2 when the generated files cannot be read, 130 after SIGINT). Once it has
+    served, the process ends within `EXIT_GRACE` seconds whatever threads handlers left."""
     out = config.out if not catalog_name else config.out / catalog_name
     if catalog_name and ("/" in catalog_name or catalog_name.startswith(".") or not out.is_dir()):
         print(
@@ -239,5 +318,17 @@ def serve(
     except (GeneratedFilesError, ValueError) as exc:
         print(f"toolgen serve: {exc}", file=sys.stderr)
         return 2
-    anyio.run(serve_stdio, Dispatcher(box, page_size), scopes)
-    return 0
+    code = 0
+    try:
+        anyio.run(
+            serve_stdio,
+            Dispatcher(box, page_size),
+            scopes,
+            confirm_timeout,
+            backend_options={"loop_factory": serve_loop.new_loop},
+        )
+    except KeyboardInterrupt:  # SIGINT: serving stopped, as asked
+        print("toolgen serve: interrupted", file=sys.stderr)
+        code = 130
+    _end_within(code, EXIT_GRACE)
+    return code

@@ -185,23 +185,24 @@ def test_a_keyed_retry_never_waits_past_the_lease(
     def transfer(amount: int, to: str, idempotency_key: str) -> dict[str, object]:
         runs.append(amount)
         if len(runs) == 1:
-            raise ToolError("UNAVAILABLE", "quota", retry_after_ms=600_000)  # ten minutes
+            raise ToolError("UNAVAILABLE", "quota", retry_after_ms=4_000)
         return {"sent": amount}
 
-    box = make_box(handlers={"transfer": transfer})  # the lease: 300 s
+    # the lease: 10 s; a retry after 4 s might end at 5 + 4 + 5 s
+    box = make_box(handlers={"transfer": transfer}, timeout=5, in_flight_ttl=10)
     context = CallContext(scopes={"payments:send"}, confirm=lambda request: True)
     arguments = {"amount": 5, "to": "acct", "idempotency_key": "0123456789abcdef"}
     result = box.call("transfer", arguments, context=context)
     assert result.error is not None and result.error["code"] == "UNAVAILABLE"
-    assert result.error["retryable"] is True and result.error["retry_after_ms"] == 600_000
+    assert result.error["retryable"] is True and result.error["retry_after_ms"] == 4_000
     assert runs == [5] and waits.delays == []
     assert box.call("transfer", arguments, context=context).data == {"sent": 5}
     # within the lease the same retry is made (a short wait)
     runs.clear()
-    short = make_box(handlers={"transfer": transfer}, in_flight_ttl=1000.0)
+    short = make_box(handlers={"transfer": transfer}, timeout=5, in_flight_ttl=1000.0)
     keyed = {**arguments, "idempotency_key": "fedcba9876543210"}
     assert short.call("transfer", keyed, context=context).data == {"sent": 5}
-    assert runs == [5, 5] and waits.delays == [600.0]
+    assert runs == [5, 5] and waits.delays == [4.0]
 
 
 def test_a_result_whose_lease_ran_out_is_not_kept_and_says_so(
@@ -227,12 +228,13 @@ def test_a_fallback_is_marked_and_never_kept_under_the_key(
     make_box: Callable[..., Toolbox], handlers: Any, events: list[dict[str, Any]]
 ) -> None:
     handlers.FAILS["transfer"] = 1
-    box = make_box(max_retries=0, fallbacks={"transfer": lambda arguments, error: "queued"})
+    queued = {"queued": True}  # an object, as transfer's return schema says
+    box = make_box(max_retries=0, fallbacks={"transfer": lambda arguments, error: queued})
     context = CallContext(scopes={"payments:send"}, confirm=lambda request: True)
     arguments = {"amount": 5, "to": "acct", "idempotency_key": "0123456789abcdef"}
     first = box.call("transfer", arguments, context=context)
-    assert first.ok and first.fallback and first.data == "queued"
-    assert json.loads(first.to_json()) == {"status": "ok", "data": "queued", "fallback": True}
+    assert first.ok and first.fallback and first.data == queued
+    assert json.loads(first.to_json()) == {"status": "ok", "data": queued, "fallback": True}
     assert events[-1]["decision"] == "executed" and events[-1]["reason"] == "fallback"
     # the handler failed: its key was freed, so the same call runs it again
     again = box.call("transfer", arguments, context=context)
@@ -291,3 +293,75 @@ def test_a_timeout_error_the_handler_raises_is_internal_not_retried(
     assert (result.error["code"], result.error["retryable"]) == ("INTERNAL", False)
     assert "10.0.0.5" not in result.to_json()
     assert runs == ["x"] and waits.delays == []  # an idempotent tool, yet not retried
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        pytest.param("cached", id="not-the-return-schema"),
+        pytest.param(float("nan"), id="nan"),
+        pytest.param(float("inf"), id="infinity"),
+        pytest.param(10**400, id="huge-integer"),
+        pytest.param("caf\udce9", id="lone-surrogate"),
+    ],
+)
+def test_a_fallback_whose_data_a_return_could_not_be_keeps_the_error(
+    make_box: Callable[..., Toolbox], handlers: Any, data: Any
+) -> None:
+    """Was: the fallback's data was answered unchecked (a string for a float, a NaN that
+    broke `to_json`): it passes the checks a handler's return does, or the error stands."""
+    handlers.FAILS["fetch_quote"] = 10
+    box = make_box(max_retries=0, fallbacks={"fetch_quote": lambda arguments, error: data})
+    result = box.call("fetch_quote", {"symbol": "X"})
+    assert result.error is not None and result.error["code"] == "UNAVAILABLE"
+    assert not result.fallback
+    json.loads(result.to_json().encode("utf-8"))
+    # a fallback whose data is one the handler could return is answered
+    box = make_box(max_retries=0, fallbacks={"fetch_quote": lambda arguments, error: 1.25})
+    handlers.FAILS["fetch_quote"] = 10
+    assert box.call("fetch_quote", {"symbol": "X"}).data == 1.25
+
+
+def test_a_retry_after_longer_than_the_runtime_ever_waits_is_answered_not_waited(
+    make_box: Callable[..., Toolbox], waits: Waits
+) -> None:
+    """Was: `retry_after_ms` was obeyed without bound (here: thirty years, three times)."""
+    runs: list[str] = []
+
+    def fetch_quote(symbol: str) -> float:
+        runs.append(symbol)
+        raise ToolError("UNAVAILABLE", "come back later", retry_after_ms=10**12)
+
+    result = make_box(handlers={"fetch_quote": fetch_quote}).call("fetch_quote", {"symbol": "X"})
+    assert result.error is not None and result.error["code"] == "UNAVAILABLE"
+    assert (result.error["retryable"], result.error["retry_after_ms"]) == (True, 10**12)
+    assert waits.delays == [] and runs == ["X"]
+    # up to the runtime's longest wait it is obeyed
+    waits.delays.clear()
+    longest = int(MAX_DELAY * 1000)
+
+    def fetch_quote_soon(symbol: str) -> float:
+        raise ToolError("UNAVAILABLE", "come back soon", retry_after_ms=longest)
+
+    box = make_box(handlers={"fetch_quote": fetch_quote_soon}, max_retries=2)
+    assert box.call("fetch_quote", {"symbol": "X"}).error is not None
+    assert waits.delays == [MAX_DELAY, MAX_DELAY]
+
+
+def test_an_async_handler_that_holds_the_loop_past_its_timeout_times_out(
+    make_box: Callable[..., Toolbox], caplog: pytest.LogCaptureFixture
+) -> None:
+    """Was: `time.sleep` in an `async def` held the loop, so the deadline never fired and the
+    call answered long after its timeout as if in time."""
+
+    async def slow(seconds: float) -> str:
+        time.sleep(seconds)  # blocks the loop
+        return "done"
+
+    box = make_box(handlers={"slow": slow}, timeout={"slow": 0.05}, max_retries=0)
+    result = box.call("slow", {"seconds": 0.3})
+    assert result.error is not None and result.error["code"] == "TIMEOUT"
+    [record] = [r for r in caplog.records if r.name == "toolgen.runtime"]
+    assert "held the event loop past its timeout of 0.05 seconds" in record.getMessage()
+    # one that awaits is unchanged
+    assert make_box(handlers={"slow": slow}, timeout=5).call("slow", {"seconds": 0}).ok

@@ -305,3 +305,34 @@ def test_hung_handlers_hold_a_bounded_number_of_threads(
         assert len(started) <= 4, [t.name for t in started]
     finally:
         release.set()
+
+
+def test_hung_handlers_of_one_tool_leave_threads_to_the_other_tools(
+    make_box: Callable[..., Toolbox], handlers: Any
+) -> None:
+    """Was: a flood of calls of one tool whose handler hangs took every thread (and, as they
+    timed out, every new pool up to `HELD_LIMIT`): the sync handlers of all the other tools
+    waited behind them and timed out. A tool now holds at most `PER_TOOL` threads; its
+    calls beyond them are answered at once, `UNAVAILABLE` and retryable."""
+    release = threading.Event()
+    box = make_box(handlers={"lookup": hanging(release)}, timeout=5, max_retries=0)
+    flood = 2 * toolbox_module.WORKERS
+
+    async def turn() -> tuple[Any, list[Any]]:
+        hung = [asyncio.create_task(box.acall("lookup", {"q": f"{i}"})) for i in range(flood)]
+        await asyncio.sleep(0)  # every one of them has asked for its thread
+        other = await box.acall("fetch_quote", {"symbol": "X"})
+        release.set()
+        return other, await asyncio.gather(*hung)
+
+    try:
+        other, flooded = asyncio.run(turn())
+    finally:
+        release.set()
+    assert (other.ok, other.data) == (True, 1.5), other.error
+    refused = [r.error for r in flooded if not r.ok]
+    assert len(refused) == flood - toolbox_module.PER_TOOL
+    assert {(e["code"], e["retryable"], e["retry_after_ms"]) for e in refused} == {
+        ("UNAVAILABLE", True, 1000)
+    }
+    assert sum(r.ok for r in flooded) == toolbox_module.PER_TOOL

@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from toolgen.quoting import QUOTE_LIMIT
+from toolgen.runtime.escapes import handlers_own
 from toolgen.runtime.values import escaped, name, writable
 
 #: The decisions an event records.
@@ -153,7 +154,7 @@ _WRITING: contextvars.ContextVar[frozenset[int]] = contextvars.ContextVar(
 )
 
 
-def write(sink: Sink, event: dict[str, Any]) -> Exception | None:
+def write(sink: Sink, event: dict[str, Any]) -> BaseException | None:
     """Give `event` to `sink`: None once it took it, else what went wrong (what it raised;
     an awaitable it returned, which nothing here awaits, is closed and counted so). A sink
     that calls the toolbox is not given the events of that inner call, which could only be
@@ -164,7 +165,9 @@ def write(sink: Sink, event: dict[str, Any]) -> Exception | None:
     token = _WRITING.set(writing | {id(sink)})
     try:
         answer = sink(event)
-    except Exception as exc:
+    except BaseException as exc:  # a SystemExit of the sink's is its failure too (`escapes`)
+        if not handlers_own(exc):
+            raise
         return exc
     finally:
         _WRITING.reset(token)

@@ -12,7 +12,6 @@ unrecorded, to the way that words the problem.
 
 from __future__ import annotations
 
-import asyncio
 import concurrent.futures
 import inspect
 import json
@@ -26,6 +25,7 @@ from toolgen.descriptor import ToolDescriptor
 from toolgen.runtime import audit as audit_events
 from toolgen.runtime.audit import arguments_hmac
 from toolgen.runtime.context import CallContext
+from toolgen.runtime.escapes import handlers_own
 from toolgen.runtime.handlers import NotCallable
 from toolgen.runtime.keeper import KEEPER, Held
 from toolgen.runtime.result import ToolResult, failure, internal_error, new_trace_id
@@ -39,8 +39,8 @@ from toolgen.runtime.steps.execute import (
     fall_back,
     invoke,
     invoke_here,
+    late,
     log_failure,
-    raised,
 )
 from toolgen.runtime.steps.find import find
 from toolgen.runtime.steps.gate import (
@@ -142,7 +142,9 @@ class Lane:
             given = call.arguments = dict(arguments)  # for the fallback: a copy, as parsed
             call.descriptor = descriptor
             return call.retried(given, attempt, self.retry, result)
-        except Exception as exc:  # a step failed unforeseen: the model still gets an answer
+        except BaseException as exc:  # a step failed unforeseen: the model still gets an answer
+            if not handlers_own(exc):
+                raise
             call = call or Call(box, context, descriptor.name, arguments, trace_id)
             return call.crashed(exc)
 
@@ -272,7 +274,7 @@ class Call:
         self.record("denied", result)
         return result
 
-    def crashed(self, exc: Exception) -> ToolResult:
+    def crashed(self, exc: BaseException) -> ToolResult:
         """A step failed unforeseen: logged, and the model still gets an answer."""
         shown = name(self.name)
         log_failure(self.trace_id, f"deciding a call of {shown!r} failed", exc)
@@ -331,9 +333,10 @@ class Call:
                 self.record("executed", result)
                 return result
             return self.retried(arguments, attempt, lane.retry, result)
-        except Exception as exc:
-            return self.crashed(exc)
-        except BaseException:  # Ctrl-C in the handler, say: the decision still ends audited
+        except BaseException as exc:
+            if handlers_own(exc):
+                return self.crashed(exc)
+            # Ctrl-C in the handler, say: the decision still ends audited
             self.record("failed", reason="interrupted")
             raise
 
@@ -356,8 +359,9 @@ class Call:
         result, attempts = execute_here(
             lambda: attempt(arguments, trace_id, False), first, plan, sleep
         )
-        if not result.ok and result.tool in box.fallbacks:
-            result = run_sync(lambda: fall_back(box.fallbacks, arguments, result))
+        if not result.ok and result.tool in box.fallbacks and self.descriptor is not None:
+            accept = self._accept(self.descriptor)
+            result = run_sync(lambda: fall_back(box.fallbacks, arguments, result, accept))
         return self._ended(result, attempts)
 
     async def run(self) -> ToolResult:
@@ -399,10 +403,13 @@ class Call:
                 quick_returns,
                 workers,
                 self._stuck,
+                box.occupy,
             )
 
         if is_dry_run(descriptor, arguments):  # changes nothing: no gate, no key
-            result = await attempt(arguments)
+            # said outright: a handler whose own default differs (edited after the build, or
+            # handed over) must not run for real, ungated, answered as a dry run
+            result = await attempt({**arguments, "dry_run": True})
             result = _as_dry_run(result)
             self.record("executed" if result.ok else "failed", result, reason="dry run")
             return result
@@ -453,13 +460,13 @@ class Call:
                 halt=self._outlived if held is not None else self._still_running,
             )
             result, attempts = await execute(lambda: attempt(real), plan, box.sleep)
-        except asyncio.CancelledError:
-            if held is not None:  # free the key now, not at the lease's end
-                await self._settle(held, None)
-            raise
-        except BaseException:  # a step's own failure, Ctrl-C, the coroutine closed: no await
+        except GeneratorExit:  # the coroutine is closed: it may not wait any more
             if held is not None:
                 KEEPER.run(lambda: self._settle(held, None))
+            raise
+        except BaseException:  # cancelled, a step's own failure, a Ctrl-C
+            if held is not None:  # free the key now, not at the lease's end
+                await self._settle(held, None)
             raise
         if held is not None:  # the handler's own answer, not a fallback's
             await self._settle(held, result)
@@ -469,7 +476,18 @@ class Call:
         self, arguments: dict[str, Any], result: ToolResult, attempts: int
     ) -> ToolResult:
         """The tool's fallback for a final error, and the decision's event."""
-        return self._ended(await fall_back(self.box.fallbacks, arguments, result), attempts)
+        if result.ok or result.tool not in self.box.fallbacks or self.descriptor is None:
+            return self._ended(result, attempts)
+        accept = self._accept(self.descriptor)
+        return self._ended(await fall_back(self.box.fallbacks, arguments, result, accept), attempts)
+
+    def _accept(self, descriptor: ToolDescriptor) -> Callable[[Any], ToolResult]:
+        """The checks of a handler's return, for the data of the tool's fallback."""
+        box, name, trace_id = self.box, descriptor.name, self.trace_id
+        prepared = box.prepared(descriptor)
+        returns, quick = box.returns(descriptor), box.quick_returns(descriptor)
+        who = f"the fallback of {name}"
+        return lambda data: answer(name, prepared, data, trace_id, returns, quick, who)
 
     def _ended(self, result: ToolResult, attempts: int) -> ToolResult:
         """The decision's event for the call's answer."""
@@ -513,28 +531,15 @@ class Call:
         await settle(held, result, self.box.idempotency_ttl)
 
     async def _outcome(self, ended: concurrent.futures.Future[Any]) -> ToolResult | None:
-        """The result of what a handler's thread returned or raised (None: it was stopped by
-        something that is no error, SystemExit say)."""
+        """The result of what a handler's thread ran to (`steps.execute.late`)."""
         assert self.descriptor is not None and self.result_of is not None
-        try:
-            value = ended.result()
-            if inspect.isawaitable(value):  # as `invoke` would await it, on a loop of its own
-                value = await asyncio.to_thread(run_sync, lambda: _awaited(value))
-        except Exception as exc:
-            return raised(self.descriptor, exc, self.trace_id)
-        except BaseException:
-            return None
-        return self.result_of(value)
+        return await late(ended, self.descriptor, self.trace_id, self.result_of)
 
 
 def _written(trace_id: Any) -> str:
     """A caller's trace id as text any writer takes (it goes into answers, events and logs):
     a lone surrogate escaped, a value that is no text quoted."""
     return escaped(trace_id if isinstance(trace_id, str) else quote(trace_id))
-
-
-async def _awaited(value: Any) -> Any:
-    return await value
 
 
 def _as_dry_run(result: ToolResult) -> ToolResult:

@@ -25,6 +25,8 @@ import weakref
 from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 
+from toolgen.runtime.escapes import task_factory
+
 T = TypeVar("T")
 
 
@@ -32,9 +34,17 @@ class _ThreadLoop:
     """One thread's loop, closed when this object goes with its thread."""
 
     def __init__(self) -> None:
-        self.loop = asyncio.new_event_loop()
+        self.loop = _new_loop()
         self.pid = os.getpid()
         weakref.finalize(self, _close, self.loop, self.pid)
+
+
+def _new_loop() -> asyncio.AbstractEventLoop:
+    """A loop of the runtime's own: a SystemExit in a task a handler started fails that task,
+    not the loop's run (`escapes.task_factory`)."""
+    loop = asyncio.new_event_loop()
+    loop.set_task_factory(task_factory)
+    return loop
 
 
 _local = threading.local()
@@ -55,15 +65,27 @@ def run_sync(start: Callable[[], Coroutine[Any, Any, T]]) -> T:
         # the caller's context goes along, as `asyncio.to_thread` takes it (the audit knows
         # by it a call made from inside its sink)
         context = contextvars.copy_context()
+
+        def run() -> T:
+            with asyncio.Runner(loop_factory=_new_loop) as runner:
+                return runner.run(start())
+
         with concurrent.futures.ThreadPoolExecutor(1) as pool:
-            return pool.submit(context.run, lambda: asyncio.run(start())).result()
+            return pool.submit(context.run, run).result()
     kept: _ThreadLoop | None = getattr(_local, "loop", None)
     if kept is None or kept.pid != os.getpid():
         kept = _local.loop = _ThreadLoop()
     loop = kept.loop
     task = loop.create_task(start())
     try:
-        return loop.run_until_complete(task)
+        while True:
+            try:
+                return loop.run_until_complete(task)
+            except RuntimeError:
+                if task.done():
+                    raise
+                # the loop was stopped before the call ended (a handler's `loop.stop()`):
+                # the call goes on
     finally:
         _cancel_left(loop)
 

@@ -32,9 +32,10 @@ from toolgen.runtime.adapters.openai import openai_chat, openai_responses
 from toolgen.runtime.call import Call, Lane
 from toolgen.runtime.catalog import Catalog, load
 from toolgen.runtime.context import CallContext
+from toolgen.runtime.escapes import handlers_own
 from toolgen.runtime.forks import hold_still_at_fork
 from toolgen.runtime.handlers import Factory, NotCallable, Prepared, Reacher, prepare
-from toolgen.runtime.result import ToolResult
+from toolgen.runtime.result import ToolResult, internal_error, new_trace_id
 from toolgen.runtime.steps.execute import Fallback
 from toolgen.runtime.steps.gate import gated
 from toolgen.runtime.steps.idempotency import keyable
@@ -56,6 +57,10 @@ HELD_LIMIT = 4 * WORKERS
 #: pydantic schema) before it goes on: a child forked in the middle of that could hang on a
 #: library's lock; a factory may take any time, and the fork must not wait for it forever.
 FORK_WAIT = 2.0
+
+#: Threads the sync handlers of one tool may hold at once, running or timed out and still
+#: running (`Toolbox.occupy`): a tool whose handlers hang leaves the rest to the others.
+PER_TOOL = WORKERS // 2
 
 #: Set on the threads of `Toolbox.workers`.
 _handler_thread = threading.local()
@@ -133,6 +138,8 @@ class Toolbox:
         self._workers_pid = 0
         self._held = 0  # threads of `_workers` that timed-out handlers still hold
         self._held_total = 0  # and of every pool of this toolbox
+        self._occupied: dict[str, int] = {}  # threads each tool's sync handlers hold
+        self._occupied_pid = os.getpid()
         # what is made once (the store, handlers and their instances, the pool) is made under
         # it: threads calling at once would each make their own (two stores: one key, two runs);
         # reentrant, as a factory or a handler's import may reach the toolbox again
@@ -260,7 +267,18 @@ class Toolbox:
         # (`_get_running_loop` is what `get_running_loop` asks, without raising for "none")
         if lane is not None and asyncio._get_running_loop() is None:
             return lane.call(self, arguments, context)
-        return run_sync(lambda: self.acall(name, arguments, context=context))
+        try:
+            return run_sync(lambda: self.acall(name, arguments, context=context))
+        except BaseException as exc:
+            # nobody but the handler cancels the task a sync call runs in, and what a task
+            # the handler started raises out of the loop (asyncio lets a SystemExit or a
+            # KeyboardInterrupt of any task end the loop's run) is the handler's too; the
+            # call's events are written, its key freed (the call was cancelled as it ended)
+            if not handlers_own(exc):
+                raise
+            trace_id = context.trace_id or new_trace_id()
+            log.error("[trace %s] a call of %r ended its event loop", trace_id, name, exc_info=exc)
+            return internal_error(name if isinstance(name, str) else "", trace_id)
 
     async def acall(
         self, name: str, arguments: Any = None, *, context: CallContext | None = None
@@ -269,11 +287,13 @@ class Toolbox:
         call = Call(self, context or _NO_CONTEXT, name, arguments)
         try:
             return await call.run()
-        except asyncio.CancelledError:  # the caller gave up: the decision still ends audited
-            call.record("failed", reason="cancelled")
+        except BaseException as exc:
+            if handlers_own(exc):  # a step failed unforeseen: the model still gets an answer
+                return call.crashed(exc)
+            # the caller gave up, or a Ctrl-C: the decision still ends audited
+            cancelled = isinstance(exc, asyncio.CancelledError)
+            call.record("failed", reason="cancelled" if cancelled else "interrupted")
             raise
-        except Exception as exc:  # a step failed unforeseen: the model still gets an answer
-            return call.crashed(exc)
 
     async def aclose(self) -> None:
         """Close the store, if this toolbox opened it, and let the threads of sync handlers
@@ -379,10 +399,16 @@ class Toolbox:
             return prepare(fn, descriptor.parameters)
         except NotCallable as exc:
             return exc
-        except Exception as exc:  # import error, missing attribute ...
+        except BaseException as exc:  # import error, missing attribute, a module's sys.exit ...
+            if not handlers_own(exc):
+                raise
+            try:
+                said = str(exc)
+            except BaseException:  # an exception whose text fails too
+                said = "its text cannot be shown"
             return NotCallable(
                 f"{source.module}.{source.qualname} cannot be imported "
-                f"({type(exc).__name__}: {exc})"
+                f"({type(exc).__name__}: {said})"
             )
 
     def workers(self) -> concurrent.futures.ThreadPoolExecutor | None:
@@ -439,6 +465,26 @@ class Toolbox:
                     self._held -= 1
 
         ended.add_done_callback(release)
+
+    def occupy(self, name: str) -> Callable[[], None] | None:
+        """One thread for a sync handler of `name`: its release (once the thread ended), or
+        None when the tool's handlers hold `PER_TOOL` threads already - then the call is
+        answered at once (`UNAVAILABLE`, retryable), so that handlers that hang cost their
+        own tool's calls, not every sync tool's thread."""
+        with self._once:
+            if self._occupied_pid != os.getpid():  # a forked child has none of the threads
+                self._occupied, self._occupied_pid = {}, os.getpid()
+            counts = self._occupied
+            taken = counts.get(name, 0)
+            if taken >= PER_TOOL:
+                return None
+            counts[name] = taken + 1
+
+        def release() -> None:
+            with self._once:
+                counts[name] -= 1
+
+        return release
 
     def store(self) -> IdempotencyStore:
         """The idempotency store, opened on first use; `StoreUnavailable` when it cannot be."""

@@ -22,6 +22,10 @@ from toolgen.quoting import QUOTE_LIMIT, cut
 #: VALIDATION_ERROR, as schema validation recurses along it.
 MAX_ARGUMENT_DEPTH = 64
 
+#: Nesting depth of a result: pydantic's serializer refuses deeper ones anyway, and the
+#: walk that looks for what JSON cannot carry stops there.
+MAX_RESULT_DEPTH = 255
+
 #: Problems a VALIDATION_ERROR lists at most, and schema errors read to find them.
 MAX_PROBLEMS = 10
 MAX_SCHEMA_ERRORS = 100
@@ -84,21 +88,53 @@ def _part(part: Any) -> str:
         return quote(part)
 
 
+#: Marks the end of a container's children in `value_problems`' walk.
+_LEAVE: Any = object()
+
+
+def holds_lone_surrogate(data: Any) -> bool:
+    """Does JSON data (dicts, lists and scalars, as a serializer makes them: no cycle) hold a
+    string or key with a lone surrogate? The quick question; `value_problems` says where."""
+    stack = [data]
+    while stack:
+        item = stack.pop()
+        kind = type(item)
+        if kind is str:
+            if surrogate(item):
+                return True
+        elif kind is dict:
+            if any(type(key) is str and surrogate(key) for key in item):
+                return True
+            stack.extend(item.values())
+        elif kind is list:
+            stack.extend(item)
+    return False
+
+
 def value_problems(
-    value: Any, max_depth: int | None = None, limit: int = MAX_PROBLEMS, text: bool = False
+    value: Any, max_depth: int | None = None, limit: int = MAX_PROBLEMS, *, text: bool = False
 ) -> list[dict[str, str]]:
-    """Where `value` (decoded JSON) holds what strict JSON cannot carry - NaN, ±Infinity, an
-    integer beyond a double's range - and, with `max_depth`, a container nested deeper; with
-    `text`, what JSON text cannot carry either: a lone surrogate in a string or a name, a name
-    that is no string. Up to `limit` `{"path", "message"}` items. Walks with a stack, so no
-    depth breaks it."""
+    """Where `value` (decoded JSON, or what a handler returned) holds what strict JSON cannot
+    carry - NaN, ±Infinity, an integer beyond a double's range, a container that holds itself
+    - and, with `max_depth`, a container nested deeper; with `text`, what JSON text cannot
+    carry either: a lone surrogate in a string or a name, a name that is no string. Up to
+    `limit` `{"path", "message"}` items. Walks with a stack, each item linked to its
+    container's entry (a path is spelled out only for a problem), so neither depth nor size
+    makes it more than one step per item."""
     problems: list[dict[str, str]] = []
-    stack: list[tuple[tuple[Any, ...], Any]] = [((), value)]
+    # (its container's entry, its key, its depth, the item); _LEAVE: a container's end
+    stack: list[tuple[Any, Any, int, Any]] = [(None, None, 0, value)]
+    inside: set[int] = set()  # the containers around the item walked: a cycle comes back
     while stack and len(problems) < limit:
-        parts, item = stack.pop()
+        entry = stack.pop()
+        up, _, depth, item = entry
+        if up is _LEAVE:
+            inside.discard(item)
+            continue
         message = None
-        if isinstance(item, str):
-            if text and surrogate(item):
+        kind = type(item)
+        if kind is str or kind is bool or item is None:  # the usual leaves, first
+            if text and kind is str and surrogate(item):
                 message = "must be Unicode text (got a lone surrogate)"
         elif isinstance(item, float) and not math.isfinite(item):
             shown = "NaN" if math.isnan(item) else ("Infinity" if item > 0 else "-Infinity")
@@ -106,32 +142,41 @@ def value_problems(
         elif isinstance(item, int) and not isinstance(item, bool) and abs(item) > MAX_NUMBER:
             message = "must be a number within ±1.8e308 (got a larger integer)"
         elif isinstance(item, dict | list | tuple | set | frozenset):
-            if max_depth is not None and len(parts) >= max_depth:
+            if max_depth is not None and depth >= max_depth:
                 message = f"nested deeper than {max_depth} levels"
+            elif id(item) in inside:
+                message = "must not hold itself (got a cycle)"
             else:
+                inside.add(id(item))
+                stack.append((_LEAVE, None, depth, id(item)))
                 pairs = item.items() if isinstance(item, dict) else enumerate(item)
                 if text and isinstance(item, dict):
-                    problems.extend(_name_problems(parts, item, limit - len(problems)))
-                stack.extend(((*parts, key), child) for key, child in pairs)
+                    problems.extend(_name_problems(entry, item, limit - len(problems)))
+                stack.extend((entry, key, depth + 1, child) for key, child in pairs)
         if message is not None:
-            problems.append({"path": pointer(parts), "message": message})
+            problems.append({"path": pointer(_parts(entry)), "message": message})
     return sorted(problems, key=lambda p: (p["path"], p["message"]))
 
 
 def _name_problems(
-    parts: tuple[Any, ...], names: Iterable[Any], limit: int
+    entry: tuple[Any, Any, int, Any], names: Iterable[Any], limit: int
 ) -> list[dict[str, str]]:
-    """The names of an object at `parts` that JSON text cannot carry, up to `limit`."""
+    """The names of the object of `entry` that JSON text cannot carry, up to `limit`."""
     found: list[dict[str, str]] = []
+    parts: tuple[Any, ...] = ()  # spelled out at the first problem only
     named = True
     for name in names:
         if len(found) >= limit:
             break
+        if isinstance(name, str) and not surrogate(name):
+            continue
+        if not found:
+            parts = tuple(_parts(entry))
         if not isinstance(name, str):
             if named:  # said once per object
                 found.append({"path": pointer(parts), "message": "names must be strings"})
             named = False
-        elif surrogate(name):
+        else:
             message = "must be a Unicode name (got a lone surrogate)"
             found.append({"path": pointer((*parts, name)), "message": message})
     return found
@@ -192,3 +237,12 @@ def name(value: Any) -> str:
         return value  # the usual name, as it is
     text = value if isinstance(value, str) else quote(value)
     return escaped(cut(text))
+
+
+def _parts(entry: tuple[Any, Any, int, Any]) -> list[Any]:
+    """The keys from the root to `entry`'s item (`value_problems`' links, followed up)."""
+    parts: list[Any] = []
+    while entry[0] is not None:
+        parts.append(entry[1])
+        entry = entry[0]
+    return parts[::-1]

@@ -30,6 +30,7 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from toolgen.runtime.escapes import handlers_own
 from toolgen.runtime.result import new_trace_id
 from toolgen.runtime.values import escaped
 
@@ -168,14 +169,18 @@ async def answer_all(jobs: Iterable[Job], call: Call, limit: int) -> list[dict[s
     gate = asyncio.Semaphore(limit)
     turn = list(jobs)
     ids = marks([job.call_id for job in turn])
+    current = asyncio.current_task()
     async with asyncio.TaskGroup() as group:
         tasks = [
-            group.create_task(_answer(job, i, call, gate)) for job, i in zip(turn, ids, strict=True)
+            group.create_task(_answer(job, i, call, gate, current))
+            for job, i in zip(turn, ids, strict=True)
         ]
     return [task.result() for task in tasks]
 
 
-async def _answer(job: Job, call_id: str, call: Call, gate: asyncio.Semaphore) -> dict[str, Any]:
+async def _answer(
+    job: Job, call_id: str, call: Call, gate: asyncio.Semaphore, turn: asyncio.Task[Any] | None
+) -> dict[str, Any]:
     if job.refused is not None:
         return job.answer(job.refused)
     async with gate:
@@ -183,7 +188,16 @@ async def _answer(job: Job, call_id: str, call: Call, gate: asyncio.Semaphore) -
             # the platform's item is made here too: a result that cannot be written as JSON
             # fails this call alone
             return job.answer(await call(job.name, job.arguments, call_id))
-        except Exception:
+        except BaseException as exc:
+            if isinstance(exc, asyncio.CancelledError) and turn is not None:
+                # this call's own task, cancelled while the turn is not: by its handler
+                if turn.cancelling() > 0:
+                    raise
+                task = asyncio.current_task()
+                if task is not None:
+                    task.uncancel()
+            elif not handlers_own(exc):  # a Ctrl-C
+                raise
             failure = error("INTERNAL", "internal error", 500)
             trace_id = failure.body["error"]["trace_id"]
             log.exception("tool call %r failed (trace_id %s)", job.name, trace_id)

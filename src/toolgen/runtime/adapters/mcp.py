@@ -13,6 +13,7 @@ import json
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
+import anyio
 import mcp_types as types
 
 from toolgen.descriptor import ToolDescriptor
@@ -74,13 +75,17 @@ def confirmation_message(request: ConfirmationRequest) -> str:
 
 def elicit_confirmation(
     elicit: Callable[[str, dict[str, Any]], Awaitable[types.ElicitResult]],
+    timeout: float | None = None,
 ) -> Callable[[ConfirmationRequest], Awaitable[bool]]:
     """A `CallContext.confirm` that asks the client by `elicitation/create`
     (`elicit(message, schema)`, the session's `elicit_form`): yes only on "accept" with
-    `confirm: true`."""
+    `confirm: true`. A client that does not answer within `timeout` seconds raises
+    `TimeoutError`, which the gate answers `REQUIRES_HUMAN_APPROVAL` (else the call would
+    wait for ever)."""
 
     async def confirm(request: ConfirmationRequest) -> bool:
-        answer = await elicit(confirmation_message(request), CONFIRM_SCHEMA)
+        with anyio.fail_after(timeout):
+            answer = await elicit(confirmation_message(request), CONFIRM_SCHEMA)
         return answer.action == "accept" and (answer.content or {}).get("confirm") is True
 
     return confirm

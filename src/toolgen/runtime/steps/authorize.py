@@ -4,11 +4,13 @@
 
 from __future__ import annotations
 
+import copy
 import logging
 from typing import Any
 
 from toolgen.descriptor import ToolDescriptor
 from toolgen.runtime.context import CallContext, StepUpRequest, ask
+from toolgen.runtime.escapes import handlers_own
 from toolgen.runtime.result import ToolResult, failure
 
 log = logging.getLogger("toolgen.runtime")
@@ -55,7 +57,7 @@ async def stepped_up(
     if descriptor.step_up_auth:
         request = StepUpRequest(
             tool=descriptor.name,
-            arguments=arguments,
+            arguments=copy.deepcopy(arguments),  # what the callback does to them stays its own
             risk=descriptor.risk,
             condition=descriptor.step_up_auth if isinstance(descriptor.step_up_auth, str) else None,
             principal=context.principal,
@@ -63,8 +65,10 @@ async def stepped_up(
         )
         try:
             passed = await ask(context.step_up, request)
-        except Exception:
-            log.exception("[trace %s] the step-up callback failed", trace_id)
+        except BaseException as exc:
+            if not handlers_own(exc):
+                raise
+            log.error("[trace %s] the step-up callback failed", trace_id, exc_info=exc)
             passed = False
         if not passed:
             return failure(

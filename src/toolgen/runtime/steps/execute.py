@@ -6,21 +6,27 @@ retry what may be retried, and fall back when a fallback is given.
   sync handler that times out keeps its thread until it returns: threads cannot be stopped;
   `on_stuck` gets the future of that thread's end, so no retry starts beside it and its key
   is settled with what it returns or raises; `Toolbox` keeps a pool of its own for them, so
-  the hop costs no more than it must). A timeout of None is none.
+  the hop costs no more than it must; a tool's handlers take at most `Toolbox.occupy`'s share
+  of threads, and a call beyond it is `UNAVAILABLE` at once). A sync handler's return value is
+  checked on its thread, within the timeout. An async handler that held the loop past its
+  timeout (the deadline cannot fire while it blocks) is `TIMEOUT`. A timeout of None is none.
 - `invoke_here`: the same attempt of a sync handler on the calling thread, for a call from
   synchronous code with no timeout to enforce (nothing then needs another thread).
   A `ToolError` gets the taxonomy its code has in the descriptor's `errors`; any other
   exception is `INTERNAL`, not retryable, its traceback logged under the trace id only
-  (a `TimeoutError` the handler raised too: `TIMEOUT` is the runtime's own timeout only).
-  The return value is dumped to JSON by pydantic and checked against the return schema;
-  a value strict JSON cannot carry is `INTERNAL`.
+  (a `TimeoutError` the handler raised too: `TIMEOUT` is the runtime's own timeout only), and
+  so is what it raises that is no `Exception` (`toolgen.runtime.escapes` says which of that
+  goes on instead). The return value is dumped to JSON by pydantic and checked against the
+  return schema; a value strict UTF-8 JSON cannot carry is `INTERNAL`.
 - `execute` (and `execute_here`, its twin on the calling thread): attempts until one succeeds
   or its error is not retryable, at most `1 + max_retries`, only when `retry` allows
   (idempotent tools and keyed calls): full-jitter exponential backoff (`backoff`), never
-  shorter than the error's `retry_after_ms`; within a keyed call's lease (`lease_s`) only: a
-  retry whose wait could outlast the lease is not made (the error is answered instead), since
-  another call may claim the key once it lapses. `Retries` decides, for both.
-- `fall_back`: a fallback's data replaces a final error (marked `fallback`).
+  shorter than the error's `retry_after_ms` (one longer than `MAX_DELAY` is not waited for:
+  the error is answered); within a keyed call's lease (`lease_s`) only: a retry whose wait
+  could outlast the lease is not made (the error is answered instead), since another call may
+  claim the key once it lapses. `Retries` decides, for both.
+- `fall_back`: a fallback's data that passes the checks of a return replaces a final error
+  (marked `fallback`).
 """
 
 from __future__ import annotations
@@ -28,12 +34,15 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextvars
+import copy
 import functools
 import inspect
 import json
 import logging
+import os
 import threading
 import time
+import typing
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
@@ -43,12 +52,18 @@ from jsonschema import Draft202012Validator
 
 from toolgen._marker import ToolError
 from toolgen.descriptor import ToolDescriptor
+from toolgen.runtime.escapes import Escaped, handlers_own, unwrapped
 from toolgen.runtime.handlers import Prepared
 from toolgen.runtime.result import ToolResult, failure, internal_error, validation_error
 from toolgen.runtime.steps.quick import plain
 from toolgen.runtime.steps.validate import pydantic_problems
 from toolgen.runtime.sync import run_sync
-from toolgen.runtime.values import value_problems
+from toolgen.runtime.values import (
+    MAX_RESULT_DEPTH,
+    holds_lone_surrogate,
+    surrogate,
+    value_problems,
+)
 
 log = logging.getLogger("toolgen.runtime")
 
@@ -58,6 +73,19 @@ MAX_DELAY = 30.0
 
 #: A fallback: (arguments, error object) -> data, plainly or awaited.
 Fallback = Callable[[dict[str, Any], dict[str, Any]], Any]
+
+
+#: Forks between this process and the first: a handler's child sees it change (cheaper to
+#: read than to ask `os.getpid`, on every call of an async handler).
+_forks = 0
+
+
+def _forked() -> None:
+    global _forks
+    _forks += 1
+
+
+os.register_at_fork(after_in_child=_forked)
 
 
 def log_failure(trace_id: str, what: str, exc: BaseException | None = None) -> None:
@@ -71,10 +99,14 @@ def tool_error(exc: ToolError, descriptor: ToolDescriptor, trace_id: str) -> Too
     An undeclared code is still reported, as not retryable, HTTP 500 and `"undeclared": true`.
     Details (JSON-able, `retry_after_ms` say) are added; they never override the taxonomy.
     """
+    code, message = exc.code, exc.message
+    if not isinstance(code, str) or not isinstance(message, str):
+        raise TypeError("a ToolError's code and message must be text")
+    code, message = str.__str__(code), str.__str__(message)  # a subclass's methods never run
     details = pydantic_core.to_jsonable_python(exc.details, fallback=repr)
     json.dumps(details, allow_nan=False)  # ValueError: a value strict JSON cannot carry
-    declared = next((e for e in descriptor.errors if e.code == exc.code), None)
-    body: dict[str, Any] = {"code": exc.code, "message": exc.message}
+    declared = next((e for e in descriptor.errors if e.code == code), None)
+    body: dict[str, Any] = {"code": code, "message": message}
     if declared is None:
         body |= {"retryable": False, "http_status": 500, "recovery": None, "undeclared": True}
     else:
@@ -86,20 +118,28 @@ def tool_error(exc: ToolError, descriptor: ToolDescriptor, trace_id: str) -> Too
     body["human_review"] = False
     body.update((key, value) for key, value in details.items() if key not in body)
     body["trace_id"] = trace_id
+    for problem in value_problems(body, limit=1, text=True):  # a lone surrogate, a huge int
+        raise ValueError(f"{problem['path']}: {problem['message']}")
     return ToolResult(descriptor.name, False, error=body, trace_id=trace_id)
 
 
 class _Thread:
     """A sync handler's run on a worker thread: `give_up` after a timeout or a cancellation
-    says whether it started (the future of its end, which carries what the handler returned
-    or raised: a keyed call's key is settled with it), and a run not yet started never
-    starts."""
+    says whether it started (the future of its end, which carries what the run returned or
+    raised: a keyed call's key is settled with it, `late`), and a run not yet started never
+    starts. `ended` is done once the run ended or was given up before it started.
+
+    What the handler raises that is no `Exception`, and a `StopIteration` (which a future
+    refuses), reaches the caller's loop as `Escaped` (see `toolgen.runtime.escapes`); a child
+    the handler forked that returns here ends at once, as it has no loop to answer to (it
+    would wait on the pool's queue for ever)."""
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.state = "queued"
         self.ended: concurrent.futures.Future[Any] = concurrent.futures.Future()
         self.raised: BaseException | None = None
+        self.forks = _forks
 
     def run(self, fn: Callable[..., Any], *args: Any) -> Any:
         with self.lock:
@@ -109,9 +149,18 @@ class _Thread:
         try:
             value = fn(*args)
         except BaseException as exc:
-            self.raised = exc
-            self.ended.set_exception(exc)
-            raise
+            if _forks != self.forks:
+                os._exit(0)
+            # on a worker thread what is no Exception is never a Ctrl-C nor a cancellation
+            own = isinstance(exc, Exception) and not isinstance(exc, StopIteration)
+            failed = exc if own else Escaped(exc)
+            self.raised = failed
+            self.ended.set_exception(failed)
+            if own:
+                raise
+            raise failed from None
+        if _forks != self.forks:
+            os._exit(0)
         self.ended.set_result(value)
         return value
 
@@ -119,6 +168,7 @@ class _Thread:
         with self.lock:
             if self.state == "queued":
                 self.state = "given up"
+                self.ended.set_result(None)
                 return None
         return self.ended
 
@@ -147,29 +197,57 @@ async def invoke(
     quick_returns: Callable[[Any], bool] | None = None,
     workers: concurrent.futures.Executor | None = None,
     on_stuck: Callable[[concurrent.futures.Future[Any]], None] | None = None,
+    occupy: Callable[[str], Callable[[], None] | None] | None = None,
 ) -> ToolResult:
     """One attempt at calling the handler (see the module's text); a sync handler runs on
     `workers` (the loop's default executor when None), in a copy of the caller's context as
     `asyncio.to_thread` would; when the attempt ends (times out, is cancelled) without the
     handler's outcome after that thread started, `on_stuck` receives the future of the
-    thread's end (done already, when it ended meanwhile)."""
+    thread's end (done already, when it ended meanwhile; `late` reads it). `occupy(name)`
+    takes one of the tool's threads (`Toolbox.occupy`): its release, or None when the tool
+    holds all it may (then the attempt is `UNAVAILABLE` at once)."""
     name = descriptor.name
     try:
         args, kwargs = prepared.arguments.validate_python(arguments)
     except pydantic.ValidationError as exc:
         return validation_error(name, trace_id, pydantic_problems(exc))
+    except BaseException as exc:  # a validator of the handler's own types failed
+        if not handlers_own(exc):
+            raise
+        return raised(descriptor, exc, trace_id)
     deadline = asyncio.timeout(timeout)
+    began = 0.0  # when the handler's coroutine began, to see a loop it held
     try:
         async with deadline:
             if inspect.iscoroutinefunction(prepared.fn):
-                value = await prepared.fn(*args, **kwargs)
+                began, forks = time.monotonic(), _forks
+                try:
+                    value = await prepared.fn(*args, **kwargs)
+                finally:
+                    if _forks != forks:  # a child it forked: not a second caller's loop
+                        os._exit(0)
             else:
-                call = functools.partial(prepared.fn, *args, **kwargs)
+                thread = _Thread()
+                if occupy is not None:
+                    release = occupy(name)
+                    if release is None:
+                        return _busy(descriptor, trace_id)
+                    thread.ended.add_done_callback(lambda _: release())
+
+                def run() -> Any:
+                    # the return value is checked on the handler's thread too, within the
+                    # timeout: a huge value costs that thread, not the caller's loop
+                    found = prepared.fn(*args, **kwargs)
+                    if _forks != thread.forks:  # a child it forked ends here (`_Thread`)
+                        os._exit(0)
+                    if inspect.isawaitable(found):  # awaited on the caller's loop
+                        return _Awaitable(found)
+                    return answer(name, prepared, found, trace_id, returns, quick_returns)
+
                 context = contextvars.copy_context()
                 loop = asyncio.get_running_loop()
-                thread = _Thread()
                 try:
-                    value = await loop.run_in_executor(workers, thread.run, context.run, call)
+                    value = await loop.run_in_executor(workers, thread.run, context.run, run)
                 except BaseException as exc:
                     # ended without the handler's outcome (a timeout, a cancellation): the
                     # thread may run on, or have ended meanwhile with what settles the key
@@ -177,16 +255,75 @@ async def invoke(
                     if stuck is not None and on_stuck is not None:
                         on_stuck(stuck)
                     raise
-                if inspect.isawaitable(value):
-                    value = await value
+                if not isinstance(value, _Awaitable):
+                    return typing.cast(ToolResult, value)
+                began = time.monotonic()
+                value = await value.awaitable
     except TimeoutError as exc:
         if timeout is None or not deadline.expired():  # the handler's own (a socket's, say)
             return raised(descriptor, exc, trace_id)
         log_failure(trace_id, f"tool {name} timed out after {timeout:g} seconds")
         return _timed_out(descriptor, timeout, trace_id)
-    except Exception as exc:
+    except BaseException as exc:
+        if not handlers_own(exc):
+            raise
         return raised(descriptor, exc, trace_id)
+    if began and timeout is not None and time.monotonic() - began > timeout:
+        # the deadline could not fire: the coroutine held the loop (`time.sleep` in an
+        # `async def`, say), and every other call on the loop waited with it
+        log_failure(
+            trace_id,
+            f"tool {name} held the event loop past its timeout of {timeout:g} seconds "
+            "(blocking code in an async handler: run it with asyncio.to_thread); "
+            "its result is dropped",
+        )
+        return _timed_out(descriptor, timeout, trace_id)
     return answer(name, prepared, value, trace_id, returns, quick_returns)
+
+
+async def late(
+    ended: concurrent.futures.Future[Any],
+    descriptor: ToolDescriptor,
+    trace_id: str,
+    result_of: Callable[[Any], ToolResult],
+) -> ToolResult | None:
+    """The result of what a sync handler's thread that outlived its attempt ran to (`ended`,
+    from `_Thread`): the result made on that thread, or `result_of` the value an awaitable it
+    returned gives (awaited on a loop of its own, as the attempt's loop may be gone), or the
+    error of what it raised; None when it never ran, or was stopped by what is no error."""
+    try:
+        value = ended.result()
+        if isinstance(value, ToolResult) or value is None:
+            return value
+        if isinstance(value, _Awaitable):
+            value = await asyncio.to_thread(run_sync, functools.partial(_awaited, value.awaitable))
+    except Exception as exc:  # the handler's (an `Escaped` one's too)
+        return raised(descriptor, exc, trace_id)
+    except BaseException:
+        return None
+    return result_of(value)
+
+
+class _Awaitable:
+    """What a sync handler returned that is to be awaited (on the caller's loop)."""
+
+    __slots__ = ("awaitable",)
+
+    def __init__(self, awaitable: Awaitable[Any]) -> None:
+        self.awaitable = awaitable
+
+
+def _busy(descriptor: ToolDescriptor, trace_id: str) -> ToolResult:
+    """`UNAVAILABLE`: the tool's handlers hold all the threads it may take (`Toolbox.occupy`)."""
+    name = descriptor.name
+    log.warning("[trace %s] tool %s has as many calls running as it may; refused", trace_id, name)
+    return failure(
+        name,
+        trace_id,
+        "UNAVAILABLE",
+        f"{name} has too many calls running; try again shortly",
+        retry_after_ms=1000,
+    )
 
 
 #: One attempt on the calling thread: (arguments, trace id, proven) -> result.
@@ -216,11 +353,17 @@ def invoke_here(
                 args, kwargs = validate_arguments(arguments)
             except pydantic.ValidationError as exc:
                 return validation_error(name, trace_id, pydantic_problems(exc))
+            except BaseException as exc:  # a validator of the handler's own types failed
+                if not handlers_own(exc):
+                    raise
+                return raised(descriptor, exc, trace_id)
         try:
             value = fn(*args, **kwargs)
             if type(value) is not exact and inspect.isawaitable(value):
                 value = run_sync(functools.partial(_awaited, value))
-        except Exception as exc:
+        except BaseException as exc:
+            if not handlers_own(exc):
+                raise
             return raised(descriptor, exc, trace_id)
         return answer(name, prepared, value, trace_id, returns, quick_returns)
 
@@ -228,17 +371,27 @@ def invoke_here(
 
 
 async def _awaited(value: Awaitable[Any]) -> Any:
-    return await value
+    try:
+        return await value
+    except Exception:
+        raise
+    except BaseException as exc:  # as an Exception, so that the task does not stop the loop
+        if not handlers_own(exc):
+            raise
+        raise Escaped(exc) from None
 
 
-def raised(descriptor: ToolDescriptor, exc: Exception, trace_id: str) -> ToolResult:
+def raised(descriptor: ToolDescriptor, exc: BaseException, trace_id: str) -> ToolResult:
     """The error of an exception the handler raised: a `ToolError` its declared taxonomy,
     any other `INTERNAL` (logged with its traceback, never told to the model)."""
     name = descriptor.name
+    exc = unwrapped(exc)
     if isinstance(exc, ToolError):
         try:
             return tool_error(exc, descriptor, trace_id)
-        except Exception as inner:  # details pydantic cannot make JSON of
+        except BaseException as inner:  # no text, or details JSON cannot carry
+            if not handlers_own(inner):
+                raise
             log_failure(trace_id, f"tool {name} failed", inner)
             return internal_error(name, trace_id)
     log_failure(trace_id, f"tool {name} raised", exc)
@@ -252,26 +405,43 @@ def answer(
     trace_id: str,
     returns: Draft202012Validator | None,
     quick_returns: Callable[[Any], bool] | None = None,
+    who: str | None = None,
 ) -> ToolResult:
     """The success result of a handler's return value, or `INTERNAL` when strict JSON cannot
-    carry it or the return schema rejects it (`quick_returns`, `steps.quick.quick_value` of
-    the return schema, may prove a plain value accepted without jsonschema)."""
+    carry it (in UTF-8: no lone surrogate) or the return schema rejects it (`quick_returns`,
+    `steps.quick.quick_value` of the return schema, may prove a plain value accepted without
+    jsonschema). `who` names what returned it in the log (else the tool)."""
     try:
         exact = type(value) is prepared.exact  # a str, int, float or bool where one is declared
-        if exact and quick_returns is not None and quick_returns(value):
+        # a str that is ASCII holds no surrogate; one that is not is searched
+        text = type(value) is not str or value.isascii() or not surrogate(value)
+        if exact and text and quick_returns is not None and quick_returns(value):
             return ToolResult(name, True, value, None, trace_id)  # its own JSON, and accepted
-        if exact and plain(value):
+        if exact and text and plain(value):
             data = value
         else:
-            for problem in value_problems(prepared.plain(value), limit=1):
+            # the value as the handler made it (JSON data has a NaN under `Any` as null, a
+            # key's lone surrogate replaced), then the text as it is sent (a path or an enum
+            # becomes a string only there)
+            found = value_problems(prepared.plain(value), MAX_RESULT_DEPTH, limit=1, text=True)
+            if not found:
+                data = prepared.dump(value)
+                if holds_lone_surrogate(data):
+                    found = value_problems(data, MAX_RESULT_DEPTH, limit=1, text=True)
+            for problem in found:
                 what = f"{problem['path'] or '/'}: {problem['message']}"
-                log_failure(trace_id, f"tool {name} returned a value JSON cannot carry: {what}")
+                log_failure(
+                    trace_id, f"{who or f'tool {name}'} returned a value JSON cannot carry: {what}"
+                )
                 return internal_error(name, trace_id)
-            data = prepared.dump(value)
         if returns is not None and not (quick_returns is not None and quick_returns(data)):
             returns.validate(data)
-    except Exception as exc:
-        log_failure(trace_id, f"tool {name} returned a value its return schema rejects", exc)
+    except BaseException as exc:  # a serializer or `__eq__` of the handler's types, say
+        if not handlers_own(exc):
+            raise
+        log_failure(
+            trace_id, f"{who or f'tool {name}'} returned a value its return schema rejects", exc
+        )
         return internal_error(name, trace_id)
     return ToolResult(name, True, data, None, trace_id)
 
@@ -320,6 +490,10 @@ class Retries:
         delay = backoff(self.attempts - 1, self.jitter)
         after = error.get("retry_after_ms")
         if isinstance(after, int | float) and not isinstance(after, bool) and after > 0:
+            # a wait longer than the runtime's own longest is not made here: the error is
+            # answered, with its retry_after_ms, for the caller to honour
+            if after > 1000 * MAX_DELAY:
+                return None
             delay = max(delay, after / 1000)
         if self.lease_s is not None:
             # the worst case (injected sleeps pass no real time, so the sum is counted too)
@@ -360,19 +534,35 @@ def execute_here(
 
 
 async def fall_back(
-    fallbacks: Mapping[str, Fallback], arguments: dict[str, Any], result: ToolResult
+    fallbacks: Mapping[str, Fallback],
+    arguments: dict[str, Any],
+    result: ToolResult,
+    accept: Callable[[Any], ToolResult] | None = None,
 ) -> ToolResult:
     """`result`, or, when it is an error and the tool has a fallback, the fallback's data
-    (its own failure is logged and the original error stands)."""
+    (its own failure is logged and the original error stands). The fallback gets copies of
+    the arguments and the error (what it changes is its own), and its data passes `accept`
+    (`answer` with the tool's return schema: the checks of a handler's return) or the
+    original error stands."""
     fallback = fallbacks.get(result.tool)
     if result.ok or fallback is None or result.error is None:
         return result
     try:
-        data = fallback(arguments, dict(result.error))
+        data = fallback(copy.deepcopy(arguments), copy.deepcopy(result.error))
         if inspect.isawaitable(data):
             data = await data
-        data = pydantic_core.to_jsonable_python(data)
-    except Exception as exc:
+        if accept is None:
+            data = pydantic_core.to_jsonable_python(data)
+            for problem in value_problems(data, limit=1, text=True):
+                raise ValueError(f"{problem['path'] or '/'}: {problem['message']}")
+        else:
+            checked = accept(data)
+            if not checked.ok:  # logged by `accept`
+                return result
+            data = checked.data
+    except BaseException as exc:
+        if not handlers_own(exc):
+            raise
         log_failure(result.trace_id, f"the fallback of {result.tool} failed", exc)
         return result
     return ToolResult(result.tool, True, data, trace_id=result.trace_id, fallback=True)

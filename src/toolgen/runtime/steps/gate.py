@@ -9,11 +9,13 @@ run is not gated: it changes nothing.
 
 from __future__ import annotations
 
+import copy
 import logging
 from typing import Any
 
 from toolgen.descriptor import ToolDescriptor
 from toolgen.runtime.context import CallContext, ConfirmationRequest, ask
+from toolgen.runtime.escapes import handlers_own
 from toolgen.runtime.result import ToolResult, human_review
 
 log = logging.getLogger("toolgen.runtime")
@@ -59,10 +61,11 @@ def confirmation_request(
     dry_run_result: Any = None,
 ) -> ConfirmationRequest:
     """What the person is shown: the call, its risk, side effects, permissions and, for a tool
-    with a dry run, what the dry run said would happen."""
+    with a dry run, what the dry run said would happen. The arguments are a copy: what the
+    callback does to them never reaches the call."""
     return ConfirmationRequest(
         tool=descriptor.name,
-        arguments=arguments,
+        arguments=copy.deepcopy(arguments),
         risk=descriptor.risk,
         description=descriptor.description,
         side_effects=tuple(descriptor.side_effects or ()),
@@ -79,8 +82,18 @@ async def gate(request: ConfirmationRequest, context: CallContext) -> ToolResult
     no, or a callback that failed)."""
     try:
         confirmed = await ask(context.confirm, request)
-    except Exception:
-        log.exception("[trace %s] the confirmation callback failed", request.trace_id)
+    except TimeoutError:  # nobody answered (`toolgen serve` bounds its elicitation)
+        log.warning("[trace %s] the confirmation request got no answer in time", request.trace_id)
+        return human_review(
+            request.tool,
+            request.trace_id,
+            f"{request.tool} ({request.risk} risk) was not confirmed in time; "
+            "ask the user to approve it",
+        )
+    except BaseException as exc:
+        if not handlers_own(exc):
+            raise
+        log.error("[trace %s] the confirmation callback failed", request.trace_id, exc_info=exc)
         confirmed = False
     if confirmed:
         return None
