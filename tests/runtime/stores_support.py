@@ -13,17 +13,22 @@ import socket
 import subprocess
 import time
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from toolgen.runtime import CallContext, Toolbox
 from toolgen.runtime.store import IdempotencyStore
 from toolgen.runtime.store.memory import MemoryStore
 from toolgen.runtime.store.sqlite import SqliteStore
 
 KINDS = ["memory", "sqlite", "redis"]
+
+#: A caller who may send payments and confirms whatever it is asked.
+PAY = CallContext(scopes={"payments:send"}, confirm=lambda request: True)
 
 #: A lease short enough to wait out for real (redis keeps time itself, it cannot be moved).
 SHORT = 0.2
@@ -174,3 +179,30 @@ def _wait_for(port: int, server: subprocess.Popen[bytes]) -> None:
                     return
         time.sleep(0.05)
     pytest.fail(f"redis-server did not answer on port {port}")
+
+
+@pytest.fixture(params=KINDS, name="store_url")
+def store_url_fixture(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """The URL of a fresh store of each kind, as `Toolbox.load(store=...)` takes it."""
+    if request.param == "memory":
+        return "memory://"
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'keys.db'}".replace("sqlite:///", "sqlite:////", 1)
+    url: str = request.getfixturevalue("redis_url")
+    return url
+
+
+@pytest.fixture(name="keyed_box")
+def keyed_box_fixture(
+    make_box: Callable[..., Toolbox], store_url: str
+) -> Iterator[Callable[..., Toolbox]]:
+    """`make_box` over the store of the test's kind; each box closed at the end."""
+    made: list[Toolbox] = []
+
+    def make(**options: Any) -> Toolbox:
+        made.append(make_box(store=store_url, **options))
+        return made[-1]
+
+    yield make
+    for box in made:
+        asyncio.run(box.aclose())

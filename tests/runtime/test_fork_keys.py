@@ -11,42 +11,21 @@ import threading
 import time
 import uuid
 import warnings
-from collections.abc import Callable, Iterator
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 
-from toolgen.runtime import CallContext, Toolbox
+from toolgen.runtime import Toolbox
 
-from .stores_support import redis_url_fixture  # noqa: F401 - fixture
+from .stores_support import (  # noqa: F401 - fixtures
+    PAY,
+    keyed_box_fixture,
+    redis_url_fixture,
+    store_url_fixture,
+)
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork here")
-
-PAY = CallContext(scopes={"payments:send"}, confirm=lambda request: True)
-
-
-@pytest.fixture(params=["memory", "sqlite", "redis"])
-def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    if request.param == "memory":
-        return "memory://"
-    if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'keys.db'}".replace("sqlite:///", "sqlite:////", 1)
-    url: str = request.getfixturevalue("redis_url")
-    return url
-
-
-@pytest.fixture
-def keyed_box(make_box: Callable[..., Toolbox], store_url: str) -> Iterator[Callable[..., Toolbox]]:
-    made: list[Toolbox] = []
-
-    def make(**options: Any) -> Toolbox:
-        made.append(make_box(store=store_url, **options))
-        return made[-1]
-
-    yield make
-    for box in made:
-        asyncio.run(box.aclose())
 
 
 def transfer(amount: int, to: str, idempotency_key: str) -> dict[str, object]:

@@ -13,14 +13,16 @@ from pathlib import Path
 import pytest
 
 from toolgen.cli import main as toolgen_main
-from toolgen.runtime import CallContext, Toolbox
+from toolgen.runtime import Toolbox
 from toolgen.runtime.result import ToolResult
 from toolgen.runtime.steps.idempotency import store_key, stored
 from toolgen.runtime.store import Replay, Started
 
-from .stores_support import redis_url_fixture  # noqa: F401 - fixture
-
-PAY = CallContext(scopes={"payments:send"}, confirm=lambda request: True)
+from .stores_support import (  # noqa: F401 - fixtures
+    PAY,
+    redis_url_fixture,
+    store_url_fixture,
+)
 
 TOOLS = '''
 from uuid import UUID
@@ -91,16 +93,6 @@ def keyed_project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     )
     assert toolgen_main(["build", "--config", str(root / "pyproject.toml"), "--quiet"]) == 0
     return root
-
-
-@pytest.fixture(params=["memory", "sqlite", "redis"])
-def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    if request.param == "memory":
-        return "memory://"
-    if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'keys.db'}".replace("sqlite:///", "sqlite:////", 1)
-    url: str = request.getfixturevalue("redis_url")
-    return url
 
 
 @pytest.fixture

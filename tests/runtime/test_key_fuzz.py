@@ -14,20 +14,21 @@ import time
 import uuid
 from collections import Counter
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from toolgen.runtime import CallContext, Toolbox
+from toolgen.runtime import Toolbox
 from toolgen.runtime.result import ToolResult
 from toolgen.runtime.steps.idempotency import store_key, stored
 from toolgen.runtime.store import Replay, Started, open_store
 from toolgen.runtime.store.redis import RedisStore
 
-from .stores_support import redis_url_fixture  # noqa: F401 - fixture
-
-PAY = CallContext(scopes={"payments:send"}, confirm=lambda request: True)
+from .stores_support import (  # noqa: F401 - fixtures
+    PAY,
+    redis_url_fixture,
+    store_url_fixture,
+)
 
 #: Characters that have broken stores, separators and escapes: quotes, brackets, NUL, line
 #: separators, lone and paired surrogates, the scoping mark, a BOM, a dotted capital I.
@@ -35,16 +36,6 @@ ALPHABET = [
     "a", "Z", "0", ":", '"', "\\", "[", "]", ",", "\x00", "\n", "é", "ß", "\u2028", "🔑",
     "\ud800", "\udc00", "\udbff\udfff", "principal:", " ", "\ufeff", "İ",
 ]  # fmt: skip
-
-
-@pytest.fixture(params=["memory", "sqlite", "redis"])
-def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    if request.param == "memory":
-        return "memory://"
-    if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'keys.db'}".replace("sqlite:///", "sqlite:////", 1)
-    url: str = request.getfixturevalue("redis_url")
-    return url
 
 
 def _text(rnd: random.Random) -> str:

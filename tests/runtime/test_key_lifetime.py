@@ -4,45 +4,20 @@ frees the key), and until then, however long past the lease, the key is in progr
 
 from __future__ import annotations
 
-import asyncio
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
-import pytest
+from toolgen.runtime import Toolbox, ToolError
 
-from toolgen.runtime import CallContext, Toolbox, ToolError
-
-from .stores_support import redis_url_fixture  # noqa: F401 - fixture
-
-PAY = CallContext(scopes={"payments:send"}, confirm=lambda request: True)
-
-
-@pytest.fixture(params=["memory", "sqlite", "redis"])
-def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    if request.param == "memory":
-        return "memory://"
-    if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'keys.db'}".replace("sqlite:///", "sqlite:////", 1)
-    url: str = request.getfixturevalue("redis_url")
-    return url
-
-
-@pytest.fixture
-def keyed_box(make_box: Callable[..., Toolbox], store_url: str) -> Iterator[Callable[..., Toolbox]]:
-    """`make_box` over the store of the test's kind; each box closed at the end."""
-    made: list[Toolbox] = []
-
-    def make(**options: Any) -> Toolbox:
-        made.append(make_box(store=store_url, **options))
-        return made[-1]
-
-    yield make
-    for box in made:
-        asyncio.run(box.aclose())
+from .stores_support import (  # noqa: F401 - fixtures
+    PAY,
+    keyed_box_fixture,
+    redis_url_fixture,
+    store_url_fixture,
+)
 
 
 def _arguments() -> dict[str, Any]:

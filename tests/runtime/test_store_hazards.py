@@ -17,14 +17,17 @@ from typing import Any
 
 import pytest
 
-from toolgen.runtime import CallContext, Toolbox
+from toolgen.runtime import Toolbox
 from toolgen.runtime.store import InFlight, Replay, Started, StoreUnavailable, open_store, redacted
 from toolgen.runtime.store.redis import RedisStore
 from toolgen.runtime.store.sqlite import SqliteStore
 
-from .stores_support import LONG, free_port, redis_url_fixture  # noqa: F401 - fixture
-
-PAY = CallContext(scopes={"payments:send"}, confirm=lambda request: True)
+from .stores_support import (  # noqa: F401 - fixtures
+    LONG,
+    PAY,
+    free_port,
+    redis_url_fixture,
+)
 
 # -- the sqlite file deleted or replaced while stores use it ------------------------------------
 

@@ -36,6 +36,7 @@ from toolgen.runtime.store import (
     Started,
     StoreUnavailable,
 )
+from toolgen.runtime.values import surrogate
 
 log = logging.getLogger("toolgen.runtime")
 
@@ -105,23 +106,17 @@ def store_key(key: object, principal: str | None) -> str:
     """The key as the store holds it: a text key itself without a principal, else the
     principal and the key, written unambiguously as JSON (a key that is no text too). Text
     UTF-8 cannot carry (a lone surrogate) is written with escapes, which every store takes."""
-    if principal is None and isinstance(key, str) and not key.startswith(SCOPED) and _sendable(key):
+    if (
+        principal is None
+        and isinstance(key, str)
+        and not key.startswith(SCOPED)
+        and not surrogate(key)
+    ):
         return key
     text = json.dumps([principal, key], ensure_ascii=False, separators=(",", ":"), sort_keys=True)
-    if not _sendable(text):
+    if surrogate(text):
         text = json.dumps([principal, key], separators=(",", ":"), sort_keys=True)
     return SCOPED + text
-
-
-def _sendable(text: str) -> bool:
-    """Can UTF-8 carry `text` (no lone surrogate)?"""
-    if text.isascii():
-        return True
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def fingerprint(arguments: dict[str, Any]) -> str:
@@ -174,7 +169,7 @@ def stored(result: ToolResult) -> str:
     """The text a success is kept as: its JSON, with escapes where UTF-8 cannot carry it (a
     lone surrogate), so that every store takes it; it reads back the same."""
     text = result.to_json()
-    if _sendable(text):
+    if not surrogate(text):
         return text
     return json.dumps(result.envelope(), allow_nan=False)
 
