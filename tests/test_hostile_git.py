@@ -163,3 +163,43 @@ def test_a_ref_is_resolved_once(project: Project, run: RunCLI) -> None:
         assert result.code == 2, (ref, result.out)
         assert result.out.startswith("TG010 [error] --against"), result.out
     assert not (project.root / "x").exists()
+
+
+def _diamonds(depth: int, leaf: str) -> dict[str, object]:
+    """A model whose two fields are the next model, `depth` deep: 2^depth places, one per
+    path, for a handful of definitions."""
+    defs: dict[str, object] = {
+        f"D{i}": {
+            "type": "object",
+            "properties": {p: {"$ref": f"#/$defs/D{i + 1}"} for p in ("a", "b")},
+            "required": ["a", "b"],
+        }
+        for i in range(depth)
+    }
+    defs[f"D{depth}"] = {"type": leaf}
+    return {"type": "object", "properties": {"x": {"$ref": "#/$defs/D0"}}, "$defs": defs}
+
+
+def test_a_definition_used_twice_at_each_level_is_compared_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each pair of definitions is descended into once, at the first place it is met: every
+    place of a 25-deep diamond was walked (and reported), 2^25 of them."""
+    import toolgen.breaking as breaking
+
+    calls = 0
+    walk = breaking._walk
+
+    def counted(*args: object) -> None:
+        nonlocal calls
+        calls += 1
+        walk(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(breaking, "_walk", counted)
+    found = breaking.schema_changes(_diamonds(25, "string"), _diamonds(25, "integer"), "input")
+    assert calls <= 4 * 25 + 10, calls
+    # the change is still found, at the first place a caller meets it (and the other one of
+    # its own level)
+    first = "/properties/x" + "/properties/a" * 25
+    assert ("input-type-narrowed", first, "type ['string'] -> ['integer']") in found
+    assert len(found) == 2, found

@@ -489,7 +489,7 @@ def _version(text: Any) -> tuple[int, int, int] | None:
 def schema_changes(old: Any, new: Any, side: str) -> list[tuple[str, str, str]]:
     """(rule, pointer, message) for each change; `side` is "input" (request) or "output"."""
     found: list[tuple[str, str, str]] = []
-    _walk(old, new, old, new, side, "", found, frozenset())
+    _walk(old, new, old, new, side, "", found, frozenset(), set())
     return found
 
 
@@ -575,15 +575,23 @@ def _walk(
     pointer: str,
     found: list[tuple[str, str, str]],
     seen: frozenset[tuple[object, object]],
+    expanded: set[tuple[object, object]],
 ) -> None:
     """Compare `old` with `new` at `pointer`, then their properties and items. `seen`: the
     pairs compared on the way here, by `$ref` or identity; a pair met again (a recursive
-    model) is compared but not descended into, nor is a schema more than 30 levels deep."""
+    model) is compared but not descended into, nor is a schema more than 30 levels deep.
+    `expanded`: the pairs descended into anywhere. A pair of definitions met at a second place
+    is compared there, but what is below it only at the first: a definition whose properties
+    use the next one twice, 30 deep, has 2^30 places (its findings too), and took hours."""
     if not isinstance(old, dict) or not isinstance(new, dict):
         return
     pair = (_ref_or_id(old), _ref_or_id(new))
-    descend = pair not in seen and len(seen) < 30
+    # only a `$ref` with nothing beside it that shapes what is below is the definition alone
+    place = (_definition_or_id(old), _definition_or_id(new))
+    descend = pair not in seen and len(seen) < 30 and place not in expanded
     seen |= {pair}
+    if descend:
+        expanded.add(place)
     old, new = _deref(old, old_root), _deref(new, new_root)
     request = side == "input"
     t_old, t_new = _types(old, old_root), _types(new, new_root)
@@ -661,7 +669,8 @@ def _walk(
             else:
                 rule = "output-required-removed" if name in req_old else "output-optional-removed"
                 found.append((rule, where, f"result property `{name}` removed"))
-        for name in props_old.keys() & props_new.keys():
+        # in the new schema's order, whatever the hash seed: which place is the first counts
+        for name in [name for name in props_new if name in props_old]:
             where = f"{pointer}/properties/{name}"
             if request and name in req_new and name not in req_old:
                 found.append(("input-became-required", where, f"`{name}` is now required"))
@@ -669,7 +678,15 @@ def _walk(
                 found.append(("output-became-optional", where, f"`{name}` is no longer guaranteed"))
             if descend:
                 _walk(
-                    props_old[name], props_new[name], old_root, new_root, side, where, found, seen
+                    props_old[name],
+                    props_new[name],
+                    old_root,
+                    new_root,
+                    side,
+                    where,
+                    found,
+                    seen,
+                    expanded,
                 )
     if descend:
         _walk(
@@ -681,6 +698,7 @@ def _walk(
             f"{pointer}/items",
             found,
             seen,
+            expanded,
         )
 
 
@@ -717,6 +735,12 @@ def _subschemas(schema: dict[str, Any]) -> dict[str, Any]:
 def _ref_or_id(schema: dict[str, Any]) -> object:
     ref = schema.get("$ref")
     return ref if isinstance(ref, str) else id(schema)
+
+
+def _definition_or_id(schema: dict[str, Any]) -> object:
+    ref = schema.get("$ref")
+    plain = isinstance(ref, str) and schema.keys() <= {"$ref", "default", *DOCS}
+    return ref if plain else id(schema)
 
 
 def _object(value: Any) -> dict[str, Any]:
