@@ -203,3 +203,28 @@ def test_a_definition_used_twice_at_each_level_is_compared_once(
     first = "/properties/x" + "/properties/a" * 25
     assert ("input-type-narrowed", first, "type ['string'] -> ['integer']") in found
     assert len(found) == 2, found
+
+
+def test_ignore_entries_are_looked_up_not_searched(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A thousand `breaking_ignore` entries (the most read) against each of many findings."""
+    import toolgen.breaking as breaking
+
+    calls = 0
+    rule_id = breaking.rule_id
+
+    def counted(name: str) -> str | None:
+        nonlocal calls
+        calls += 1
+        return rule_id(name)
+
+    monkeypatch.setattr(breaking, "rule_id", counted)
+    findings = [
+        breaking.Finding("input-param-removed", "t", f"/properties/p{i}", "removed")
+        for i in range(2000)
+    ]
+    ignores = [breaking.Ignore("TG954", "t", f"/properties/p{i}", "ok") for i in range(0, 2000, 2)]
+    found = breaking.findings_to_diagnostics(findings, {}, {}, ignores, {})
+    assert calls <= len(ignores) + len(findings), calls
+    shown = [d.message for d in found if d.code == "TG954"]
+    assert len(shown) == 1000
+    assert all(int(m.split(" /properties/p")[1].split(":")[0]) % 2 == 1 for m in shown)

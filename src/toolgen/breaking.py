@@ -6,11 +6,12 @@ just compiled, by the rules of reference/breaking.md: the input schema like a re
 schema must accept every call the old one accepted), the output schema like a response (the old
 schema must accept every result the new one can return). One differ, `schema_changes`, classifies a
 change as narrowing or widening; it runs in the request direction for inputs and in the response
-direction for outputs. Its pointers are where a caller meets a change (`/properties/city`,
-`/returns/items/properties/url`); a docs-changed one (description, title, examples) is where the
-change was made in the descriptor (`/parameters/properties/city/description`), once, however many
-places use a definition. Whatever JSON the schemas hold, the differ answers; `baseline` reports the
-schemas it could not make sense of (TG010).
+direction for outputs. Its pointers are where a caller first meets a change (`/properties/city`,
+`/returns/items/properties/url`; below a definition used in several places, the first of them); a
+docs-changed one (description, title, examples) is where the change was made in the descriptor
+(`/parameters/properties/city/description`), once, however many places use a definition. Whatever
+JSON the schemas hold, the differ answers; `baseline` reports the schemas it could not make sense of
+(TG010).
 
 Ways through: a major version bump (findings become info), a removed tool that was deprecated,
 or an entry in `[[tool.toolgen.breaking_ignore]]` (rule + tool + JSON pointer + reason).
@@ -813,13 +814,10 @@ def findings_to_diagnostics(
     levels = levels or {}
     diagnostics: list[Diagnostic] = []
     errors_by_tool: dict[str, int] = {}
+    # looked up, not searched: a thousand entries against each of many findings took minutes
+    ignored = {(rule_id(i.rule), i.tool, i.pointer or "/") for i in ignores}
     for f in findings:
-        if any(
-            rule_id(i.rule) == f.rule
-            and i.tool == f.tool
-            and (i.pointer or "/") == (f.pointer or "/")
-            for i in ignores
-        ):  # the pointer as printed: "/" for the whole tool
+        if (f.rule, f.tool, f.pointer or "/") in ignored:  # the pointer as printed
             continue
         level, code = _level(f.rule, levels)
         if level is None:
