@@ -23,6 +23,8 @@ import string
 from collections.abc import Callable, Iterable
 from typing import Any, Protocol, overload
 
+from toolgen.render.text import visible
+
 
 def render(
     tools: Iterable[Any],
@@ -148,7 +150,8 @@ class _Writer:
 def _literal(value: Any) -> str:
     if value is None or isinstance(value, bool | int):
         return repr(value)
-    return json.dumps(value, ensure_ascii=False) if isinstance(value, str) else "Any"
+    # JSON escapes the C0 controls; DEL and C1 as escapes too (the same string)
+    return visible(json.dumps(value, ensure_ascii=False)) if isinstance(value, str) else "Any"
 
 
 LINE_LENGTH = 100
@@ -304,11 +307,20 @@ def _put_back(block: str, formatted: str, used: Iterable[tuple[str, int, list[st
 
 
 def _doc(text: str) -> str:
-    return text.replace("\\", "\\\\").replace('"""', "'''")
+    (
+        """`text` between the quotes of a docstring: a quote at either end padded with a space,
+    as black pads it (`"""
+        "hi"
+        """` is no Python), control characters as escapes."""
+    )
+    text = visible(text.replace("\\", "\\\\")).replace('"""', "'''")
+    before = " " if text.startswith('"') else ""
+    after = " " if text.endswith('"') else ""
+    return before + text + after
 
 
 def _comment(text: str) -> str:
-    return " ".join(text.split())
+    return visible(" ".join(text.split()))
 
 
 HEADER = """\

@@ -1,0 +1,106 @@
+"""Handler text that reaches docs/tools.md and python/tools.py (red team): quotes at the ends
+of a docstring, control characters (a NUL, an ESC, DEL, C1) in descriptions, docstrings and
+`Literal` values. The module stays Python that black leaves as it is and that reads back the
+same values; neither file holds a control character (an ESC rewrites the terminal of whoever
+views a diff of it, a NUL makes git take it for binary and Python refuse it)."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+from conftest import Project, Run
+from test_breaking import RunCLI
+
+CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+TOOL = '''\
+from typing import Literal
+
+from pydantic import BaseModel, Field
+from toolgen import tool
+
+
+class Item(BaseModel):
+    {doc}
+
+    name: str = Field(description={field})
+
+
+@tool
+def lookup(item: Item, mode: Literal[{value}] = {value}) -> str:
+    """Look {summary} up in the catalog. Use it for product questions.
+
+    Args:
+        item: The item.
+        mode: The {summary} mode.
+    """
+    raise NotImplementedError
+'''
+
+TEXTS = {
+    "a docstring ending in a quote": ("'Say \"hi\"'", "'x'", "'a'", "it"),
+    "a docstring starting with a quote": ("'\"Hi\" is said'", "'x'", "'a'", "it"),
+    "several lines ending in a quote": ("'''First line.\n\n    Then \"hi\"'''", "'x'", "'a'", "it"),
+    "a docstring ending in a backslash": ("'Ends \\\\'", "'x'", "'a'", "it"),
+    "a NUL": ("'An \\x00 item.'", "'N\\x00'", "'a\\x00'", "\\x00"),
+    "an ESC": ("'An \\x1b[2J item.'", "'N\\x1b[31m'", "'a\\x1b'", "\\x1b[8m"),
+    "DEL and C1": ("'An \\x7f\\x9b item.'", "'N\\x9b2J'", "'a\\x7f\\x85'", "\\x9b"),
+    "a carriage return": ("'An \\r item.'", "'N\\rM'", "'a\\r'", "\\r"),
+    "vertical space": ("'An \\x0b\\x0c item.'", "'N\\x0c'", "'a\\x0b'", "\\x1c"),
+}
+
+
+@pytest.mark.parametrize(("doc", "field", "value", "summary"), TEXTS.values(), ids=list(TEXTS))
+def test_text_with_quotes_and_controls_leaves_valid_python_and_plain_markdown(
+    project: Project, run: RunCLI, doc: str, field: str, value: str, summary: str
+) -> None:
+    import black
+
+    project.write("src/t.py", "")
+    (project.root / "src" / "t.py").write_text(
+        TOOL.format(doc=doc, field=field, value=value, summary=summary)
+    )
+    result: Run = run("build", cwd=project.root)
+    assert result.code == 0, result.out + result.err
+    module = (project.out / "python" / "tools.py").read_text()
+    tree = ast.parse(module)  # a syntax error before: `"""Say "hi""""`
+    mode = black.Mode(line_length=100, target_versions={black.TargetVersion.PY311})
+    assert black.format_str(module, mode=mode) == module
+    for path in (project.out / "python" / "tools.py", project.out / "docs" / "tools.md"):
+        found = CONTROL.search(path.read_text())
+        assert found is None, (path.name, found)
+    # the Literal reads back the value the handler declares
+    declared = ast.literal_eval(value)
+    literals = [
+        node.slice.value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Subscript)
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "Literal"
+        and isinstance(node.slice, ast.Constant)
+    ]
+    assert declared in literals, literals
+    assert run("check", cwd=project.root).code == 0
+
+
+def test_a_multi_line_docstring_ending_in_a_quote_goes_through_black(
+    project: Project, run: RunCLI, tmp_path: Path
+) -> None:
+    (
+        """A docstring of several lines goes to black itself, which could not parse one ending
+    in `"""
+        "` (an internal error)."
+        ""
+    )
+    long = "word " * 30
+    project.write("src/t.py", "")
+    (project.root / "src" / "t.py").write_text(
+        TOOL.format(doc=f"'''{long}\n\n    Then \"hi\"'''", field="'x'", value="'a'", summary="it")
+    )
+    result = run("build", cwd=project.root)
+    assert result.code == 0, result.out + result.err
+    ast.parse((project.out / "python" / "tools.py").read_text())
