@@ -104,3 +104,29 @@ def test_a_multi_line_docstring_ending_in_a_quote_goes_through_black(
     result = run("build", cwd=project.root)
     assert result.code == 0, result.out + result.err
     ast.parse((project.out / "python" / "tools.py").read_text())
+
+
+def test_printed_diagnostics_hold_no_control_character(project: Project, run: RunCLI) -> None:
+    """A message quotes handler text (an example call with a NUL or an ESC), a location
+    names a file (whose name may hold an ESC): text and GitHub lines show them as escapes;
+    a `,` or `:` in a file's name is escaped in a GitHub command's `file=` (else `a,line=9`
+    names another line)."""
+    example = '    Examples:\n        >>> lookup(query="a\\x00\\x1b[2J")\n        "b"\n'
+    for name in ("src/t.py", "src/e\x1b[8m,line=99::x.py"):
+        path = project.root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(
+            "from toolgen import tool\n\n\n@tool\ndef lookup(query: str) -> str:\n"
+            '    """Look it up in the catalog. Use it for product questions.\n\n'
+            "    Args:\n        query: The query.\n\n" + example + '    """\n'
+            "    raise NotImplementedError\n"
+        )
+    text = run("build", cwd=project.root)
+    github = run("build", "--format", "github", cwd=project.root)
+    for result in (text, github):
+        assert result.code == 1, result.out + result.err
+        assert CONTROL.search(result.out + result.err) is None, result.out
+    assert "TG307" in text.out and "\\x00\\x1b[2J" in text.out, text.out
+    for line in github.out.splitlines():
+        if line.startswith("::error file=src/e"):
+            assert line.startswith("::error file=src/e\\x1b[8m%2Cline=99%3A%3Ax.py,line="), line

@@ -7,7 +7,7 @@ from typing import Any
 
 from toolgen.descriptor import ToolDescriptor
 from toolgen.diagnostics import RULES
-from toolgen.render.text import visible
+from toolgen.quoting import visible
 
 
 def render(tools: list[ToolDescriptor], report: Any, options: Any = None) -> dict[str, Any]:

@@ -23,7 +23,7 @@ import string
 from collections.abc import Callable, Iterable
 from typing import Any, Protocol, overload
 
-from toolgen.render.text import visible
+from toolgen.quoting import visible
 
 
 def render(
