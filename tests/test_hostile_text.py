@@ -130,3 +130,52 @@ def test_printed_diagnostics_hold_no_control_character(project: Project, run: Ru
     for line in github.out.splitlines():
         if line.startswith("::error file=src/e"):
             assert line.startswith("::error file=src/e\\x1b[8m%2Cline=99%3A%3Ax.py,line="), line
+
+
+NAMED = {
+    "a tool name that starts with a digit": ('@tool(name="1abc")', "x: int", ""),
+    "a tool name that is a number": ('@tool(name="9")', "x: int", ""),
+    "a model named ñ": ("@tool", "x: ñ", "class ñ(BaseModel):\n    a: int\n"),
+    "a model named Literal": ("@tool", "x: Literal", "class Literal(BaseModel):\n    a: int\n"),
+    "a model named Any": ("@tool", "x: Any", "class Any(BaseModel):\n    a: int\n"),
+    "a model named ToolName": ("@tool", "x: ToolName", "class ToolName(BaseModel):\n    a: int\n"),
+    "an alias named 1x": (
+        "@tool",
+        "x: X",
+        "from typing_extensions import TypeAliasType\n\nX = TypeAliasType('1x', list[int])\n",
+    ),
+}
+
+
+@pytest.mark.parametrize(("decorator", "params", "defined"), NAMED.values(), ids=list(NAMED))
+def test_names_make_a_module_that_defines_each_name_once(
+    project: Project, run: RunCLI, decorator: str, params: str, defined: str
+) -> None:
+    """A class of python/tools.py is named after a tool or a definition: `1abcArgs` was a
+    syntax error, and a model named `Literal` or `ToolName` hid the module's own name."""
+    project.write("src/t.py", "")
+    (project.root / "src" / "t.py").write_text(
+        f"from pydantic import BaseModel\nfrom toolgen import tool\n{defined}\n\n{decorator}\n"
+        f"def lookup({params}) -> str:\n"
+        '    """Look it up in the catalog. Use it for product questions.\n\n'
+        '    Args:\n        x: The x.\n    """\n    raise NotImplementedError\n'
+    )
+    assert run("build", cwd=project.root).code == 0
+    module = (project.out / "python" / "tools.py").read_text()
+    tree = ast.parse(module)
+    names = [
+        target.id
+        for node in tree.body
+        for target in (
+            [node.target]
+            if isinstance(node, ast.AnnAssign)
+            else node.targets
+            if isinstance(node, ast.Assign)
+            else []
+        )
+        if isinstance(target, ast.Name)
+    ] + [node.name for node in tree.body if isinstance(node, ast.ClassDef)]
+    assert len(names) == len(set(names)), names
+    assert not {"Any", "Literal", "NotRequired", "TypedDict"} & set(names), names
+    namespace: dict[str, object] = {}
+    exec(compile(tree, "tools.py", "exec"), namespace)  # the module imports and runs

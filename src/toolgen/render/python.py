@@ -46,6 +46,22 @@ def _camel(name: str) -> str:
     return "".join(part[:1].upper() + part[1:] for part in _WORD_BREAK.split(name) if part)
 
 
+#: The names the module defines or imports itself: a model named `Literal` or `ToolName` gets
+#: another name, not one that hides them.
+_MODULE_NAMES = frozenset(
+    [
+        "annotations",
+        "Any",
+        "Literal",
+        "NotRequired",
+        "TypedDict",
+        "ToolName",
+        "DESCRIPTORS",
+        "ARGUMENTS",
+    ]
+)
+
+
 class _Writer:
     """Collects class and alias definitions, one per distinct schema."""
 
@@ -57,8 +73,10 @@ class _Writer:
         self.stand_ins = _StandIns()
 
     def unique(self, wanted: str, key: str = "") -> str:
+        if not wanted or wanted[0].isdigit():  # `1abc` (a tool's name), `` (a model `ñ`)
+            wanted = f"_{wanted}"
         name, n = wanted, 2
-        while name in self.taken or keyword.iskeyword(name):
+        while name in self.taken or keyword.iskeyword(name) or name in _MODULE_NAMES:
             name, n = f"{wanted}{n}", n + 1
         self.taken.add(name)
         self.log.append((key, name))
