@@ -1,16 +1,17 @@
 """Breaking changes of a tool contract between a git ref and the working tree.
 
-`toolgen check --against REF` reads the descriptors checked in at REF (`git show REF:path`, no
-clone) and compares each tool with the one just compiled, by the rules of
-reference/breaking.md: the input schema like a request body (the new schema must accept every
-call the old one accepted), the output schema like a response (the old schema must accept
-every result the new one can return). One differ, `schema_changes`, classifies a change as
-narrowing or widening; it runs in the request direction for inputs and in the response
-direction for outputs. Its pointers are where a caller meets a change (`/properties/city`,
-`/returns/items/properties/url`); a docs-changed one (description, title, examples) is where the
-change was made in the descriptor (`/parameters/properties/city/description`), once, however
-many places use a definition. Whatever JSON the schemas hold, the differ answers; `baseline`
-reports the schemas it could not make sense of (TG010).
+`toolgen check --against REF` reads the descriptors checked in at REF (`git ls-tree` and one `git
+cat-file --batch`, no clone; `_work_tree` says which repository) and compares each tool with the one
+just compiled, by the rules of reference/breaking.md: the input schema like a request body (the new
+schema must accept every call the old one accepted), the output schema like a response (the old
+schema must accept every result the new one can return). One differ, `schema_changes`, classifies a
+change as narrowing or widening; it runs in the request direction for inputs and in the response
+direction for outputs. Its pointers are where a caller first meets a change (`/properties/city`,
+`/returns/items/properties/url`; below a definition used in several places, the first of them); a
+docs-changed one (description, title, examples) is where the change was made in the descriptor
+(`/parameters/properties/city/description`), once, however many places use a definition. Whatever
+JSON the schemas hold, the differ answers; `baseline` reports the schemas it could not make sense of
+(TG010).
 
 Ways through: a major version bump (findings become info), a removed tool that was deprecated,
 or an entry in `[[tool.toolgen.breaking_ignore]]` (rule + tool + JSON pointer + reason).
@@ -19,6 +20,7 @@ or an entry in `[[tool.toolgen.breaking_ignore]]` (rule + tool + JSON pointer + 
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 from collections.abc import Mapping
@@ -118,31 +120,62 @@ class Baseline(dict[str, dict[str, Any]]):
         self.paths: dict[str, Location] = dict(paths or {})
 
 
-def _run_git(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+#: The cap on one baseline descriptor, and on all of them together: a blob of zeros packs a
+#: thousandfold, so a commit of a megabyte can hold a "descriptor" of a gigabyte.
+MAX_BASELINE_BYTES = 64 << 20
+MAX_BASELINE_TOTAL = 256 << 20
+
+
+def _work_tree(out: Path) -> Path:
+    """The git work tree `out` is in: the nearest folder at or above it with a `.git` (a
+    folder, or the file of a linked work tree or a submodule). Found here, not by git: git's
+    own search also takes a folder that only looks like a repository (`HEAD`, `objects/`,
+    `refs/`) for one, and reads its `config`, whose remotes and hooks can run commands; a
+    pull request can commit such a folder, but never a `.git`."""
+    here = out.absolute()
+    for folder in (here, *here.parents):
+        if os.path.lexists(folder / ".git"):
+            return folder
+    raise UserError(Diagnostic("TG010", f"--against: {here} is not in a git work tree"))
+
+
+def _run_git(args: list[str], top: Path, stdin: bytes = b"") -> subprocess.CompletedProcess[bytes]:
+    """`git ARGS` on the repository of the work tree `top` (named, so git searches nothing),
+    refusing any repository git would find by itself; nothing asked of a terminal."""
+    command = [
+        "git",
+        f"--git-dir={top / '.git'}",
+        f"--work-tree={top}",
+        "-c",
+        "safe.bareRepository=explicit",
+        *args,
+    ]
+    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_OPTIONAL_LOCKS": "0"}
     try:
         return subprocess.run(
-            ["git", *args], cwd=cwd, capture_output=True, text=True, check=False, timeout=60
+            command, cwd=top, input=stdin, capture_output=True, env=env, check=False, timeout=60
         )
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise UserError(Diagnostic("TG010", f"cannot run git: {exc}")) from None
 
 
-def _git(args: list[str], cwd: Path) -> str:
-    done = _run_git(args, cwd)
+def _git(args: list[str], top: Path, stdin: bytes = b"") -> bytes:
+    done = _run_git(args, top, stdin)
     if done.returncode != 0:
-        why = done.stderr.strip() or f"exit status {done.returncode}"
+        why = done.stderr.decode("utf-8", "replace").strip() or f"exit status {done.returncode}"
         raise UserError(Diagnostic("TG010", f"git {' '.join(args)}: {why}"))
     return done.stdout
 
 
-def _no_commit(top: Path, ref: str) -> Diagnostic | None:
-    """TG010 when `ref` names no commit in the repository at `top` (None when it does), with
+def _commit(top: Path, ref: str) -> str:
+    """The commit `ref` names (its id: every later read is of that commit), else TG010 with
     what to do: in a shallow clone, fetch it."""
     if not ref.startswith("-"):  # never an option to git; no ref name starts with "-"
         done = _run_git(["rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"], top)
-        if done.returncode == 0 and done.stdout.strip():
-            return None
-    shallow = _run_git(["rev-parse", "--is-shallow-repository"], top).stdout.strip() == "true"
+        oid = done.stdout.decode("ascii", "replace").strip()
+        if done.returncode == 0 and re.fullmatch("[0-9a-f]{40}|[0-9a-f]{64}", oid):
+            return oid
+    shallow = _run_git(["rev-parse", "--is-shallow-repository"], top).stdout.strip() == b"true"
     hint = (
         "this clone is shallow and may not have it: fetch it first (`git fetch --depth=1 "
         "origin BRANCH`, then `--against origin/BRANCH`; `git fetch --deepen=N` for older "
@@ -151,52 +184,106 @@ def _no_commit(top: Path, ref: str) -> Diagnostic | None:
         else "check the name, or fetch it first"
     )
     message = f"--against {ref}: no such commit or ref {ref!r} in this repository; {hint}"
-    return Diagnostic("TG010", message)
+    raise UserError(Diagnostic("TG010", message))
+
+
+@dataclass(frozen=True)
+class _Blob:
+    path: str  # below the out folder, as git names it
+    oid: str
+    size: int
+
+
+def _descriptor_blobs(top: Path, commit: str, base: str) -> list[_Blob]:
+    """The descriptors committed under the out folder `base`: regular files named `*.json`
+    in `descriptors/`, or in `CATALOG/descriptors/` (a project of several servers). One
+    listing, its names as git stores them (`-z`: no quoting, no splitting)."""
+    if _run_git(["cat-file", "-e", f"{commit}:{base}"], top).returncode != 0:
+        return []  # no out folder at that commit
+    listing = _git(["ls-tree", "-r", "-z", "--long", "--full-tree", f"{commit}:{base}"], top)
+    found = []
+    for entry in listing.split(b"\0"):
+        head, tab, raw = entry.partition(b"\t")
+        fields = head.split()
+        if not tab or len(fields) != 4 or fields[0] not in (b"100644", b"100755"):
+            continue  # a folder, a symlink, a submodule
+        path = raw.decode("utf-8", "surrogateescape")
+        parts = path.split("/")
+        if parts[-1].endswith(".json") and parts[-2:-1] == ["descriptors"] and len(parts) <= 3:
+            found.append(_Blob(path, fields[2].decode("ascii"), int(fields[3])))
+    return sorted(found, key=lambda blob: blob.path)
+
+
+def _contents(top: Path, blobs: list[_Blob]) -> dict[str, bytes]:
+    """The bytes of each of `blobs`, by id, from one `git cat-file --batch`."""
+    wanted = list(dict.fromkeys(blob.oid for blob in blobs))
+    if not wanted:
+        return {}
+    output = _git(["cat-file", "--batch"], top, "".join(f"{oid}\n" for oid in wanted).encode())
+    found: dict[str, bytes] = {}
+    at = 0
+    for oid in wanted:
+        end = output.index(b"\n", at)
+        header = output[at:end].split()
+        size = int(header[2]) if len(header) == 3 else 0
+        found[oid] = output[end + 1 : end + 1 + size]
+        at = end + 1 + size + 1
+    return found
 
 
 def baseline(out: Path, ref: str) -> Baseline:
     """The descriptors checked in at `ref`, by tool name."""
-    top = Path(
-        _git(["rev-parse", "--show-toplevel"], out.parent if not out.exists() else out).strip()
-    )
-    missing = _no_commit(top, ref)
-    if missing:
-        raise UserError(missing)
+    top = _work_tree(out)
+    commit = _commit(top, ref)
     base = out.resolve().relative_to(top.resolve()).as_posix()
-    # the descriptors of one catalog, or of each of several servers (`catalog/descriptors`)
-    catalogs = [""]
-    if _exists(top, ref, base):
-        listed = _git(["ls-tree", "--name-only", f"{ref}:{base}"], top).split()
-        catalogs += [f"{c}/" for c in listed if _exists(top, ref, f"{base}/{c}/descriptors")]
+    blobs = _descriptor_blobs(top, commit, base)
     found = Baseline({})
     problems: list[Diagnostic] = []
-    for catalog in catalogs:
-        folder = f"{base}/{catalog}descriptors"
-        shown = out / f"{catalog}descriptors"
-        names = (
-            _git(["ls-tree", "--name-only", f"{ref}:{folder}"], top).split()
-            if _exists(top, ref, folder)
-            else []
-        )
-        for name in (n for n in names if n.endswith(".json")):
-            data = _descriptor_at(top, f"{ref}:{folder}/{name}", problems)
-            if data is not None:
-                tool = catalog + str(data.get("name", name[:-5]))
-                found[tool] = data
-                found.paths[tool] = Location(relative_display(shown / name, Path.cwd()))
+    readable, total = [], 0
+    for blob in blobs:
+        total += blob.size
+        if blob.size > MAX_BASELINE_BYTES:
+            problems.append(
+                _unreadable(
+                    f"{ref}:{base}/{blob.path}", f"is larger than {MAX_BASELINE_BYTES} bytes"
+                )
+            )
+        elif total > MAX_BASELINE_TOTAL:
+            why = f"{ref}:{base}: its descriptors are larger than {MAX_BASELINE_TOTAL} bytes in all"
+            raise UserError(Diagnostic("TG010", f"baseline {why}; name another ref"))
+        else:
+            readable.append(blob)
+    contents = _contents(top, readable)
+    for blob in readable:
+        where = f"{ref}:{base}/{blob.path}"
+        data = _descriptor_at(contents[blob.oid], where, problems)
+        if data is not None:
+            catalog, _, name = blob.path.rpartition("descriptors/")
+            tool = catalog + str(data.get("name", name[:-5]))
+            found[tool] = data
+            shown = out / blob.path
+            found.paths[tool] = Location(relative_display(shown, Path.cwd()))
     if problems:
         raise UserError(*problems)
     return found
 
 
-def _descriptor_at(top: Path, where: str, problems: list[Diagnostic]) -> dict[str, Any] | None:
-    """The descriptor at `where` (REF:PATH), or None with why it cannot be compared added to
-    `problems`."""
+def _descriptor_at(content: bytes, where: str, problems: list[Diagnostic]) -> dict[str, Any] | None:
+    """The descriptor of `content` (found at `where`, REF:PATH), or None with why it cannot be
+    compared added to `problems`."""
     try:
-        data = json.loads(_git(["show", where], top))
+        text = content.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        problems.append(_unreadable(where, f"is not UTF-8 text (byte {exc.start + 1})"))
+        return None
+    try:
+        data = json.loads(text)
     except json.JSONDecodeError as exc:  # e.g. conflict markers committed
         why = f"is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
         problems.append(_unreadable(where, why))
+        return None
+    except ValueError as exc:  # an integer of more digits than Python converts
+        problems.append(_unreadable(where, f"is not valid JSON ({exc})"))
         return None
     except RecursionError:
         problems.append(_unreadable(where, "is nested too deeply"))
@@ -311,14 +398,6 @@ def _is_bool(value: Any, kinds: tuple[type, ...]) -> bool:
     return isinstance(value, bool) and bool not in kinds
 
 
-def _exists(top: Path, ref: str, folder: str) -> bool:
-    try:
-        _git(["cat-file", "-e", f"{ref}:{folder}"], top)
-    except UserError:
-        return False
-    return True
-
-
 # -- comparing ----------------------------------------------------------------------------------
 def compare(old: dict[str, dict[str, Any]], new: dict[str, dict[str, Any]]) -> list[Finding]:
     findings: list[Finding] = []
@@ -411,7 +490,7 @@ def _version(text: Any) -> tuple[int, int, int] | None:
 def schema_changes(old: Any, new: Any, side: str) -> list[tuple[str, str, str]]:
     """(rule, pointer, message) for each change; `side` is "input" (request) or "output"."""
     found: list[tuple[str, str, str]] = []
-    _walk(old, new, old, new, side, "", found, frozenset())
+    _walk(old, new, old, new, side, "", found, frozenset(), set())
     return found
 
 
@@ -497,15 +576,23 @@ def _walk(
     pointer: str,
     found: list[tuple[str, str, str]],
     seen: frozenset[tuple[object, object]],
+    expanded: set[tuple[object, object]],
 ) -> None:
     """Compare `old` with `new` at `pointer`, then their properties and items. `seen`: the
     pairs compared on the way here, by `$ref` or identity; a pair met again (a recursive
-    model) is compared but not descended into, nor is a schema more than 30 levels deep."""
+    model) is compared but not descended into, nor is a schema more than 30 levels deep.
+    `expanded`: the pairs descended into anywhere. A pair of definitions met at a second place
+    is compared there, but what is below it only at the first: a definition whose properties
+    use the next one twice, 30 deep, has 2^30 places (its findings too), and took hours."""
     if not isinstance(old, dict) or not isinstance(new, dict):
         return
     pair = (_ref_or_id(old), _ref_or_id(new))
-    descend = pair not in seen and len(seen) < 30
+    # only a `$ref` with nothing beside it that shapes what is below is the definition alone
+    place = (_definition_or_id(old), _definition_or_id(new))
+    descend = pair not in seen and len(seen) < 30 and place not in expanded
     seen |= {pair}
+    if descend:
+        expanded.add(place)
     old, new = _deref(old, old_root), _deref(new, new_root)
     request = side == "input"
     t_old, t_new = _types(old, old_root), _types(new, new_root)
@@ -583,7 +670,8 @@ def _walk(
             else:
                 rule = "output-required-removed" if name in req_old else "output-optional-removed"
                 found.append((rule, where, f"result property `{name}` removed"))
-        for name in props_old.keys() & props_new.keys():
+        # in the new schema's order, whatever the hash seed: which place is the first counts
+        for name in [name for name in props_new if name in props_old]:
             where = f"{pointer}/properties/{name}"
             if request and name in req_new and name not in req_old:
                 found.append(("input-became-required", where, f"`{name}` is now required"))
@@ -591,7 +679,15 @@ def _walk(
                 found.append(("output-became-optional", where, f"`{name}` is no longer guaranteed"))
             if descend:
                 _walk(
-                    props_old[name], props_new[name], old_root, new_root, side, where, found, seen
+                    props_old[name],
+                    props_new[name],
+                    old_root,
+                    new_root,
+                    side,
+                    where,
+                    found,
+                    seen,
+                    expanded,
                 )
     if descend:
         _walk(
@@ -603,6 +699,7 @@ def _walk(
             f"{pointer}/items",
             found,
             seen,
+            expanded,
         )
 
 
@@ -639,6 +736,12 @@ def _subschemas(schema: dict[str, Any]) -> dict[str, Any]:
 def _ref_or_id(schema: dict[str, Any]) -> object:
     ref = schema.get("$ref")
     return ref if isinstance(ref, str) else id(schema)
+
+
+def _definition_or_id(schema: dict[str, Any]) -> object:
+    ref = schema.get("$ref")
+    plain = isinstance(ref, str) and schema.keys() <= {"$ref", "default", *DOCS}
+    return ref if plain else id(schema)
 
 
 def _object(value: Any) -> dict[str, Any]:
@@ -711,13 +814,10 @@ def findings_to_diagnostics(
     levels = levels or {}
     diagnostics: list[Diagnostic] = []
     errors_by_tool: dict[str, int] = {}
+    # looked up, not searched: a thousand entries against each of many findings took minutes
+    ignored = {(rule_id(i.rule), i.tool, i.pointer or "/") for i in ignores}
     for f in findings:
-        if any(
-            rule_id(i.rule) == f.rule
-            and i.tool == f.tool
-            and (i.pointer or "/") == (f.pointer or "/")
-            for i in ignores
-        ):  # the pointer as printed: "/" for the whole tool
+        if (f.rule, f.tool, f.pointer or "/") in ignored:  # the pointer as printed
             continue
         level, code = _level(f.rule, levels)
         if level is None:

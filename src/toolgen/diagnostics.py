@@ -17,6 +17,7 @@ from typing import Any, Final, Literal
 
 from toolgen.quoting import QUOTE_LIMIT as QUOTE_LIMIT  # for the modules that quote
 from toolgen.quoting import cut as cut
+from toolgen.quoting import visible
 
 
 class Level(StrEnum):
@@ -432,8 +433,8 @@ class Diagnostic:
     # builds again (`toolgen build --watch`) prints the same diagnostics of unchanged files.
     @functools.cached_property
     def _text(self) -> str:
-        where = f"{self.location}: " if self.location else ""
-        return f"{where}{self.code} [{self.severity.value}] {one_line(self.message)}"
+        where = f"{visible(str(self.location))}: " if self.location else ""
+        return f"{where}{self.code} [{self.severity.value}] {visible(one_line(self.message))}"
 
     @functools.cached_property
     def _github(self) -> str:
@@ -441,9 +442,10 @@ class Diagnostic:
         props = ""
         if self.location:
             loc = self.location
-            props = f" file={loc.path},line={loc.line},col={loc.col},"
+            props = f" file={_property(loc.path)},line={loc.line},col={loc.col},"
         title = f"title={self.code}"
         message = self.message.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+        message = visible(message)
         return f"::{kind}{props or ' '}{title}::{message}"
 
     def to_dict(self) -> dict[str, Any]:
@@ -466,6 +468,14 @@ def one_line(message: str) -> str:
     if lines == [message]:
         return message
     return " ".join(part for part in (line.strip() for line in lines) if part)
+
+
+def _property(value: str) -> str:
+    """`value` as a property of a GitHub workflow command: a `,` or `:` in a file's name ends
+    the property (`a,line=9.py`, `x::y.py` would name another place or message)."""
+    for char, code in (("%", "%25"), ("\r", "%0D"), ("\n", "%0A"), (":", "%3A"), (",", "%2C")):
+        value = value.replace(char, code)
+    return visible(value)
 
 
 def plural(count: int, noun: str, nouns: str = "") -> str:

@@ -73,6 +73,7 @@ from toolgen.diagnostics import Diagnostic, Location, sort_diagnostics
 from toolgen.discover import SourceFile, list_sources, search_roots, skipped_diagnostics
 from toolgen.index import Module, ModuleIndex, Unparsable, dotted_name, parse_python
 from toolgen.output import atomic_write
+from toolgen.quoting import CONTROLS, visible
 from toolgen.reading import Unreadable, read_source
 
 FixMode = Literal["write", "diff", "check"]
@@ -796,9 +797,9 @@ class _DocFixer:
         lines = [line.rstrip() for line in inspect.cleandoc(description).splitlines()]
         quote = self.quote if len(self.quote) == 3 else self.quote * 3
         joined = "\n".join(lines)
-        if self.raw_string:
-            return None if quote in joined else lines
-        lines = [line.replace("\\", "\\\\") for line in lines]
+        if self.raw_string:  # no escape to write a control character with (a NUL is no Python)
+            return None if quote in joined or CONTROLS.search(joined) else lines
+        lines = [visible(line.replace("\\", "\\\\")) for line in lines]
         if quote in joined:
             lines = [line.replace(quote[0], "\\" + quote[0]) for line in lines]
         return lines

@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
 from toolgen.diagnostics import Diagnostic, Level, UserError, escape_name, format_lines, plural
+from toolgen.quoting import visible
 
 if TYPE_CHECKING:
     from toolgen.fix import FixMode, FixReport
@@ -42,16 +43,16 @@ def render(report: Report) -> str:
     """The report as its request's format prints it."""
     if report.fatal:
         return fatal_text(report.diagnostics, report.request.format)
-    if report.request.command == "build":
-        return _build_text(report)
-    return _check_text(report)
+    text = _build_text(report) if report.request.command == "build" else _check_text(report)
+    # no control character of a name or a message reaches a terminal or a CI log as it is
+    return text if report.request.format == "json" else visible(text)
 
 
 def fatal_text(diagnostics: Sequence[Diagnostic], fmt: str) -> str:
     """The diagnostics of a run that could not look at the project, in the format asked for."""
     if fmt == "json":
         return json_text({"diagnostics": [d.to_dict() for d in diagnostics]})
-    return format_lines(diagnostics, fmt)
+    return visible(format_lines(diagnostics, fmt))
 
 
 def json_text(payload: object) -> str:

@@ -8,6 +8,7 @@ import ast
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from toolgen.analyze.literals import MAX_INT_BITS as MAX_INT_BITS  # the fold's limit too
 from toolgen.analyze.literals import sorted_items
 from toolgen.analyze.scopes import Scope
 from toolgen.index import Module
@@ -15,7 +16,6 @@ from toolgen.index import Module
 MAX_CHAIN = 20  # names and calls followed one inside another
 MAX_STEPS = 1_000_000  # expressions evaluated for one value
 MAX_LENGTH = 100_000  # items of a string or container made
-MAX_INT_BITS = 4096
 
 
 class NotStatic(Exception):

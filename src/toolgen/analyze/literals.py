@@ -9,6 +9,11 @@ from typing import Any
 
 from pydantic_core import to_json
 
+#: The largest integer a value may hold, in bits (about 1,200 digits). Python reads no integer
+#: of more than 4,300 digits from text (`json.loads` included: the runtime, a JSON Schema
+#: validator quoting it), and a hex literal of any length parses: one bound for every value.
+MAX_INT_BITS = 4096
+
 
 def _json_key(key: object) -> str:
     if isinstance(key, bool) or key is None:
@@ -39,6 +44,10 @@ def jsonable(value: Any) -> Any:
         raise ValueError(f"{value!r} has no JSON form")
     if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
         raise ValueError(f"{value!r} (NaN, Infinity or out of range) has no JSON form")
+    if isinstance(value, int) and value.bit_length() > MAX_INT_BITS:
+        raise ValueError(
+            f"an integer of {value.bit_length():,} bits is too large (at most {MAX_INT_BITS:,})"
+        )
     return value
 
 

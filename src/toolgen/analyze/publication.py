@@ -31,6 +31,7 @@ from typing import Any
 
 from toolgen.analyze import griffe_docs
 from toolgen.analyze.framework_facts import UNSET, Fields, Returns
+from toolgen.analyze.literals import sorted_items
 from toolgen.frameworks import Framework
 from toolgen.schema_forms import (
     dereference,
@@ -212,7 +213,8 @@ def _fastmcp(framework: Framework, handler: HandlerFacts) -> dict[str, Any]:
         entry["outputSchema"] = output
     if handler.annotations:
         entry["annotations"] = handler.annotations
-    entry["_meta"] = {"fastmcp": {"tags": sorted(handler.tags or [])}}
+    # sorted as a set is (tags that are no strings leave the tool out: TG403)
+    entry["_meta"] = {"fastmcp": {"tags": sorted_items(handler.tags or [])}}
     if framework.wire_order:
         for key in ("inputSchema", "outputSchema"):
             if key in entry:

@@ -499,7 +499,8 @@ def constraint_problem(key: str, value: Any) -> str | None:
     expression that compiles."""
     number = isinstance(value, int | float) and not isinstance(value, bool)
     if key in NUMERIC_CONSTRAINTS:
-        if not number or not math.isfinite(value):
+        # an int is finite (and `isfinite` cannot take one beyond a float's range)
+        if not number or not (isinstance(value, int) or math.isfinite(value)):
             return "must be a finite number"
         if key == "multiple_of" and value <= 0:
             return "must be greater than 0"

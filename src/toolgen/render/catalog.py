@@ -7,6 +7,7 @@ from typing import Any
 
 from toolgen.descriptor import ToolDescriptor
 from toolgen.diagnostics import RULES
+from toolgen.quoting import visible
 
 
 def render(tools: list[ToolDescriptor], report: Any, options: Any = None) -> dict[str, Any]:
@@ -58,7 +59,7 @@ def markdown_head(index: list[str]) -> str:
 def tool_parts(tool: ToolDescriptor) -> tuple[str, str]:
     """One tool's share of the catalog: its index line and its section."""
     index = f"- [`{tool.name}`](#{tool.name}) — {tool.description.splitlines()[0]}"
-    return index, tool_section(tool)
+    return visible(index), visible(tool_section(tool))
 
 
 def tool_section(tool: ToolDescriptor) -> str:

@@ -23,6 +23,8 @@ import string
 from collections.abc import Callable, Iterable
 from typing import Any, Protocol, overload
 
+from toolgen.quoting import visible
+
 
 def render(
     tools: Iterable[Any],
@@ -44,6 +46,22 @@ def _camel(name: str) -> str:
     return "".join(part[:1].upper() + part[1:] for part in _WORD_BREAK.split(name) if part)
 
 
+#: The names the module defines or imports itself: a model named `Literal` or `ToolName` gets
+#: another name, not one that hides them.
+_MODULE_NAMES = frozenset(
+    [
+        "annotations",
+        "Any",
+        "Literal",
+        "NotRequired",
+        "TypedDict",
+        "ToolName",
+        "DESCRIPTORS",
+        "ARGUMENTS",
+    ]
+)
+
+
 class _Writer:
     """Collects class and alias definitions, one per distinct schema."""
 
@@ -55,8 +73,10 @@ class _Writer:
         self.stand_ins = _StandIns()
 
     def unique(self, wanted: str, key: str = "") -> str:
+        if not wanted or wanted[0].isdigit():  # `1abc` (a tool's name), `` (a model `ñ`)
+            wanted = f"_{wanted}"
         name, n = wanted, 2
-        while name in self.taken or keyword.iskeyword(name):
+        while name in self.taken or keyword.iskeyword(name) or name in _MODULE_NAMES:
             name, n = f"{wanted}{n}", n + 1
         self.taken.add(name)
         self.log.append((key, name))
@@ -148,7 +168,8 @@ class _Writer:
 def _literal(value: Any) -> str:
     if value is None or isinstance(value, bool | int):
         return repr(value)
-    return json.dumps(value, ensure_ascii=False) if isinstance(value, str) else "Any"
+    # JSON escapes the C0 controls; DEL and C1 as escapes too (the same string)
+    return visible(json.dumps(value, ensure_ascii=False)) if isinstance(value, str) else "Any"
 
 
 LINE_LENGTH = 100
@@ -304,11 +325,20 @@ def _put_back(block: str, formatted: str, used: Iterable[tuple[str, int, list[st
 
 
 def _doc(text: str) -> str:
-    return text.replace("\\", "\\\\").replace('"""', "'''")
+    (
+        """`text` between the quotes of a docstring: a quote at either end padded with a space,
+    as black pads it (`"""
+        "hi"
+        """` is no Python), control characters as escapes."""
+    )
+    text = visible(text.replace("\\", "\\\\")).replace('"""', "'''")
+    before = " " if text.startswith('"') else ""
+    after = " " if text.endswith('"') else ""
+    return before + text + after
 
 
 def _comment(text: str) -> str:
-    return " ".join(text.split())
+    return visible(" ".join(text.split()))
 
 
 HEADER = """\
