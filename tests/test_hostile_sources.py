@@ -326,6 +326,8 @@ def test_fix_refuses_what_the_files_encoding_cannot_hold(project: Project, run: 
         (b"# -*- coding: klingon -*-\nx = 1\n", "1:1", "unknown encoding: klingon"),
         (b"#!/usr/bin/env python\n# coding: klingon\n", "2:1", "unknown encoding: klingon"),
         (b"# coding: rot13\n", "1:1", "'rot13' is not a text encoding"),
+        (b"# coding: undefined\nx = 1\n", "1:1", "decoding with 'undefined'"),
+        (b"#!/bin/python\n# coding: punycode\nx = '>'\n", "2:1", "decoding with 'punycode'"),
         (
             b"\xef\xbb\xbf# coding: latin-1\n",
             "1:1",

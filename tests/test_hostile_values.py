@@ -62,3 +62,35 @@ def test_fastmcp_tags_that_are_no_strings_leave_the_tool_out(tags: str) -> None:
     code, out = assert_diagnostics_only({"src/s.py": source}, FASTMCP)
     assert code == 1, out
     assert "TG403" in out, out
+
+
+MODEL = "from pydantic import BaseModel, Field\n\n\nclass M(BaseModel):\n"
+CLAIMED = {
+    "two fields, one alias": (
+        tool_source(
+            params="m: M",
+            imports=MODEL + "    a: int = Field(alias='x')\n    b: int = Field(alias='x')\n",
+        ),
+        "src/t.py:7:8: TG210 [error] `b` takes the name `x` in the schema, which `a` already has",
+    ),
+    "an alias that is another field's name": (
+        tool_source(params="m: M", imports=MODEL + "    a: int = Field(alias='b')\n    b: int\n"),
+        "src/t.py:7:8: TG210 [error] `b` takes the name `b` in the schema, which `a` already has",
+    ),
+    "a parameter's alias that is another parameter's name": (
+        tool_source(
+            params="a: Annotated[int, Field(alias='b')], b: int",
+            imports="from typing import Annotated\nfrom pydantic import Field",
+        ),
+        "src/t.py:6:49: TG210 [error] `b` takes the name `b` in the schema, which `a` already has",
+    ),
+}
+
+
+@pytest.mark.parametrize(("source", "expected"), CLAIMED.values(), ids=list(CLAIMED))
+def test_a_name_two_fields_take_is_tg210(source: str, expected: str) -> None:
+    """pydantic lists such a name twice in `required` (a schema the metaschema refuses, which
+    went into every payload) and fills both from one value."""
+    code, out = assert_diagnostics_only({"src/t.py": source})
+    assert code == 1, out
+    assert expected in out, out

@@ -51,6 +51,7 @@ from toolgen.analyze.types import (
     FieldSpec,
     SchemaBuilder,
     TypeProblem,
+    claimed,
     property_name,
 )
 from toolgen.config import Config
@@ -851,6 +852,10 @@ class _HandlerCompiler:
                     )
                 )
             key = property_name(merged, param.name)  # as `validate_call` names it
+            if key in properties:
+                first = next(p for p, k in self.keys.items() if k == key)
+                self.report("TG210", claimed(key, first, param.name), param.node)
+                continue
             self.keys[param.name] = key
             if from_doc:
                 self.from_doc.add(key)

@@ -182,10 +182,14 @@ RULES: dict[str, Rule] = _rules(
     ("TG208", E, "json_schema_extra does not make a valid JSON Schema",
      "What json_schema_extra adds goes into the schema as it is: its keywords must have the "
      "values JSON Schema 2020-12 allows (`enum` a list, `type` a type name, ...)."),
-    # TG3xx: docstrings
     ("TG209", E, "a constraint's value is not one its JSON Schema keyword takes",
      "Bounds are finite numbers, multiple_of is above 0, lengths are whole numbers from 0, and a "
      "pattern is a regular expression that compiles."),
+    ("TG210", E, "two parameters or fields take the same name in the schema",
+     "An alias (or an alias generator) names a property another parameter or field already "
+     "has: the schema would list it twice and one value would fill both. Give each a name of "
+     "its own."),
+    # TG3xx: docstrings
     ("TG301", E, "parameter has no entry in the docstring's Args section",
      "Describe every parameter in `Args:` (or Field(description=...)); `toolgen fix` adds the "
      "missing entries. A warning for handlers of other frameworks."),

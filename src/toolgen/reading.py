@@ -160,7 +160,9 @@ def decode_as(data: bytes, encoding: str) -> str:
         col = len(data[start : exc.start].decode(encoding, "replace")) + 1
         why = f"not valid {_named(encoding)} ({exc.reason})"
         raise Unreadable("TG005", why, line, col) from None
-    except LookupError as exc:  # a codec that is no text encoding (`# coding: rot13`)
+    except (LookupError, UnicodeError) as exc:
+        # a codec that is no text encoding (`# coding: rot13`), or one that fails without
+        # saying where (`punycode`, `undefined`): Python refuses either file
         raise Unreadable("TG101", f"cannot parse: {exc}", _cookie(data)[0]) from None
 
 

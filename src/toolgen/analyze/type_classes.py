@@ -20,7 +20,7 @@ from toolgen.analyze.type_base import (
     subscript_args,
     text_of,
 )
-from toolgen.analyze.type_metadata import FIELD_CALLS, property_name
+from toolgen.analyze.type_metadata import FIELD_CALLS, claimed, property_name
 from toolgen.analyze.type_tables import CON_FUNCTIONS
 from toolgen.index import Module, Symbol, dotted_name
 from toolgen.schema_ops import drop_titles
@@ -371,6 +371,7 @@ class ClassSchemas(BuilderBase):
         required: list[str] = []
         generator = self.model_config(symbol).get("alias_generator") if kind == "model" else None
         generate = ALIAS_GENERATORS[generator] if generator else None
+        owners: dict[str, str] = {}  # a property's name: the field that has it
         for f in self.class_fields(symbol):
             spec = self._value_spec(f.value, f.module, kind)
             # a model's config reaches the types of the fields it declares itself
@@ -385,6 +386,11 @@ class ClassSchemas(BuilderBase):
             finally:
                 self._extra.pop()
             name = property_name(merged, f.name, generate)
+            if name in properties:
+                raise self.problem(
+                    "TG210", claimed(name, owners[name], f.name), f.annotation, f.module
+                )
+            owners[name] = f.name
             properties[name] = schema
             if kind == "typeddict":
                 if self._typeddict_required(f.annotation, f.module, bool(f.total)):

@@ -493,6 +493,15 @@ def property_name(spec: FieldSpec, name: str, generate: Callable[[str], str] | N
     return generate(name) if generate is not None else name
 
 
+def claimed(name: str, first: str, second: str) -> str:
+    """TG210's message: `first` and then `second` take the property name `name`."""
+    return (
+        f"`{second}` takes the name `{name}` in the schema, which `{first}` already has (an "
+        "alias or an alias generator): the schema would list it twice and one value would "
+        "fill both; give each a name of its own"
+    )
+
+
 def constraint_problem(key: str, value: Any) -> str | None:
     """Why `value` is no value for constraint `key` (None: it is one): bounds are finite
     numbers, `multiple_of` one above 0, lengths whole numbers from 0, a pattern a regular

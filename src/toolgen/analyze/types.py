@@ -29,7 +29,7 @@ from toolgen.analyze.type_base import (
     text_of,
 )
 from toolgen.analyze.type_classes import ClassSchemas
-from toolgen.analyze.type_metadata import FIELD_CALLS, MetadataSchemas, property_name
+from toolgen.analyze.type_metadata import FIELD_CALLS, MetadataSchemas, claimed, property_name
 from toolgen.analyze.type_primitives import PrimitiveSchemas
 from toolgen.analyze.type_tables import EXTERNAL_KINDS
 from toolgen.index import Module, Symbol, dotted_name
@@ -41,6 +41,7 @@ __all__ = [
     "Schema",
     "SchemaBuilder",
     "TypeProblem",
+    "claimed",
     "property_name",
 ]
 
