@@ -714,6 +714,25 @@ def test_a_secret_others_could_know_is_not_used(
     assert not (shop.root / CACHE).exists()
 
 
+@pytest.mark.parametrize("inside", [".cache", "generated", "src"])
+def test_a_secret_folder_inside_the_project_is_not_made(
+    shop: Project, run: Runner, monkeypatch: pytest.MonkeyPatch, inside: str
+) -> None:
+    """XDG_CACHE_HOME (or HOME) inside the project: the cache is not used, and no secret is
+    written there first (a file nobody asked for in the project; in `out`, a file that
+    differs at each build)."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(shop.root / inside))
+    cache._secrets.clear()
+    before = sorted(p.relative_to(shop.root) for p in shop.root.rglob("*"))
+    for command in ("build", "check"):
+        result = run(command, cwd=shop.root)
+        assert result.code == 0, result.out
+        assert "the project holds the folder of the key of its entries" in result.err
+    assert not (shop.root / inside / "toolgen").exists()
+    after = sorted(p.relative_to(shop.root) for p in shop.root.rglob("*"))
+    assert [p for p in after if p not in before and p.parts[0] != "generated"] == []
+
+
 # -- the red team's layouts, kept: a symlink out wherever toolgen reads or writes --------------
 @pytest.mark.parametrize(
     "rel",

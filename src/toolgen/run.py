@@ -332,10 +332,10 @@ def _cache(run: Run, config: Config, started: int) -> _Cache:
     if folder is not None and os.path.lexists(folder):
         why = refused(str(folder))
     if folder is not None and why is None:
-        if secret() is None:
-            why = secret_problem()
-        elif holds_secret(str(config.root)):
+        if holds_secret(str(config.root)):  # asked first: `secret()` makes the secret
             why = "the project holds the folder of the key of its entries (set XDG_CACHE_HOME)"
+        elif secret() is None:
+            why = secret_problem()
     if folder is not None and why is not None:
         shown = relative_display(folder, config.cwd)
         print(f"toolgen: not using the cache folder {shown}: {why}", file=sys.stderr)
