@@ -461,6 +461,49 @@ def test_an_entry_with_fields_of_unexpected_types_is_a_miss(
     assert (process.returncode, process.stderr) == (0, ""), process.stderr
 
 
+def _retyped(entry: dict[str, Any], where: str) -> None:
+    """Give one value of a unit `entry` (see `toolgen.incremental.units`) a wrong type."""
+    tool = entry["tools"][0]
+    if where == "shown":
+        entry["shown"] = 5
+    elif where == "missing":
+        entry["missing"] = [*entry["missing"], 5]
+    elif where == "tool name":
+        tool["name"] = b"search"
+    elif where == "tool line":
+        tool["where"] = (tool["where"][0], "1", 1)
+    elif where == "visible":
+        tool["visible"] = 1
+    elif where == "chunk":
+        chunks = tool["render"]["chunks"]
+        chunks[next(iter(chunks))] = "text"
+    else:
+        entry["diagnostics"] = [{"code": "TG901", "message": 5, "level": "info", "path": None}]
+
+
+@pytest.mark.parametrize(
+    "where", ["shown", "missing", "tool name", "tool line", "visible", "chunk", "diagnostic"]
+)
+def test_a_unit_with_values_of_unexpected_types_is_a_miss(
+    shop: Project, run: Runner, where: str
+) -> None:
+    """A reused file's unit (an edit rebuilds the others from theirs) whose bytes are whole
+    but whose values are not what this toolgen writes is analysed again."""
+    shop.write("src/shop/more.py", tool_source(name="count"))
+    assert _toolgen(shop.root, "build").returncode == 0  # the cache key of a process's run
+    folder = shop.root / CACHE
+    units = [path.stem for path in (folder / "units").glob("*.json")]
+    found = [(key, cache.load_entry(folder, "units", key)) for key in units]
+    ((key, entry),) = [(k, e) for k, e in found if e["shown"].endswith("more.py")]
+    _retyped(entry, where)
+    cache.store_entry(folder, "units", key, entry)
+    shop.write("src/shop/tools.py", HANDLER.replace("Search", "Look for", 1))
+    process = _toolgen(shop.root, "build")
+    assert (process.returncode, process.stderr) == (0, ""), process.stderr
+    assert run("check", "--no-cache", cwd=shop.root).code == 0
+    assert shop.descriptor("count")["name"] == "count"
+
+
 def _sealed(request: bytes, body: bytes) -> bytes:
     """The `ok` line and `body` as a watch that holds the user's secret sends them."""
     seal = getattr(protocol, "sealed_reply", None)

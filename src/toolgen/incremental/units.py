@@ -264,28 +264,30 @@ def restore_with(entry: dict[str, Any], tool: Callable[[dict[str, Any]], T]) -> 
 
 def _check(entry: dict[str, Any]) -> None:
     """TypeError unless `entry` has the types `_entry` writes, where a wrong one would pass
-    unnoticed here and break a later step (pydantic checks each descriptor's own text)."""
-    _are([entry["shown"]], str)
+    unnoticed here and break a later step (pydantic checks each descriptor's own text). The
+    values of each kind are gathered and checked at once: an edit's rebuild checks every
+    unit it reuses."""
+    texts = [entry["shown"], *entry["read"], *entry["read"].values(), *entry["missing"]]
+    texts += [m[2] for m in entry["mounts"] if m[2] is not None]
+    numbers: list[Any] = []
+    flags: list[Any] = []
+    blobs: list[Any] = []
     for stored in entry["tools"]:
-        _are([stored["name"], stored["descriptor"]], str)
-        _are([stored["visible"]], bool)
-        _are(stored["where"][1:], int)
+        texts += (stored["name"], stored["descriptor"])
+        flags.append(stored["visible"])
+        numbers += stored["where"][1:]
         render = stored["render"]
         if render is not None:
-            _are(render["chunks"].values(), bytes)
-            _are([p for pair in render["problems"] for p in pair], str)
-            _are([t for pair in render["sections"].values() for t in pair], str)
-            _are([n for tally in render["tallies"].values() for n in tally], int)
-            _are([*render["chunks"], *render["sections"], *render["tallies"]], str)
+            blobs += render["chunks"].values()
+            texts += [p for pair in render["problems"] for p in pair]
+            texts += [t for pair in render["sections"].values() for t in pair]
+            numbers += [n for tally in render["tallies"].values() for n in tally]
+            texts += [*render["chunks"], *render["sections"], *render["tallies"]]
     for row in entry["diagnostics"]:
-        _are([row["code"], row["message"], row["level"]], str)
+        texts += (row["code"], row["message"], row["level"])
         if row["path"] is not None:
-            _are([row["path"]], str)
-            _are([row["line"], row["col"]], int)
-    _are([*entry["read"], *entry["read"].values(), *entry["missing"]], str)
-    _are([m[2] for m in entry["mounts"] if m[2] is not None], str)
-
-
-def _are(values: Any, kind: type) -> None:
-    if not all(type(value) is kind for value in values):
-        raise TypeError(f"not all {kind.__name__}")
+            texts.append(row["path"])
+            numbers += (row["line"], row["col"])
+    for values, kind in ((texts, str), (numbers, int), (flags, bool), (blobs, bytes)):
+        if not set(map(type, values)) <= {kind}:
+            raise TypeError(f"not all {kind.__name__}")
