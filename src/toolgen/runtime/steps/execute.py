@@ -9,7 +9,8 @@ retry what may be retried, and fall back when a fallback is given.
   the hop costs no more than it must; a tool's handlers take at most `Toolbox.occupy`'s share
   of threads, and a call beyond it is `UNAVAILABLE` at once). A sync handler's return value is
   checked on its thread, within the timeout. An async handler that held the loop past its
-  timeout (the deadline cannot fire while it blocks) is `TIMEOUT`. A timeout of None is none.
+  timeout (the deadline cannot fire while it blocks) is `TIMEOUT`; what it returned goes to
+  `on_stuck` as a thread's end would (it settles a keyed call's key). A timeout of None is none.
 - `invoke_here`: the same attempt of a sync handler on the calling thread, for a call from
   synchronous code with no timeout to enforce (nothing then needs another thread).
   A `ToolError` gets the taxonomy its code has in the descriptor's `errors`; any other
@@ -277,6 +278,13 @@ async def invoke(
             "(blocking code in an async handler: run it with asyncio.to_thread); "
             "its result is dropped",
         )
+        if on_stuck is not None:
+            # it ran to its end all the same (or swallowed its cancellation and returned):
+            # what it did settles a keyed call's key, as a timed-out thread's end does, and
+            # no retry runs it again beside what it did (`Call._outlived`)
+            ended: concurrent.futures.Future[Any] = concurrent.futures.Future()
+            ended.set_result(answer(name, prepared, value, trace_id, returns, quick_returns))
+            on_stuck(ended)
         return _timed_out(descriptor, timeout, trace_id)
     return answer(name, prepared, value, trace_id, returns, quick_returns)
 
