@@ -195,3 +195,45 @@ def test_an_async_handler_that_ends_past_its_timeout_settles_its_key_and_is_not_
     )
     assert again.ok and again.replayed and again.data == {"sent": 5, "run": 1}
     assert runs == [5]
+
+
+def test_a_late_awaitable_that_never_ends_frees_its_key_within_the_timeout(
+    keyed_box: Callable[..., Toolbox],
+) -> None:
+    """Was: a sync handler that timed out and then returned an awaitable that never ends kept
+    its key in progress for good (the keeper awaited it without a bound and renewed the lease
+    meanwhile), and a thread with it. Now the awaitable gets the tool's timeout, as it would
+    have on time: its failure frees the key, and a retry runs."""
+    release = threading.Event()
+    stop = threading.Event()  # ends the awaitable when the test ends, fixed or not
+    runs: list[int] = []
+
+    async def never() -> dict[str, object]:
+        while not stop.is_set():
+            await asyncio.sleep(0.02)
+        return {"never": True}
+
+    def transfer(amount: int, to: str, idempotency_key: str) -> Any:
+        runs.append(amount)
+        if len(runs) == 1:
+            release.wait(30)
+            return never()
+        return {"sent": amount, "run": len(runs)}
+
+    box = keyed_box(handlers={"transfer": transfer}, timeout={"transfer": 0.1})
+    arguments = _arguments()
+    try:
+        timed_out = box.call("transfer", arguments, context=PAY)
+        assert timed_out.error is not None and timed_out.error["code"] == "TIMEOUT"
+        release.set()
+        deadline = time.monotonic() + 5
+        while True:
+            again = box.call("transfer", arguments, context=PAY)
+            if again.error is None or again.error["code"] != "IDEMPOTENCY_KEY_IN_PROGRESS":
+                break
+            assert time.monotonic() < deadline, "the key is still in progress"
+            time.sleep(0.05)
+        assert again.ok and not again.replayed and again.data == {"sent": 5, "run": 2}
+    finally:
+        release.set()
+        stop.set()

@@ -294,17 +294,21 @@ async def late(
     descriptor: ToolDescriptor,
     trace_id: str,
     result_of: Callable[[Any], ToolResult],
+    timeout: float | None = None,
 ) -> ToolResult | None:
     """The result of what a sync handler's thread that outlived its attempt ran to (`ended`,
     from `_Thread`): the result made on that thread, or `result_of` the value an awaitable it
-    returned gives (awaited on a loop of its own, as the attempt's loop may be gone), or the
-    error of what it raised; None when it never ran, or was stopped by what is no error."""
+    returned gives (awaited on a loop of its own, as the attempt's loop may be gone, within
+    `timeout` as on time), or the error of what it raised; None when it never ran, or was
+    stopped by what is no error."""
     try:
         value = ended.result()
         if isinstance(value, ToolResult) or value is None:
             return value
         if isinstance(value, _Awaitable):
-            value = await asyncio.to_thread(run_sync, functools.partial(_awaited, value.awaitable))
+            # bounded: an awaitable that never ends held the key (renewed) and a thread for good
+            awaited = functools.partial(_awaited, value.awaitable, timeout)
+            value = await asyncio.to_thread(run_sync, awaited)
     except Exception as exc:  # the handler's (an `Escaped` one's too)
         return raised(descriptor, exc, trace_id)
     except BaseException:
@@ -378,15 +382,16 @@ def invoke_here(
     return attempt
 
 
-async def _awaited(value: Awaitable[Any]) -> Any:
-    try:
-        return await value
-    except Exception:
-        raise
-    except BaseException as exc:  # as an Exception, so that the task does not stop the loop
-        if not handlers_own(exc):
+async def _awaited(value: Awaitable[Any], timeout: float | None = None) -> Any:
+    async with asyncio.timeout(timeout):  # its TimeoutError is the late awaitable's failure
+        try:
+            return await value
+        except Exception:
             raise
-        raise Escaped(exc) from None
+        except BaseException as exc:  # as an Exception, so that the task does not stop the loop
+            if not handlers_own(exc):
+                raise
+            raise Escaped(exc) from None
 
 
 def raised(descriptor: ToolDescriptor, exc: BaseException, trace_id: str) -> ToolResult:
