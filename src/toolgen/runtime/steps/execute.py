@@ -389,7 +389,7 @@ async def late(
             return value
         if isinstance(value, _Awaitable):
             # bounded: an awaitable that never ends held the key (renewed) and a thread for good
-            awaited = functools.partial(_awaited, value.awaitable, timeout)
+            awaited = functools.partial(_awaited, value.awaitable, timeout, trace_id)
             value = await asyncio.to_thread(run_sync, awaited)
     except Exception as exc:  # the handler's (an `Escaped` one's too)
         return raised(descriptor, exc, trace_id)
@@ -464,10 +464,10 @@ def invoke_here(
     return attempt
 
 
-async def _awaited(value: Awaitable[Any], timeout: float | None = None) -> Any:
+async def _awaited(value: Awaitable[Any], timeout: float | None = None, trace_id: str = "") -> Any:
     async with asyncio.timeout(timeout):  # its TimeoutError is the late awaitable's failure
         try:
-            return await value
+            return await _Bounded(value, trace_id)  # one that swallows the timeout's cancel too
         except Exception:
             raise
         except BaseException as exc:  # as an Exception, so that the task does not stop the loop
