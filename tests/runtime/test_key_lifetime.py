@@ -4,11 +4,15 @@ frees the key), and until then, however long past the lease, the key is in progr
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import threading
 import time
 import uuid
 from collections.abc import Callable
 from typing import Any
+
+import pytest
 
 from toolgen.runtime import Toolbox, ToolError
 
@@ -139,3 +143,85 @@ def test_a_handler_running_past_its_lease_keeps_its_key(
     assert ended.wait(30)
     again = _settled(box, arguments)
     assert again.ok and again.replayed and runs == [5]
+
+
+@pytest.mark.parametrize("how", ["blocks", "swallows"])
+def test_an_async_handler_that_ends_past_its_timeout_settles_its_key_and_is_not_run_again(
+    keyed_box: Callable[..., Toolbox], how: str
+) -> None:
+    """Was: an async handler that held the loop past its timeout (`time.sleep` in an `async
+    def`), or swallowed the deadline's cancellation, ran to its end and paid; its result was
+    dropped as `TIMEOUT`, the key freed, and the keyed call's retries ran it again, every
+    one of them (4 payments for one call). Now it is answered `TIMEOUT` once, and what it
+    did settles the key as a timed-out thread's end does: a retry replays it."""
+    runs: list[int] = []
+
+    async def transfer(amount: int, to: str, idempotency_key: str) -> dict[str, object]:
+        runs.append(amount)
+        if how == "blocks":
+            time.sleep(0.3)  # holds the loop: the deadline cannot fire
+        else:
+            with contextlib.suppress(asyncio.CancelledError):
+                await asyncio.sleep(0.3)
+        return {"sent": amount, "run": len(runs)}
+
+    box = keyed_box(handlers={"transfer": transfer}, timeout={"transfer": 0.1})
+    arguments = _arguments()
+    timed_out = box.call("transfer", arguments, context=PAY)
+    assert timed_out.error is not None and timed_out.error["code"] == "TIMEOUT"
+    assert runs == [5]
+    seen: list[str] = []
+    again = _until(
+        lambda: box.call("transfer", arguments, context=PAY),
+        lambda r: r.ok or (r.error and r.error["code"] != "IDEMPOTENCY_KEY_IN_PROGRESS"),
+        seen,
+    )
+    assert again.ok and again.replayed and again.data == {"sent": 5, "run": 1}
+    assert runs == [5]
+
+
+@pytest.mark.parametrize("stubborn", [False, True], ids=["awaits", "swallows-its-cancel"])
+def test_a_late_awaitable_that_never_ends_frees_its_key_within_the_timeout(
+    keyed_box: Callable[..., Toolbox], stubborn: bool
+) -> None:
+    """Was: a sync handler that timed out and then returned an awaitable that never ends kept
+    its key in progress for good (the keeper awaited it without a bound and renewed the lease
+    meanwhile), and a thread with it. Now the awaitable gets the tool's timeout, as it would
+    have on time: its failure frees the key, and a retry runs."""
+    release = threading.Event()
+    stop = threading.Event()  # ends the awaitable when the test ends, fixed or not
+    runs: list[int] = []
+
+    async def never() -> dict[str, object]:
+        while not stop.is_set():
+            try:
+                await asyncio.sleep(0.02)
+            except asyncio.CancelledError:
+                if not stubborn:
+                    raise
+        return {"never": True}
+
+    def transfer(amount: int, to: str, idempotency_key: str) -> Any:
+        runs.append(amount)
+        if len(runs) == 1:
+            release.wait(30)
+            return never()
+        return {"sent": amount, "run": len(runs)}
+
+    box = keyed_box(handlers={"transfer": transfer}, timeout={"transfer": 0.1})
+    arguments = _arguments()
+    try:
+        timed_out = box.call("transfer", arguments, context=PAY)
+        assert timed_out.error is not None and timed_out.error["code"] == "TIMEOUT"
+        release.set()
+        deadline = time.monotonic() + 5
+        while True:
+            again = box.call("transfer", arguments, context=PAY)
+            if again.error is None or again.error["code"] != "IDEMPOTENCY_KEY_IN_PROGRESS":
+                break
+            assert time.monotonic() < deadline, "the key is still in progress"
+            time.sleep(0.05)
+        assert again.ok and not again.replayed and again.data == {"sent": 5, "run": 2}
+    finally:
+        release.set()
+        stop.set()

@@ -336,3 +336,21 @@ def test_hung_handlers_of_one_tool_leave_threads_to_the_other_tools(
         ("UNAVAILABLE", True, 1000)
     }
     assert sum(r.ok for r in flooded) == toolbox_module.PER_TOOL
+
+
+def test_a_threads_loop_collected_where_another_loop_runs_leaves_no_warning() -> None:
+    """Was: the collector may end a thread's kept loop on a thread that runs a loop of its own
+    (the keeper's, a store's): `shutdown_asyncgens()` was made, refused and never awaited, a
+    RuntimeWarning that failed whichever test the collection happened in."""
+    from toolgen.runtime import sync
+
+    loop = sync._new_loop()
+
+    async def collect_here() -> None:
+        sync._close(loop, os.getpid())
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        asyncio.run(collect_here())
+        gc.collect()
+    loop.close()

@@ -533,7 +533,8 @@ class Call:
     async def _outcome(self, ended: concurrent.futures.Future[Any]) -> ToolResult | None:
         """The result of what a handler's thread ran to (`steps.execute.late`)."""
         assert self.descriptor is not None and self.result_of is not None
-        return await late(ended, self.descriptor, self.trace_id, self.result_of)
+        timeout = self.box.timeout_for(self.descriptor.name)
+        return await late(ended, self.descriptor, self.trace_id, self.result_of, timeout)
 
 
 def _written(trace_id: Any) -> str:

@@ -109,6 +109,9 @@ def _close(loop: asyncio.AbstractEventLoop, pid: int) -> None:
         return
     if loop.is_closed():
         return
-    with contextlib.suppress(RuntimeError):  # another loop runs in the collecting thread
-        loop.run_until_complete(loop.shutdown_asyncgens())
+    # another loop runs in the collecting thread (the keeper's, a store's): the bare loop only
+    # (its `shutdown_asyncgens()` made there would be refused, and warn as never awaited)
+    if asyncio._get_running_loop() is None:
+        with contextlib.suppress(RuntimeError):
+            loop.run_until_complete(loop.shutdown_asyncgens())
     loop.close()

@@ -9,7 +9,10 @@ retry what may be retried, and fall back when a fallback is given.
   the hop costs no more than it must; a tool's handlers take at most `Toolbox.occupy`'s share
   of threads, and a call beyond it is `UNAVAILABLE` at once). A sync handler's return value is
   checked on its thread, within the timeout. An async handler that held the loop past its
-  timeout (the deadline cannot fire while it blocks) is `TIMEOUT`. A timeout of None is none.
+  timeout (the deadline cannot fire while it blocks) is `TIMEOUT`; what it returned goes to
+  `on_stuck` as a thread's end would (it settles a keyed call's key). A coroutine that goes on
+  `CANCEL_GRACE` seconds after its cancellation (it swallowed it) is closed (`_Bounded`), so
+  that the timeout, or its caller's cancellation, ends the call. A timeout of None is none.
 - `invoke_here`: the same attempt of a sync handler on the calling thread, for a call from
   synchronous code with no timeout to enforce (nothing then needs another thread).
   A `ToolError` gets the taxonomy its code has in the descriptor's `errors`; any other
@@ -43,7 +46,7 @@ import os
 import threading
 import time
 import typing
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Generator, Mapping
 from typing import Any
 
 import pydantic
@@ -222,7 +225,7 @@ async def invoke(
             if inspect.iscoroutinefunction(prepared.fn):
                 began, forks = time.monotonic(), _forks
                 try:
-                    value = await prepared.fn(*args, **kwargs)
+                    value = await _Bounded(prepared.fn(*args, **kwargs), trace_id)
                 finally:
                     if _forks != forks:  # a child it forked: not a second caller's loop
                         os._exit(0)
@@ -258,7 +261,7 @@ async def invoke(
                 if not isinstance(value, _Awaitable):
                     return typing.cast(ToolResult, value)
                 began = time.monotonic()
-                value = await value.awaitable
+                value = await _Bounded(value.awaitable, trace_id)
     except TimeoutError as exc:
         if timeout is None or not deadline.expired():  # the handler's own (a socket's, say)
             return raised(descriptor, exc, trace_id)
@@ -277,8 +280,95 @@ async def invoke(
             "(blocking code in an async handler: run it with asyncio.to_thread); "
             "its result is dropped",
         )
+        if on_stuck is not None:
+            # it ran to its end all the same (or swallowed its cancellation and returned):
+            # what it did settles a keyed call's key, as a timed-out thread's end does, and
+            # no retry runs it again beside what it did (`Call._outlived`)
+            ended: concurrent.futures.Future[Any] = concurrent.futures.Future()
+            ended.set_result(answer(name, prepared, value, trace_id, returns, quick_returns))
+            on_stuck(ended)
         return _timed_out(descriptor, timeout, trace_id)
     return answer(name, prepared, value, trace_id, returns, quick_returns)
+
+
+#: Seconds a handler's coroutine has to end once cancelled (its deadline fired, or its
+#: caller gave up); one that goes on past them is closed, and the cancellation goes on.
+CANCEL_GRACE = 1.0
+
+
+class _Bounded:
+    """`await awaitable`, as a coroutine's `await` runs it (on the caller's task, step by step,
+    what it yields forwarded), save that once cancelled it has `CANCEL_GRACE` seconds to end:
+    awaited plainly, a coroutine that swallows its cancellation (`except CancelledError:
+    pass` in a loop, say) held its call - and every other call of the turn - for good. Past
+    the grace it is closed (what it awaits cancelled) and the cancellation goes on: its
+    deadline's `TIMEOUT`, its caller's cancellation."""
+
+    __slots__ = ("awaitable", "trace_id")
+
+    def __init__(self, awaitable: Awaitable[Any], trace_id: str) -> None:
+        self.awaitable, self.trace_id = awaitable, trace_id
+
+    def __await__(self) -> Generator[Any, Any, Any]:
+        steps = self.awaitable.__await__()
+        loop = asyncio.get_running_loop()
+        sent: Any = None
+        thrown: BaseException | None = None
+        cancelled: asyncio.CancelledError | None = None  # the first cancellation thrown in
+        ends = 0.0  # when the grace after it ends (loop time)
+        while True:
+            try:
+                yielded = steps.send(sent) if thrown is None else steps.throw(thrown)
+            except StopIteration as stop:
+                return stop.value
+            sent = thrown = None
+            if cancelled is not None and loop.time() >= ends:
+                self._close(steps, yielded)
+                raise cancelled
+            if cancelled is not None and asyncio.isfuture(yielded):
+                # it went on after its cancellation: what it awaits, or the grace's end
+                woken: asyncio.Future[None] = loop.create_future()
+
+                def wake(_: Any = None, woken: asyncio.Future[None] = woken) -> None:
+                    if not woken.done():
+                        woken.set_result(None)
+
+                timer = loop.call_at(ends, wake)
+                yielded.add_done_callback(wake)
+                try:
+                    yield from woken
+                except BaseException as exc:  # cancelled again, say: passed on to it
+                    thrown = exc
+                finally:
+                    timer.cancel()
+                    yielded.remove_done_callback(wake)
+                if thrown is None and not yielded.done():  # the grace ended first
+                    self._close(steps, yielded)
+                    raise cancelled
+                continue
+            try:
+                sent = yield yielded
+            except GeneratorExit:  # closed: as `yield from` does
+                steps.close()
+                raise
+            except BaseException as exc:
+                if isinstance(exc, asyncio.CancelledError) and cancelled is None:
+                    cancelled, ends = exc, loop.time() + CANCEL_GRACE
+                thrown = exc
+
+    def _close(self, steps: Any, awaited: Any) -> None:
+        log_failure(
+            self.trace_id,
+            f"a handler's coroutine went on {CANCEL_GRACE:g} seconds after it was cancelled; "
+            "closed (a coroutine must not swallow asyncio.CancelledError)",
+        )
+        if asyncio.isfuture(awaited):
+            awaited.cancel()
+        try:
+            steps.close()
+        except BaseException as exc:  # it ignored GeneratorExit too: it is never resumed
+            if not handlers_own(exc):
+                raise
 
 
 async def late(
@@ -286,17 +376,21 @@ async def late(
     descriptor: ToolDescriptor,
     trace_id: str,
     result_of: Callable[[Any], ToolResult],
+    timeout: float | None = None,
 ) -> ToolResult | None:
     """The result of what a sync handler's thread that outlived its attempt ran to (`ended`,
     from `_Thread`): the result made on that thread, or `result_of` the value an awaitable it
-    returned gives (awaited on a loop of its own, as the attempt's loop may be gone), or the
-    error of what it raised; None when it never ran, or was stopped by what is no error."""
+    returned gives (awaited on a loop of its own, as the attempt's loop may be gone, within
+    `timeout` as on time), or the error of what it raised; None when it never ran, or was
+    stopped by what is no error."""
     try:
         value = ended.result()
         if isinstance(value, ToolResult) or value is None:
             return value
         if isinstance(value, _Awaitable):
-            value = await asyncio.to_thread(run_sync, functools.partial(_awaited, value.awaitable))
+            # bounded: an awaitable that never ends held the key (renewed) and a thread for good
+            awaited = functools.partial(_awaited, value.awaitable, timeout, trace_id)
+            value = await asyncio.to_thread(run_sync, awaited)
     except Exception as exc:  # the handler's (an `Escaped` one's too)
         return raised(descriptor, exc, trace_id)
     except BaseException:
@@ -370,15 +464,16 @@ def invoke_here(
     return attempt
 
 
-async def _awaited(value: Awaitable[Any]) -> Any:
-    try:
-        return await value
-    except Exception:
-        raise
-    except BaseException as exc:  # as an Exception, so that the task does not stop the loop
-        if not handlers_own(exc):
+async def _awaited(value: Awaitable[Any], timeout: float | None = None, trace_id: str = "") -> Any:
+    async with asyncio.timeout(timeout):  # its TimeoutError is the late awaitable's failure
+        try:
+            return await _Bounded(value, trace_id)  # one that swallows the timeout's cancel too
+        except Exception:
             raise
-        raise Escaped(exc) from None
+        except BaseException as exc:  # as an Exception, so that the task does not stop the loop
+            if not handlers_own(exc):
+                raise
+            raise Escaped(exc) from None
 
 
 def raised(descriptor: ToolDescriptor, exc: BaseException, trace_id: str) -> ToolResult:
