@@ -170,12 +170,7 @@ def test_an_async_handler_that_ends_past_its_timeout_settles_its_key_and_is_not_
     timed_out = box.call("transfer", arguments, context=PAY)
     assert timed_out.error is not None and timed_out.error["code"] == "TIMEOUT"
     assert runs == [5]
-    seen: list[str] = []
-    again = _until(
-        lambda: box.call("transfer", arguments, context=PAY),
-        lambda r: r.ok or (r.error and r.error["code"] != "IDEMPOTENCY_KEY_IN_PROGRESS"),
-        seen,
-    )
+    again = _settled(box, arguments)
     assert again.ok and again.replayed and again.data == {"sent": 5, "run": 1}
     assert runs == [5]
 

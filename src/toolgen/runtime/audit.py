@@ -35,7 +35,7 @@ import secrets
 import threading
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, cast
 
 from toolgen.quoting import QUOTE_LIMIT
 from toolgen.runtime.escapes import handlers_own
@@ -130,13 +130,24 @@ def arguments_sha256(arguments: Any) -> str:
     return hashlib.sha256(text.encode("utf-8", "replace")).hexdigest()
 
 
-def keyed(secret: bytes) -> hmac.HMAC:
+class Mac(Protocol):
+    """A keyed HMAC state: `hmac.HMAC`, or the OpenSSL object under it."""
+
+    def copy(self) -> Mac: ...
+    def update(self, data: bytes, /) -> None: ...
+    def hexdigest(self) -> str: ...
+
+
+def keyed(secret: bytes) -> Mac:
     """HMAC-SHA256 keyed by `secret`, for `arguments_hmac` (a copy of a keyed one per call
-    costs less than keying again)."""
-    return hmac.new(secret, digestmod="sha256")
+    costs less than keying again; the OpenSSL object under `hmac.HMAC`, where there is one,
+    copies without `hmac.HMAC`'s Python-level wrapping)."""
+    mac = hmac.new(secret, digestmod="sha256")
+    inner = getattr(mac, "_hmac", None)
+    return mac if inner is None else cast(Mac, inner)
 
 
-def arguments_hmac(arguments: Any, key: hmac.HMAC) -> str:
+def arguments_hmac(arguments: Any, key: Mac) -> str:
     """The events' fingerprint: HMAC-SHA256 of the canonical JSON with `key` (`keyed`); what
     JSON cannot write out as it is is hashed as an event writes it (`writable`)."""
     text = _canonical(arguments)

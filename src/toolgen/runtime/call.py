@@ -13,7 +13,6 @@ unrecorded, to the way that words the problem.
 from __future__ import annotations
 
 import concurrent.futures
-import inspect
 import json
 import logging
 import time
@@ -100,7 +99,7 @@ class Lane:
                 prepared = box.prepared(self.descriptor)
             except NotCallable:
                 prepared = None
-            if prepared is not None and not inspect.iscoroutinefunction(prepared.fn):
+            if prepared is not None and not prepared.is_async:
                 descriptor = self.descriptor
                 found = invoke_here(
                     descriptor, prepared, box.returns(descriptor), box.quick_returns(descriptor)
@@ -390,7 +389,8 @@ class Call:
             return result
         timeout = box.timeout_for(descriptor.name)
         returns, quick_returns = box.returns(descriptor), box.quick_returns(descriptor)
-        workers = self.pool = box.workers()
+        # an async handler takes no thread (its timeout's end is not one held: `Toolbox.held`)
+        workers = self.pool = None if prepared.is_async else box.workers()
 
         async def attempt(given: dict[str, Any]) -> ToolResult:
             return await invoke(

@@ -165,6 +165,7 @@ class Prepared:
     plain: Callable[[Any], Any]
     exact: type | None = None
     direct: bool = False
+    is_async: bool = False  # `fn` makes a coroutine: awaited on the caller's loop, no thread
 
 
 def prepare(fn: Callable[..., Any], parameters: Mapping[str, Any]) -> Prepared:
@@ -211,7 +212,8 @@ def prepare(fn: Callable[..., Any], parameters: Mapping[str, Any]) -> Prepared:
         return adapter.dump_python(value, by_alias=True, warnings=False)
 
     exact = returns if adapter is not None and any(returns is t for t in _EXACT) else None
-    return Prepared(fn, arguments, dump, plain, exact, _direct(fn, signature, parameters))
+    direct = _direct(fn, signature, parameters)
+    return Prepared(fn, arguments, dump, plain, exact, direct, inspect.iscoroutinefunction(fn))
 
 
 #: The annotations of parameters a direct call may take, with their schemas' JSON type.

@@ -45,6 +45,7 @@ import logging
 import os
 import threading
 import time
+import types
 import typing
 from collections.abc import Awaitable, Callable, Generator, Mapping
 from typing import Any
@@ -222,10 +223,10 @@ async def invoke(
     began = 0.0  # when the handler's coroutine began, to see a loop it held
     try:
         async with deadline:
-            if inspect.iscoroutinefunction(prepared.fn):
+            if prepared.is_async:
                 began, forks = time.monotonic(), _forks
                 try:
-                    value = await _Bounded(prepared.fn(*args, **kwargs), trace_id)
+                    value = await _bounded(prepared.fn(*args, **kwargs), trace_id)
                 finally:
                     if _forks != forks:  # a child it forked: not a second caller's loop
                         os._exit(0)
@@ -296,6 +297,36 @@ async def invoke(
 CANCEL_GRACE = 1.0
 
 
+def _bounded(awaitable: Awaitable[Any], trace_id: str) -> Awaitable[Any]:
+    """`_Bounded(awaitable)`, or for a coroutine that ends at its first step (most handlers
+    that await nothing slow) what it returned, ready: `_Bounded` costs each call a
+    generator."""
+    if type(awaitable) is not types.CoroutineType:
+        return _Bounded(awaitable, trace_id)
+    try:
+        first = awaitable.send(None)
+    except StopIteration as stop:
+        return _Ready(stop.value)
+    return _Bounded(awaitable, trace_id, first)
+
+
+class _Ready:
+    """An awaitable that is its value at once."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def __await__(self) -> Generator[Any, Any, Any]:
+        return self.value
+        yield  # a generator, never resumed
+
+
+#: `_Bounded`'s first step not taken yet
+_UNSTARTED: Any = object()
+
+
 class _Bounded:
     """`await awaitable`, as a coroutine's `await` runs it (on the caller's task, step by step,
     what it yields forwarded), save that once cancelled it has `CANCEL_GRACE` seconds to end:
@@ -304,23 +335,28 @@ class _Bounded:
     the grace it is closed (what it awaits cancelled) and the cancellation goes on: its
     deadline's `TIMEOUT`, its caller's cancellation."""
 
-    __slots__ = ("awaitable", "trace_id")
+    __slots__ = ("awaitable", "first", "trace_id")
 
-    def __init__(self, awaitable: Awaitable[Any], trace_id: str) -> None:
-        self.awaitable, self.trace_id = awaitable, trace_id
+    def __init__(self, awaitable: Awaitable[Any], trace_id: str, first: Any = _UNSTARTED) -> None:
+        # `first`: what a coroutine (`awaitable` itself) yielded at the step `_bounded` took
+        self.awaitable, self.trace_id, self.first = awaitable, trace_id, first
 
     def __await__(self) -> Generator[Any, Any, Any]:
-        steps = self.awaitable.__await__()
+        started = self.first is not _UNSTARTED
+        steps: Any = self.awaitable if started else self.awaitable.__await__()
         loop = asyncio.get_running_loop()
         sent: Any = None
         thrown: BaseException | None = None
         cancelled: asyncio.CancelledError | None = None  # the first cancellation thrown in
         ends = 0.0  # when the grace after it ends (loop time)
         while True:
-            try:
-                yielded = steps.send(sent) if thrown is None else steps.throw(thrown)
-            except StopIteration as stop:
-                return stop.value
+            if started:
+                yielded, started = self.first, False
+            else:
+                try:
+                    yielded = steps.send(sent) if thrown is None else steps.throw(thrown)
+                except StopIteration as stop:
+                    return stop.value
             sent = thrown = None
             if cancelled is not None and loop.time() >= ends:
                 self._close(steps, yielded)
