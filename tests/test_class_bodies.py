@@ -14,8 +14,8 @@ from toolgen.analyze import bodies
 from toolgen.analyze.types import SchemaBuilder
 from toolgen.config import load_config
 from toolgen.incremental.units import UnitCache
-from toolgen.index import Module, ModuleIndex
 from toolgen.pipeline import generate
+from toolgen.read.index import Module, ModuleIndex
 
 UNITS = "Size = int\n"
 

@@ -18,9 +18,9 @@ import pytest
 from toolgen.analyze.docstrings import parse_docstring
 from toolgen.config import Config
 from toolgen.diagnostics import Diagnostic, Level
-from toolgen.discover import discover
 from toolgen.fix import PLACEHOLDER, FixParam, exposed_params, fix_files, fix_source
-from toolgen.index import ModuleIndex
+from toolgen.read.discover import discover
+from toolgen.read.index import ModuleIndex
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "fix"
 GOLDEN = ["google", "numpy_style", "sphinx", "odd"]

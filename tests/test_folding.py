@@ -28,8 +28,8 @@ from toolgen.analyze.markers import PRESETS
 from toolgen.analyze.scopes import Scope
 from toolgen.config import load_config
 from toolgen.descriptor import ToolDescriptor
-from toolgen.index import Module, ModuleIndex
 from toolgen.pipeline import generate
+from toolgen.read.index import Module, ModuleIndex
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = REPO / "tests" / "fixtures"

@@ -18,11 +18,11 @@ from typing import Any
 import pytest
 
 from conftest import Project, Run, tool_source
-from toolgen import reading
 from toolgen.config import load_config
 from toolgen.diagnostics import UserError
 from toolgen.incremental import cache
 from toolgen.incremental.stamp import file_stat
+from toolgen.read import files as reading
 
 Runner = Callable[..., Run]
 

@@ -706,7 +706,7 @@ def test_a_folder_that_cannot_be_listed_is_a_diagnostic_and_changes_nothing(
 ) -> None:
     import os as real_os
 
-    import toolgen.discover
+    import toolgen.read.discover
 
     write(folder, FASTMCP_APP)
     locked = folder / "src" / "app"
@@ -718,7 +718,7 @@ def test_a_folder_that_cannot_be_listed_is_a_diagnostic_and_changes_nothing(
             raise PermissionError(13, "Permission denied", str(path))
         return real_scandir(path)
 
-    monkeypatch.setattr(toolgen.discover.os, "scandir", scandir)
+    monkeypatch.setattr(toolgen.read.discover.os, "scandir", scandir)
     before = files(folder)
     result = run("init", cwd=folder)
     assert result.code == 2

@@ -91,6 +91,11 @@ RULES = (
             "toolgen.run",
         ),
     ),
+    Rule(
+        "the reading stage imports nothing of the stages after it",
+        "toolgen.read",
+        only=("toolgen.read", "toolgen.diagnostics", "toolgen.quoting"),
+    ),
     Rule("nothing imports the command line", "toolgen", forbidden=("toolgen.cli",)),
     Rule("the marker imports nothing heavy", "toolgen._marker", only=("toolgen._marker",)),
     Rule(

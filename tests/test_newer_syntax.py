@@ -1,5 +1,5 @@
 """Syntax newer than the running Python's (PEP 695 aliases and type parameters, PEP 701
-f-strings) is read as Python 3.12 parses it (`toolgen.newer`); what is not read says which
+f-strings) is read as Python 3.12 parses it (`toolgen.read.newer`); what is not read says which
 Python is needed. Named aliases give the schemas pydantic gives them."""
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ import pytest
 
 from conftest import Project, tool_source
 from toolgen.analyze.types import SchemaBuilder
-from toolgen.index import ModuleIndex, Unparsable, parse_python
-from toolgen.newer import TypeAlias, parse_newer
+from toolgen.read.index import ModuleIndex, Unparsable, parse_python
+from toolgen.read.newer import TypeAlias, parse_newer
 
 NATIVE = sys.version_info >= (3, 12)  # this Python's own parser reads the newer syntax
 

@@ -139,7 +139,7 @@ def test_star_import_from_a_known_outside_module(project: Project, run) -> None:
 def test_a_released_module_is_parsed_again_when_used(project: Project) -> None:
     """The compiler frees each source's syntax tree after its handlers are compiled; a later
     use of the module parses it again and resolves the same names to the same places."""
-    from toolgen.index import ModuleIndex
+    from toolgen.read.index import ModuleIndex
 
     project.write("src/pkg/__init__.py", "")
     project.write(

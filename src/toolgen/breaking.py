@@ -37,7 +37,7 @@ from toolgen.diagnostics import (
     plural,
     relative_display,
 )
-from toolgen.reading import MAX_SOURCE_BYTES, Unreadable, read_capped
+from toolgen.read.files import MAX_SOURCE_BYTES, Unreadable, read_capped
 
 #: rule id -> TG code. Users write either in `breaking_ignore` (see `rule_id`).
 BREAKING_CODES: dict[str, str] = {

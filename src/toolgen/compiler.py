@@ -58,14 +58,20 @@ from toolgen.config import Config
 from toolgen.conformance import conformance_level, missing_by_level
 from toolgen.descriptor import DEFAULT_RISK, RISK_DEFAULTS, ToolDescriptor
 from toolgen.diagnostics import Diagnostic, Level, Location, cut, plural, sort_diagnostics
-from toolgen.discover import Listing, SourceFile, list_sources, search_roots, skipped_diagnostics
 from toolgen.frameworks import Framework
 from toolgen.incremental.cache import file_sha
-from toolgen.index import Dependencies, ModuleIndex, dotted_name
 from toolgen.lint import LintContext, lint
 from toolgen.names import name_problem
 from toolgen.parallel import map_chunks
 from toolgen.policy import FileSuppressions, Policy
+from toolgen.read.discover import (
+    Listing,
+    SourceFile,
+    list_sources,
+    search_roots,
+    skipped_diagnostics,
+)
+from toolgen.read.index import Dependencies, ModuleIndex, dotted_name
 from toolgen.render.registry import CATALOG, reserved
 from toolgen.schema_ops import expanded_size, inline_refs, size
 from toolgen.validate import schema_errors

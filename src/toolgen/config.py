@@ -32,7 +32,7 @@ from toolgen.diagnostics import (
 from toolgen.frameworks import DISTRIBUTIONS, VERSION, Framework, framework, installed_framework
 from toolgen.incremental.cache import FOLDER as CACHE_FOLDER
 from toolgen.policy import Policy
-from toolgen.reading import MAX_SOURCE_BYTES, NotRegular, open_regular
+from toolgen.read.files import MAX_SOURCE_BYTES, NotRegular, open_regular
 from toolgen.render import registry
 from toolgen.render.options import RenderOptions
 from toolgen.toml_places import places

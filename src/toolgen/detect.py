@@ -19,9 +19,9 @@ from toolgen.analyze.handlers import find_registrations
 from toolgen.analyze.markers import PRESETS, Preset, config_presets
 from toolgen.config import Config, installed_packages
 from toolgen.diagnostics import Diagnostic
-from toolgen.discover import SourceFile, list_sources, search_roots, unlisted
-from toolgen.index import ModuleIndex
-from toolgen.reading import MAX_SOURCE_BYTES
+from toolgen.read.discover import SourceFile, list_sources, search_roots, unlisted
+from toolgen.read.files import MAX_SOURCE_BYTES
+from toolgen.read.index import ModuleIndex
 
 #: The marker preset that an import of each module (or of a module inside it) asks for.
 FRAMEWORK_MODULES = {

@@ -70,11 +70,11 @@ from toolgen.analyze.signature import Param, exposed_parameters
 from toolgen.analyze.types import FIELD_CALLS, FieldSpec, SchemaBuilder, TypeProblem
 from toolgen.config import Config
 from toolgen.diagnostics import Diagnostic, Location, sort_diagnostics
-from toolgen.discover import SourceFile, list_sources, search_roots, skipped_diagnostics
-from toolgen.index import Module, ModuleIndex, Unparsable, dotted_name, parse_python
 from toolgen.output import atomic_write
 from toolgen.quoting import CONTROLS, visible
-from toolgen.reading import Unreadable, read_source
+from toolgen.read.discover import SourceFile, list_sources, search_roots, skipped_diagnostics
+from toolgen.read.files import Unreadable, read_source
+from toolgen.read.index import Module, ModuleIndex, Unparsable, dotted_name, parse_python
 
 FixMode = Literal["write", "diff", "check"]
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef

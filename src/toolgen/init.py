@@ -40,7 +40,7 @@ from typing import Any
 from toolgen.config import MARKER_PRESETS, Config, installed_packages, loads_toml, toml_error
 from toolgen.detect import LABELS, Registered, Scan, count_tools, scan_project
 from toolgen.diagnostics import Diagnostic, Location, UserError, plural, relative_display
-from toolgen.discover import module_name
+from toolgen.read.discover import module_name
 from toolgen.render.registry import platform_names
 
 EXAMPLE_FILE = "example_tool.py"

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from toolgen.layout import JOURNAL, PENDING
-from toolgen.reading import open_regular
+from toolgen.read.files import open_regular
 from toolgen.removal import plain, produced, verdict
 from toolgen.render.registry import folders
 

@@ -32,7 +32,7 @@ from toolgen import journal, removal
 from toolgen.incremental.spool import Content, Spooled, as_bytes, chunks_of, sha_of
 from toolgen.incremental.stamp import Stat, Written, file_stat, trusted
 from toolgen.layout import PENDING
-from toolgen.reading import open_regular
+from toolgen.read.files import open_regular
 from toolgen.removal import Kept
 from toolgen.render import MANIFEST
 

@@ -18,12 +18,12 @@ from toolgen.compiler import FileUnit, compile_project, compile_units, qualified
 from toolgen.config import Config
 from toolgen.descriptor import ToolDescriptor
 from toolgen.diagnostics import Diagnostic, Location, plural, sort_diagnostics
-from toolgen.discover import Listing, SourceFile
 from toolgen.incremental.cache import load_entry, prune, store_entry
 from toolgen.incremental.spool import Content, Piece, Spool
 from toolgen.incremental.spool_sink import SpoolSink
 from toolgen.incremental.units import UnitCache
-from toolgen.index import Dependencies
+from toolgen.read.discover import Listing, SourceFile
+from toolgen.read.index import Dependencies
 from toolgen.render import MANIFEST
 from toolgen.render.jsonout import dump_json
 from toolgen.render.options import RenderOptions

@@ -30,7 +30,7 @@ from pathlib import Path
 
 from toolgen.diagnostics import Diagnostic, Location, cut
 from toolgen.layout import PENDING
-from toolgen.reading import NotRegular, open_regular
+from toolgen.read.files import NotRegular, open_regular
 from toolgen.render import MANIFEST
 from toolgen.render.registry import folders
 from toolgen.render.registry import produced as _produced

@@ -277,7 +277,7 @@ def _end_within(code: int, grace: float) -> None:
 
 def search_paths(config: Config) -> list[Path]:
     """Where the handler modules import from: the roots the compiler resolves names from."""
-    from toolgen.discover import discover, search_roots
+    from toolgen.read.discover import discover, search_roots
 
     return search_roots(discover(config.sources), config.root)
 

@@ -108,7 +108,7 @@ class Block:
 sys.meta_path.insert(0, Block())
 import toolgen.runtime
 from toolgen.runtime.toolbox import Toolbox
-banned = ("toolgen.config", "toolgen.discover", "toolgen.journal", "toolgen.render",
+banned = ("toolgen.config", "toolgen.read.discover", "toolgen.journal", "toolgen.render",
           "toolgen.analyze", "toolgen.cli", "toolgen.output", "toolgen.compiler")
 print(sorted(m for m in sys.modules if m.startswith(banned)))
 """

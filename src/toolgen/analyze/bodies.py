@@ -16,7 +16,7 @@ import weakref
 from dataclasses import dataclass
 from typing import Any
 
-from toolgen.index import Module, ModuleIndex
+from toolgen.read.index import Module, ModuleIndex
 from toolgen.schema_ops import copied
 
 Schema = dict[str, Any]

@@ -18,7 +18,7 @@ from toolgen.analyze.folding import NotStatic, fold
 from toolgen.analyze.handlers import Handler
 from toolgen.analyze.scopes import Scope
 from toolgen.diagnostics import Diagnostic
-from toolgen.index import ModuleIndex
+from toolgen.read.index import ModuleIndex
 
 #: Keyword arguments `@tool(...)` accepts (DESIGN §1, §3).
 DECORATOR_KEYS = frozenset(

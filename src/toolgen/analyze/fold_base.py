@@ -11,7 +11,7 @@ from typing import Any, Literal
 from toolgen.analyze.literals import MAX_INT_BITS as MAX_INT_BITS  # the fold's limit too
 from toolgen.analyze.literals import sorted_items
 from toolgen.analyze.scopes import Scope
-from toolgen.index import Module
+from toolgen.read.index import Module
 
 MAX_CHAIN = 20  # names and calls followed one inside another
 MAX_STEPS = 1_000_000  # expressions evaluated for one value

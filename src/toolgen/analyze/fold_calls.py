@@ -16,7 +16,7 @@ from toolgen.analyze.fold_base import (
     type_name,
     which,
 )
-from toolgen.index import Module, Symbol, dotted_name
+from toolgen.read.index import Module, Symbol, dotted_name
 
 if TYPE_CHECKING:
     from toolgen.analyze.folding import Folder

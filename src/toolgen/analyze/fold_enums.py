@@ -18,7 +18,7 @@ from toolgen.analyze.fold_base import (
     source,
 )
 from toolgen.analyze.scopes import Scope
-from toolgen.index import Module, Symbol
+from toolgen.read.index import Module, Symbol
 
 if TYPE_CHECKING:
     from toolgen.analyze.folding import Folder

@@ -59,7 +59,7 @@ from toolgen.analyze.fold_enums import ENUM_BASES, EnumFolder
 from toolgen.analyze.fold_text import TextFolder
 from toolgen.analyze.literals import jsonable
 from toolgen.analyze.scopes import Binding, Scope, ScopeNode
-from toolgen.index import Module, ModuleIndex, Symbol
+from toolgen.read.index import Module, ModuleIndex, Symbol
 
 __all__ = ["ENUM_BASES", "Folder", "Member", "NotStatic", "enum_values", "fold"]
 

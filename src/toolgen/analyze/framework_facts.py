@@ -10,7 +10,7 @@ import ast
 from dataclasses import dataclass
 from typing import Any
 
-from toolgen.index import Module, ModuleIndex, dotted_name
+from toolgen.read.index import Module, ModuleIndex, dotted_name
 
 Schema = dict[str, Any]
 

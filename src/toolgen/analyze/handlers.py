@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from toolgen.analyze.markers import PRESETS, Preset
 from toolgen.analyze.servers import is_server, server_key
 from toolgen.diagnostics import Diagnostic
-from toolgen.index import Module, ModuleIndex, dotted_name
+from toolgen.read.index import Module, ModuleIndex, dotted_name
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 

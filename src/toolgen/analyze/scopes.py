@@ -17,7 +17,7 @@ import weakref
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from toolgen.index import Module
+from toolgen.read.index import Module
 
 ScopeNode = ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import ast
 
 from toolgen.analyze.markers import Preset
-from toolgen.index import Module, ModuleIndex, Symbol
+from toolgen.read.index import Module, ModuleIndex, Symbol
 
 #: How far a factory function or a base class is followed.
 MAX_DEPTH = 8

@@ -13,7 +13,7 @@ from toolgen.analyze.folding import NotStatic, fold
 from toolgen.analyze.scopes import Scope
 from toolgen.analyze.type_tables import EXTERNAL_KINDS
 from toolgen.diagnostics import Diagnostic, cut
-from toolgen.index import LIBRARY, Module, ModuleIndex, Symbol, dotted_name, well_known
+from toolgen.read.index import LIBRARY, Module, ModuleIndex, Symbol, dotted_name, well_known
 
 Schema = dict[str, Any]
 

@@ -22,7 +22,7 @@ from toolgen.analyze.type_base import (
 )
 from toolgen.analyze.type_metadata import FIELD_CALLS, claimed, property_name
 from toolgen.analyze.type_tables import CON_FUNCTIONS
-from toolgen.index import Module, Symbol, dotted_name
+from toolgen.read.index import Module, Symbol, dotted_name
 from toolgen.schema_ops import drop_titles
 
 TYPEDDICT_BASES = frozenset({"typing.TypedDict"})

@@ -25,7 +25,7 @@ from toolgen.analyze.type_tables import (
     CON_FUNCTIONS,
     CONSTRAINED_TYPES,
 )
-from toolgen.index import Module, Symbol, dotted_name
+from toolgen.read.index import Module, Symbol, dotted_name
 from toolgen.schema_ops import drop_titles
 
 FIELD_CALLS = frozenset({"pydantic.Field"})

@@ -16,7 +16,7 @@ from toolgen.analyze.type_base import (
     text_of,
 )
 from toolgen.analyze.type_tables import FIXED_SCHEMAS, STRING_FORMATS
-from toolgen.index import Module, Symbol, dotted_name
+from toolgen.read.index import Module, Symbol, dotted_name
 
 
 class PrimitiveSchemas(BuilderBase):

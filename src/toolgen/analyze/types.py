@@ -32,7 +32,7 @@ from toolgen.analyze.type_classes import ClassSchemas
 from toolgen.analyze.type_metadata import FIELD_CALLS, MetadataSchemas, claimed, property_name
 from toolgen.analyze.type_primitives import PrimitiveSchemas
 from toolgen.analyze.type_tables import EXTERNAL_KINDS
-from toolgen.index import Module, Symbol, dotted_name
+from toolgen.read.index import Module, Symbol, dotted_name
 
 __all__ = [
     "FIELD_CALLS",

@@ -34,7 +34,7 @@ from toolgen.incremental.cache import (
     prune,
     store_entry,
 )
-from toolgen.reading import open_regular
+from toolgen.read.files import open_regular
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
 if TYPE_CHECKING:

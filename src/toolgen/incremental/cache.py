@@ -26,7 +26,7 @@ import stat
 import time
 import zlib
 
-from toolgen.reading import open_regular
+from toolgen.read.files import open_regular
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (see above)
 if TYPE_CHECKING:

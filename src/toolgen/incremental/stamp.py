@@ -39,10 +39,10 @@ if TYPE_CHECKING:
     from typing import Any
 
     from toolgen.diagnostics import Diagnostic
-    from toolgen.discover import Listing
     from toolgen.incremental.cache import Folder
     from toolgen.incremental.spool import Content
-    from toolgen.index import Dependencies
+    from toolgen.read.discover import Listing
+    from toolgen.read.index import Dependencies
 
 KIND = "stamps"
 ROWS_AT_ONCE = 1000  # diagnostics turned into JSON together (`record`)
@@ -250,7 +250,7 @@ def _sources_hold(stamp: dict[str, Any]) -> dict[str, Stat] | None:
     """The folders of a new discovery, if it finds the stamped sources (else None)."""
     from pathlib import Path
 
-    from toolgen.discover import list_sources
+    from toolgen.read.discover import list_sources
 
     project = Path(stamp["project"]) if stamp["project"] else None
     _, now = list_sources(tuple(Path(root) for root in stamp["roots"]), project)

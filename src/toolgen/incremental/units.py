@@ -28,10 +28,10 @@ from toolgen.analyze.handlers import Mount
 from toolgen.compiler import FileUnit, T
 from toolgen.descriptor import ToolDescriptor
 from toolgen.diagnostics import Location, diagnostic_from_dict, has_errors
-from toolgen.discover import SourceFile
 from toolgen.incremental.cache import file_sha, is_file, load_entry, prune, store_entry
-from toolgen.index import Dependencies
 from toolgen.policy import FileSuppressions
+from toolgen.read.discover import SourceFile
+from toolgen.read.index import Dependencies
 from toolgen.render.jsonout import dump_json
 from toolgen.render.project import ToolRender
 

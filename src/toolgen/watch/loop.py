@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TextIO
 
 from toolgen.config import Config, load_for_args
 from toolgen.diagnostics import UserError, relative_display
-from toolgen.discover import SKIP_DIRS
+from toolgen.read.discover import SKIP_DIRS
 from toolgen.report_format import emit
 from toolgen.run import Request, Run
 

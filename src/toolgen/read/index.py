@@ -30,8 +30,8 @@ from pathlib import Path
 from typing import Literal
 
 from toolgen.diagnostics import Diagnostic, Location
-from toolgen.newer import TypeAlias, parse_newer
-from toolgen.reading import MAX_SOURCE_BYTES, Unreadable, decode, read_capped
+from toolgen.read.files import MAX_SOURCE_BYTES, Unreadable, decode, read_capped
+from toolgen.read.newer import TypeAlias, parse_newer
 
 BindingKind = Literal["import", "class", "function", "assign", "module", "typealias"]
 
@@ -47,7 +47,7 @@ class Unparsable(Exception):
 
 def parse_python(source: str, filename: str = "<unknown>") -> ast.Module:
     """`source`'s syntax tree, as the compiler and `toolgen fix` read it (syntax newer than this
-    Python's as `toolgen.newer` reads it); `Unparsable` for a syntax error, a `__future__`
+    Python's as `toolgen.read.newer` reads it); `Unparsable` for a syntax error, a `__future__`
     import Python's compiler refuses, a NUL character, or an expression nested too deeply for
     the parser."""
     try:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from toolgen.diagnostics import Diagnostic, Location, escape_name
-from toolgen.reading import kind
+from toolgen.read.files import kind
 
 SKIP_DIRS = frozenset(
     {"__pycache__", "node_modules", "site-packages", "build", "dist", "venv", "env"}
