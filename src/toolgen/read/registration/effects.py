@@ -1,0 +1,66 @@
+"""What evaluating a module does that toolgen reads: registrations, mounts, notes."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from typing import Literal
+
+from toolgen.read.index import Module
+from toolgen.read.registration.values import Function, Server, Value
+
+
+@dataclass(frozen=True)
+class Registered:
+    """`function` registered with `server` (None: a decorator function's registration, or an
+    owner that cannot be known). `node` is the decorator or call that carries the options,
+    written in `site`; `method` the server method used (`tool`, `add_tool`), None for a
+    decorator function."""
+
+    function: Function
+    node: ast.expr
+    site: Module
+    preset: str
+    method: str | None
+    server: Server | None
+    options: tuple[tuple[str, Value], ...] = ()
+
+
+@dataclass(frozen=True)
+class Mounted:
+    """`parent.mount(child, namespace=...)`: the child's tools are listed by the parent."""
+
+    parent: Server
+    child: Server
+    namespace: str | None
+    tool_names: tuple[tuple[str, str], ...]
+    node: ast.expr
+    site: Module
+
+
+@dataclass(frozen=True)
+class ListedTools:
+    """A low-level SDK server's `@server.list_tools()` handler (not produced yet: no preset
+    names the low-level server)."""
+
+    server: Server
+    function: Function
+    node: ast.expr
+    site: Module
+
+
+NoteKind = Literal["unfollowed", "bound", "env"]
+
+
+@dataclass(frozen=True)
+class Note:
+    """What could not be followed (`unfollowed`, TG106), a bound reached (`bound`), or a read
+    of the process environment (`env`), located."""
+
+    kind: NoteKind
+    message: str
+    site: Module
+    node: ast.AST | None
+
+
+Effect = Registered | Mounted | ListedTools | Note

@@ -1,0 +1,283 @@
+"""What a framework's names mean: server classes make `Server`s, their methods register.
+
+The presets themselves live with the analysis (`toolgen.analyze.markers`); the reading stage
+may not import it, so the interpreter is given what it needs of each as plain data
+(`Framework`): its decorator functions, its registration methods and its server classes.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from toolgen.read.index import Module
+from toolgen.read.registration.effects import Effect, Mounted, NoteKind, Registered
+from toolgen.read.registration.values import (
+    CALLABLE_FUNCTION,
+    Class,
+    Const,
+    External,
+    Mapping,
+    Method,
+    Registrar,
+    Server,
+    ToolOf,
+    Unknown,
+    Value,
+    unwrap,
+)
+
+#: Server methods that register the function (or `Tool`) they are given, besides the
+#: preset's decorator methods called on a function (`mcp.tool(fn)`).
+ADD_METHODS = frozenset({"add_tool"})
+#: Server methods that put another server's tools into its list (FastMCP's).
+MOUNT_METHODS = frozenset({"mount", "import_server"})
+#: Class methods of a server class that make a server whose tools only the run time reads.
+GENERATED = {"from_openapi": "an OpenAPI document", "from_fastapi": "a FastAPI app"}
+#: How deep a class's bases are followed to a framework's server class.
+MAX_BASES = 16
+
+
+class PresetLike(Protocol):
+    """What the interpreter reads of a marker preset (`toolgen.analyze.markers.Preset`)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def functions(self) -> frozenset[str]: ...
+    @property
+    def methods(self) -> frozenset[str]: ...
+    @property
+    def factories(self) -> frozenset[str]: ...
+
+
+@dataclass(frozen=True)
+class Framework:
+    name: str
+    functions: frozenset[str] = frozenset()  # decorator functions: `@function_tool`
+    methods: frozenset[str] = frozenset()  # decorator methods of its servers: `@mcp.tool`
+    factories: frozenset[str] = frozenset()  # its server classes: `FastMCP`
+
+    @classmethod
+    def of(cls, preset: PresetLike) -> Framework:
+        return cls(preset.name, preset.functions, preset.methods, preset.factories)
+
+
+class Context(Protocol):
+    """What the meaning of a framework's names needs of the interpreter."""
+
+    @property
+    def frameworks(self) -> Sequence[Framework]: ...
+    @property
+    def site(self) -> Module: ...  # the module being evaluated where the call is written
+    def record(self, effect: Effect) -> None: ...
+    def note(self, kind: NoteKind, message: str, node: ast.AST | None) -> Unknown: ...
+
+
+def shown(node: ast.AST, limit: int = 60) -> str:
+    text = ast.unparse(node)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def decorator_of(ctx: Context, path: str) -> Framework | None:
+    """The framework whose decorator function `path` is (`agents.function_tool`, or a
+    project's own declared decorator)."""
+    return next((f for f in ctx.frameworks if path in f.functions), None)
+
+
+def factory_of(ctx: Context, path: str) -> Framework | None:
+    return next((f for f in ctx.frameworks if path in f.factories), None)
+
+
+def server_class(ctx: Context, cls: Class) -> Framework | None:
+    """The framework whose server class `cls` derives from, if any (bases followed
+    breadth-first, at most `MAX_BASES` classes)."""
+    queue: list[Value] = list(cls.bases)
+    for _ in range(MAX_BASES):
+        if not queue:
+            return None
+        base = queue.pop(0)
+        if isinstance(base, External):
+            found = factory_of(ctx, base.path)
+            if found is not None:
+                return found
+        elif isinstance(base, Class):
+            queue.extend(base.bases)
+    return None
+
+
+def registration_method(ctx: Context, name: str) -> Framework | None:
+    """The first framework with a registration method `name` (`tool`, `tool_plain`)."""
+    return next((f for f in ctx.frameworks if name in f.methods), None)
+
+
+def external_attribute(ctx: Context, owner: External, attr: str) -> Value:
+    """`owner.attr` of a name from outside the project. A registration method of an object
+    toolgen cannot see (`from elsewhere import mcp; mcp.tool`) is taken to be a server's: the
+    preset was asked for, and that is how such servers are written."""
+    path = f"{owner.path}.{attr}"
+    if decorator_of(ctx, path) or factory_of(ctx, path) or factory_of(ctx, owner.path):
+        return External(path)
+    found = registration_method(ctx, attr)
+    if found is not None:
+        return Method(None, attr, found.name)
+    return External(path)
+
+
+def server_attribute(ctx: Context, server: Server, attr: str) -> Value:
+    """A framework method of a server: all are `Method`s; only some do anything here."""
+    return Method(server, attr, server.preset)
+
+
+def call_external(
+    ctx: Context, callee: External, args: list[Value], kwargs: dict[str, Value], node: ast.AST
+) -> Value | None:
+    """A framework's class or function called; None when `callee` is none of theirs."""
+    path = callee.path
+    made = factory_of(ctx, path)
+    if made is not None:
+        return Server(made.name, node, ctx.site)
+    owner, _, attr = path.rpartition(".")
+    made = factory_of(ctx, owner)
+    if made is not None and attr in GENERATED:
+        ctx.note(
+            "unfollowed",
+            f"`{shown(node)}` makes its tools at run time from {GENERATED[attr]}: toolgen "
+            "cannot read them",
+            node,
+        )
+        return Server(made.name, node, ctx.site)
+    if attr == "from_function" and owner.rpartition(".")[2] in ("Tool", "FunctionTool") and args:
+        assert isinstance(node, ast.Call)
+        return ToolOf(args[0], node, ctx.site)
+    decorator = decorator_of(ctx, path)
+    if decorator is not None:
+        return call_decorator(ctx, decorator, args, kwargs, node)
+    return None
+
+
+def call_decorator(
+    ctx: Context,
+    framework: Framework,
+    args: list[Value],
+    kwargs: dict[str, Value],
+    node: ast.AST,
+) -> Value:
+    """A decorator function (`@function_tool`, `@tool(...)`): given a function, it registers
+    it; given options, it is a `Registrar` waiting for one."""
+    if args and isinstance(args[0], CALLABLE_FUNCTION):
+        assert isinstance(node, ast.expr)
+        return register(ctx, args[0], node, ctx.site, framework.name, None, None, kwargs)
+    if not isinstance(node, ast.Call):
+        return Unknown("a decorator used without a function", node)
+    options = tuple(kwargs.items())
+    return Registrar(None, None, framework.name, node, ctx.site, options)
+
+
+def call_method(
+    ctx: Context, method: Method, args: list[Value], kwargs: dict[str, Value], node: ast.AST
+) -> Value:
+    """`mcp.tool(...)`, `mcp.add_tool(...)`, `mcp.mount(...)`; any other method of a server
+    gives what toolgen cannot know."""
+    framework = next((f for f in ctx.frameworks if f.name == method.preset), None)
+    registers = framework is not None and method.name in framework.methods
+    if registers or method.name in ADD_METHODS:
+        first = args[0] if args else None
+        given = isinstance(first, (*CALLABLE_FUNCTION, ToolOf))
+        if method.name in ADD_METHODS or given:
+            if first is None:
+                return ctx.note("unfollowed", f"`{shown(node)}` registers nothing", node)
+            assert isinstance(node, ast.expr)
+            site = ctx.site
+            target: Value = first
+            if isinstance(first, ToolOf):  # its keywords are the options
+                target, node, site = first.function, first.node, first.module
+            return register(
+                ctx, target, node, site, method.preset, method.name, method.owner, kwargs
+            )
+        if isinstance(node, ast.Call):
+            options = tuple(kwargs.items())
+            return Registrar(method.owner, method.name, method.preset, node, ctx.site, options)
+        return Unknown(f"`{shown(node)}` used without a function", node)
+    if method.name in MOUNT_METHODS and method.owner is not None:
+        return mount(ctx, method.owner, args, kwargs, node)
+    return Unknown(f"what `{shown(node)}` gives is the framework's run time", node)
+
+
+def call_registrar(
+    ctx: Context, registrar: Registrar, args: list[Value], kwargs: dict[str, Value], node: ast.AST
+) -> Value:
+    """`mcp.tool(name="x")(fn)`, `@mcp.tool(...)` applied to a function."""
+    if not args:
+        return ctx.note("unfollowed", f"`{shown(registrar.node)}` applied to nothing", node)
+    options = dict(registrar.options)
+    return register(
+        ctx,
+        args[0],
+        registrar.node,
+        registrar.module,
+        registrar.preset,
+        registrar.method,
+        registrar.owner,
+        options,
+    )
+
+
+def register(
+    ctx: Context,
+    target: Value,
+    node: ast.expr,
+    site: Module,
+    preset: str,
+    method: str | None,
+    server: Server | None,
+    options: dict[str, Value],
+) -> Value:
+    """Record that `target` is registered (a function, through its wrappers); a located
+    note when it is not a function toolgen can name. Gives `target` back: FastMCP 3 and the
+    decorators of the other frameworks give a function (or a tool) that stands for it."""
+    function = unwrap(target)
+    if function is None:
+        why = target.why if isinstance(target, Unknown) else "not a function of the project"
+        what = shown(node)
+        ctx.note(
+            "unfollowed",
+            f"`{what}` registers something toolgen cannot name without running the code ({why})",
+            node,
+        )
+        return target
+    registered = Registered(function, node, site, preset, method, server, tuple(options.items()))
+    ctx.record(registered)
+    return target
+
+
+def mount(
+    ctx: Context, parent: Server, args: list[Value], kwargs: dict[str, Value], node: ast.AST
+) -> Value:
+    """`parent.mount(child, namespace=...)`, `parent.mount("prefix", child)` (FastMCP 2),
+    `parent.import_server(child, prefix=...)`."""
+    namespace: str | None = None
+    child: Value | None = kwargs.get("server")
+    for arg in args:
+        if isinstance(arg, Const) and isinstance(arg.value, str):
+            namespace = arg.value
+        elif child is None:
+            child = arg
+    for key in ("namespace", "prefix"):
+        given = kwargs.get(key)
+        if isinstance(given, Const) and isinstance(given.value, str):
+            namespace = given.value
+    names: list[tuple[str, str]] = []
+    renamed = kwargs.get("tool_names")
+    if isinstance(renamed, Mapping):
+        for key_value, value in renamed.entries.values():
+            pair = (getattr(key_value, "value", None), getattr(value, "value", None))
+            if isinstance(pair[0], str) and isinstance(pair[1], str):
+                names.append((pair[0], pair[1]))
+    if not isinstance(child, Server):
+        return ctx.note("unfollowed", f"`{shown(node)}` mounts a server toolgen cannot tell", node)
+    assert isinstance(node, ast.expr)
+    ctx.record(Mounted(parent, child, namespace or None, tuple(names), node, ctx.site))
+    return Const(None)

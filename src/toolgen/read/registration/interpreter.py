@@ -1,0 +1,1162 @@
+"""The evaluator: statements and expressions of the project's modules, over `values`.
+
+Frames are explicit (`Frame`: the names a module, class body, function call or comprehension
+binds, and the frame names are looked up in next). Every evaluation of a statement, an
+expression or a call goes through `_enter`, which counts the Python stack it stands on
+(`MAX_NESTING`), the calls (`MAX_DEPTH`), the steps (`MAX_STEPS`) and the time
+(`MAX_SECONDS`) of the unit being evaluated: past one, the value is `Unknown` with a note, or
+the unit stops with one; no recursion error and no endless loop escapes.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import time
+import weakref
+from collections.abc import Iterator, Sequence
+from collections.abc import Mapping as MappingABC
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Literal
+
+from toolgen.read.index import Module, ModuleIndex, _absolute, canonical_external
+from toolgen.read.registration import frameworks, operators, stdlib
+from toolgen.read.registration.effects import Effect, Note, NoteKind, Registered
+from toolgen.read.registration.frameworks import Framework
+from toolgen.read.registration.values import (
+    Bound,
+    Class,
+    Const,
+    ContainerMethod,
+    External,
+    Function,
+    Instance,
+    Mapping,
+    Method,
+    ModuleValue,
+    Partial,
+    Registrar,
+    Seq,
+    Server,
+    Super,
+    Unknown,
+    Value,
+)
+
+#: Calls in progress at once (a recursion past it is cut with a note).
+MAX_DEPTH = 24
+#: Statements, expressions and calls in progress at once: each stands on a few Python frames,
+#: and Python's recursion limit (1000) must never be reached.
+MAX_NESTING = 150
+#: Evaluation steps of one unit (a module's top level, or one unreached function).
+MAX_STEPS = 200_000
+#: Iterations of one loop or comprehension.
+MAX_ITERATIONS = 10_000
+#: Seconds one unit may take.
+MAX_SECONDS = 5.0
+
+
+class OutOfBudget(Exception):
+    """A unit's steps or time ran out: it stops where it is (its effects so far are kept)."""
+
+    def __init__(self, why: str, node: ast.AST | None) -> None:
+        super().__init__(why)
+        self.why = why
+        self.node = node
+
+
+@dataclass(eq=False)
+class Frame:
+    """The names one scope binds. `parent` is the frame names are looked up in next (a
+    function's closure, never a class body); the module's frame has none. `prefix` is the
+    qualname of what is defined here (`f.<locals>.`, `C.`)."""
+
+    module: Module
+    names: dict[str, Value]
+    parent: Frame | None
+    prefix: str = ""
+    class_node: ast.ClassDef | None = None  # a class body's frame
+    function: Function | None = None  # a call's frame
+    first: Value | None = None  # the call's first argument (`self`, for `super()`)
+    declared_global: set[str] = field(default_factory=set)
+    declared_nonlocal: set[str] = field(default_factory=set)
+    maybe_returned: list[Value] = field(default_factory=list)  # by an undecided branch
+
+    @property
+    def is_module(self) -> bool:
+        return self.parent is None
+
+
+@dataclass
+class ModuleState:
+    module: Module
+    frame: Frame
+    effects: list[Effect] = field(default_factory=list)
+    done: bool = False
+
+
+@dataclass(frozen=True)
+class _Return:
+    value: Value
+
+
+class _Break:
+    pass
+
+
+class _Continue:
+    pass
+
+
+class _Raise:
+    pass
+
+
+Signal = _Return | _Break | _Continue | _Raise | None
+BREAK, CONTINUE, RAISE = _Break(), _Continue(), _Raise()
+
+
+class Interpreter:
+    """One project's evaluation: each module's top level once, shared by every unit."""
+
+    def __init__(
+        self, index: ModuleIndex, frameworks: Sequence[Framework], env: MappingABC[str, str]
+    ) -> None:
+        self.index = index
+        self.frameworks: Sequence[Framework] = tuple(frameworks)
+        self.env = dict(env)
+        self.states: dict[tuple[str, str], ModuleState] = {}
+        #: the function nodes whose bodies ran, and those registered, by id (the nodes are
+        #: kept, so that an id is never another's)
+        self.reached: dict[int, ast.AST] = {}
+        self.registered: dict[int, ast.AST] = {}
+        self.sink: list[Effect] = []
+        self.depth = 0
+        self.nesting = 0
+        self.steps = 0
+        self.deadline = time.monotonic() + MAX_SECONDS
+        self.unknowns = 0  # how many unknown values were made (a `try` body's failures)
+        self._site: list[Module] = []
+
+    # -- the Context frameworks and stdlib need -------------------------------------------
+    @property
+    def site(self) -> Module:
+        return self._site[-1]
+
+    def record(self, effect: Effect) -> None:
+        if isinstance(effect, Registered):
+            self.registered[id(effect.function.node)] = effect.function.node
+        self.sink.append(effect)
+
+    def note(self, kind: NoteKind, message: str, node: ast.AST | None) -> Unknown:
+        self.sink.append(Note(kind, message, self.site, node))
+        return self.unknown(message, node)
+
+    def unknown(self, why: str, node: ast.AST | None) -> Unknown:
+        self.unknowns += 1
+        return Unknown(why, node)
+
+    # -- units ------------------------------------------------------------------------------
+    @contextmanager
+    def unit(self, sink: list[Effect], module: Module) -> Iterator[None]:
+        """Evaluate a unit: its effects go to `sink`, with budgets of its own."""
+        saved = (self.sink, self.steps, self.deadline, self.depth)
+        self.sink, self.steps = sink, 0
+        self.deadline = time.monotonic() + MAX_SECONDS
+        self._site.append(module)
+        try:
+            yield
+        except OutOfBudget as exc:
+            self.note("bound", f"evaluation stopped here: {exc.why}", exc.node)
+        except RecursionError:  # a safety net: MAX_NESTING is meant to come first
+            self.note("bound", "evaluation stopped: Python's recursion limit", None)
+        finally:
+            self._site.pop()
+            self.sink, self.steps, self.deadline, self.depth = saved
+
+    def state(self, module: Module) -> ModuleState:
+        """`module` evaluated (once): a module met again while being evaluated gives what it
+        has bound so far, as Python's import does."""
+        key = (module.name, str(module.path))
+        state = self.states.get(key)
+        if state is not None:
+            return state
+        frame = Frame(module, {}, None)
+        state = self.states[key] = ModuleState(module, frame)
+        with self.unit(state.effects, module):
+            self.block(module.tree.body, frame)
+        state.done = True
+        return state
+
+    def project_module(self, name: str) -> ModuleState | None:
+        module = self.index.get(name)
+        if module is None or module.library:
+            return None
+        return self.state(module)
+
+    # -- guards ---------------------------------------------------------------------------
+    @contextmanager
+    def _enter(self, node: ast.AST) -> Iterator[bool]:
+        """Count a step and a level of nesting; yields False when too deeply nested."""
+        self.steps += 1
+        if self.steps > MAX_STEPS:
+            raise OutOfBudget(f"more than MAX_STEPS = {MAX_STEPS} evaluation steps", node)
+        if not self.steps % 1024 and time.monotonic() > self.deadline:
+            raise OutOfBudget(f"more than MAX_SECONDS = {MAX_SECONDS} seconds", node)
+        if self.nesting >= MAX_NESTING:
+            self.note("bound", f"nested more than MAX_NESTING = {MAX_NESTING} deep", node)
+            yield False
+            return
+        self.nesting += 1
+        try:
+            yield True
+        finally:
+            self.nesting -= 1
+
+    # -- statements ---------------------------------------------------------------------------
+    def block(self, body: list[ast.stmt], frame: Frame) -> Signal:
+        for stmt in body:
+            signal = self.statement(stmt, frame)
+            if signal is not None:
+                return signal
+        return None
+
+    def statement(self, stmt: ast.stmt, frame: Frame) -> Signal:
+        with self._enter(stmt) as ok:
+            if not ok:
+                return None
+            return self._statement(stmt, frame)
+        return None  # pragma: no cover - the context manager never swallows
+
+    def _statement(self, stmt: ast.stmt, frame: Frame) -> Signal:
+        if isinstance(stmt, ast.Expr):
+            self.expr(stmt.value, frame)
+        elif isinstance(stmt, ast.Assign):
+            value = self.expr(stmt.value, frame)
+            for target in stmt.targets:
+                self.assign(target, value, frame)
+        elif isinstance(stmt, ast.AnnAssign):
+            if stmt.value is not None:
+                self.assign(stmt.target, self.expr(stmt.value, frame), frame)
+        elif isinstance(stmt, ast.AugAssign):
+            current = self.expr(_load(stmt.target), frame)
+            value = operators.binary(stmt.op, current, self.expr(stmt.value, frame), stmt)
+            self.assign(stmt.target, value, frame)
+        elif isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
+            self.define_function(stmt, frame)
+        elif isinstance(stmt, ast.ClassDef):
+            self.define_class(stmt, frame)
+        elif isinstance(stmt, ast.Return):
+            return _Return(Const(None) if stmt.value is None else self.expr(stmt.value, frame))
+        elif isinstance(stmt, ast.If):
+            truth = self.truth(self.expr(stmt.test, frame))
+            if truth is None:
+                return self.fork([stmt.body, stmt.orelse], frame)
+            return self.block(stmt.body if truth else stmt.orelse, frame)
+        elif isinstance(stmt, ast.For | ast.AsyncFor):
+            return self.for_loop(stmt, frame)
+        elif isinstance(stmt, ast.While):
+            return self.while_loop(stmt, frame)
+        elif isinstance(stmt, ast.Try) or type(stmt).__name__ == "TryStar":
+            return self.try_statement(stmt, frame)
+        elif isinstance(stmt, ast.With | ast.AsyncWith):
+            for item in stmt.items:
+                self.expr(item.context_expr, frame)
+                if item.optional_vars is not None:
+                    why = "what a `with` statement's `__enter__` gives"
+                    self.assign(item.optional_vars, self.unknown(why, item), frame)
+            return self.block(stmt.body, frame)
+        elif isinstance(stmt, ast.Match):
+            return self.match(stmt, frame)
+        elif isinstance(stmt, ast.Import):
+            self.import_names(stmt, frame)
+        elif isinstance(stmt, ast.ImportFrom):
+            self.import_from(stmt, frame)
+        elif isinstance(stmt, ast.Global):
+            frame.declared_global.update(stmt.names)
+        elif isinstance(stmt, ast.Nonlocal):
+            frame.declared_nonlocal.update(stmt.names)
+        elif isinstance(stmt, ast.Delete):
+            for target in stmt.targets:
+                if isinstance(target, ast.Name):
+                    self.scope_of(target.id, frame).names.pop(target.id, None)
+        elif isinstance(stmt, ast.Raise):
+            if stmt.exc is not None:
+                self.expr(stmt.exc, frame)
+            return RAISE
+        elif isinstance(stmt, ast.Break):
+            return BREAK
+        elif isinstance(stmt, ast.Continue):
+            return CONTINUE
+        return None
+
+    def fork(self, branches: list[list[ast.stmt]], frame: Frame) -> Signal:
+        """Branches toolgen cannot choose between: each is evaluated from the same names, and
+        the names after are what they agree on (`join`). Every branch's effects count."""
+        before = dict(frame.names)
+        after: list[dict[str, Value]] = []
+        signals: list[Signal] = []
+        for body in branches:
+            frame.names.clear()
+            frame.names.update(before)
+            signals.append(self.block(body, frame))
+            after.append(dict(frame.names))
+        frame.names.clear()
+        frame.names.update(_join_names(before, after, self))
+        returned = [s.value for s in signals if isinstance(s, _Return)]
+        if len(returned) == len(signals):
+            return _Return(_join(returned, self))
+        frame.maybe_returned.extend(returned)
+        if all(isinstance(s, _Raise) for s in signals):
+            return RAISE
+        kinds = {type(s) for s in signals}
+        if len(kinds) == 1 and isinstance(signals[0], _Break | _Continue):
+            return signals[0]
+        return None
+
+    def for_loop(self, stmt: ast.For | ast.AsyncFor, frame: Frame) -> Signal:
+        found = stdlib.items(self.expr(stmt.iter, frame))
+        if found is None:  # once, with what it runs over unknown: its registrations count
+            why = "the item of a loop over values toolgen cannot know"
+            self.assign(stmt.target, self.unknown(why, stmt.iter), frame)
+            signal = self.block(stmt.body, frame)
+            return signal if isinstance(signal, _Return | _Raise) else None
+        for count, item in enumerate(found):
+            if count >= MAX_ITERATIONS:
+                self.note("bound", f"a loop past MAX_ITERATIONS = {MAX_ITERATIONS}", stmt)
+                return None
+            self.assign(stmt.target, item, frame)
+            signal = self.block(stmt.body, frame)
+            if isinstance(signal, _Break):
+                return None
+            if isinstance(signal, _Return | _Raise):
+                return signal
+        return self.block(stmt.orelse, frame)
+
+    def while_loop(self, stmt: ast.While, frame: Frame) -> Signal:
+        for _ in range(MAX_ITERATIONS):
+            truth = self.truth(self.expr(stmt.test, frame))
+            if truth is False:
+                return self.block(stmt.orelse, frame)
+            signal = self.block(stmt.body, frame)
+            if isinstance(signal, _Break):
+                return None
+            if isinstance(signal, _Return | _Raise):
+                return signal
+            if truth is None:  # once: how often it runs is the run time's
+                return None
+        self.note("bound", f"a loop past MAX_ITERATIONS = {MAX_ITERATIONS}", stmt)
+        return None
+
+    def try_statement(self, stmt: ast.stmt, frame: Frame) -> Signal:
+        body: list[ast.stmt] = getattr(stmt, "body", [])
+        handlers: list[ast.ExceptHandler] = getattr(stmt, "handlers", [])
+        orelse: list[ast.stmt] = getattr(stmt, "orelse", [])
+        finalbody: list[ast.stmt] = getattr(stmt, "finalbody", [])
+        unknowns = self.unknowns
+        signal = self.block(body, frame)
+        if isinstance(signal, _Raise) and handlers:
+            signal = self.fork([h.body for h in handlers], frame)
+        elif signal is None and handlers and self.unknowns != unknowns:
+            # the body made something toolgen cannot know: it may have raised
+            signal = self.fork([orelse, *(h.body for h in handlers)], frame)
+        elif signal is None:
+            signal = self.block(orelse, frame)
+        after = self.block(finalbody, frame)
+        return after if after is not None else signal
+
+    def match(self, stmt: ast.Match, frame: Frame) -> Signal:
+        subject = self.expr(stmt.subject, frame)
+        undecided: list[list[ast.stmt]] = []
+        for case in stmt.cases:
+            matched = self.matches(case.pattern, subject, frame)
+            if matched is False:
+                continue
+            if case.guard is not None:
+                guard = self.truth(self.expr(case.guard, frame))
+                if guard is False:
+                    continue
+                matched = matched and guard
+            if matched is True and not undecided:
+                return self.block(case.body, frame)
+            undecided.append(case.body)
+            if matched is True:
+                break
+        return self.fork(undecided, frame) if undecided else None
+
+    def matches(self, pattern: ast.pattern, subject: Value, frame: Frame) -> bool | None:
+        if isinstance(pattern, ast.MatchAs) and pattern.pattern is None:
+            if pattern.name:
+                self.assign(ast.Name(pattern.name, ast.Store()), subject, frame)
+            return True
+        if isinstance(pattern, ast.MatchValue | ast.MatchSingleton):
+            expected = (
+                self.expr(pattern.value, frame)
+                if isinstance(pattern, ast.MatchValue)
+                else Const(pattern.value)
+            )
+            if isinstance(subject, Const) and isinstance(expected, Const):
+                return bool(subject.value == expected.value)
+        return None
+
+    # -- definitions ----------------------------------------------------------------------
+    def closure_of(self, frame: Frame) -> Frame:
+        """The frame a function defined in `frame` closes over: not a class body."""
+        while frame.class_node is not None and frame.parent is not None:
+            frame = frame.parent
+        return frame
+
+    def define_function(self, node: ast.FunctionDef | ast.AsyncFunctionDef, frame: Frame) -> None:
+        decorators = [self.expr(d, frame) for d in node.decorator_list]
+        positional = node.args.defaults
+        defaults = tuple(self.expr(d, frame) for d in positional)
+        kw_defaults = tuple(
+            (arg.arg, self.expr(d, frame))
+            for arg, d in zip(node.args.kwonlyargs, node.args.kw_defaults, strict=True)
+            if d is not None
+        )
+        names = {_decorator_name(d) for d in node.decorator_list}
+        kind: Literal["function", "static", "class"] = "function"
+        if "staticmethod" in names or "classmethod" in names:
+            kind = "static" if "staticmethod" in names else "class"
+        value: Value = Function(
+            node,
+            frame.module,
+            frame.prefix + node.name,
+            self.closure_of(frame),
+            defaults,
+            kw_defaults,
+            in_class=frame.class_node is not None,
+            kind=kind,
+            owner=frame.class_node,
+        )
+        value = self.decorate(value, decorators, node.decorator_list, frame)
+        self.bind(node.name, value, frame)
+
+    def decorate(
+        self, value: Value, decorators: list[Value], nodes: list[ast.expr], frame: Frame
+    ) -> Value:
+        """Decorators applied bottom-up, as calls. One toolgen cannot know (from outside the
+        project, unknown, or a framework method that does not register) is taken to give back
+        what it is given, as `functools.wraps` decorators do: the function stays nameable."""
+        for decorator, node in zip(reversed(decorators), reversed(nodes), strict=True):
+            if _name_of(node) in ("staticmethod", "classmethod", "property"):
+                continue
+            result = self.call(decorator, [value], {}, node)
+            transparent = isinstance(decorator, External | Unknown | Method)
+            if isinstance(result, Unknown) and transparent:
+                continue
+            value = result
+        return value
+
+    def define_class(self, node: ast.ClassDef, frame: Frame) -> None:
+        decorators = [self.expr(d, frame) for d in node.decorator_list]
+        bases = tuple(self.expr(b, frame) for b in node.bases)
+        for keyword in node.keywords:
+            self.expr(keyword.value, frame)
+        qualname = frame.prefix + node.name
+        body = Frame(frame.module, {}, frame, f"{qualname}.", class_node=node)
+        self.block(node.body, body)
+        value: Value = Class(node, frame.module, qualname, bases, body.names)
+        value = self.decorate(value, decorators, node.decorator_list, frame)
+        self.bind(node.name, value, frame)
+
+    # -- names ----------------------------------------------------------------------------
+    def module_frame(self, frame: Frame) -> Frame:
+        while frame.parent is not None:
+            frame = frame.parent
+        return frame
+
+    def scope_of(self, name: str, frame: Frame) -> Frame:
+        """The frame an assignment to `name` in `frame` binds in."""
+        if name in frame.declared_global:
+            return self.module_frame(frame)
+        if name in frame.declared_nonlocal:
+            outer = frame.parent
+            while outer is not None and not outer.is_module:
+                if name in outer.names:
+                    return outer
+                outer = outer.parent
+        return frame
+
+    def bind(self, name: str, value: Value, frame: Frame) -> None:
+        scope = self.scope_of(name, frame)
+        scope.names[name] = value
+        if scope.is_module and isinstance(value, Server) and not value.keys:
+            value.keys.append(f"{scope.module.name}.{name}")  # how `server_key` names it
+
+    def lookup(self, name: str, frame: Frame, node: ast.AST) -> Value:
+        scope: Frame | None = frame
+        if name in frame.declared_global:
+            scope = self.module_frame(frame)
+        while scope is not None:
+            if name in scope.names:
+                return scope.names[name]
+            if scope.parent is None:
+                break
+            scope = scope.parent
+        if name in ("__name__", "__file__", "__spec__"):
+            return self.unknown(f"`{name}` is set when the module runs", node)
+        module = frame.module
+        for star in module.star_imports:
+            if self.index.get(star) is None:  # `from elsewhere import *`: cannot list it
+                return External(canonical_external(f"{star}.{name}"))
+        if hasattr(builtins, name):
+            return External(f"builtins.{name}")
+        return self.unknown(f"`{name}` is not bound where it is used", node)
+
+    def assign(self, target: ast.expr, value: Value, frame: Frame) -> None:
+        if isinstance(target, ast.Name):
+            self.bind(target.id, value, frame)
+        elif isinstance(target, ast.Attribute):
+            self.set_attribute(self.expr(target.value, frame), target.attr, value)
+        elif isinstance(target, ast.Subscript):
+            self.set_item(self.expr(target.value, frame), self.expr(target.slice, frame), value)
+        elif isinstance(target, ast.Tuple | ast.List):
+            self.unpack(target.elts, value, frame)
+        elif isinstance(target, ast.Starred):
+            self.assign(target.value, value, frame)
+
+    def unpack(self, targets: list[ast.expr], value: Value, frame: Frame) -> None:
+        found = stdlib.items(value)
+        starred = [i for i, t in enumerate(targets) if isinstance(t, ast.Starred)]
+        if found is None or (not starred and len(found) != len(targets)):
+            why = "a part of a value toolgen cannot know"
+            for target in targets:
+                self.assign(target, self.unknown(why, target), frame)
+            return
+        if starred:
+            at = starred[0]
+            tail = len(targets) - at - 1
+            middle = Seq(found[at : len(found) - tail], "list")
+            found = [*found[:at], middle, *found[len(found) - tail :]]
+        for target, item in zip(targets, found, strict=False):
+            self.assign(target, item, frame)
+
+    def set_attribute(self, owner: Value, attr: str, value: Value) -> None:
+        if isinstance(owner, Instance | Server):
+            owner.attrs[attr] = value
+        elif isinstance(owner, Class):
+            owner.namespace[attr] = value
+        elif isinstance(owner, ModuleValue):
+            self.state(owner.module).frame.names[attr] = value
+
+    def set_item(self, owner: Value, key: Value, value: Value) -> None:
+        if isinstance(owner, Mapping):
+            if isinstance(key, Const) and stdlib.hashable(key.value):
+                owner.entries[key.value] = (key, value)
+            else:
+                owner.partial = True
+        elif isinstance(owner, Seq) and isinstance(key, Const) and type(key.value) is int:
+            size = len(owner.items)
+            if -size <= key.value < size:  # else: IndexError at run time
+                owner.items[key.value] = value
+
+    # -- imports ----------------------------------------------------------------------------
+    def import_names(self, stmt: ast.Import, frame: Frame) -> None:
+        for alias in stmt.names:
+            parts = alias.name.split(".")
+            for i in range(1, len(parts) + 1):
+                self.project_module(".".join(parts[:i]))
+            if alias.asname:
+                self.bind(alias.asname, self.module_value(alias.name), frame)
+            else:
+                self.bind(parts[0], self.module_value(parts[0]), frame)
+
+    def module_value(self, name: str) -> Value:
+        state = self.project_module(name)
+        return External(name) if state is None else ModuleValue(state.module)
+
+    def import_from(self, stmt: ast.ImportFrom, frame: Frame) -> None:
+        base = _absolute(frame.module, stmt.level, stmt.module)
+        state = self.project_module(base) if base else None
+        for alias in stmt.names:
+            if alias.name == "*":
+                if state is not None:
+                    self.star(state, frame)
+                continue
+            if state is None:
+                value: Value = External(canonical_external(f"{base}.{alias.name}"))
+            else:
+                value = self.module_attribute(state, alias.name, stmt)
+            self.bind(alias.asname or alias.name, value, frame)
+
+    def star(self, state: ModuleState, frame: Frame) -> None:
+        names = state.frame.names
+        listed = names.get("__all__")
+        public = stdlib.items(listed) if listed is not None else None
+        if public is not None:
+            chosen = [i.value for i in public if isinstance(i, Const) and isinstance(i.value, str)]
+        else:
+            chosen = [n for n in names if not n.startswith("_")]
+        for name in chosen:
+            if name in names:
+                self.bind(name, names[name], frame)
+
+    def module_attribute(self, state: ModuleState, name: str, node: ast.AST) -> Value:
+        if name in state.frame.names:
+            return state.frame.names[name]
+        sub = self.project_module(f"{state.module.name}.{name}")
+        if sub is not None:
+            return ModuleValue(sub.module)
+        if state.done:
+            return self.unknown(f"`{name}` is not bound in `{state.module.name}`", node)
+        return self.unknown(f"`{name}` is not bound yet in `{state.module.name}` (a cycle)", node)
+
+    # -- expressions --------------------------------------------------------------------------
+    def expr(self, node: ast.expr, frame: Frame) -> Value:
+        with self._enter(node) as ok:
+            if not ok:
+                return self.unknown("nested too deeply", node)
+            return self._expr(node, frame)
+        return self.unknown("nested too deeply", node)  # pragma: no cover
+
+    def _expr(self, node: ast.expr, frame: Frame) -> Value:
+        if isinstance(node, ast.Constant):
+            return Const(node.value)
+        if isinstance(node, ast.Name):
+            return self.lookup(node.id, frame, node)
+        if isinstance(node, ast.Attribute):
+            return self.attribute(self.expr(node.value, frame), node.attr, node)
+        if isinstance(node, ast.Call):
+            return self.call_expr(node, frame)
+        if isinstance(node, ast.List | ast.Tuple | ast.Set):
+            kind = "list" if isinstance(node, ast.List) else "tuple"
+            kind = "set" if isinstance(node, ast.Set) else kind
+            elements = self.elements(node.elts, frame)
+            if elements is None:
+                return self.unknown("a container with parts toolgen cannot know", node)
+            return Seq(elements, kind)  # type: ignore[arg-type]
+        if isinstance(node, ast.Dict):
+            return self.dict_display(node, frame)
+        if isinstance(node, ast.Subscript):
+            return self.subscript(self.expr(node.value, frame), node.slice, frame, node)
+        if isinstance(node, ast.BinOp):
+            left = self.expr(node.left, frame)
+            return operators.binary(node.op, left, self.expr(node.right, frame), node)
+        if isinstance(node, ast.UnaryOp):
+            operand = self.expr(node.operand, frame)
+            return operators.unary(node.op, operand, self.truth(operand), node)
+        if isinstance(node, ast.BoolOp):
+            return self.bool_op(node, frame)
+        if isinstance(node, ast.Compare):
+            return self.comparison(node, frame)
+        if isinstance(node, ast.IfExp):
+            truth = self.truth(self.expr(node.test, frame))
+            if truth is not None:
+                return self.expr(node.body if truth else node.orelse, frame)
+            return _join([self.expr(node.body, frame), self.expr(node.orelse, frame)], self)
+        if isinstance(node, ast.JoinedStr):
+            return self.joined(node, frame)
+        if isinstance(node, ast.FormattedValue):
+            return self.expr(node.value, frame)
+        if isinstance(node, ast.NamedExpr):
+            value = self.expr(node.value, frame)
+            self.assign(node.target, value, frame)
+            return value
+        if isinstance(node, ast.Lambda):
+            defaults = tuple(self.expr(d, frame) for d in node.args.defaults)
+            qualname = frame.prefix + "<lambda>"
+            return Function(node, frame.module, qualname, self.closure_of(frame), defaults)
+        if isinstance(node, ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp):
+            return self.comprehension(node, frame)
+        if isinstance(node, ast.Await):
+            return self.expr(node.value, frame)  # an async call's body ran when called
+        if isinstance(node, ast.Slice):
+            parts = [None if p is None else self.expr(p, frame) for p in (node.lower, node.upper)]
+            if all(p is None or isinstance(p, Const) for p in parts) and node.step is None:
+                lower, upper = (p.value if isinstance(p, Const) else None for p in parts)
+                return Const(slice(lower, upper))
+        return self.unknown(f"a `{type(node).__name__}` expression", node)
+
+    def elements(self, nodes: list[ast.expr], frame: Frame) -> list[Value] | None:
+        found: list[Value] = []
+        known = True
+        for element in nodes:
+            if isinstance(element, ast.Starred):
+                inner = stdlib.items(self.expr(element.value, frame))
+                if inner is None:
+                    known = False
+                else:
+                    found.extend(inner)
+            else:
+                found.append(self.expr(element, frame))
+        return found if known else None
+
+    def dict_display(self, node: ast.Dict, frame: Frame) -> Value:
+        made = Mapping()
+        partial = False
+        for key_node, value_node in zip(node.keys, node.values, strict=True):
+            value = self.expr(value_node, frame)
+            if key_node is None:  # `**other`
+                if isinstance(value, Mapping):
+                    made.entries.update(value.entries)
+                    partial = partial or value.partial
+                else:
+                    partial = True
+                continue
+            key = self.expr(key_node, frame)
+            if isinstance(key, Const) and stdlib.hashable(key.value):
+                made.entries[key.value] = (key, value)
+            else:
+                partial = True
+        return Mapping(made.entries, partial)
+
+    def subscript(self, owner: Value, index: ast.expr, frame: Frame, node: ast.AST) -> Value:
+        key = self.expr(index, frame)
+        if isinstance(owner, External) and owner.path == "os.environ":
+            return stdlib.env_item(self, self.env, key, node)
+        if isinstance(owner, Mapping) and isinstance(key, Const):
+            if stdlib.hashable(key.value) and key.value in owner.entries:
+                return owner.entries[key.value][1]
+        elif isinstance(owner, Seq) and isinstance(key, Const):
+            if type(key.value) is int and -len(owner.items) <= key.value < len(owner.items):
+                return owner.items[key.value]
+            if isinstance(key.value, slice):
+                return Seq(owner.items[key.value], owner.kind)
+        elif isinstance(owner, Const) and isinstance(key, Const):
+            try:
+                return Const(owner.value[key.value])  # type: ignore[index]
+            except (TypeError, IndexError, KeyError, ValueError):
+                pass
+        return self.unknown("an item toolgen cannot know", node)
+
+    def bool_op(self, node: ast.BoolOp, frame: Frame) -> Value:
+        value: Value = Const(None)
+        undecided = False
+        for operand in node.values:
+            value = self.expr(operand, frame)
+            truth = self.truth(value)
+            if truth is None:
+                undecided = True
+                continue
+            if truth == isinstance(node.op, ast.Or) and not undecided:
+                return value
+        return self.unknown("a truth toolgen cannot know", node) if undecided else value
+
+    def comparison(self, node: ast.Compare, frame: Frame) -> Value:
+        left = self.expr(node.left, frame)
+        result: Value = Const(True)
+        for op, right_node in zip(node.ops, node.comparators, strict=True):
+            right = self.expr(right_node, frame)
+            step = operators.compare(op, left, right, node)
+            if isinstance(step, Const) and not step.value:
+                return step
+            if isinstance(step, Unknown):
+                result = step
+            left = right
+        return result
+
+    def joined(self, node: ast.JoinedStr, frame: Frame) -> Value:
+        parts: list[str] = []
+        for part in node.values:
+            value = self.expr(part, frame)
+            if isinstance(part, ast.FormattedValue) and (part.conversion != -1 or part.format_spec):
+                return self.unknown("a formatted value toolgen does not format", node)
+            if not isinstance(value, Const) or not isinstance(value.value, str | int | float):
+                return self.unknown("a string with parts toolgen cannot know", node)
+            parts.append(str(value.value))
+        return Const("".join(parts))
+
+    def comprehension(
+        self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp, frame: Frame
+    ) -> Value:
+        inner = Frame(frame.module, {}, frame, frame.prefix + "<comprehension>.")
+        results: list[Value] = []
+        entries = Mapping()
+        known = self.generate(node, 0, inner, results, entries)
+        if not known:
+            return self.unknown("a comprehension over values toolgen cannot know", node)
+        if isinstance(node, ast.DictComp):
+            return entries
+        return Seq(results, "set" if isinstance(node, ast.SetComp) else "list")
+
+    def generate(
+        self,
+        node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp,
+        level: int,
+        frame: Frame,
+        results: list[Value],
+        entries: Mapping,
+    ) -> bool:
+        """The elements of `node` from its `level`th `for` on; False when one of them runs
+        over values toolgen cannot know."""
+        if level == len(node.generators):
+            if isinstance(node, ast.DictComp):
+                key = self.expr(node.key, frame)
+                value = self.expr(node.value, frame)
+                if isinstance(key, Const) and stdlib.hashable(key.value):
+                    entries.entries[key.value] = (key, value)
+            else:
+                results.append(self.expr(node.elt, frame))
+            return True
+        generator = node.generators[level]
+        found = stdlib.items(self.expr(generator.iter, frame))
+        if found is None:
+            return False
+        known = True
+        for count, item in enumerate(found):
+            if count >= MAX_ITERATIONS:
+                self.note("bound", f"a loop past MAX_ITERATIONS = {MAX_ITERATIONS}", node)
+                break
+            self.assign(generator.target, item, frame)
+            truths = [self.truth(self.expr(test, frame)) for test in generator.ifs]
+            if all(t is not False for t in truths):
+                known = self.generate(node, level + 1, frame, results, entries) and known
+        return known
+
+    def truth(self, value: Value) -> bool | None:
+        if isinstance(value, Const):
+            try:
+                return bool(value.value)
+            except (TypeError, ValueError):  # a constant's truth: never raises, kept safe
+                return None
+        if isinstance(value, Seq):
+            return bool(value.items)
+        if isinstance(value, Mapping):
+            return True if value.entries else (None if value.partial else False)
+        if isinstance(value, Function | Bound | Class | ModuleValue | Server | Partial):
+            return True
+        return None
+
+    # -- attributes -----------------------------------------------------------------------------
+    def attribute(self, owner: Value, attr: str, node: ast.AST) -> Value:
+        if isinstance(owner, Instance):
+            if attr in owner.attrs:
+                return owner.attrs[attr]
+            found = self.class_attribute(owner.cls, attr, owner)
+            if found is not None:
+                return found
+            if frameworks.registration_method(self, attr) is not None:
+                return self.note(
+                    "unfollowed",
+                    f"`{ast.unparse(node)}` looks like a registration, but its owner is "
+                    "not a server of the configured markers: nothing is registered",
+                    node,
+                )
+            return self.unknown(f"`{attr}` is not set on the instance", node)
+        if isinstance(owner, Server):
+            if attr in owner.attrs:
+                return owner.attrs[attr]
+            found = None if owner.cls is None else self.class_attribute(owner.cls, attr, owner)
+            return found if found is not None else frameworks.server_attribute(self, owner, attr)
+        if isinstance(owner, Class):
+            found = self.class_attribute(owner, attr, owner)
+            return found if found is not None else self.unknown(f"`{attr}` of a class", node)
+        if isinstance(owner, ModuleValue):
+            return self.module_attribute(self.state(owner.module), attr, node)
+        if isinstance(owner, External):
+            constant = stdlib.CONSTANTS.get(f"{owner.path}.{attr}")
+            return constant or frameworks.external_attribute(self, owner, attr)
+        if isinstance(owner, Super):
+            return self.super_attribute(owner, attr, node)
+        if isinstance(owner, Function):
+            if attr == "__name__":
+                return Const(owner.name)
+            if attr == "__wrapped__" and owner.wrapped is not None:
+                return owner.wrapped
+        if isinstance(owner, Seq | Mapping | Const):
+            return ContainerMethod(owner, attr)
+        if isinstance(owner, Unknown):
+            found_fw = frameworks.registration_method(self, attr)
+            if found_fw is not None:  # a parameter, `self.server`: taken to be a server
+                return Method(None, attr, found_fw.name)
+            return owner
+        return self.unknown(f"`{attr}` of a value toolgen cannot know", node)
+
+    def mro(self, cls: Class) -> list[Class]:
+        """The project classes `cls` derives from, nearest first (depth-first, bounded)."""
+        order: list[Class] = []
+        stack: list[Value] = [cls]
+        while stack and len(order) < frameworks.MAX_BASES:
+            current = stack.pop(0)
+            if isinstance(current, Class) and current not in order:
+                order.append(current)
+                stack[0:0] = list(current.bases)
+        return order
+
+    def class_attribute(self, cls: Class, attr: str, instance: Value) -> Value | None:
+        for base in self.mro(cls):
+            if attr in base.namespace:
+                return _bind(base.namespace[attr], instance, base)
+        return None
+
+    def super_attribute(self, owner: Super, attr: str, node: ast.AST) -> Value:
+        instance = owner.instance
+        cls = instance.cls if isinstance(instance, Instance | Server) else None
+        if cls is None:
+            return self.unknown("`super()` of a value toolgen cannot know", node)
+        order = self.mro(cls)
+        after = next((i for i, c in enumerate(order) if c.node is owner.after), None)
+        for base in order[after + 1 :] if after is not None else []:
+            if attr in base.namespace:
+                return _bind(base.namespace[attr], instance, base)
+        return self.unknown(f"`super().{attr}` is the framework's", node)
+
+    # -- calls ----------------------------------------------------------------------------------
+    def call_expr(self, node: ast.Call, frame: Frame) -> Value:
+        callee = self.expr(node.func, frame)
+        if isinstance(callee, External) and callee.path == "builtins.super" and not node.args:
+            owner = frame.function.owner if frame.function is not None else None
+            if owner is not None and frame.first is not None:
+                return Super(frame.first, owner)
+            return self.unknown("`super()` outside a method", node)
+        args = self.elements(node.args, frame)
+        kwargs: dict[str, Value] = {}
+        known = args is not None
+        for keyword in node.keywords:
+            value = self.expr(keyword.value, frame)
+            if keyword.arg is not None:
+                kwargs[keyword.arg] = value
+            elif isinstance(value, Mapping) and not value.partial:
+                for key, item in value.entries.values():
+                    if isinstance(key, Const) and isinstance(key.value, str):
+                        kwargs[key.value] = item
+            else:
+                known = False
+        if args is None:
+            args = []
+        return self.call(callee, args, kwargs, node, known)
+
+    def call(
+        self,
+        callee: Value,
+        args: list[Value],
+        kwargs: dict[str, Value],
+        node: ast.AST,
+        known: bool = True,
+    ) -> Value:
+        """`callee(*args, **kwargs)`; `known` False when a `*x`/`**x` could not be known."""
+        with self._enter(node) as ok:
+            if not ok:
+                return self.unknown("nested too deeply", node)
+            return self._call(callee, args, kwargs, node, known)
+        return self.unknown("nested too deeply", node)  # pragma: no cover
+
+    def _call(
+        self, callee: Value, args: list[Value], kwargs: dict[str, Value], node: ast.AST, known: bool
+    ) -> Value:
+        if isinstance(callee, Function):
+            declared = frameworks.decorator_of(self, f"{callee.module.name}.{callee.qualname}")
+            if declared is not None:  # a project's own decorator, declared as a marker
+                return frameworks.call_decorator(self, declared, args, kwargs, node)
+            return self.call_function(callee, args, kwargs, node, known)
+        if isinstance(callee, Bound):
+            return self.call_function(callee.function, [callee.instance, *args], kwargs, node)
+        if isinstance(callee, Partial):
+            merged = {**dict(callee.kwargs), **kwargs}
+            return self.call(callee.func, [*callee.args, *args], merged, node, known)
+        if isinstance(callee, Class):
+            return self.instantiate(callee, args, kwargs, node, known)
+        if isinstance(callee, External):
+            return self.call_external(callee, args, kwargs, node)
+        if isinstance(callee, Method):
+            return frameworks.call_method(self, callee, args, kwargs, node)
+        if isinstance(callee, Registrar):
+            return frameworks.call_registrar(self, callee, args, kwargs, node)
+        if isinstance(callee, ContainerMethod):
+            return stdlib.container_call(self, callee, args, node)
+        if isinstance(callee, Instance):
+            found = self.class_attribute(callee.cls, "__call__", callee)
+            if found is not None:
+                return self.call(found, args, kwargs, node, known)
+        if isinstance(callee, Unknown):
+            return self.unknown(f"a call of a value toolgen cannot know ({callee.why})", node)
+        return self.unknown("a call toolgen does not follow", node)
+
+    def call_external(
+        self, callee: External, args: list[Value], kwargs: dict[str, Value], node: ast.AST
+    ) -> Value:
+        found = frameworks.call_external(self, callee, args, kwargs, node)
+        if found is None:
+            found = stdlib.call_stdlib(self, self.env, callee.path, args, kwargs, node)
+        if found is None and callee.path in ("builtins.getattr", "builtins.setattr"):
+            found = self.reflect(callee.path, args, node)
+        if found is None:
+            return self.unknown(f"`{callee.path}` is called at run time", node)
+        return found
+
+    def reflect(self, path: str, args: list[Value], node: ast.AST) -> Value | None:
+        """`getattr(obj, "name"[, default])`, `setattr(obj, "name", value)`."""
+        if len(args) < 2 or not (isinstance(args[1], Const) and isinstance(args[1].value, str)):
+            return None
+        if path == "builtins.setattr" and len(args) == 3:
+            self.set_attribute(args[0], args[1].value, args[2])
+            return Const(None)
+        found = self.attribute(args[0], args[1].value, node)
+        if isinstance(found, Unknown) and len(args) == 3:
+            return args[2]
+        return found
+
+    def instantiate(
+        self, cls: Class, args: list[Value], kwargs: dict[str, Value], node: ast.AST, known: bool
+    ) -> Value:
+        """A project class called: an `Instance` (a `Server` when it derives from a
+        framework's server class), its `__init__` run."""
+        framework = frameworks.server_class(self, cls)
+        made: Instance | Server
+        if framework is not None:
+            made = Server(framework.name, node, self.site, cls)
+        else:
+            made = Instance(cls)
+        init = self.class_attribute(cls, "__init__", made)
+        if init is not None:
+            self.call(init, args, kwargs, node, known)
+        return made
+
+    def call_function(
+        self,
+        function: Function,
+        args: list[Value],
+        kwargs: dict[str, Value],
+        node: ast.AST,
+        known: bool = True,
+    ) -> Value:
+        if _is_generator(function.node):  # its body runs when it is iterated, if ever
+            return self.unknown(f"`{function.qualname}` is a generator", node)
+        if self.depth >= MAX_DEPTH:
+            return self.note(
+                "bound",
+                f"`{function.qualname}` called more than MAX_DEPTH = {MAX_DEPTH} calls deep",
+                node,
+            )
+        frame = Frame(
+            function.module,
+            {},
+            function.closure,
+            f"{function.qualname}.<locals>.",
+            function=function,
+            first=args[0] if args else None,
+        )
+        self.bind_parameters(function, args, dict(kwargs), frame, known)
+        self.reached[id(function.node)] = function.node
+        self.depth += 1
+        self._site.append(function.module)
+        try:
+            if isinstance(function.node, ast.Lambda):
+                return self.expr(function.node.body, frame)
+            signal = self.block(function.node.body, frame)
+        finally:
+            self._site.pop()
+            self.depth -= 1
+        if isinstance(signal, _Raise):
+            return self.unknown(f"`{function.qualname}` raises", node)
+        result = signal.value if isinstance(signal, _Return) else Const(None)
+        if frame.maybe_returned:
+            return _join([*frame.maybe_returned, result], self)
+        return result
+
+    def bind_parameters(
+        self,
+        function: Function,
+        args: list[Value],
+        kwargs: dict[str, Value],
+        frame: Frame,
+        known: bool,
+    ) -> None:
+        spec = function.node.args
+        positional = [*spec.posonlyargs, *spec.args]
+        first_default = len(positional) - len(function.defaults)
+        why = f"an argument of `{function.qualname}` toolgen cannot know"
+        for i, param in enumerate(positional):
+            if i < len(args):
+                value = args[i]
+            elif param.arg in kwargs:
+                value = kwargs.pop(param.arg)
+            elif i >= first_default and known:
+                value = function.defaults[i - first_default]
+            else:
+                value = self.unknown(why, param)
+            frame.names[param.arg] = value
+        if spec.vararg is not None:
+            frame.names[spec.vararg.arg] = Seq(list(args[len(positional) :]), "tuple")
+        defaults = dict(function.kw_defaults)
+        for param in spec.kwonlyargs:
+            if param.arg in kwargs:
+                frame.names[param.arg] = kwargs.pop(param.arg)
+            elif param.arg in defaults and known:
+                frame.names[param.arg] = defaults[param.arg]
+            else:
+                frame.names[param.arg] = self.unknown(why, param)
+        if spec.kwarg is not None:
+            extra = Mapping({k: (Const(k), v) for k, v in kwargs.items()}, partial=not known)
+            frame.names[spec.kwarg.arg] = extra
+
+
+def _bind(value: Value, instance: Value, cls: Class) -> Value:
+    """A class attribute read through an instance (or the class): functions bind."""
+    if not isinstance(value, Function) or not value.in_class:
+        return value
+    if value.kind == "static":
+        return value
+    if value.kind == "class":
+        return Bound(value, cls)
+    if isinstance(instance, Class):
+        return value  # `Class.method`: the plain function
+    return Bound(value, instance)
+
+
+def _join(values: list[Value], interpreter: Interpreter) -> Value:
+    """One value for several that branches toolgen cannot choose between give: theirs when
+    they agree, else unknown."""
+    first = values[0]
+    if all(_same(first, v) for v in values[1:]):
+        return first
+    return interpreter.unknown("a value that depends on a branch toolgen cannot decide", None)
+
+
+def _same(a: Value, b: Value) -> bool:
+    if isinstance(a, Const) and isinstance(b, Const):
+        return type(a.value) is type(b.value) and a.value == b.value
+    return a is b or (isinstance(a, External | Bound | Method) and a == b)
+
+
+def _join_names(
+    before: dict[str, Value], after: list[dict[str, Value]], interpreter: Interpreter
+) -> dict[str, Value]:
+    joined: dict[str, Value] = {}
+    for name in dict.fromkeys(n for names in after for n in names):
+        values = [names[name] for names in after if name in names]
+        joined[name] = _join(values, interpreter)  # a name a branch leaves unbound: the others'
+    return joined
+
+
+def _load(target: ast.expr) -> ast.expr:
+    """`x` of `x += 1` read as an expression (its context is Store in the tree)."""
+    copied = ast.parse(ast.unparse(target), mode="eval").body
+    return ast.copy_location(copied, target)
+
+
+def _decorator_name(node: ast.expr) -> str:
+    return _name_of(node)
+
+
+def _name_of(node: ast.expr) -> str:
+    target = node.func if isinstance(node, ast.Call) else node
+    if isinstance(target, ast.Name):
+        return target.id
+    if isinstance(target, ast.Attribute):
+        return target.attr
+    return ""
+
+
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+#: Whether each function's body yields, kept while its syntax tree lives.
+_GENERATORS: weakref.WeakKeyDictionary[ast.AST, bool] = weakref.WeakKeyDictionary()
+
+
+def _is_generator(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> bool:
+    """Whether `node`'s own body yields (not a function nested in it)."""
+    key = node
+    if key not in _GENERATORS:
+        stack: list[ast.AST] = [node.body] if isinstance(node, ast.Lambda) else list(node.body)
+        found = False
+        while stack and not found:
+            current = stack.pop()
+            if isinstance(current, ast.Yield | ast.YieldFrom):
+                found = True
+            elif not isinstance(current, _SCOPES):
+                stack.extend(ast.iter_child_nodes(current))
+        _GENERATORS[key] = found
+    return _GENERATORS[key]

@@ -1,0 +1,289 @@
+"""What a few names of the standard library mean: the builtins code that registers tools
+uses (`list`, `getattr`, `staticmethod`, ...), `functools.wraps`/`partial`, and reads of the
+process environment, which is absent: `os.getenv("X", d)` is `d` (what a server started with
+nothing set publishes), or the value the configuration gives for `X`."""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+from collections.abc import Callable
+from collections.abc import Mapping as MappingABC
+
+from toolgen.read.registration.frameworks import Context
+from toolgen.read.registration.values import (
+    Bound,
+    Const,
+    ContainerMethod,
+    External,
+    Function,
+    Mapping,
+    Partial,
+    Seq,
+    Unknown,
+    Value,
+)
+
+#: The most items `range(...)` or a repetition makes: more is not a list of tools.
+MAX_ITEMS = 10_000
+
+#: Paths whose value is a constant (`if TYPE_CHECKING:` imports only types).
+CONSTANTS: dict[str, Value] = {
+    "typing.TYPE_CHECKING": Const(False),
+    "typing_extensions.TYPE_CHECKING": Const(False),
+}
+
+ENV_GETTERS = frozenset({"os.getenv", "os.environ.get", "os.environ.setdefault"})
+
+
+def items(value: Value) -> list[Value] | None:
+    """The values iterating over `value` gives, when known."""
+    if isinstance(value, Seq):
+        return list(value.items)
+    if isinstance(value, Mapping) and not value.partial:
+        return [key for key, _ in value.entries.values()]
+    if isinstance(value, Const) and isinstance(value.value, str | bytes):
+        if len(value.value) > MAX_ITEMS:
+            return None
+        return [Const(c) for c in value.value]
+    return None
+
+
+def call_stdlib(
+    ctx: Context,
+    env: MappingABC[str, str],
+    path: str,
+    args: list[Value],
+    kwargs: dict[str, Value],
+    node: ast.AST,
+) -> Value | None:
+    """The value of calling `path` (a name of the standard library), or None when it is not
+    one given a meaning here."""
+    if path in ENV_GETTERS:
+        return env_read(ctx, env, args, kwargs, node)
+    if path == "functools.partial" and args:
+        return Partial(args[0], tuple(args[1:]), tuple(kwargs.items()))
+    if path == "functools.wraps" and args:
+        # `wraps(f)` is `partial(update_wrapper, wrapped=f)`, as functools defines it
+        return Partial(External("functools.update_wrapper"), (), (("wrapped", args[0]),))
+    if path == "functools.update_wrapper":
+        wrapper = args[0] if args else kwargs.get("wrapper")
+        wrapped = args[1] if len(args) > 1 else kwargs.get("wrapped")
+        if isinstance(wrapper, Function) and wrapped is not None:
+            return dataclasses.replace(wrapper, wrapped=wrapped)
+        return wrapper if wrapper is not None else Unknown("update_wrapper of nothing", node)
+    module, _, name = path.rpartition(".")
+    if module == "builtins" and name in BUILTINS:
+        return BUILTINS[name](args, kwargs, node)
+    return None
+
+
+def env_read(
+    ctx: Context,
+    env: MappingABC[str, str],
+    args: list[Value],
+    kwargs: dict[str, Value],
+    node: ast.AST,
+) -> Value:
+    key = args[0] if args else kwargs.get("key")
+    default = args[1] if len(args) > 1 else kwargs.get("default", Const(None))
+    if not (isinstance(key, Const) and isinstance(key.value, str)):
+        return ctx.note("env", "reads an environment variable toolgen cannot name", node)
+    if key.value in env:
+        ctx.note("env", f"reads ${key.value}: the configured value is used", node)
+        return Const(env[key.value])
+    ctx.note("env", f"reads ${key.value}: unset when toolgen reads it, its default is used", node)
+    return default
+
+
+def env_item(ctx: Context, env: MappingABC[str, str], key: Value, node: ast.AST) -> Value:
+    """`os.environ["X"]`: the configured value, else unknown (the server would not start)."""
+    if isinstance(key, Const) and isinstance(key.value, str) and key.value in env:
+        ctx.note("env", f"reads ${key.value}: the configured value is used", node)
+        return Const(env[key.value])
+    return ctx.note("env", f"reads `{ast.unparse(node)}`, which has no default", node)
+
+
+Builtin = Callable[[list[Value], dict[str, Value], ast.AST], Value]
+
+
+def _sequence(kind: str) -> Builtin:
+    def make(args: list[Value], kwargs: dict[str, Value], node: ast.AST) -> Value:
+        if not args:
+            return Seq([], "tuple" if kind == "tuple" else "list")
+        found = items(args[0])
+        if found is None:
+            return Unknown(f"{kind}() of a value toolgen cannot know", node)
+        return Seq(found, "tuple" if kind == "tuple" else "set" if kind == "set" else "list")
+
+    return make
+
+
+def _dict(args: list[Value], kwargs: dict[str, Value], node: ast.AST) -> Value:
+    made = Mapping()
+    if args and isinstance(args[0], Mapping):
+        made.entries.update(args[0].entries)
+    elif args:
+        return Unknown("dict() of a value toolgen cannot know", node)
+    for key, value in kwargs.items():
+        made.entries[key] = (Const(key), value)
+    return made
+
+
+def _range(args: list[Value], kwargs: dict[str, Value], node: ast.AST) -> Value:
+    numbers = [a.value for a in args if isinstance(a, Const) and type(a.value) is int]
+    if len(numbers) != len(args) or not 1 <= len(numbers) <= 3:
+        return Unknown("range() of values toolgen cannot know", node)
+    made = range(*numbers)
+    if len(made) > MAX_ITEMS:
+        return Unknown(f"range() of more than {MAX_ITEMS} numbers", node)
+    return Seq([Const(n) for n in made], "tuple")
+
+
+def _enumerate(args: list[Value], kwargs: dict[str, Value], node: ast.AST) -> Value:
+    found = items(args[0]) if args else None
+    if found is None:
+        return Unknown("enumerate() of a value toolgen cannot know", node)
+    return Seq([Seq([Const(i), v], "tuple") for i, v in enumerate(found)], "tuple")
+
+
+def _zip(args: list[Value], kwargs: dict[str, Value], node: ast.AST) -> Value:
+    lists = [items(a) for a in args]
+    if any(found is None for found in lists):
+        return Unknown("zip() of a value toolgen cannot know", node)
+    known = [found for found in lists if found is not None]
+    return Seq([Seq(list(row), "tuple") for row in zip(*known, strict=False)], "tuple")
+
+
+def _reversed(args: list[Value], kwargs: dict[str, Value], node: ast.AST) -> Value:
+    found = items(args[0]) if args else None
+    if found is None:
+        return Unknown("reversed() of a value toolgen cannot know", node)
+    return Seq(found[::-1], "tuple")
+
+
+def _len(args: list[Value], kwargs: dict[str, Value], node: ast.AST) -> Value:
+    found = items(args[0]) if args else None
+    return (
+        Unknown("len() of a value toolgen cannot know", node)
+        if found is None
+        else Const(len(found))
+    )
+
+
+def _method_kind(kind: str) -> Builtin:
+    """`staticmethod(f)`, `classmethod(f)`: the function, bound differently."""
+
+    def make(args: list[Value], kwargs: dict[str, Value], node: ast.AST) -> Value:
+        first = args[0] if args else Unknown(f"{kind}() of nothing", node)
+        if isinstance(first, Function):
+            return dataclasses.replace(first, kind="static" if kind == "staticmethod" else "class")
+        return first
+
+    return make
+
+
+def _none(args: list[Value], kwargs: dict[str, Value], node: ast.AST) -> Value:
+    return Const(None)
+
+
+def _convert(kind: type) -> Builtin:
+    def make(args: list[Value], kwargs: dict[str, Value], node: ast.AST) -> Value:
+        if not args:
+            return Const(kind())
+        if isinstance(args[0], Const) and len(args) == 1:
+            try:
+                value = args[0].value
+                if kind is str and not isinstance(value, str | int | float | bool | None):
+                    return Unknown("str() of a value toolgen does not convert", node)
+                return Const(kind(value))
+            except (TypeError, ValueError, OverflowError):
+                return Unknown(f"{kind.__name__}() raises here", node)
+        if kind is bool and isinstance(args[0], Function | Bound):
+            return Const(True)
+        return Unknown(f"{kind.__name__}() of a value toolgen cannot know", node)
+
+    return make
+
+
+BUILTINS: dict[str, Builtin] = {
+    "list": _sequence("list"),
+    "tuple": _sequence("tuple"),
+    "set": _sequence("set"),
+    "frozenset": _sequence("set"),
+    "sorted": _sequence("list"),  # the order of tools is not toolgen's to read
+    "dict": _dict,
+    "range": _range,
+    "enumerate": _enumerate,
+    "zip": _zip,
+    "reversed": _reversed,
+    "len": _len,
+    "staticmethod": _method_kind("staticmethod"),
+    "classmethod": _method_kind("classmethod"),
+    "print": _none,
+    "str": _convert(str),
+    "int": _convert(int),
+    "bool": _convert(bool),
+    "float": _convert(float),
+}
+
+
+_STR_METHODS = frozenset(
+    {"upper", "lower", "strip", "lstrip", "rstrip", "replace", "startswith", "endswith", "split"}
+)
+
+
+def container_call(
+    ctx: Context, method: ContainerMethod, args: list[Value], node: ast.AST
+) -> Value:
+    """`TOOLS.append(f)`, `REGISTRY.items()`, `"x".upper()`: what lists of tools are made of."""
+    owner, name = method.owner, method.name
+    if isinstance(owner, Seq) and name == "append" and len(args) == 1:
+        owner.items.append(args[0])
+        return Const(None)
+    if isinstance(owner, Seq) and name == "extend" and len(args) == 1:
+        found = items(args[0])
+        if found is not None:
+            owner.items.extend(found)
+            return Const(None)
+    if isinstance(owner, Seq) and name == "insert" and len(args) == 2:
+        at = args[0]
+        if isinstance(at, Const) and type(at.value) is int:
+            owner.items.insert(at.value, args[1])
+            return Const(None)
+    if isinstance(owner, Mapping) and not owner.partial:
+        if name == "items":
+            return Seq([Seq([k, v], "tuple") for k, v in owner.entries.values()], "list")
+        if name == "values":
+            return Seq([v for _, v in owner.entries.values()], "list")
+        if name == "keys":
+            return Seq([k for k, _ in owner.entries.values()], "list")
+    if isinstance(owner, Mapping) and name == "get" and args:
+        key = args[0]
+        if isinstance(key, Const) and hashable(key.value):
+            if key.value in owner.entries:
+                return owner.entries[key.value][1]
+            if not owner.partial:
+                return args[1] if len(args) > 1 else Const(None)
+    if isinstance(owner, Mapping) and name == "update" and args and isinstance(args[0], Mapping):
+        owner.entries.update(args[0].entries)
+        return Const(None)
+    if isinstance(owner, Const) and isinstance(owner.value, str) and name in _STR_METHODS:
+        constants = [a.value for a in args if isinstance(a, Const)]
+        if len(constants) == len(args):
+            try:
+                result = getattr(owner.value, name)(*constants)
+            except (TypeError, ValueError, IndexError, KeyError):
+                return ctx.note("unfollowed", f"`str.{name}` raises here", node)
+            if isinstance(result, list):
+                return Seq([Const(r) for r in result], "list")
+            return Const(result)
+    return Unknown(f"`{name}` of a value toolgen does not follow", node)
+
+
+def hashable(value: object) -> bool:
+    try:
+        hash(value)
+    except TypeError:
+        return False
+    return True

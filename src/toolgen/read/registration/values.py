@@ -1,0 +1,227 @@
+"""The values the registration interpreter computes with (see the package's doc).
+
+Each is a small frozen dataclass. Containers, instances and servers hold a mutable dict or
+list and compare by identity (`eq=False`): Python's own objects are mutable and have an
+identity, and code that registers tools leans on both (`TOOLS.append(f)`, `self.mcp = ...`).
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from toolgen.read.index import Module
+    from toolgen.read.registration.interpreter import Frame
+
+FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
+
+
+@dataclass(frozen=True)
+class Const:
+    """A constant: str, bytes, int, float, complex, bool, None or `...`."""
+
+    value: object
+
+
+@dataclass(frozen=True, eq=False)
+class Seq:
+    """A list, tuple or set of values (a set keeps insertion order: nothing here reads it)."""
+
+    items: list[Value]
+    kind: Literal["list", "tuple", "set"] = "list"
+
+
+@dataclass(eq=False)
+class Mapping:
+    """A dict whose keys are constants (`entries`: key -> (key value, value)); `partial` when
+    a key could not be known, so a missing key is not known to be missing. Not frozen: an
+    assignment of an unknown key makes it partial, as the dict itself changes."""
+
+    entries: dict[object, tuple[Value, Value]] = field(default_factory=dict)
+    partial: bool = False
+
+
+@dataclass(frozen=True, eq=False)
+class Function:
+    """A `def` or `lambda` of a project module, with the frame it closes over."""
+
+    node: FunctionNode | ast.Lambda
+    module: Module
+    qualname: str
+    closure: Frame
+    defaults: tuple[Value, ...] = ()  # of the last positional parameters
+    kw_defaults: tuple[tuple[str, Value], ...] = ()
+    in_class: bool = False  # defined directly in a class body
+    kind: Literal["function", "static", "class"] = "function"
+    #: the class body it is defined in (for `super()`)
+    owner: ast.ClassDef | None = None
+    #: `functools.wraps(f)(this)`: the function a framework reads the signature of
+    wrapped: Value | None = None
+
+    @property
+    def name(self) -> str:
+        return "<lambda>" if isinstance(self.node, ast.Lambda) else self.node.name
+
+
+@dataclass(frozen=True)
+class Bound:
+    """A method bound to an instance (or, for a classmethod, to its class)."""
+
+    function: Function
+    instance: Value
+
+
+@dataclass(frozen=True)
+class Partial:
+    """`functools.partial(func, *args, **kwargs)`."""
+
+    func: Value
+    args: tuple[Value, ...]
+    kwargs: tuple[tuple[str, Value], ...]
+
+
+@dataclass(frozen=True, eq=False)
+class Class:
+    """A class of a project module: its bases and the names its body bound."""
+
+    node: ast.ClassDef
+    module: Module
+    qualname: str
+    bases: tuple[Value, ...]
+    namespace: dict[str, Value] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, eq=False)
+class Instance:
+    cls: Class
+    attrs: dict[str, Value] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, eq=False)
+class ModuleValue:
+    module: Module
+
+
+@dataclass(frozen=True)
+class External:
+    """A name from outside the project (an installed package, the standard library)."""
+
+    path: str
+
+
+@dataclass(frozen=True, eq=False)
+class Server:
+    """A framework's server (or agent) object, made by one of a preset's classes or a project
+    subclass (`cls`) of one. `keys` names it: the module-level names it was first bound to."""
+
+    preset: str
+    node: ast.AST
+    module: Module
+    cls: Class | None = None
+    attrs: dict[str, Value] = field(default_factory=dict)
+    keys: list[str] = field(default_factory=list)
+
+    @property
+    def key(self) -> str | None:
+        return self.keys[0] if self.keys else None
+
+
+@dataclass(frozen=True)
+class Method:
+    """A framework method of a server (`mcp.tool`, `mcp.add_tool`, `mcp.mount`), or a preset's
+    registration method on an owner that cannot be known (`owner` None)."""
+
+    owner: Server | None
+    name: str
+    preset: str
+
+
+@dataclass(frozen=True)
+class Registrar:
+    """A registration waiting for its function: `mcp.tool(name="x")`, `@tool(risk="high")`.
+    `node` is the call that carries the options, written in `module`."""
+
+    owner: Server | None
+    method: str | None  # None for a decorator function (`@function_tool(...)`)
+    preset: str
+    node: ast.Call
+    module: Module
+    options: tuple[tuple[str, Value], ...] = ()
+
+
+@dataclass(frozen=True)
+class ToolOf:
+    """`Tool.from_function(fn, name=...)`: a tool object made from a function; `node` is the
+    call whose keywords are its options."""
+
+    function: Value
+    node: ast.Call
+    module: Module
+
+
+@dataclass(frozen=True)
+class Super:
+    """`super()` in a method of class `after` (a class body), for `instance`."""
+
+    instance: Value
+    after: ast.ClassDef
+
+
+@dataclass(frozen=True)
+class ContainerMethod:
+    """A method of a list, dict or string (`TOOLS.append`): the few code collecting tools
+    uses are followed (`toolgen.read.registration.stdlib.container_call`)."""
+
+    owner: Seq | Mapping | Const
+    name: str
+
+
+@dataclass(frozen=True)
+class Unknown:
+    """A value that cannot be known without running the code: why, and where (if known)."""
+
+    why: str
+    node: ast.AST | None = None
+
+
+Value = (
+    Const
+    | Seq
+    | Mapping
+    | Function
+    | Bound
+    | Partial
+    | Class
+    | Instance
+    | ModuleValue
+    | External
+    | Server
+    | Method
+    | Registrar
+    | ToolOf
+    | Super
+    | ContainerMethod
+    | Unknown
+)
+
+#: What a framework reads a tool from: the values that can stand for a function.
+CALLABLE_FUNCTION = (Function, Bound, Partial)
+
+
+def unwrap(value: Value, limit: int = 16) -> Function | None:
+    """The function a framework reads the signature of: through bound methods, partials and
+    `functools.wraps` (`__wrapped__`), at most `limit` layers deep."""
+    for _ in range(limit):
+        if isinstance(value, Bound):
+            value = value.function
+        elif isinstance(value, Partial):
+            value = value.func
+        elif isinstance(value, Function) and value.wrapped is not None:
+            value = value.wrapped
+        elif isinstance(value, Function):
+            return value
+        else:
+            return None
+    return None
