@@ -109,8 +109,12 @@ def server_class(ctx: Context, cls: Class) -> Framework | None:
 
 
 def registration_method(ctx: Context, name: str) -> Framework | None:
-    """The first framework with a registration method `name` (`tool`, `tool_plain`)."""
-    return next((f for f in ctx.frameworks if name in f.methods), None)
+    """The first framework with a registration method `name` (`tool`, `tool_plain`, or
+    `add_tool` for one whose servers have registration methods)."""
+    return next(
+        (f for f in ctx.frameworks if name in f.methods or (f.methods and name in ADD_METHODS)),
+        None,
+    )
 
 
 def external_attribute(ctx: Context, owner: External, attr: str) -> Value:

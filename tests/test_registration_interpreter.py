@@ -1,0 +1,617 @@
+"""The registration interpreter (`toolgen.read.registration`): one test per rule of its
+design, on small projects written here, and properties: renaming, moving registrations into
+other modules and nesting them in functions and classes gives the same tools."""
+
+from __future__ import annotations
+
+import tempfile
+import textwrap
+import time
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from toolgen.analyze.handlers import Registrations
+from toolgen.analyze.interpreted import registrations
+from toolgen.analyze.markers import PRESETS, Preset
+from toolgen.read.index import ModuleIndex
+from toolgen.read.registration import Evaluation, evaluate, unreached
+from toolgen.read.registration.interpreter import MAX_DEPTH
+from toolgen.read.registration.values import Const
+
+FASTMCP = [PRESETS["fastmcp"]]
+
+
+def _index(root: Path, files: dict[str, str]) -> ModuleIndex:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
+    for folder in {p.parent for p in root.rglob("*.py")}:
+        if folder != root and not (folder / "__init__.py").exists():
+            (folder / "__init__.py").write_text("", encoding="utf-8")
+    return ModuleIndex([root], lambda p: p.relative_to(root).as_posix())
+
+
+def _run(
+    root: Path,
+    files: dict[str, str],
+    module: str = "app.server",
+    presets: list[Preset] = FASTMCP,
+    env: dict[str, str] | None = None,
+) -> tuple[Evaluation, Registrations]:
+    index = _index(root, files)
+    found = index.get(module)
+    assert found is not None
+    evaluation = evaluate(found, index, presets, env)
+    return evaluation, registrations(evaluation.effects, presets)
+
+
+def _tools(found: Registrations) -> set[tuple[str, str | None]]:
+    return {(h.qualname, h.server) for h in found.handlers}
+
+
+def test_module_level_decorated_functions(tmp_path: Path) -> None:
+    evaluation, found = _run(
+        tmp_path,
+        {
+            "app/server.py": """
+            from fastmcp import FastMCP
+
+            mcp = FastMCP("demo")
+
+            @mcp.tool
+            def bare(x: int) -> int:
+                return x
+
+            @mcp.tool()
+            def called(x: int) -> int:
+                return x
+
+            @mcp.tool(name="renamed", tags={"a"})
+            def named(x: int) -> int:
+                return x
+            """
+        },
+    )
+    assert _tools(found) == {
+        ("bare", "app.server.mcp"),
+        ("called", "app.server.mcp"),
+        ("named", "app.server.mcp"),
+    }
+    named = next(r for r in evaluation.registered if r.function.name == "named")
+    assert dict(named.options)["name"] == Const("renamed")
+    handler = next(h for h in found.handlers if h.qualname == "named")
+    assert handler.method == "tool" and handler.site is None and not handler.in_class
+
+
+def test_a_decorator_of_another_module_that_ends_in_a_registration(tmp_path: Path) -> None:
+    _, found = _run(
+        tmp_path,
+        {
+            "app/core.py": """
+            from fastmcp import FastMCP
+
+            mcp = FastMCP("demo")
+            """,
+            "app/deco.py": """
+            from app.core import mcp
+
+            def my_tool(title):
+                def wrap(fn):
+                    return mcp.tool(title=title)(fn)
+                return wrap
+            """,
+            "app/server.py": """
+            from app.deco import my_tool
+
+            @my_tool("Adds")
+            def add(a: int, b: int) -> int:
+                return a + b
+            """,
+        },
+    )
+    assert _tools(found) == {("add", "app.core.mcp")}
+    handler = found.handlers[0]
+    assert handler.at.name == "app.deco"  # the call that carries the options
+
+
+def test_a_factory_nested_in_a_function(tmp_path: Path) -> None:
+    _, found = _run(
+        tmp_path,
+        {
+            "app/server.py": """
+            from fastmcp import FastMCP
+
+            def create_server(prefix: str = "x"):
+                server = FastMCP("demo")
+
+                @server.tool(name=prefix + "_ping")
+                def ping() -> str:
+                    return "pong"
+
+                return server
+
+            app = create_server()
+            """
+        },
+    )
+    assert _tools(found) == {("create_server.<locals>.ping", "app.server.app")}
+
+
+def test_a_loop_over_a_list_imported_from_another_module(tmp_path: Path) -> None:
+    evaluation, found = _run(
+        tmp_path,
+        {
+            "app/tools.py": """
+            def first(x: int) -> int:
+                return x
+
+            def second(x: int) -> int:
+                return x
+
+            ALL = [first, second]
+            """,
+            "app/server.py": """
+            from fastmcp import FastMCP
+            from app.tools import ALL
+
+            mcp = FastMCP("demo")
+            for fn in ALL:
+                mcp.tool(name=fn.__name__)(fn)
+            """,
+        },
+    )
+    assert _tools(found) == {("first", "app.server.mcp"), ("second", "app.server.mcp")}
+    names = [dict(r.options)["name"] for r in evaluation.registered]
+    assert names == [Const("first"), Const("second")]
+    assert all(h.site is not None and h.site.name == "app.server" for h in found.handlers)
+
+
+def test_comprehensions(tmp_path: Path) -> None:
+    _, found = _run(
+        tmp_path,
+        {
+            "app/server.py": """
+            from fastmcp import FastMCP
+
+            mcp = FastMCP("demo")
+
+            def a() -> None: ...
+            def b() -> None: ...
+            def c() -> None: ...
+
+            TABLE = {"a": a, "b": b}
+            registered = [mcp.tool(name=key)(fn) for key, fn in TABLE.items()]
+            more = {f.__name__: mcp.add_tool(f) for f in (c,) if f is not None}
+            """
+        },
+    )
+    assert {q for q, _ in _tools(found)} == {"a", "b", "c"}
+    assert {h.method for h in found.handlers} == {"tool", "add_tool"}
+
+
+def test_conditionals_on_known_and_unknown_values(tmp_path: Path) -> None:
+    evaluation, found = _run(
+        tmp_path,
+        {
+            "app/server.py": """
+            import sys
+            from fastmcp import FastMCP
+
+            DEBUG = False
+            mcp = FastMCP("demo")
+
+            def debug_only() -> None: ...
+            def always() -> None: ...
+            def maybe() -> None: ...
+            def otherwise() -> None: ...
+
+            if DEBUG:
+                mcp.tool()(debug_only)
+            else:
+                mcp.tool()(always)
+
+            if sys.argv[1:]:
+                mcp.tool()(maybe)
+                chosen = maybe
+            else:
+                mcp.tool()(otherwise)
+                chosen = otherwise
+            """
+        },
+    )
+    assert {q for q, _ in _tools(found)} == {"always", "maybe", "otherwise"}
+    assert not evaluation.notes
+
+
+def test_a_class_that_keeps_its_server_in_self(tmp_path: Path) -> None:
+    _, found = _run(
+        tmp_path,
+        {
+            "app/server.py": """
+            from fastmcp import FastMCP
+
+            class Tools:
+                def __init__(self, name: str) -> None:
+                    self.mcp = FastMCP(name)
+                    self.mcp.tool(name="look")(self.search)
+                    self.mcp.add_tool(self.fetch)
+
+                def search(self, query: str) -> str:
+                    return query
+
+                def fetch(self, url: str) -> str:
+                    return url
+
+            tools = Tools("demo")
+            mcp = tools.mcp
+            """
+        },
+    )
+    assert _tools(found) == {("Tools.search", "app.server.mcp"), ("Tools.fetch", "app.server.mcp")}
+    assert all(h.in_class and not h.is_static for h in found.handlers)
+
+
+def test_a_server_returned_by_a_factory_function(tmp_path: Path) -> None:
+    _, found = _run(
+        tmp_path,
+        {
+            "app/factory.py": """
+            from fastmcp import FastMCP
+
+            def make_server(name="demo"):
+                server = FastMCP(name)
+                return server
+            """,
+            "app/server.py": """
+            from app.factory import make_server
+
+            mcp = make_server()
+
+            @mcp.tool
+            def ping() -> str:
+                return "pong"
+            """,
+        },
+    )
+    assert _tools(found) == {("ping", "app.server.mcp")}
+
+
+def test_a_server_class_re_exported_by_a_package_and_a_subclass(tmp_path: Path) -> None:
+    _, found = _run(
+        tmp_path,
+        {
+            "app/__init__.py": """
+            from fastmcp import FastMCP as Server
+            """,
+            "app/server.py": """
+            from app import Server
+
+            class Secure(Server):
+                def __init__(self, name: str) -> None:
+                    super().__init__(name)
+                    self.tool()(self.whoami)
+
+                def whoami(self) -> str:
+                    return "me"
+
+            plain = Server("plain")
+            secure = Secure("secure")
+
+            @plain.tool
+            def one() -> None: ...
+
+            @secure.tool()
+            def two() -> None: ...
+            """,
+        },
+    )
+    assert _tools(found) == {
+        ("one", "app.server.plain"),
+        ("two", "app.server.secure"),
+        ("Secure.whoami", "app.server.secure"),
+    }
+
+
+def test_functools_wraps_and_partial(tmp_path: Path) -> None:
+    _, found = _run(
+        tmp_path,
+        {
+            "app/server.py": """
+            import functools
+            from functools import partial
+            from fastmcp import FastMCP
+
+            mcp = FastMCP("demo")
+
+            def logged(fn):
+                @functools.wraps(fn)
+                def wrapper(*args, **kwargs):
+                    return fn(*args, **kwargs)
+                return wrapper
+
+            @mcp.tool
+            @logged
+            def wrapped(x: int) -> int:
+                return x
+
+            def scaled(x: int, factor: int) -> int:
+                return x * factor
+
+            mcp.tool(name="double")(partial(scaled, factor=2))
+            """
+        },
+    )
+    assert {q for q, _ in _tools(found)} == {"wrapped", "scaled"}
+
+
+def test_os_getenv_gives_its_default_or_the_configured_value(tmp_path: Path) -> None:
+    files = {
+        "app/server.py": """
+        import os
+        from fastmcp import FastMCP
+
+        mcp = FastMCP(os.environ.get("SERVER", "demo"))
+
+        def f() -> None: ...
+
+        mcp.tool(name=os.getenv("TOOL_NAME", "default_name"))(f)
+        if os.getenv("ENABLE_EXTRA"):
+            mcp.tool(name="extra")(f)
+        """
+    }
+    evaluation, _ = _run(tmp_path, files)
+    assert [dict(r.options)["name"] for r in evaluation.registered] == [Const("default_name")]
+    assert {n.kind for n in evaluation.notes} == {"env"}
+    assert len(evaluation.notes) == 3
+    configured, _ = _run(tmp_path / "b", files, env={"TOOL_NAME": "set", "ENABLE_EXTRA": "1"})
+    names = [dict(r.options)["name"] for r in configured.registered]
+    assert names == [Const("set"), Const("extra")]
+
+
+def test_a_recursion_reaches_the_depth_bound(tmp_path: Path) -> None:
+    evaluation, found = _run(
+        tmp_path,
+        {
+            "app/server.py": """
+            from fastmcp import FastMCP
+
+            mcp = FastMCP("demo")
+
+            def down(n):
+                return down(n + 1)
+
+            down(0)
+
+            @mcp.tool
+            def after() -> None: ...
+            """
+        },
+    )
+    assert _tools(found) == {("after", "app.server.mcp")}
+    bounds = [n for n in evaluation.notes if n.kind == "bound"]
+    assert len(bounds) == 1 and f"MAX_DEPTH = {MAX_DEPTH}" in bounds[0].message
+
+
+def test_an_endless_loop_reaches_the_step_bound(tmp_path: Path) -> None:
+    started = time.monotonic()
+    evaluation, found = _run(
+        tmp_path,
+        {
+            "app/server.py": """
+            from fastmcp import FastMCP
+
+            mcp = FastMCP("demo")
+
+            @mcp.tool
+            def before() -> None: ...
+
+            n = 0
+            while True:
+                n = n + 1
+
+            items = []
+            for x in range(5):
+                items.append(x)
+                while x < 10:
+                    pass
+            """
+        },
+    )
+    assert time.monotonic() - started < 30
+    assert _tools(found) == {("before", "app.server.mcp")}
+    assert any("MAX_ITERATIONS" in n.message for n in evaluation.notes)
+    assert any("MAX_STEPS" in n.message for n in evaluation.notes)
+
+
+def test_unreached_register_functions(tmp_path: Path) -> None:
+    index = _index(
+        tmp_path,
+        {
+            "app/tools.py": """
+            def register(mcp):
+                @mcp.tool()
+                def search(q: str) -> str:
+                    return q
+
+                mcp.add_tool(fetch)
+
+            def fetch(url: str) -> str:
+                return url
+
+            def helper() -> None:
+                print("nothing registered")
+            """,
+            "app/reached.py": """
+            from fastmcp import FastMCP
+
+            mcp = FastMCP("demo")
+
+            def register_all(server):
+                @server.tool
+                def used() -> None: ...
+
+            register_all(mcp)
+            """,
+        },
+    )
+    tools, reached = index.get("app.tools"), index.get("app.reached")
+    assert tools is not None and reached is not None
+    assert not evaluate(tools, index, FASTMCP).registered
+    found = registrations(unreached(tools, index, FASTMCP).effects, FASTMCP)
+    assert _tools(found) == {("register.<locals>.search", None), ("fetch", None)}
+    top = registrations(evaluate(reached, index, FASTMCP).effects, FASTMCP)
+    assert _tools(top) == {("register_all.<locals>.used", "app.reached.mcp")}
+    assert not unreached(reached, index, FASTMCP).effects  # reached: not evaluated again
+
+
+def test_decorator_functions_of_other_presets(tmp_path: Path) -> None:
+    presets = [PRESETS["toolgen"], PRESETS["openai-agents"]]
+    _, found = _run(
+        tmp_path,
+        {
+            "app/server.py": """
+            from agents import function_tool
+            from toolgen import tool
+
+            @tool(risk="low")
+            def mine() -> None: ...
+
+            @function_tool
+            def theirs() -> None: ...
+
+            class Holder:
+                @staticmethod
+                @tool
+                def static() -> None: ...
+            """
+        },
+        presets=presets,
+    )
+    assert {(h.qualname, h.preset.name) for h in found.handlers} == {
+        ("mine", "toolgen"),
+        ("theirs", "openai-agents"),
+        ("Holder.static", "toolgen"),
+    }
+
+
+def test_an_unknown_function_is_a_located_note(tmp_path: Path) -> None:
+    _, found = _run(
+        tmp_path,
+        {
+            "app/server.py": """
+            from fastmcp import FastMCP
+            from elsewhere import make_tool
+
+            mcp = FastMCP("demo")
+            mcp.add_tool(make_tool())
+            """
+        },
+    )
+    assert not found.handlers
+    assert [d.code for d in found.unfollowed] == ["TG106"]
+    assert found.unfollowed[0].location is not None
+    assert found.unfollowed[0].location.line == 5
+
+
+def test_mounts(tmp_path: Path) -> None:
+    _, found = _run(
+        tmp_path,
+        {
+            "app/server.py": """
+            from fastmcp import FastMCP
+
+            main = FastMCP("main")
+            child = FastMCP("child")
+            main.mount(child, namespace="kid")
+            """
+        },
+    )
+    assert [(m.parent, m.child, m.namespace) for m in found.mounts] == [
+        ("app.server.main", "app.server.child", "kid")
+    ]
+
+
+# -- properties ----------------------------------------------------------------------------------
+
+IDENTIFIER = st.from_regex(r"[a-z][a-z0-9]{0,6}", fullmatch=True).map(lambda s: f"t_{s}")
+FORMS = st.sampled_from(["decorator", "call", "loop"])
+PLACES = st.sampled_from(["top", "function", "class", "module"])
+
+
+def _form(form: str, owner: str, name: str) -> str:
+    if form == "decorator":
+        return f"@{owner}.tool\ndef {name}(x: int) -> int:\n    return x\n"
+    define = f"def {name}(x: int) -> int:\n    return x\n"
+    if form == "call":
+        return define + f'{owner}.tool(name="{name}")({name})\n'
+    return define + f"for _f in [{name}]:\n    {owner}.tool()(_f)\n"
+
+
+def _program(server: str, tools: list[tuple[str, str, str]]) -> dict[str, str]:
+    """A project whose server `server` registers each tool (name, form, place)."""
+    files: dict[str, str] = {}
+    lines = ["from fastmcp import FastMCP", f'{server} = FastMCP("s")', ""]
+    for name, form, place in tools:
+        if place == "top":
+            lines.append(_form(form, server, name))
+        elif place == "function":
+            body = textwrap.indent(_form(form, "srv", name), "    ")
+            lines += [f"def install_{name}(srv):", body, f"install_{name}({server})", ""]
+        elif place == "class":
+            body = textwrap.indent(_form(form, "self.srv", name), "        ")
+            lines += [
+                f"class Holder_{name}:",
+                "    def __init__(self, srv):",
+                "        self.srv = srv",
+                body,
+                f"Holder_{name}({server})",
+                "",
+            ]
+        else:
+            body = textwrap.indent(_form(form, "srv", name), "    ")
+            files[f"app/mod_{name}.py"] = f"def install(srv):\n{body}\n"
+            lines += [f"from app.mod_{name} import install as install_{name}", ""]
+            lines += [f"install_{name}({server})", ""]
+    files["app/server.py"] = "\n".join(lines)
+    return files
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    server=IDENTIFIER,
+    tools=st.lists(
+        st.tuples(IDENTIFIER, FORMS, PLACES), min_size=1, max_size=4, unique_by=lambda t: t[0]
+    ),
+)
+def test_the_same_tools_wherever_they_are_registered(
+    server: str, tools: list[tuple[str, str, str]]
+) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        evaluation, found = _run(Path(folder), _program(server, tools))
+    names = sorted(h.node.name for h in found.handlers)
+    assert names == sorted(name for name, _, _ in tools)
+    assert {h.server for h in found.handlers} == {f"app.server.{server}"}
+    assert not [n for n in evaluation.notes if n.kind != "env"]
+
+
+@settings(max_examples=20, deadline=None)
+@given(
+    tools=st.lists(st.tuples(IDENTIFIER, FORMS), min_size=1, max_size=4, unique_by=lambda t: t[0])
+)
+def test_renaming_and_moving_keeps_the_tools(tools: list[tuple[str, str]]) -> None:
+    """The same tools registered at the top, then all nested in functions, classes and other
+    modules, under another server name: the same functions come out."""
+    outcomes = []
+    for server, place in (
+        ("mcp", "top"),
+        ("other", "function"),
+        ("srv2", "class"),
+        ("x", "module"),
+    ):
+        with tempfile.TemporaryDirectory() as folder:
+            _, found = _run(Path(folder), _program(server, [(n, f, place) for n, f in tools]))
+        outcomes.append(sorted(h.node.name for h in found.handlers))
+    assert all(outcome == outcomes[0] for outcome in outcomes)
