@@ -600,6 +600,9 @@ class Interpreter:
         sub = self.project_module(f"{state.module.name}.{name}")
         if sub is not None:
             return ModuleValue(sub.module)
+        hook = state.frame.names.get("__getattr__")
+        if isinstance(hook, Function):  # PEP 562: the module makes the name when asked
+            return self.call(hook, [Const(name)], {}, node)
         if state.done:
             return self.unknown(f"`{name}` is not bound in `{state.module.name}`", node)
         return self.unknown(f"`{name}` is not bound yet in `{state.module.name}` (a cycle)", node)
@@ -829,12 +832,7 @@ class Interpreter:
             if found is not None:
                 return found
             if frameworks.registration_method(self, attr) is not None:
-                return self.note(
-                    "unfollowed",
-                    f"`{ast.unparse(node)}` looks like a registration, but its owner is "
-                    "not a server of the configured markers: nothing is registered",
-                    node,
-                )
+                return self.not_a_server(node, f"it is an instance of `{owner.cls.qualname}`")
             return self.unknown(f"`{attr}` is not set on the instance", node)
         if isinstance(owner, Server):
             if attr in owner.attrs:
@@ -860,10 +858,21 @@ class Interpreter:
             return ContainerMethod(owner, attr)
         if isinstance(owner, Unknown):
             found_fw = frameworks.registration_method(self, attr)
+            if found_fw is not None and owner.made_by is not None:
+                return self.not_a_server(node, f"it is made by `{owner.made_by}(...)`")
             if found_fw is not None:  # a parameter, `self.server`: taken to be a server
                 return Method(None, attr, found_fw.name)
             return owner
         return self.unknown(f"`{attr}` of a value toolgen cannot know", node)
+
+    def not_a_server(self, node: ast.AST, why: str) -> Unknown:
+        """TG106 for a registration on something toolgen can see is not a server."""
+        return self.note(
+            "unfollowed",
+            f"`{frameworks.shown(node)}` looks like a registration, but its owner is not a "
+            f"server of the configured markers ({why}): nothing is registered",
+            node,
+        )
 
     def mro(self, cls: Class) -> list[Class]:
         """The project classes `cls` derives from, nearest first (depth-first, bounded)."""
@@ -974,7 +983,8 @@ class Interpreter:
         if found is None and callee.path in ("builtins.getattr", "builtins.setattr"):
             found = self.reflect(callee.path, args, node)
         if found is None:
-            return self.unknown(f"`{callee.path}` is called at run time", node)
+            self.unknowns += 1
+            return Unknown(f"`{callee.path}` is called at run time", node, callee.path)
         return found
 
     def reflect(self, path: str, args: list[Value], node: ast.AST) -> Value | None:

@@ -180,10 +180,13 @@ class ContainerMethod:
 
 @dataclass(frozen=True)
 class Unknown:
-    """A value that cannot be known without running the code: why, and where (if known)."""
+    """A value that cannot be known without running the code: why, and where (if known).
+    `made_by`: the path of the function from outside the project whose call gave it (not
+    a server of a configured preset, then: toolgen can see what made it)."""
 
     why: str
     node: ast.AST | None = None
+    made_by: str | None = None
 
 
 Value = (
