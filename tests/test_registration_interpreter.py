@@ -17,7 +17,7 @@ from toolgen.analyze.interpreted import registrations
 from toolgen.analyze.markers import PRESETS, Preset
 from toolgen.read.index import ModuleIndex
 from toolgen.read.registration import Evaluation, evaluate, unreached
-from toolgen.read.registration.interpreter import MAX_DEPTH
+from toolgen.read.registration.interpreter import MAX_DEPTH, MAX_RECURSION
 from toolgen.read.registration.values import Const
 
 FASTMCP = [PRESETS["fastmcp"]]
@@ -372,27 +372,30 @@ def test_os_getenv_gives_its_default_or_the_configured_value(tmp_path: Path) -> 
 
 
 def test_a_recursion_reaches_the_depth_bound(tmp_path: Path) -> None:
-    evaluation, found = _run(
-        tmp_path,
-        {
-            "app/server.py": """
-            from fastmcp import FastMCP
+    chain = "".join(f"def f{i}():\n    return f{i + 1}()\n\n" for i in range(MAX_DEPTH + 5))
+    source = f"""
+from fastmcp import FastMCP
 
-            mcp = FastMCP("demo")
+mcp = FastMCP("demo")
 
-            def down(n):
-                return down(n + 1)
+def down(n):
+    return down(n + 1) + down(n + 2)
 
-            down(0)
+down(0)
 
-            @mcp.tool
-            def after() -> None: ...
-            """
-        },
-    )
+{chain}
+f0()
+
+@mcp.tool
+def after() -> None: ...
+"""
+    evaluation, found = _run(tmp_path, {"app/server.py": source})
     assert _tools(found) == {("after", "app.server.mcp")}
-    bounds = [n for n in evaluation.notes if n.kind == "bound"]
-    assert len(bounds) == 1 and f"MAX_DEPTH = {MAX_DEPTH}" in bounds[0].message
+    bounds = [n.message for n in evaluation.notes if n.kind == "bound"]
+    assert sorted(set(bounds)) == [
+        f"`down` calls itself more than MAX_RECURSION = {MAX_RECURSION} times deep",
+        f"`f{MAX_DEPTH}` called more than MAX_DEPTH = {MAX_DEPTH} calls deep",
+    ]
 
 
 def test_an_endless_loop_reaches_the_step_bound(tmp_path: Path) -> None:
@@ -581,7 +584,7 @@ def _program(server: str, tools: list[tuple[str, str, str]]) -> dict[str, str]:
 
 @settings(max_examples=40, deadline=None)
 @given(
-    server=IDENTIFIER,
+    server=IDENTIFIER.map(lambda s: "s" + s),
     tools=st.lists(
         st.tuples(IDENTIFIER, FORMS, PLACES), min_size=1, max_size=4, unique_by=lambda t: t[0]
     ),

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from toolgen.read.index import Module, ModuleIndex
 from toolgen.read.registration.effects import Effect, Mounted, Note, Registered
 from toolgen.read.registration.frameworks import Framework, PresetLike, server_class
-from toolgen.read.registration.interpreter import Frame, Interpreter
+from toolgen.read.registration.interpreter import Frame, Interpreter, place
 from toolgen.read.registration.values import Class, Function, Instance, Server, Value
 
 _Key = tuple[tuple[Framework, ...], tuple[tuple[str, str], ...]]
@@ -85,7 +85,7 @@ def unreached(
     for stmt in module.tree.body:
         for function, first in _functions(run, stmt, state.frame):
             node = function.node
-            if id(node) in run.reached or id(node) in run.registered:
+            if place(function) in run.reached or place(function) in run.registered:
                 continue
             with run.unit(effects, module):
                 args = [] if first is None else [first]

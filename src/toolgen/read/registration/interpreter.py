@@ -46,6 +46,9 @@ from toolgen.read.registration.values import (
 
 #: Calls in progress at once (a recursion past it is cut with a note).
 MAX_DEPTH = 24
+#: Calls of one function in progress at once: a recursion is cut there (each level may call
+#: itself more than once: the calls grow as a power of it).
+MAX_RECURSION = 3
 #: Statements, expressions and calls in progress at once: each stands on a few Python frames,
 #: and Python's recursion limit (1000) must never be reached.
 MAX_NESTING = 150
@@ -113,6 +116,15 @@ class _Raise:
     pass
 
 
+Place = tuple[str, int, int]
+
+
+def place(function: Function) -> Place:
+    """Where `function` is written: its file, line and column."""
+    node = function.node
+    return (str(function.module.path), node.lineno, node.col_offset)
+
+
 Signal = _Return | _Break | _Continue | _Raise | None
 BREAK, CONTINUE, RAISE = _Break(), _Continue(), _Raise()
 
@@ -127,10 +139,12 @@ class Interpreter:
         self.frameworks: Sequence[Framework] = tuple(frameworks)
         self.env = dict(env)
         self.states: dict[tuple[str, str], ModuleState] = {}
-        #: the function nodes whose bodies ran, and those registered, by id (the nodes are
-        #: kept, so that an id is never another's)
-        self.reached: dict[int, ast.AST] = {}
-        self.registered: dict[int, ast.AST] = {}
+        #: where the functions whose bodies ran, and those registered, are written (a file
+        #: listed as a source under another module name is the same function)
+        self.reached: set[Place] = set()
+        self.registered: set[Place] = set()
+        self.stack: list[ast.AST] = []  # the functions being called, outermost first
+        self._noted: set[tuple[str, str, int]] = set()  # the notes of the unit
         self.sink: list[Effect] = []
         self.depth = 0
         self.nesting = 0
@@ -146,11 +160,14 @@ class Interpreter:
 
     def record(self, effect: Effect) -> None:
         if isinstance(effect, Registered):
-            self.registered[id(effect.function.node)] = effect.function.node
+            self.registered.add(place(effect.function))
         self.sink.append(effect)
 
     def note(self, kind: NoteKind, message: str, node: ast.AST | None) -> Unknown:
-        self.sink.append(Note(kind, message, self.site, node))
+        key = (kind, message, id(node))
+        if key not in self._noted:  # a loop or a recursion says it once
+            self._noted.add(key)
+            self.sink.append(Note(kind, message, self.site, node))
         return self.unknown(message, node)
 
     def unknown(self, why: str, node: ast.AST | None) -> Unknown:
@@ -161,8 +178,8 @@ class Interpreter:
     @contextmanager
     def unit(self, sink: list[Effect], module: Module) -> Iterator[None]:
         """Evaluate a unit: its effects go to `sink`, with budgets of its own."""
-        saved = (self.sink, self.steps, self.deadline, self.depth)
-        self.sink, self.steps = sink, 0
+        saved = (self.sink, self.steps, self.deadline, self.depth, self._noted)
+        self.sink, self.steps, self._noted = sink, 0, set()
         self.deadline = time.monotonic() + MAX_SECONDS
         self._site.append(module)
         try:
@@ -173,7 +190,7 @@ class Interpreter:
             self.note("bound", "evaluation stopped: Python's recursion limit", None)
         finally:
             self._site.pop()
-            self.sink, self.steps, self.deadline, self.depth = saved
+            self.sink, self.steps, self.deadline, self.depth, self._noted = saved
 
     def state(self, module: Module) -> ModuleState:
         """`module` evaluated (once): a module met again while being evaluated gives what it
@@ -1025,6 +1042,13 @@ class Interpreter:
     ) -> Value:
         if _is_generator(function.node):  # its body runs when it is iterated, if ever
             return self.unknown(f"`{function.qualname}` is a generator", node)
+        if self.stack.count(function.node) >= MAX_RECURSION:
+            return self.note(
+                "bound",
+                f"`{function.qualname}` calls itself more than MAX_RECURSION = {MAX_RECURSION}"
+                " times deep",
+                node,
+            )
         if self.depth >= MAX_DEPTH:
             return self.note(
                 "bound",
@@ -1040,8 +1064,9 @@ class Interpreter:
             first=args[0] if args else None,
         )
         self.bind_parameters(function, args, dict(kwargs), frame, known)
-        self.reached[id(function.node)] = function.node
+        self.reached.add(place(function))
         self.depth += 1
+        self.stack.append(function.node)
         self._site.append(function.module)
         try:
             if isinstance(function.node, ast.Lambda):
@@ -1049,6 +1074,7 @@ class Interpreter:
             signal = self.block(function.node.body, frame)
         finally:
             self._site.pop()
+            self.stack.pop()
             self.depth -= 1
         if isinstance(signal, _Raise):
             return self.unknown(f"`{function.qualname}` raises", node)
