@@ -144,6 +144,9 @@ class Interpreter:
         self.reached: set[Place] = set()
         self.registered: set[Place] = set()
         self.stack: list[ast.AST] = []  # the functions being called, outermost first
+        #: functions evaluated once with arguments all unknown: again, they would do the same
+        #: (a helper called from many places costs once, not once per path to it)
+        self.blind: set[Place] = set()
         self._noted: set[tuple[str, str, int]] = set()  # the notes of the unit
         self.sink: list[Effect] = []
         self.depth = 0
@@ -151,6 +154,8 @@ class Interpreter:
         self.steps = 0
         self.deadline = time.monotonic() + MAX_SECONDS
         self.unknowns = 0  # how many unknown values were made (a `try` body's failures)
+        #: how many undecided branches left a loop or a function while others did not
+        self.undecided_exits = 0
         self._site: list[Module] = []
 
     # -- the Context frameworks and stdlib need -------------------------------------------
@@ -321,6 +326,8 @@ class Interpreter:
             after.append(dict(frame.names))
         frame.names.clear()
         frame.names.update(_join_names(before, after, self))
+        if len({type(s) for s in signals}) > 1:
+            self.undecided_exits += 1
         returned = [s.value for s in signals if isinstance(s, _Return)]
         if len(returned) == len(signals):
             return _Return(_join(returned, self))
@@ -356,13 +363,14 @@ class Interpreter:
             truth = self.truth(self.expr(stmt.test, frame))
             if truth is False:
                 return self.block(stmt.orelse, frame)
+            exits = self.undecided_exits
             signal = self.block(stmt.body, frame)
             if isinstance(signal, _Break):
                 return None
             if isinstance(signal, _Return | _Raise):
                 return signal
-            if truth is None:  # once: how often it runs is the run time's
-                return None
+            if truth is None or self.undecided_exits != exits:
+                return None  # once: how often it runs is the run time's (`if not token: break`)
         self.note("bound", f"a loop past MAX_ITERATIONS = {MAX_ITERATIONS}", stmt)
         return None
 
@@ -1055,6 +1063,11 @@ class Interpreter:
                 f"`{function.qualname}` called more than MAX_DEPTH = {MAX_DEPTH} calls deep",
                 node,
             )
+        given = [*args, *kwargs.values()]
+        if given and all(isinstance(a, Unknown) for a in given):
+            if place(function) in self.blind:
+                return self.unknown(f"`{function.qualname}` of arguments toolgen cannot know", node)
+            self.blind.add(place(function))
         frame = Frame(
             function.module,
             {},
