@@ -21,22 +21,38 @@ What it evaluates
   gives the call's value; a class call makes an `Instance` and runs `__init__`; decorators
   are applied bottom-up as calls. `functools.wraps` keeps the wrapped function (a framework
   reads the signature through `__wrapped__`), `functools.partial` binds arguments.
+  A decorator toolgen cannot know (from outside the project, unknown, or a server method
+  that does not register, such as `@mcp.resource(...)`) is taken to give back the function
+  it is given, as `wraps`-style decorators do, rather than `Unknown`: the function stays
+  nameable for a registration applied above it. A name a module does not bind is asked of
+  its `__getattr__` (PEP 562), called with the name. An `async def` runs when called (`await
+  x` is `x`); a generator's body does not (it runs when iterated): its call is `Unknown`.
 - Statements: assignments (names, attributes of instances, subscripts of known containers,
   unpacking), `if`/`while` on known values (an unknown test evaluates both branches and
-  joins what they bind), `for` and comprehensions over known iterables (unrolled),
-  `try` (the body, then `else`/`finally`; handlers only when the body's value is unknown),
+  joins what they bind), `for` and comprehensions over known iterables (unrolled; a `for`
+  over an unknown iterable runs its body once, its target unknown; a `while` whose test is
+  unknown, or that an undecided branch may leave, as `if not token: break`, runs once),
+  `try` (the body, then `else`/`finally`; the handlers, joined with `else`, when the body
+  raised or made an unknown value, as it then may have raised),
   `with` (its body), `match` on known subjects, `return`, `del`, `global`/`nonlocal`.
-- Console scripts: a function named by `[project.scripts]` (or called under
-  `if __name__ == "__main__":`) is evaluated too, since the served object is often built
-  there.
+- Console scripts: a function called under `if __name__ == "__main__":` is evaluated too
+  (`__name__` is unknown: both branches run), since the served object is often built
+  there. Not yet: the functions `[project.scripts]` names (they are evaluated as unreached
+  functions, with unknown arguments).
 - Functions nothing evaluated reaches (a `register(mcp)` that only the run time calls, a
   lifespan hook) are evaluated last, once each, with their parameters `Unknown`: there a
   preset's registration method called on an unknown owner (`mcp.tool`, `server.add_tool`)
   still registers, with a server toolgen cannot name, as such code is written for no other
-  purpose. Reached functions are never evaluated this way too.
+  purpose. Reached functions (by where they are written: a source listed under two module
+  names is one function) and registered ones are never evaluated this way too. The same
+  holds for an unknown owner anywhere (a parameter, `self.server` never set, a name from
+  outside the project), as `toolgen.analyze.servers.is_server` says, but not for what a
+  call of a name from outside the project gives (`other_lib.make()`): toolgen sees what made
+  it, and it is no preset's server (a TG106).
 - The process environment is absent: `os.getenv("X", d)`, `os.environ.get("X", d)` and
   `os.environ["X"]` evaluate to the default (what a server started with nothing set
-  publishes), or to `[tool.toolgen] env = {X = "..."}` when given; each read is a note.
+  publishes), or to the value `evaluate(..., env=...)` gives for `X`; each read is a note.
+  (`[tool.toolgen] env` is not read yet: the compiler will pass it.)
 
 What it never does
 ------------------
@@ -47,10 +63,16 @@ unknown is a located TG106 note, never a guess.
 
 Bounds
 ------
-Per project: a call depth (`MAX_DEPTH`), a number of evaluation steps (`MAX_STEPS`) and of
-loop iterations (`MAX_ITERATIONS`) and a time budget (`MAX_SECONDS`). Past any of them the value
-being computed is `Unknown` with a located note that says which bound was reached; nothing
-hangs and no recursion error escapes (frames are evaluated with an explicit stack depth).
+A call depth (`MAX_DEPTH`) and the levels of one function's recursion (`MAX_RECURSION`: each
+level may call itself more than once), per loop a number of iterations (`MAX_ITERATIONS`), per
+unit (a module's top level, or one unreached function: a unit that runs out does not starve
+the others) a number of evaluation steps (`MAX_STEPS`) and a time budget (`MAX_SECONDS`), and
+the statements, expressions and calls in progress at once (`MAX_NESTING`, below Python's
+recursion limit). Past a depth, recursion, iteration or nesting bound the value being
+computed is `Unknown` with a located note that says which bound was reached; past a unit's
+steps or time the unit stops there, with such a note (its effects so far are kept). Nothing
+hangs and no recursion error escapes. A function called again with arguments that are all
+unknown is not evaluated again (it would do the same): its value is `Unknown`.
 
 The value domain (`values`)
 ---------------------------
@@ -58,15 +80,25 @@ The value domain (`values`)
 `def` or `lambda` with its module, qualname and closure), `Bound` (a method bound to an
 instance), `Partial`, `Class`, `Instance` (its attributes), `ModuleValue`, `External` (a name
 from an installed package: a path), `Server` (a framework's server object: preset, key, where
-made), `Registrar` (`mcp.tool(name=...)`: a server method called with options, waiting for
-its function), `Unknown`.
+made), `Method` (a framework method of a server, or a registration method of an unknown
+owner), `Registrar` (`mcp.tool(name=...)`: a server method called with options, waiting for
+its function), `ToolOf` (`Tool.from_function(fn, ...)`), `Super`, `ContainerMethod`
+(`TOOLS.append`), `Unknown`.
 
 Effects (`effects`)
 -------------------
 `Registered` (a function registered with a server, with the call that carries its options and
 the options' values), `Mounted` (a server's tools listed by another), `ListedTools` (a
 low-level SDK server's `@server.list_tools()` handler: the `Tool(...)` values it returns,
-schemas as written), and `Note`s (TG106: what could not be followed, and why).
+schemas as written; not produced yet: no preset names the low-level server), and `Note`s
+(`unfollowed`, TG106: what could not be followed, and why; `bound`: a bound reached; `env`:
+a read of the process environment).
+
+`toolgen.analyze.interpreted.registrations` turns effects into the `Registrations` that
+pattern matching gives (the compiler does not use it yet). The effects a module's top level
+causes include registrations written in other modules that it reaches (a `register(mcp)`
+defined elsewhere and called here), with the server it passes: pattern matching gives them
+to the module they are written in, with no server key.
 """
 
 from toolgen.read.registration.evaluation import Evaluation, evaluate, unreached
