@@ -537,6 +537,139 @@ def test_mounts(tmp_path: Path) -> None:
     ]
 
 
+def test_a_paginated_loop_runs_once(tmp_path: Path) -> None:
+    started = time.monotonic()
+    evaluation, found = _run(
+        tmp_path,
+        {
+            "app/server.py": """
+            from fastmcp import FastMCP
+            from client import fetch
+
+            mcp = FastMCP("demo")
+            token = None
+            while True:
+                page = fetch(token)
+                token = page.get("next")
+                if not token:
+                    break
+
+            @mcp.tool
+            def after() -> None: ...
+            """
+        },
+    )
+    assert time.monotonic() - started < 5
+    assert _tools(found) == {("after", "app.server.mcp")}
+    assert not [n for n in evaluation.notes if n.kind == "bound"]
+
+
+def test_owners_that_are_no_server(tmp_path: Path) -> None:
+    _, found = _run(
+        tmp_path,
+        {
+            "app/server.py": """
+            from fastmcp import FastMCP
+            from mcp.server.mcpserver import MCPServer
+
+            class Plain:
+                pass
+
+            fast = FastMCP("fast")
+            other = MCPServer("other")  # the mcp preset's, not configured here
+            plain = Plain()
+
+            @fast.tool
+            def kept() -> None: ...
+
+            @other.tool()
+            def not_this() -> None: ...
+
+            @plain.tool
+            def nor_this() -> None: ...
+            """
+        },
+    )
+    assert _tools(found) == {("kept", "app.server.fast")}
+    assert [d.location.line for d in found.unfollowed if d.location] == [14, 17]
+
+
+def test_python_s_own_forms(tmp_path: Path) -> None:
+    """`try: import ... except ImportError:`, `match`, `if __name__ == "__main__":`, a
+    decorator from outside the project, a module's `__getattr__`."""
+    _, found = _run(
+        tmp_path,
+        {
+            "app/lazy.py": """
+            def __getattr__(name):
+                if name == "helper":
+                    from app.helpers import helper
+                    return helper
+                raise AttributeError(name)
+            """,
+            "app/helpers.py": """
+            def helper() -> None: ...
+            """,
+            "app/server.py": """
+            try:
+                from fastmcp import FastMCP
+            except ImportError:
+                FastMCP = None
+            from app.lazy import helper
+            from cachetools import cached
+
+            MODE = "full"
+            mcp = FastMCP("demo")
+
+            match MODE:
+                case "small":
+                    @mcp.tool
+                    def small() -> None: ...
+                case "full":
+                    @mcp.tool
+                    @cached
+                    def full() -> None: ...
+
+            def main():
+                mcp.tool()(helper)
+                mcp.run()
+
+            if __name__ == "__main__":
+                main()
+            """,
+        },
+    )
+    assert _tools(found) == {("full", "app.server.mcp"), ("helper", "app.server.mcp")}
+
+
+def test_a_source_listed_under_another_module_name(tmp_path: Path) -> None:
+    """A folder without `__init__.py` listed as a source: its files are modules of their own
+    name too. A function reached through the package is reached, whatever its name."""
+    index = _index(
+        tmp_path,
+        {
+            "app/server.py": """
+            from fastmcp import FastMCP
+            from app.tools.extra import register
+
+            mcp = FastMCP("demo")
+            register(mcp)
+            """,
+            "app/tools/extra.py": """
+            def register(mcp):
+                @mcp.tool
+                def ping() -> None: ...
+            """,
+        },
+    )
+    server = index.get("app.server")
+    alone = index.add_file("extra", tmp_path / "app/tools/extra.py")
+    assert server is not None and alone is not None and alone is not index.get("app.tools.extra")
+    top = registrations(evaluate(server, index, FASTMCP).effects, FASTMCP)
+    assert _tools(top) == {("register.<locals>.ping", "app.server.mcp")}
+    assert not unreached(alone, index, FASTMCP).effects
+
+
 # -- properties ----------------------------------------------------------------------------------
 
 IDENTIFIER = st.from_regex(r"[a-z][a-z0-9]{0,6}", fullmatch=True).map(lambda s: f"t_{s}")
