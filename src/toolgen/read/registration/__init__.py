@@ -44,7 +44,10 @@ What it evaluates
   preset's registration method called on an unknown owner (`mcp.tool`, `server.add_tool`)
   still registers, with a server toolgen cannot name, as such code is written for no other
   purpose. Reached functions (by where they are written: a source listed under two module
-  names is one function) and registered ones are never evaluated this way too. The same
+  names is one function) and registered ones are never evaluated this way too, nor one that
+  mentions no word a registration is written with (a preset's method, decorator or server
+  class, a name of its module bound to one of them): it could register only through another
+  function, which is evaluated in its own right (most functions are no registration code). The same
   holds for an unknown owner anywhere (a parameter, `self.server` never set, a name from
   outside the project), as `toolgen.analyze.servers.is_server` says, but not for what a
   call of a name from outside the project gives (`other_lib.make()`): toolgen sees what made
@@ -66,7 +69,8 @@ Bounds
 A call depth (`MAX_DEPTH`) and the levels of one function's recursion (`MAX_RECURSION`: each
 level may call itself more than once), per loop a number of iterations (`MAX_ITERATIONS`), per
 unit (a module's top level, or one unreached function: a unit that runs out does not starve
-the others) a number of evaluation steps (`MAX_STEPS`) and a time budget (`MAX_SECONDS`), and
+the others) a number of evaluation steps (`MAX_STEPS`; `MAX_UNREACHED_STEPS`, fewer, for an
+unreached function) and a time budget (`MAX_SECONDS`), and
 the statements, expressions and calls in progress at once (`MAX_NESTING`, below Python's
 recursion limit). Past a depth, recursion, iteration or nesting bound the value being
 computed is `Unknown` with a located note that says which bound was reached; past a unit's

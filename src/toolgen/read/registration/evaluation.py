@@ -8,6 +8,7 @@ imported by many is evaluated once, and which functions were reached is the proj
 from __future__ import annotations
 
 import ast
+import re
 import weakref
 from collections.abc import Iterable, Sequence
 from collections.abc import Mapping as MappingABC
@@ -15,9 +16,31 @@ from dataclasses import dataclass
 
 from toolgen.read.index import Module, ModuleIndex
 from toolgen.read.registration.effects import Effect, Mounted, Note, Registered
-from toolgen.read.registration.frameworks import Framework, PresetLike, server_class
-from toolgen.read.registration.interpreter import Frame, Interpreter, place
-from toolgen.read.registration.values import Class, Function, Instance, Server, Value
+from toolgen.read.registration.frameworks import (
+    ADD_METHODS,
+    MOUNT_METHODS,
+    Framework,
+    PresetLike,
+    decorator_of,
+    factory_of,
+    server_class,
+)
+from toolgen.read.registration.interpreter import (
+    MAX_UNREACHED_STEPS,
+    Frame,
+    Interpreter,
+    place,
+)
+from toolgen.read.registration.values import (
+    Class,
+    External,
+    Function,
+    Instance,
+    Method,
+    Registrar,
+    Server,
+    Value,
+)
 
 _Key = tuple[tuple[Framework, ...], tuple[tuple[str, str], ...]]
 _SESSIONS: weakref.WeakKeyDictionary[ModuleIndex, dict[_Key, Interpreter]] = (
@@ -76,18 +99,25 @@ def unreached(
     evaluated reaches, each called once with unknown arguments, in source order; a method's
     instance is a fresh one of its class. `sources` (with `module`) are evaluated first: what
     they reach is not evaluated again. A registered function is not evaluated (the framework
-    calls it, with a request's arguments)."""
+    calls it, with a request's arguments), nor one that mentions no registration word
+    (`_vocabulary`): it could register only through another function, which is evaluated
+    in its own right (most of a project's functions are no registration code, and evaluating
+    each with unknown arguments costs more than all the rest)."""
     run = interpreter(index, presets, env)
     for source in sources:
         run.state(source)
     state = run.state(module)
     effects: list[Effect] = []
+    words = _vocabulary(run, state.frame)
+    lines = module.source.splitlines()
     for stmt in module.tree.body:
         for function, first in _functions(run, stmt, state.frame):
             node = function.node
             if place(function) in run.reached or place(function) in run.registered:
                 continue
-            with run.unit(effects, module):
+            if not _mentions(lines, node, words):
+                continue
+            with run.unit(effects, module, ("MAX_UNREACHED_STEPS", MAX_UNREACHED_STEPS)):
                 args = [] if first is None else [first]
                 run.call_function(function, args, {}, node, known=False)
     return Evaluation(tuple(effects))
@@ -116,3 +146,35 @@ def _functions(
         if isinstance(value, Function) and value.in_class:
             found.append((value, None if value.kind == "static" else instance))
     return found
+
+
+def _vocabulary(run: Interpreter, frame: Frame) -> re.Pattern[str]:
+    """The words a registration is written with: the presets' registration methods, the
+    last part of their decorator functions and server classes, and the module's own names
+    bound to a server, a server class or a decorator of theirs (`from fastmcp import FastMCP
+    as F`, `mcp = F()`)."""
+    words = set(ADD_METHODS | MOUNT_METHODS)
+    for framework in run.frameworks:
+        words |= framework.methods
+        words |= {path.rpartition(".")[2] for path in framework.functions | framework.factories}
+    for name, value in frame.names.items():
+        if _registers(run, value):
+            words.add(name)
+    return re.compile(r"\b(?:" + "|".join(re.escape(w) for w in sorted(words)) + r")\b")
+
+
+def _registers(run: Interpreter, value: Value) -> bool:
+    """Whether `value` is a server, a preset's server class or decorator, or a method."""
+    if isinstance(value, External):
+        return bool(decorator_of(run, value.path) or factory_of(run, value.path))
+    if isinstance(value, Class):
+        return server_class(run, value) is not None
+    return isinstance(value, Server | Method | Registrar)
+
+
+def _mentions(lines: list[str], node: ast.AST, words: re.Pattern[str]) -> bool:
+    """Whether the source of `node` (in `lines`, its module's) has one of `words` (its text
+    is searched, not its tree: this is asked of every function of a project, and most say
+    no)."""
+    first, last = getattr(node, "lineno", 1), getattr(node, "end_lineno", None)
+    return any(words.search(line) for line in lines[first - 1 : last])

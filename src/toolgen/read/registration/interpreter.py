@@ -54,6 +54,9 @@ MAX_RECURSION = 3
 MAX_NESTING = 150
 #: Evaluation steps of one unit (a module's top level, or one unreached function).
 MAX_STEPS = 200_000
+#: Evaluation steps of one unreached function: such a function registers a few tools or
+#: none, and most are not registration code at all (a helper that builds 10,000 things).
+MAX_UNREACHED_STEPS = 20_000
 #: Iterations of one loop or comprehension.
 MAX_ITERATIONS = 10_000
 #: Seconds one unit may take.
@@ -139,6 +142,7 @@ class Interpreter:
         self.frameworks: Sequence[Framework] = tuple(frameworks)
         self.env = dict(env)
         self.states: dict[tuple[str, str], ModuleState] = {}
+        self._by_object: dict[int, ModuleState] = {}  # the same, by the module object's id
         #: where the functions whose bodies ran, and those registered, are written (a file
         #: listed as a source under another module name is the same function)
         self.reached: set[Place] = set()
@@ -152,6 +156,7 @@ class Interpreter:
         self.depth = 0
         self.nesting = 0
         self.steps = 0
+        self.max_steps = ("MAX_STEPS", MAX_STEPS)
         self.deadline = time.monotonic() + MAX_SECONDS
         self.unknowns = 0  # how many unknown values were made (a `try` body's failures)
         #: how many undecided branches left a loop or a function while others did not
@@ -181,10 +186,13 @@ class Interpreter:
 
     # -- units ------------------------------------------------------------------------------
     @contextmanager
-    def unit(self, sink: list[Effect], module: Module) -> Iterator[None]:
-        """Evaluate a unit: its effects go to `sink`, with budgets of its own."""
-        saved = (self.sink, self.steps, self.deadline, self.depth, self._noted)
-        self.sink, self.steps, self._noted = sink, 0, set()
+    def unit(
+        self, sink: list[Effect], module: Module, steps: tuple[str, int] = ("MAX_STEPS", MAX_STEPS)
+    ) -> Iterator[None]:
+        """Evaluate a unit: its effects go to `sink`, with budgets of its own (`steps`: the
+        bound's name and value)."""
+        saved = (self.sink, self.steps, self.deadline, self.depth, self._noted, self.max_steps)
+        self.sink, self.steps, self._noted, self.max_steps = sink, 0, set(), steps
         self.deadline = time.monotonic() + MAX_SECONDS
         self._site.append(module)
         try:
@@ -195,14 +203,18 @@ class Interpreter:
             self.note("bound", "evaluation stopped: Python's recursion limit", None)
         finally:
             self._site.pop()
-            self.sink, self.steps, self.deadline, self.depth, self._noted = saved
+            self.sink, self.steps, self.deadline, self.depth, self._noted, self.max_steps = saved
 
     def state(self, module: Module) -> ModuleState:
         """`module` evaluated (once): a module met again while being evaluated gives what it
         has bound so far, as Python's import does."""
+        state = self._by_object.get(id(module))
+        if state is not None and state.module is module:
+            return state
         key = (module.name, str(module.path))
         state = self.states.get(key)
         if state is not None:
+            self._by_object[id(module)] = state
             return state
         frame = Frame(module, {}, None)
         state = self.states[key] = ModuleState(module, frame)
@@ -222,8 +234,9 @@ class Interpreter:
     def _enter(self, node: ast.AST) -> Iterator[bool]:
         """Count a step and a level of nesting; yields False when too deeply nested."""
         self.steps += 1
-        if self.steps > MAX_STEPS:
-            raise OutOfBudget(f"more than MAX_STEPS = {MAX_STEPS} evaluation steps", node)
+        if self.steps > self.max_steps[1]:
+            name, most = self.max_steps
+            raise OutOfBudget(f"more than {name} = {most} evaluation steps", node)
         if not self.steps % 1024 and time.monotonic() > self.deadline:
             raise OutOfBudget(f"more than MAX_SECONDS = {MAX_SECONDS} seconds", node)
         if self.nesting >= MAX_NESTING:
