@@ -17,7 +17,7 @@ from toolgen.analyze.interpreted import registrations
 from toolgen.analyze.markers import PRESETS, Preset
 from toolgen.read.index import ModuleIndex
 from toolgen.read.registration import Evaluation, evaluate, unreached
-from toolgen.read.registration.interpreter import MAX_DEPTH, MAX_RECURSION
+from toolgen.read.registration.interpreter import MAX_DEPTH, MAX_NESTING, MAX_RECURSION
 from toolgen.read.registration.values import Const
 
 FASTMCP = [PRESETS["fastmcp"]]
@@ -396,6 +396,22 @@ def after() -> None: ...
         f"`down` calls itself more than MAX_RECURSION = {MAX_RECURSION} times deep",
         f"`f{MAX_DEPTH}` called more than MAX_DEPTH = {MAX_DEPTH} calls deep",
     ]
+
+
+def test_a_deeply_nested_expression_reaches_the_nesting_bound(tmp_path: Path) -> None:
+    deep = "+".join(["1"] * 600)
+    source = f"""
+from fastmcp import FastMCP
+
+mcp = FastMCP("demo")
+TOTAL = {deep}
+
+@mcp.tool
+def after() -> None: ...
+"""
+    evaluation, found = _run(tmp_path, {"app/server.py": source})
+    assert _tools(found) == {("after", "app.server.mcp")}
+    assert any(f"MAX_NESTING = {MAX_NESTING}" in n.message for n in evaluation.notes)
 
 
 def test_an_endless_loop_reaches_the_step_bound(tmp_path: Path) -> None:
