@@ -17,6 +17,7 @@ from toolgen.analyze.interpreted import registrations
 from toolgen.analyze.markers import PRESETS, Preset
 from toolgen.read.index import ModuleIndex
 from toolgen.read.registration import Evaluation, evaluate, unreached
+from toolgen.read.registration.effects import Registered
 from toolgen.read.registration.interpreter import MAX_DEPTH, MAX_NESTING, MAX_RECURSION
 from toolgen.read.registration.values import Const
 
@@ -684,6 +685,89 @@ def test_a_source_listed_under_another_module_name(tmp_path: Path) -> None:
     top = registrations(evaluate(server, index, FASTMCP).effects, FASTMCP)
     assert _tools(top) == {("register.<locals>.ping", "app.server.mcp")}
     assert not unreached(alone, index, FASTMCP).effects
+
+
+def test_a_server_class_under_another_path_of_its_package(tmp_path: Path) -> None:
+    """`mcp.server.MCPServer` re-exports `mcp.server.mcpserver.MCPServer`: the same class."""
+    _, found = _run(
+        tmp_path,
+        {
+            "app/server.py": """
+            from mcp.server import MCPServer
+
+            server = MCPServer("demo")
+
+            @server.tool()
+            def ping() -> None: ...
+            """
+        },
+        presets=[PRESETS["mcp"]],
+    )
+    assert _tools(found) == {("ping", "app.server.server")}
+
+
+def test_wrappers_chosen_at_run_time_stand_for_their_function(tmp_path: Path) -> None:
+    _, found = _run(
+        tmp_path,
+        {
+            "app/server.py": """
+            import functools
+            import inspect
+            from fastmcp import FastMCP
+
+            mcp = FastMCP("demo")
+
+            def adapt(func):
+                @functools.wraps(func)
+                async def async_wrapper(*args, **kwargs):
+                    return await func(*args, **kwargs)
+
+                @functools.wraps(func)
+                def sync_wrapper(*args, **kwargs):
+                    return func(*args, **kwargs)
+
+                return async_wrapper if inspect.iscoroutinefunction(func) else sync_wrapper
+
+            @adapt
+            def search(q: str) -> str:
+                return q
+
+            mcp.tool()(search)
+            """
+        },
+    )
+    assert _tools(found) == {("search", "app.server.mcp")}
+
+
+def test_a_registration_named_once_and_unnamed_elsewhere_is_the_named_one(tmp_path: Path) -> None:
+    index = _index(
+        tmp_path,
+        {
+            "app/tools.py": """
+            def register(mcp):
+                @mcp.tool
+                def ping() -> None: ...
+            """,
+            "app/server.py": """
+            from fastmcp import FastMCP
+            from app import tools
+
+            mcp = FastMCP("demo")
+            tools.register(mcp)
+
+            def elsewhere(server: FastMCP):
+                tools.register(server)
+            """,
+        },
+    )
+    server = index.get("app.server")
+    assert server is not None
+    effects = [
+        *evaluate(server, index, FASTMCP).effects,
+        *unreached(server, index, FASTMCP).effects,
+    ]
+    assert len([e for e in effects if isinstance(e, Registered)]) == 2
+    assert _tools(registrations(effects, FASTMCP)) == {("register.<locals>.ping", "app.server.mcp")}
 
 
 # -- properties ----------------------------------------------------------------------------------

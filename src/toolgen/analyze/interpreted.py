@@ -16,14 +16,24 @@ from toolgen.read.registration.values import Function
 
 def registrations(effects: Iterable[Effect], presets: Sequence[Preset]) -> Registrations:
     """Handlers, mounts and TG106s of `effects`. A function registered through the same call
-    with the same server more than once (a factory called twice) is one handler."""
+    with the same server more than once (a factory called twice) is one handler; so is one
+    registered with a server toolgen can name and, elsewhere, with one it cannot (a
+    registration function also evaluated with unknown arguments): the named one."""
     by_name = {p.name: p for p in presets}
+    effects = list(effects)
+    named = {
+        (id(e.function.node), id(e.node))
+        for e in effects
+        if isinstance(e, Registered) and e.server is not None and e.server.key is not None
+    }
     found = Registrations()
     seen: set[tuple[int, int, str | None]] = set()
     for effect in effects:
         if isinstance(effect, Registered):
             server = effect.server.key if effect.server is not None else None
             key = (id(effect.function.node), id(effect.node), server)
+            if server is None and key[:2] in named:
+                continue
             if key in seen or effect.preset not in by_name:
                 continue
             seen.add(key)

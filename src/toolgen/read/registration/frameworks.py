@@ -88,7 +88,18 @@ def decorator_of(ctx: Context, path: str) -> Framework | None:
 
 
 def factory_of(ctx: Context, path: str) -> Framework | None:
-    return next((f for f in ctx.frameworks if path in f.factories), None)
+    """The framework whose server class `path` is: one of its paths, or the same class
+    under another path of its package (`mcp.server.MCPServer`, a re-export of
+    `mcp.server.mcpserver.MCPServer` the preset does not list)."""
+    exact = next((f for f in ctx.frameworks if path in f.factories), None)
+    if exact is not None or "." not in path:
+        return exact
+    package, name = path.partition(".")[0], path.rpartition(".")[2]
+    for framework in ctx.frameworks:
+        for factory in framework.factories:
+            if factory.partition(".")[0] == package and factory.rpartition(".")[2] == name:
+                return framework
+    return None
 
 
 def server_class(ctx: Context, cls: Class) -> Framework | None:

@@ -42,6 +42,7 @@ from toolgen.read.registration.values import (
     Super,
     Unknown,
     Value,
+    unwrap,
 )
 
 #: Calls in progress at once (a recursion past it is cut with a note).
@@ -1165,7 +1166,15 @@ def _join(values: list[Value], interpreter: Interpreter) -> Value:
     first = values[0]
     if all(_same(first, v) for v in values[1:]):
         return first
+    function = unwrap(first)
+    if function is not None and all(_unwraps_to(v, function) for v in values[1:]):
+        return first  # `sync_wrapper if ... else async_wrapper`, both `wraps(fn)`: fn's
     return interpreter.unknown("a value that depends on a branch toolgen cannot decide", None)
+
+
+def _unwraps_to(value: Value, function: Function) -> bool:
+    found = unwrap(value)
+    return found is not None and found.node is function.node
 
 
 def _same(a: Value, b: Value) -> bool:
