@@ -770,6 +770,41 @@ def test_a_registration_named_once_and_unnamed_elsewhere_is_the_named_one(tmp_pa
     assert _tools(registrations(effects, FASTMCP)) == {("register.<locals>.ping", "app.server.mcp")}
 
 
+def test_a_unit_finds_the_same_whatever_ran_before(tmp_path: Path) -> None:
+    files = {
+        "app/tools.py": """
+        def register(mcp):
+            @mcp.tool
+            def ping() -> None: ...
+        """,
+        "app/a.py": """
+        from elsewhere import server
+        from app.tools import register
+
+        register(server())
+        """,
+        "app/b.py": """
+        from elsewhere import server
+        from app.tools import register
+
+        register(server())
+        """,
+    }
+    outcomes = []
+    for order in (("app.a", "app.b"), ("app.b", "app.a")):
+        index = _index(tmp_path / "-".join(order), files)
+        modules = [index.get(name) for name in order]
+        found = {}
+        for module in modules:
+            assert module is not None
+            found[module.name] = _tools(
+                registrations(evaluate(module, index, FASTMCP).effects, FASTMCP)
+            )
+        outcomes.append(found)
+    assert outcomes[0] == outcomes[1]
+    assert outcomes[0]["app.a"] == {("register.<locals>.ping", None)}
+
+
 # -- properties ----------------------------------------------------------------------------------
 
 IDENTIFIER = st.from_regex(r"[a-z][a-z0-9]{0,6}", fullmatch=True).map(lambda s: f"t_{s}")

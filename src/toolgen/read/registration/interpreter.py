@@ -149,8 +149,9 @@ class Interpreter:
         self.reached: set[Place] = set()
         self.registered: set[Place] = set()
         self.stack: list[ast.AST] = []  # the functions being called, outermost first
-        #: functions evaluated once with arguments all unknown: again, they would do the same
-        #: (a helper called from many places costs once, not once per path to it)
+        #: functions the unit evaluated once with arguments all unknown: again, they would do
+        #: the same (a helper called from many places costs once, not once per path to it).
+        #: Per unit: what a unit finds does not depend on the units evaluated before it.
         self.blind: set[Place] = set()
         self._noted: set[tuple[str, str, int]] = set()  # the notes of the unit
         self.sink: list[Effect] = []
@@ -192,8 +193,17 @@ class Interpreter:
     ) -> Iterator[None]:
         """Evaluate a unit: its effects go to `sink`, with budgets of its own (`steps`: the
         bound's name and value)."""
-        saved = (self.sink, self.steps, self.deadline, self.depth, self._noted, self.max_steps)
+        saved = (
+            self.sink,
+            self.steps,
+            self.deadline,
+            self.depth,
+            self._noted,
+            self.max_steps,
+            self.blind,
+        )
         self.sink, self.steps, self._noted, self.max_steps = sink, 0, set(), steps
+        self.blind = set()
         self.deadline = time.monotonic() + MAX_SECONDS
         self._site.append(module)
         try:
@@ -204,7 +214,15 @@ class Interpreter:
             self.note("bound", "evaluation stopped: Python's recursion limit", None)
         finally:
             self._site.pop()
-            self.sink, self.steps, self.deadline, self.depth, self._noted, self.max_steps = saved
+            (
+                self.sink,
+                self.steps,
+                self.deadline,
+                self.depth,
+                self._noted,
+                self.max_steps,
+                self.blind,
+            ) = saved
 
     def state(self, module: Module) -> ModuleState:
         """`module` evaluated (once): a module met again while being evaluated gives what it
