@@ -49,9 +49,11 @@ What it evaluates
   class, a name of its module bound to one of them): it could register only through another
   function, which is evaluated in its own right (most functions are no registration code). The same
   holds for an unknown owner anywhere (a parameter, `self.server` never set, a name from
-  outside the project), as `toolgen.analyze.servers.is_server` says, but not for what a
-  call of a name from outside the project gives (`other_lib.make()`): toolgen sees what made
-  it, and it is no preset's server (a TG106).
+  outside the project, what a function from outside it gives), as
+  `toolgen.analyze.servers.is_server` says, but not for an instance of a class from outside
+  the project that is no preset's server class (`fastmcp.FastMCP(...)` when only `mcp` is
+  configured; a class is told from a function by its capitalised name): toolgen sees what
+  made it, and it is no server of the configured presets (a TG106).
 - The process environment is absent: `os.getenv("X", d)`, `os.environ.get("X", d)` and
   `os.environ["X"]` evaluate to the default (what a server started with nothing set
   publishes), or to the value `evaluate(..., env=...)` gives for `X`; each read is a note.

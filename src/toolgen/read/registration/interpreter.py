@@ -914,7 +914,7 @@ class Interpreter:
             return ContainerMethod(owner, attr)
         if isinstance(owner, Unknown):
             found_fw = frameworks.registration_method(self, attr)
-            if found_fw is not None and owner.made_by is not None:
+            if found_fw is not None and _made_by_class(owner):
                 return self.not_a_server(node, f"it is made by `{owner.made_by}(...)`")
             if found_fw is not None:  # a parameter, `self.server`: taken to be a server
                 return Method(None, attr, found_fw.name)
@@ -1188,6 +1188,15 @@ def _join(values: list[Value], interpreter: Interpreter) -> Value:
     if function is not None and all(_unwraps_to(v, function) for v in values[1:]):
         return first  # `sync_wrapper if ... else async_wrapper`, both `wraps(fn)`: fn's
     return interpreter.unknown("a value that depends on a branch toolgen cannot decide", None)
+
+
+def _made_by_class(value: Unknown) -> bool:
+    """Whether `value` is an instance of a class from outside the project that is no
+    preset's server class (`fastmcp.FastMCP(...)` when only `mcp` is configured): a class,
+    as Python names them, is capitalised. What a function gives (`lib.create_server()`) may
+    be a server."""
+    name = (value.made_by or "").rpartition(".")[2]
+    return name[:1].isupper()
 
 
 def _unwraps_to(value: Value, function: Function) -> bool:
