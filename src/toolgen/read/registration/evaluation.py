@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from toolgen.read.index import Module, ModuleIndex
 from toolgen.read.registration.effects import Effect, Mounted, Note, Registered
+from toolgen.read.registration.frames import Frame, place
 from toolgen.read.registration.frameworks import (
     ADD_METHODS,
     MOUNT_METHODS,
@@ -25,12 +26,7 @@ from toolgen.read.registration.frameworks import (
     factory_of,
     server_class,
 )
-from toolgen.read.registration.interpreter import (
-    MAX_UNREACHED_STEPS,
-    Frame,
-    Interpreter,
-    place,
-)
+from toolgen.read.registration.interpreter import MAX_UNREACHED_STEPS, Interpreter
 from toolgen.read.registration.values import (
     Class,
     External,

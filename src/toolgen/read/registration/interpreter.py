@@ -13,16 +13,36 @@ from __future__ import annotations
 import ast
 import builtins
 import time
-import weakref
 from collections.abc import Iterator, Sequence
 from collections.abc import Mapping as MappingABC
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from typing import Literal
 
 from toolgen.read.index import Module, ModuleIndex, _absolute, canonical_external
 from toolgen.read.registration import frameworks, operators, stdlib
 from toolgen.read.registration.effects import Effect, Note, NoteKind, Registered
+from toolgen.read.registration.frames import (
+    BREAK,
+    CONTINUE,
+    RAISE,
+    Break,
+    Continue,
+    Frame,
+    ModuleState,
+    OutOfBudget,
+    Place,
+    Raise,
+    Return,
+    Signal,
+    bind_member,
+    is_generator,
+    join,
+    join_names,
+    load,
+    made_by_class,
+    name_of,
+    place,
+)
 from toolgen.read.registration.frameworks import Framework
 from toolgen.read.registration.values import (
     Bound,
@@ -42,7 +62,6 @@ from toolgen.read.registration.values import (
     Super,
     Unknown,
     Value,
-    unwrap,
 )
 
 #: Calls in progress at once (a recursion past it is cut with a note).
@@ -62,75 +81,6 @@ MAX_UNREACHED_STEPS = 20_000
 MAX_ITERATIONS = 10_000
 #: Seconds one unit may take.
 MAX_SECONDS = 5.0
-
-
-class OutOfBudget(Exception):
-    """A unit's steps or time ran out: it stops where it is (its effects so far are kept)."""
-
-    def __init__(self, why: str, node: ast.AST | None) -> None:
-        super().__init__(why)
-        self.why = why
-        self.node = node
-
-
-@dataclass(eq=False)
-class Frame:
-    """The names one scope binds. `parent` is the frame names are looked up in next (a
-    function's closure, never a class body); the module's frame has none. `prefix` is the
-    qualname of what is defined here (`f.<locals>.`, `C.`)."""
-
-    module: Module
-    names: dict[str, Value]
-    parent: Frame | None
-    prefix: str = ""
-    class_node: ast.ClassDef | None = None  # a class body's frame
-    function: Function | None = None  # a call's frame
-    first: Value | None = None  # the call's first argument (`self`, for `super()`)
-    declared_global: set[str] = field(default_factory=set)
-    declared_nonlocal: set[str] = field(default_factory=set)
-    maybe_returned: list[Value] = field(default_factory=list)  # by an undecided branch
-
-    @property
-    def is_module(self) -> bool:
-        return self.parent is None
-
-
-@dataclass
-class ModuleState:
-    module: Module
-    frame: Frame
-    effects: list[Effect] = field(default_factory=list)
-    done: bool = False
-
-
-@dataclass(frozen=True)
-class _Return:
-    value: Value
-
-
-class _Break:
-    pass
-
-
-class _Continue:
-    pass
-
-
-class _Raise:
-    pass
-
-
-Place = tuple[str, int, int]
-
-
-def place(function: Function) -> Place:
-    """Where `function` is written: its file, line and column."""
-    node = function.node
-    return (str(function.module.path), node.lineno, node.col_offset)
-
-
-Signal = _Return | _Break | _Continue | _Raise | None
-BREAK, CONTINUE, RAISE = _Break(), _Continue(), _Raise()
 
 
 class Interpreter:
@@ -292,7 +242,7 @@ class Interpreter:
             if stmt.value is not None:
                 self.assign(stmt.target, self.expr(stmt.value, frame), frame)
         elif isinstance(stmt, ast.AugAssign):
-            current = self.expr(_load(stmt.target), frame)
+            current = self.expr(load(stmt.target), frame)
             value = operators.binary(stmt.op, current, self.expr(stmt.value, frame), stmt)
             self.assign(stmt.target, value, frame)
         elif isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
@@ -300,7 +250,7 @@ class Interpreter:
         elif isinstance(stmt, ast.ClassDef):
             self.define_class(stmt, frame)
         elif isinstance(stmt, ast.Return):
-            return _Return(Const(None) if stmt.value is None else self.expr(stmt.value, frame))
+            return Return(Const(None) if stmt.value is None else self.expr(stmt.value, frame))
         elif isinstance(stmt, ast.If):
             truth = self.truth(self.expr(stmt.test, frame))
             if truth is None:
@@ -355,17 +305,17 @@ class Interpreter:
             signals.append(self.block(body, frame))
             after.append(dict(frame.names))
         frame.names.clear()
-        frame.names.update(_join_names(before, after, self))
+        frame.names.update(join_names(after, self.unknown))
         if len({type(s) for s in signals}) > 1:
             self.undecided_exits += 1
-        returned = [s.value for s in signals if isinstance(s, _Return)]
+        returned = [s.value for s in signals if isinstance(s, Return)]
         if len(returned) == len(signals):
-            return _Return(_join(returned, self))
+            return Return(join(returned, self.unknown))
         frame.maybe_returned.extend(returned)
-        if all(isinstance(s, _Raise) for s in signals):
+        if all(isinstance(s, Raise) for s in signals):
             return RAISE
         kinds = {type(s) for s in signals}
-        if len(kinds) == 1 and isinstance(signals[0], _Break | _Continue):
+        if len(kinds) == 1 and isinstance(signals[0], Break | Continue):
             return signals[0]
         return None
 
@@ -375,16 +325,16 @@ class Interpreter:
             why = "the item of a loop over values toolgen cannot know"
             self.assign(stmt.target, self.unknown(why, stmt.iter), frame)
             signal = self.block(stmt.body, frame)
-            return signal if isinstance(signal, _Return | _Raise) else None
+            return signal if isinstance(signal, Return | Raise) else None
         for count, item in enumerate(found):
             if count >= MAX_ITERATIONS:
                 self.note("bound", f"a loop past MAX_ITERATIONS = {MAX_ITERATIONS}", stmt)
                 return None
             self.assign(stmt.target, item, frame)
             signal = self.block(stmt.body, frame)
-            if isinstance(signal, _Break):
+            if isinstance(signal, Break):
                 return None
-            if isinstance(signal, _Return | _Raise):
+            if isinstance(signal, Return | Raise):
                 return signal
         return self.block(stmt.orelse, frame)
 
@@ -395,9 +345,9 @@ class Interpreter:
                 return self.block(stmt.orelse, frame)
             exits = self.undecided_exits
             signal = self.block(stmt.body, frame)
-            if isinstance(signal, _Break):
+            if isinstance(signal, Break):
                 return None
-            if isinstance(signal, _Return | _Raise):
+            if isinstance(signal, Return | Raise):
                 return signal
             if truth is None or self.undecided_exits != exits:
                 return None  # once: how often it runs is the run time's (`if not token: break`)
@@ -411,7 +361,7 @@ class Interpreter:
         finalbody: list[ast.stmt] = getattr(stmt, "finalbody", [])
         unknowns = self.unknowns
         signal = self.block(body, frame)
-        if isinstance(signal, _Raise) and handlers:
+        if isinstance(signal, Raise) and handlers:
             signal = self.fork([h.body for h in handlers], frame)
         elif signal is None and handlers and self.unknowns != unknowns:
             # the body made something toolgen cannot know: it may have raised
@@ -471,7 +421,7 @@ class Interpreter:
             for arg, d in zip(node.args.kwonlyargs, node.args.kw_defaults, strict=True)
             if d is not None
         )
-        names = {_decorator_name(d) for d in node.decorator_list}
+        names = {name_of(d) for d in node.decorator_list}
         kind: Literal["function", "static", "class"] = "function"
         if "staticmethod" in names or "classmethod" in names:
             kind = "static" if "staticmethod" in names else "class"
@@ -496,7 +446,7 @@ class Interpreter:
         project, unknown, or a framework method that does not register) is taken to give back
         what it is given, as `functools.wraps` decorators do: the function stays nameable."""
         for decorator, node in zip(reversed(decorators), reversed(nodes), strict=True):
-            if _name_of(node) in ("staticmethod", "classmethod", "property"):
+            if name_of(node) in ("staticmethod", "classmethod", "property"):
                 continue
             result = self.call(decorator, [value], {}, node)
             transparent = isinstance(decorator, External | Unknown | Method)
@@ -705,7 +655,7 @@ class Interpreter:
             truth = self.truth(self.expr(node.test, frame))
             if truth is not None:
                 return self.expr(node.body if truth else node.orelse, frame)
-            return _join([self.expr(node.body, frame), self.expr(node.orelse, frame)], self)
+            return join([self.expr(node.body, frame), self.expr(node.orelse, frame)], self.unknown)
         if isinstance(node, ast.JoinedStr):
             return self.joined(node, frame)
         if isinstance(node, ast.FormattedValue):
@@ -914,7 +864,7 @@ class Interpreter:
             return ContainerMethod(owner, attr)
         if isinstance(owner, Unknown):
             found_fw = frameworks.registration_method(self, attr)
-            if found_fw is not None and _made_by_class(owner):
+            if found_fw is not None and made_by_class(owner):
                 return self.not_a_server(node, f"it is made by `{owner.made_by}(...)`")
             if found_fw is not None:  # a parameter, `self.server`: taken to be a server
                 return Method(None, attr, found_fw.name)
@@ -944,7 +894,7 @@ class Interpreter:
     def class_attribute(self, cls: Class, attr: str, instance: Value) -> Value | None:
         for base in self.mro(cls):
             if attr in base.namespace:
-                return _bind(base.namespace[attr], instance, base)
+                return bind_member(base.namespace[attr], instance, base)
         return None
 
     def super_attribute(self, owner: Super, attr: str, node: ast.AST) -> Value:
@@ -956,7 +906,7 @@ class Interpreter:
         after = next((i for i, c in enumerate(order) if c.node is owner.after), None)
         for base in order[after + 1 :] if after is not None else []:
             if attr in base.namespace:
-                return _bind(base.namespace[attr], instance, base)
+                return bind_member(base.namespace[attr], instance, base)
         return self.unknown(f"`super().{attr}` is the framework's", node)
 
     # -- calls ----------------------------------------------------------------------------------
@@ -1080,7 +1030,7 @@ class Interpreter:
         node: ast.AST,
         known: bool = True,
     ) -> Value:
-        if _is_generator(function.node):  # its body runs when it is iterated, if ever
+        if is_generator(function.node):  # its body runs when it is iterated, if ever
             return self.unknown(f"`{function.qualname}` is a generator", node)
         if self.stack.count(function.node) >= MAX_RECURSION:
             return self.note(
@@ -1121,11 +1071,11 @@ class Interpreter:
             self._site.pop()
             self.stack.pop()
             self.depth -= 1
-        if isinstance(signal, _Raise):
+        if isinstance(signal, Raise):
             return self.unknown(f"`{function.qualname}` raises", node)
-        result = signal.value if isinstance(signal, _Return) else Const(None)
+        result = signal.value if isinstance(signal, Return) else Const(None)
         if frame.maybe_returned:
-            return _join([*frame.maybe_returned, result], self)
+            return join([*frame.maybe_returned, result], self.unknown)
         return result
 
     def bind_parameters(
@@ -1163,98 +1113,3 @@ class Interpreter:
         if spec.kwarg is not None:
             extra = Mapping({k: (Const(k), v) for k, v in kwargs.items()}, partial=not known)
             frame.names[spec.kwarg.arg] = extra
-
-
-def _bind(value: Value, instance: Value, cls: Class) -> Value:
-    """A class attribute read through an instance (or the class): functions bind."""
-    if not isinstance(value, Function) or not value.in_class:
-        return value
-    if value.kind == "static":
-        return value
-    if value.kind == "class":
-        return Bound(value, cls)
-    if isinstance(instance, Class):
-        return value  # `Class.method`: the plain function
-    return Bound(value, instance)
-
-
-def _join(values: list[Value], interpreter: Interpreter) -> Value:
-    """One value for several that branches toolgen cannot choose between give: theirs when
-    they agree, else unknown."""
-    first = values[0]
-    if all(_same(first, v) for v in values[1:]):
-        return first
-    function = unwrap(first)
-    if function is not None and all(_unwraps_to(v, function) for v in values[1:]):
-        return first  # `sync_wrapper if ... else async_wrapper`, both `wraps(fn)`: fn's
-    return interpreter.unknown("a value that depends on a branch toolgen cannot decide", None)
-
-
-def _made_by_class(value: Unknown) -> bool:
-    """Whether `value` is an instance of a class from outside the project that is no
-    preset's server class (`fastmcp.FastMCP(...)` when only `mcp` is configured): a class,
-    as Python names them, is capitalised. What a function gives (`lib.create_server()`) may
-    be a server."""
-    name = (value.made_by or "").rpartition(".")[2]
-    return name[:1].isupper()
-
-
-def _unwraps_to(value: Value, function: Function) -> bool:
-    found = unwrap(value)
-    return found is not None and found.node is function.node
-
-
-def _same(a: Value, b: Value) -> bool:
-    if isinstance(a, Const) and isinstance(b, Const):
-        return type(a.value) is type(b.value) and a.value == b.value
-    return a is b or (isinstance(a, External | Bound | Method) and a == b)
-
-
-def _join_names(
-    before: dict[str, Value], after: list[dict[str, Value]], interpreter: Interpreter
-) -> dict[str, Value]:
-    joined: dict[str, Value] = {}
-    for name in dict.fromkeys(n for names in after for n in names):
-        values = [names[name] for names in after if name in names]
-        joined[name] = _join(values, interpreter)  # a name a branch leaves unbound: the others'
-    return joined
-
-
-def _load(target: ast.expr) -> ast.expr:
-    """`x` of `x += 1` read as an expression (its context is Store in the tree)."""
-    copied = ast.parse(ast.unparse(target), mode="eval").body
-    return ast.copy_location(copied, target)
-
-
-def _decorator_name(node: ast.expr) -> str:
-    return _name_of(node)
-
-
-def _name_of(node: ast.expr) -> str:
-    target = node.func if isinstance(node, ast.Call) else node
-    if isinstance(target, ast.Name):
-        return target.id
-    if isinstance(target, ast.Attribute):
-        return target.attr
-    return ""
-
-
-_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
-#: Whether each function's body yields, kept while its syntax tree lives.
-_GENERATORS: weakref.WeakKeyDictionary[ast.AST, bool] = weakref.WeakKeyDictionary()
-
-
-def _is_generator(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> bool:
-    """Whether `node`'s own body yields (not a function nested in it)."""
-    key = node
-    if key not in _GENERATORS:
-        stack: list[ast.AST] = [node.body] if isinstance(node, ast.Lambda) else list(node.body)
-        found = False
-        while stack and not found:
-            current = stack.pop()
-            if isinstance(current, ast.Yield | ast.YieldFrom):
-                found = True
-            elif not isinstance(current, _SCOPES):
-                stack.extend(ast.iter_child_nodes(current))
-        _GENERATORS[key] = found
-    return _GENERATORS[key]

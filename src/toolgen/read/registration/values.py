@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
     from toolgen.read.index import Module
-    from toolgen.read.registration.interpreter import Frame
+    from toolgen.read.registration.frames import Frame
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 
