@@ -4,6 +4,7 @@ other modules and nesting them in functions and classes gives the same tools."""
 
 from __future__ import annotations
 
+import ast
 import tempfile
 import textwrap
 import time
@@ -803,6 +804,35 @@ def test_a_unit_finds_the_same_whatever_ran_before(tmp_path: Path) -> None:
         outcomes.append(found)
     assert outcomes[0] == outcomes[1]
     assert outcomes[0]["app.a"] == {("register.<locals>.ping", None)}
+
+
+def test_tool_from_function_and_import_server(tmp_path: Path) -> None:
+    evaluation, found = _run(
+        tmp_path,
+        {
+            "app/server.py": """
+            from fastmcp import FastMCP
+            from fastmcp.tools import Tool
+
+            main = FastMCP("main")
+            sub = FastMCP("sub")
+
+            def lookup(q: str) -> str:
+                return q
+
+            main.add_tool(Tool.from_function(lookup, name="find"))
+            main.import_server(sub, prefix="s")
+            """
+        },
+    )
+    assert _tools(found) == {("lookup", "app.server.main")}
+    handler = found.handlers[0]
+    assert ast.unparse(handler.decorator) == "Tool.from_function(lookup, name='find')"
+    assert handler.method == "add_tool"
+    assert dict(evaluation.registered[0].options)["name"] == Const("find")
+    assert [(m.parent, m.child, m.namespace) for m in found.mounts] == [
+        ("app.server.main", "app.server.sub", "s")
+    ]
 
 
 # -- properties ----------------------------------------------------------------------------------

@@ -166,7 +166,7 @@ def call_external(
         return Server(made.name, node, ctx.site)
     if attr == "from_function" and owner.rpartition(".")[2] in ("Tool", "FunctionTool") and args:
         assert isinstance(node, ast.Call)
-        return ToolOf(args[0], node, ctx.site)
+        return ToolOf(args[0], node, ctx.site, tuple(kwargs.items()))
     decorator = decorator_of(ctx, path)
     if decorator is not None:
         return call_decorator(ctx, decorator, args, kwargs, node)
@@ -209,6 +209,7 @@ def call_method(
             target: Value = first
             if isinstance(first, ToolOf):  # its keywords are the options
                 target, node, site = first.function, first.node, first.module
+                kwargs = {**dict(first.options), **kwargs}
             return register(
                 ctx, target, node, site, method.preset, method.name, method.owner, kwargs
             )

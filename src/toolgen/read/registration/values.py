@@ -159,6 +159,7 @@ class ToolOf:
     function: Value
     node: ast.Call
     module: Module
+    options: tuple[tuple[str, Value], ...] = ()
 
 
 @dataclass(frozen=True)
