@@ -236,13 +236,21 @@ def literal_title(decorator: ast.expr) -> str | None:
 
 
 def param_fields(
-    params: list[Any], keys: dict[str, str], module: Module, index: ModuleIndex
+    params: list[Any],
+    keys: dict[str, str],
+    module: Module,
+    index: ModuleIndex,
+    untyped_named: bool = False,
 ) -> dict[str, Fields]:
-    """`Fields` of each parameter (`toolgen.analyze.signature.Param`), by property name."""
+    """`Fields` of each parameter (`toolgen.analyze.signature.Param`), by property name.
+    `untyped_named`: a parameter without an annotation is titled with its very name (the MCP
+    SDK publishes it with `{"title": name, "type": "string"}`)."""
     found: dict[str, Fields] = {}
     for param in params:
         description = title = None
         annotation = param.annotation
+        if annotation is None and untyped_named:
+            title = param.name
         metadata: list[ast.expr] = []
         if isinstance(annotation, ast.Subscript) and isinstance(annotation.slice, ast.Tuple):
             head = (
