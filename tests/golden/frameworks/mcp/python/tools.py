@@ -4,7 +4,15 @@ from __future__ import annotations
 
 from typing import Any, Literal, NotRequired, TypedDict
 
-ToolName = Literal["count", "find_items", "item_history", "restock", "retire", "set_price"]
+ToolName = Literal[
+    "count",
+    "find_items",
+    "item_history",
+    "note_item",
+    "restock",
+    "retire",
+    "set_price",
+]
 
 
 #: Each tool's canonical descriptor, relative to the generated folder.
@@ -12,6 +20,7 @@ DESCRIPTORS: dict[ToolName, str] = {
     "count": "descriptors/count.json",
     "find_items": "descriptors/find_items.json",
     "item_history": "descriptors/item_history.json",
+    "note_item": "descriptors/note_item.json",
     "restock": "descriptors/restock.json",
     "retire": "descriptors/retire.json",
     "set_price": "descriptors/set_price.json",
@@ -47,6 +56,14 @@ class ItemHistoryArgs(TypedDict):
     days: NotRequired[int]
 
 
+class NoteItemArgs(TypedDict):
+    #: The item.
+    sku: str
+    #: Any value.
+    note: str
+    pinned: NotRequired[str]
+
+
 class RestockArgs(TypedDict):
     #: The item.
     sku: str
@@ -80,6 +97,7 @@ ARGUMENTS: dict[ToolName, Any] = {
     "count": CountArgs,
     "find_items": FindItemsArgs,
     "item_history": ItemHistoryArgs,
+    "note_item": NoteItemArgs,
     "restock": RestockArgs,
     "retire": RetireArgs,
     "set_price": SetPriceArgs,
