@@ -125,3 +125,55 @@ def test_a_default_known_only_at_run_time_is_still_an_error_for_toolgens_own_too
     result = run("build", cwd=project.root)
     assert "TG206 [error] default `TIMEOUT`" in result.out, result.out
     assert not (project.out / "descriptors" / "run.json").exists()
+
+
+OUTPUT_SCHEMA = '''
+import os
+
+SCHEMA = {"type": "object", "properties": {"hits": {"type": "integer"}}}
+
+
+def make_schema() -> dict:
+    return {**SCHEMA, "title": os.environ.get("TITLE", "Hits")}
+
+
+@mcp.tool(output_schema=SCHEMA)
+def count(q: str) -> dict:
+    """Count matches.
+
+    Args:
+        q: The query.
+    """
+    return {"hits": 1}
+
+
+@mcp.tool(output_schema=make_schema())
+def tally(q: str) -> dict:
+    """Tally matches.
+
+    Args:
+        q: The query.
+    """
+    return {"hits": 1}
+'''
+
+
+def test_an_output_schema_made_at_run_time_is_left_out_and_said(
+    project: Project, run: Runner
+) -> None:
+    """Was: silently replaced by the schema of the return annotation, a promise the tool may
+    not keep. A constant the module defines is read as FastMCP reads it."""
+    pytest.importorskip("fastmcp")
+    _framework(project, "fastmcp", OUTPUT_SCHEMA)
+    result = run("build", cwd=project.root)
+    assert result.code == 0, result.out
+    assert (
+        "src/s.py:24:25: TG401 [warning] `output_schema` `make_schema()` calls `make_schema`"
+    ) in result.out
+    assert "the tool is published without an outputSchema" in result.out
+    tools = {t["name"]: t for t in project.generated("mcp/tools.json")["tools"]}
+    assert "outputSchema" not in tools["tally"]
+    assert tools["count"]["outputSchema"] == {
+        "type": "object",
+        "properties": {"hits": {"type": "integer"}},
+    }

@@ -24,7 +24,9 @@ from toolgen.analyze.docstrings import (
     docstring_node,
     parse_docstring,
 )
+from toolgen.analyze.folding import NotStatic, fold
 from toolgen.analyze.framework_facts import (
+    UNSET,
     Returns,
     content_in,
     literal_title,
@@ -767,7 +769,7 @@ class _HandlerCompiler:
                 form,
                 returns,
                 content_in(self.node.returns, self.module, self.index),
-                output_given(self.handler.decorator),
+                self.output_given(),
             ),
             fields=param_fields(
                 self.params, self.keys, self.module, self.index, self.preset.untyped is not None
@@ -778,6 +780,26 @@ class _HandlerCompiler:
             "version": publisher.version,
             "mcp": framework_tool(publisher, handler),
         }
+
+    def output_given(self) -> Any:
+        """The decorator's `output_schema=`: `UNSET` when not given, else None (no
+        outputSchema) or the author's schema. One made at run time leaves the tool without an
+        outputSchema, and says so: a guess could promise a client what the tool never
+        returns."""
+        node = output_given(self.handler.decorator)
+        if node is None:
+            return UNSET
+        at = self.handler.at
+        try:
+            value = fold(node, at, self.index, Scope(at, node))
+            why = None if value is None or isinstance(value, dict) else "is not a dict or None"
+        except NotStatic as exc:
+            why = exc.why
+        if why is None:
+            return value
+        message = f"`output_schema` {why}: the tool is published without an outputSchema"
+        self.problems.append(Diagnostic("TG401", message, at.location(node), Level.WARNING))
+        return None
 
     def contract_checks(self, descriptor: ToolDescriptor) -> None:
         """Lint rules, the description budget and the conformance level."""

@@ -189,16 +189,13 @@ ARM_HOLDERS = frozenset(
 )
 
 
-def output_given(decorator: ast.expr) -> Any:
-    """The decorator's `output_schema=`: `UNSET`, None, or a literal schema (a dict)."""
+def output_given(decorator: ast.expr) -> ast.expr | None:
+    """The decorator's `output_schema=` argument, if it has one (None means no outputSchema,
+    a dict is the author's own: `Compilation.output_given` reads it)."""
     for kw in decorator.keywords if isinstance(decorator, ast.Call) else []:
         if kw.arg == "output_schema":
-            try:
-                value = ast.literal_eval(kw.value)
-            except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
-                return UNSET  # made at run time: FastMCP's own schema is the best guess
-            return value if value is None or isinstance(value, dict) else UNSET
-    return UNSET
+            return kw.value
+    return None
 
 
 def _all_any(args: list[ast.expr], module: Module, index: ModuleIndex) -> bool:
