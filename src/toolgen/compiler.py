@@ -29,8 +29,8 @@ from toolgen.analyze.framework_facts import (
     UNSET,
     Returns,
     content_in,
+    decorator_keyword,
     literal_title,
-    output_given,
     param_fields,
     return_form,
 )
@@ -774,6 +774,7 @@ class _HandlerCompiler:
             fields=param_fields(
                 self.params, self.keys, self.module, self.index, self.preset.untyped is not None
             ),
+            structured=self.structured_given(),
         )
         return {
             "name": publisher.name,
@@ -786,7 +787,7 @@ class _HandlerCompiler:
         outputSchema) or the author's schema. One made at run time leaves the tool without an
         outputSchema, and says so: a guess could promise a client what the tool never
         returns."""
-        node = output_given(self.handler.decorator)
+        node = decorator_keyword(self.handler.decorator, "output_schema")
         if node is None:
             return UNSET
         at = self.handler.at
@@ -800,6 +801,21 @@ class _HandlerCompiler:
         message = f"`output_schema` {why}: the tool is published without an outputSchema"
         self.problems.append(Diagnostic("TG401", message, at.location(node), Level.WARNING))
         return None
+
+    def structured_given(self) -> bool | None:
+        """The MCP SDK decorator's `structured_output=` (None: not given, or not a bool known
+        statically, which the SDK reads as "infer it from the return type")."""
+        node = decorator_keyword(self.handler.decorator, "structured_output")
+        if node is None:
+            return None
+        at = self.handler.at
+        try:
+            value = fold(node, at, self.index, Scope(at, node))
+        except NotStatic as exc:
+            message = f"`structured_output` {exc.why}: the return type decides, as when not given"
+            self.problems.append(Diagnostic("TG401", message, at.location(node), Level.WARNING))
+            return None
+        return value if isinstance(value, bool) else None
 
     def contract_checks(self, descriptor: ToolDescriptor) -> None:
         """Lint rules, the description budget and the conformance level."""

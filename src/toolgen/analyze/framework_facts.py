@@ -189,11 +189,10 @@ ARM_HOLDERS = frozenset(
 )
 
 
-def output_given(decorator: ast.expr) -> ast.expr | None:
-    """The decorator's `output_schema=` argument, if it has one (None means no outputSchema,
-    a dict is the author's own: `Compilation.output_given` reads it)."""
+def decorator_keyword(decorator: ast.expr, name: str) -> ast.expr | None:
+    """The decorator's argument `name=` (`output_schema=`, `structured_output=`), if given."""
     for kw in decorator.keywords if isinstance(decorator, ast.Call) else []:
-        if kw.arg == "output_schema":
+        if kw.arg == name:
             return kw.value
     return None
 

@@ -12,6 +12,7 @@ ToolName = Literal[
     "restock",
     "retire",
     "set_price",
+    "stock_level",
 ]
 
 
@@ -24,6 +25,7 @@ DESCRIPTORS: dict[ToolName, str] = {
     "restock": "descriptors/restock.json",
     "retire": "descriptors/retire.json",
     "set_price": "descriptors/set_price.json",
+    "stock_level": "descriptors/stock_level.json",
 }
 
 
@@ -92,6 +94,11 @@ class SetPriceArgs(TypedDict):
     currency: NotRequired[str]
 
 
+class StockLevelArgs(TypedDict):
+    #: The item.
+    sku: str
+
+
 #: The arguments TypedDict of each tool, by name.
 ARGUMENTS: dict[ToolName, Any] = {
     "count": CountArgs,
@@ -101,4 +108,5 @@ ARGUMENTS: dict[ToolName, Any] = {
     "restock": RestockArgs,
     "retire": RetireArgs,
     "set_price": SetPriceArgs,
+    "stock_level": StockLevelArgs,
 }
