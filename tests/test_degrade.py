@@ -170,10 +170,47 @@ def test_an_output_schema_made_at_run_time_is_left_out_and_said(
     assert (
         "src/s.py:24:25: TG401 [warning] `output_schema` `make_schema()` calls `make_schema`"
     ) in result.out
-    assert "the tool is published without an outputSchema" in result.out
+    assert "published without an outputSchema" in result.out
     tools = {t["name"]: t for t in project.generated("mcp/tools.json")["tools"]}
     assert "outputSchema" not in tools["tally"]
     assert tools["count"]["outputSchema"] == {
         "type": "object",
         "properties": {"hits": {"type": "integer"}},
     }
+
+
+STRUCTURED = '''
+import os
+
+
+@mcp.tool(structured_output=False)
+def plain(q: str) -> int:
+    """Count plainly.
+
+    Args:
+        q: The query.
+    """
+    return 1
+
+
+@mcp.tool(structured_output=os.environ.get("STRUCTURED") == "1")
+def decided(q: str) -> int:
+    """Count as the environment says.
+
+    Args:
+        q: The query.
+    """
+    return 1
+'''
+
+
+def test_the_sdks_structured_output_is_honoured_or_said(project: Project, run: Runner) -> None:
+    pytest.importorskip("mcp.server.mcpserver")
+    _framework(project, "mcp", STRUCTURED)
+    result = run("build", cwd=project.root)
+    assert result.code == 0, result.out
+    assert "src/s.py:18:29: TG401 [warning] `structured_output` `os.environ.get(" in result.out
+    assert "the return type decides" in result.out
+    tools = {t["name"]: t for t in project.generated("mcp/tools.json")["tools"]}
+    assert "outputSchema" not in tools["plain"]
+    assert "outputSchema" in tools["decided"]

@@ -10,6 +10,7 @@ import ast
 import collections
 import keyword
 import re
+import typing
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar
@@ -787,35 +788,38 @@ class _HandlerCompiler:
         outputSchema) or the author's schema. One made at run time leaves the tool without an
         outputSchema, and says so: a guess could promise a client what the tool never
         returns."""
-        node = decorator_keyword(self.handler.decorator, "output_schema")
+
+        def takes(value: Any) -> bool:
+            return value is None or isinstance(value, dict)
+
+        return self.keyword_value("output_schema", takes, "published without an outputSchema")
+
+    def structured_given(self) -> bool | None:
+        """The MCP SDK decorator's `structured_output=` (None: not given, or not known
+        statically: the SDK infers it from the return type then)."""
+        value = self.keyword_value(
+            "structured_output", lambda v: isinstance(v, bool), "the return type decides"
+        )
+        return None if value is UNSET else typing.cast(bool | None, value)
+
+    def keyword_value(self, name: str, takes: Callable[[Any], bool], instead: str) -> Any:
+        """The decorator's `name=` read statically: `UNSET` when not given. One known only at
+        run time, or one `takes` refuses, is a TG401 warning that says what is done `instead`,
+        and None."""
+        node = decorator_keyword(self.handler.decorator, name)
         if node is None:
             return UNSET
         at = self.handler.at
         try:
             value = fold(node, at, self.index, Scope(at, node))
-            why = None if value is None or isinstance(value, dict) else "is not a dict or None"
+            why = None if takes(value) else "is not a value it takes"
         except NotStatic as exc:
             why = exc.why
         if why is None:
             return value
-        message = f"`output_schema` {why}: the tool is published without an outputSchema"
+        message = f"`{name}` {why}: {instead}"
         self.problems.append(Diagnostic("TG401", message, at.location(node), Level.WARNING))
         return None
-
-    def structured_given(self) -> bool | None:
-        """The MCP SDK decorator's `structured_output=` (None: not given, or not a bool known
-        statically, which the SDK reads as "infer it from the return type")."""
-        node = decorator_keyword(self.handler.decorator, "structured_output")
-        if node is None:
-            return None
-        at = self.handler.at
-        try:
-            value = fold(node, at, self.index, Scope(at, node))
-        except NotStatic as exc:
-            message = f"`structured_output` {exc.why}: the return type decides, as when not given"
-            self.problems.append(Diagnostic("TG401", message, at.location(node), Level.WARNING))
-            return None
-        return value if isinstance(value, bool) else None
 
     def contract_checks(self, descriptor: ToolDescriptor) -> None:
         """Lint rules, the description budget and the conformance level."""
