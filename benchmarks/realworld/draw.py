@@ -207,6 +207,7 @@ def wheel_facts(whl: Path) -> dict[str, Any]:
     z = zipfile.ZipFile(whl)
     tops: set[str] = set()
     mains: list[str] = []
+    guarded: list[str] = []
     scripts: list[str] = []
     py_text: list[str] = []
     for n in z.namelist():
@@ -229,14 +230,24 @@ def wheel_facts(whl: Path) -> dict[str, Any]:
         elif n.endswith(".py") and n != "__init__.py":
             tops.add(n)
         if n.endswith(".py"):
-            py_text.append(z.read(n).decode("utf-8", "replace"))
+            src = z.read(n).decode("utf-8", "replace")
+            py_text.append(src)
+            if (re.search(r"^if\s+__name__\s*==\s*['\"]__main__['\"]", src, re.M)
+                    and (re.search(r"^\s*(from|import)\s+(mcp|fastmcp)\b", src, re.M)
+                         or "tools/list" in src)
+                    and not n.endswith("/__main__.py")):
+                mod = n[:-3].replace("/", ".")
+                guarded.append(mod[: -len(".__init__")] if mod.endswith(".__init__") else mod)
     text = "\n".join(py_text)
     imports = {fw for fw in FRAMEWORKS
                if re.search(rf"^\s*(from|import)\s+{fw}\b", text, re.M)}
     env_names = sorted(set(re.findall(
         r"""(?:getenv|environ\.get|environ\[|environ\.setdefault|env\.get)\(?\s*["']([A-Z][A-Z0-9_]{2,})["']""",
         text)))
-    return {"tops": sorted(tops), "mains": sorted(set(mains)), "scripts": scripts,
+    guarded.sort(key=lambda m: (m.count("."), m))
+    return {"tops": sorted(tops), "mains": sorted(set(mains)), "guarded": guarded,
+            "tools_list": "tools/list" in text,
+            "scripts": scripts,
             "imports": imports, "env_names": env_names}
 
 
@@ -271,6 +282,7 @@ def launchers(name: str, facts: dict[str, Any]) -> list[list[str]]:
     rest = sorted(s for s in scripts if s not in exact and s not in mcpish)
     out = [[s] for s in exact + mcpish + rest]
     out += [["-m", m] for m in facts["mains"]]
+    out += [["-m", m] for m in facts["guarded"]]
     return out[:MAX_LAUNCHERS]
 
 
@@ -285,8 +297,14 @@ def record_cmd(venv: Path, out: Path, log: Path, env: dict[str, str], launch: li
     return cmd + ["--"] + launch
 
 
+IMPORT_FAIL = re.compile(r"ImportError|ModuleNotFoundError|cannot import name|AttributeError: ")
+TRACEBACK = "Traceback (most recent call last)"
+
+
 def classify(logs: str, timed_out: bool) -> str:
     low = logs.lower()
+    if IMPORT_FAIL.search(logs):
+        return "fails on its dependencies' API (today's and as of its release date)"
     if re.search(r"api[_ -]?key|token|credential|secret|password|unauthori[sz]ed|auth"
                  r"|environment variable|env var|not set|must be set|is required|missing", low):
         return "needs credentials or configuration a dummy value does not satisfy"
@@ -334,62 +352,83 @@ def examine(pos: int, name: str) -> dict[str, Any]:
     facts = wheel_facts(whl)
     venv = work / "venv"
     env = dict(os.environ, UV_CACHE_DIR=str(SCRATCH / "uvcache"))
-    code, out = run([UV, "venv", "-q", "-p", str(python_for(pyver)), str(venv)], 120, env=env)
-    if code == 0:
-        code, out = run([UV, "pip", "install", "-q", "-p", str(venv / "bin" / "python"), str(whl)],
-                        900, env=env)
-    if code != 0:
-        shutil.rmtree(venv, ignore_errors=True)
-        return res | {"verdict": "rejected", "reason": f"install fails on Python {pyver}",
-                      "detail": tail(out)}
-    code, out = run([str(venv / "bin" / "python"), "-c",
-                     "import importlib.metadata as m, json\n"
-                     "v = {}\n"
-                     "for d in ('mcp', 'fastmcp', 'pydantic'):\n"
-                     "    try: v[d] = m.version(d)\n"
-                     "    except m.PackageNotFoundError: pass\n"
-                     "print(json.dumps(v))"], 60)
-    try:
-        versions = json.loads(out.strip().splitlines()[-1])
-    except Exception:
-        versions = {}
-    if not any(fw in versions for fw in FRAMEWORKS):
-        shutil.rmtree(venv, ignore_errors=True)
-        return res | {"verdict": "rejected",
-                      "reason": "not a Python MCP server (no mcp/fastmcp installed with it)",
-                      "detail": ""}
-    res["recorded_with"] = ", ".join(f"{k} {v}" for k, v in versions.items())
-    launch_list = launchers(name, facts)
-    if not launch_list:
-        shutil.rmtree(venv, ignore_errors=True)
-        return res | {"verdict": "rejected",
-                      "reason": "nothing to launch (no console script, no __main__)", "detail": ""}
-    home = work / "home"
-    logs_text = ""
-    timed_out = False
-    dummies = dummy_env(facts["env_names"])
-    env_variants: list[dict[str, str]] = [{}]
-    if dummies:
-        env_variants.append(dummies)
+    # resolution 1: today's dependencies; 2 (only when 1 fails at import): the dependencies
+    # as they were one day after the wheel's upload (uv --exclude-newer)
+    uploaded = wf.get("upload-time", "")
+    cutoff = ""
+    if uploaded:
+        t = dt.datetime.fromisoformat(uploaded.replace("Z", "+00:00")) + dt.timedelta(days=1)
+        cutoff = t.strftime("%Y-%m-%dT%H:%M:%SZ")
     found: tuple[list[str], dict[str, str]] | None = None
     n = 0
-    for launch in launch_list:
-        for extra in LAUNCH_ARGS:
-            for envv in env_variants:
-                n += 1
-                shutil.rmtree(home, ignore_errors=True)
-                home.mkdir()
-                e = {"HOME": str(home)} | envv
-                log = work / f"try{n}.log"
-                code, out = run(record_cmd(venv, work / "try.json", log, e, launch + extra, 1,
-                                           SCREEN_TIMEOUT, home), SCREEN_TIMEOUT + 30)
-                logtxt = log.read_text("utf-8", "replace") if log.exists() else ""
-                logs_text += logtxt + "\n" + out
-                if code == 0:
-                    found = (launch + extra, e)
+    logs_text = ""
+    timed_out = False
+    for resolution in ["", cutoff]:
+        if resolution == cutoff and (not cutoff or TRACEBACK not in logs_text):
+            break
+        shutil.rmtree(venv, ignore_errors=True)
+        code, out = run([UV, "venv", "-q", "-p", str(python_for(pyver)), str(venv)], 120, env=env)
+        if code == 0:
+            code, out = run([UV, "pip", "install", "-q", "-p", str(venv / "bin" / "python"),
+                             str(whl)] + (["--exclude-newer", resolution] if resolution else []),
+                            900, env=env)
+        if code != 0:
+            shutil.rmtree(venv, ignore_errors=True)
+            if resolution:
+                break  # keep the first resolution's verdict
+            return res | {"verdict": "rejected", "reason": f"install fails on Python {pyver}",
+                          "detail": tail(out)}
+        code, out = run([str(venv / "bin" / "python"), "-c",
+                         "import importlib.metadata as m, json\n"
+                         "v = {}\n"
+                         "for d in ('mcp', 'fastmcp', 'pydantic'):\n"
+                         "    try: v[d] = m.version(d)\n"
+                         "    except m.PackageNotFoundError: pass\n"
+                         "print(json.dumps(v))"], 60)
+        try:
+            versions = json.loads(out.strip().splitlines()[-1])
+        except Exception:
+            versions = {}
+        if not any(fw in versions for fw in FRAMEWORKS) and not facts["tools_list"]:
+            shutil.rmtree(venv, ignore_errors=True)
+            return res | {"verdict": "rejected",
+                          "reason": "not a Python MCP server (no mcp/fastmcp installed with it, "
+                                    "no 'tools/list' in its code)",
+                          "detail": ""}
+        res["recorded_with"] = ", ".join(f"{k} {v}" for k, v in versions.items())
+        res["exclude_newer"] = resolution
+        launch_list = launchers(name, facts)
+        if not launch_list:
+            shutil.rmtree(venv, ignore_errors=True)
+            return res | {"verdict": "rejected",
+                          "reason": "nothing to launch (no console script, no __main__)",
+                          "detail": ""}
+        home = work / "home"
+        dummies = dummy_env(facts["env_names"])
+        env_variants: list[dict[str, str]] = [{}]
+        if dummies:
+            env_variants.append(dummies)
+        logs_text = ""
+        timed_out = False
+        for launch in launch_list:
+            for extra in LAUNCH_ARGS:
+                for envv in env_variants:
+                    n += 1
+                    shutil.rmtree(home, ignore_errors=True)
+                    home.mkdir()
+                    e = {"HOME": str(home)} | envv
+                    log = work / f"try{n}.log"
+                    code, out = run(record_cmd(venv, work / "try.json", log, e, launch + extra,
+                                               1, SCREEN_TIMEOUT, home), SCREEN_TIMEOUT + 30)
+                    logtxt = log.read_text("utf-8", "replace") if log.exists() else ""
+                    logs_text += logtxt + "\n" + out
+                    if code == 0:
+                        found = (launch + extra, e)
+                        break
+                    if "no tools/list answer within" in out or code == 124:
+                        timed_out = True
+                if found:
                     break
-                if "no tools/list answer within" in out or code == 124:
-                    timed_out = True
             if found:
                 break
         if found:
@@ -421,7 +460,7 @@ def examine(pos: int, name: str) -> dict[str, Any]:
     return res | {"verdict": "accepted", "reason": "", "tools": len(tools),
                   "requirement": f"{name}=={latest}", "copy": facts["tops"],
                   "sources": facts["tops"], "markers": markers, "launch": launch,
-                  "env": e, "wheel": whl.name}
+                  "env": e, "wheel": whl.name, "home": str(work / "home")}
 
 
 # --------------------------------------------------------------------------- run / render
@@ -545,8 +584,10 @@ def cmd_render(args: argparse.Namespace) -> int:
                 f"python = {toml_str(r['python'])}",
                 f"launch = {toml_list(r['launch'])}",
                 f"env = {toml_table(env)}",
-                f"recorded_with = {toml_str(r['recorded_with'])}",
-                ""]
+                f"recorded_with = {toml_str(r['recorded_with'])}"]
+        if r.get("exclude_newer"):
+            out.append(f"exclude_newer = {toml_str(r['exclude_newer'])}")
+        out.append("")
     (HERE / "corpus.toml").write_text("\n".join(out), encoding="utf-8")
     print(f"draw.toml: {len(recs)} examined; corpus.toml: {len(acc)} servers, "
           f"{sum(r['tools'] for r in acc)} tools")
