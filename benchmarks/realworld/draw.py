@@ -210,12 +210,13 @@ def wheel_facts(whl: Path) -> dict[str, Any]:
     guarded: list[str] = []
     scripts: list[str] = []
     py_text: list[str] = []
-    for n in z.namelist():
+    for raw in z.namelist():
+        n = raw[2:] if raw.startswith("./") else raw  # a few wheels write "./name"
         first = n.split("/", 1)[0]
         if first.endswith((".dist-info", ".data")):
             if n.endswith(".dist-info/entry_points.txt"):
                 section = None
-                for line in z.read(n).decode("utf-8", "replace").splitlines():
+                for line in z.read(raw).decode("utf-8", "replace").splitlines():
                     line = line.strip()
                     if line.startswith("["):
                         section = line.strip("[]").strip()
@@ -230,7 +231,7 @@ def wheel_facts(whl: Path) -> dict[str, Any]:
         elif n.endswith(".py") and n != "__init__.py":
             tops.add(n)
         if n.endswith(".py"):
-            src = z.read(n).decode("utf-8", "replace")
+            src = z.read(raw).decode("utf-8", "replace")
             py_text.append(src)
             if (re.search(r"^if\s+__name__\s*==\s*['\"]__main__['\"]", src, re.M)
                     and (re.search(r"^\s*(from|import)\s+(mcp|fastmcp)\b", src, re.M)
