@@ -306,12 +306,13 @@ def classify(logs: str, timed_out: bool) -> str:
     low = logs.lower()
     if IMPORT_FAIL.search(logs):
         return "fails on its dependencies' API (today's and as of its release date)"
-    if re.search(r"api[_ -]?key|token|credential|secret|password|unauthori[sz]ed|auth"
+    if re.search(r"failed to resolve|name resolution|name or service not known|getaddrinfo"
+                 r"|connection refused|connecterror|connection error|all connection attempts"
+                 r"|network is unreachable|errno 101|errno 111|errno -3", low):
+        return "needs the network or a live service at start"
+    if re.search(r"api[_ -]?key|credential|secret|password|unauthori[sz]ed|\btoken\b"
                  r"|environment variable|env var|not set|must be set|is required|missing", low):
         return "needs credentials or configuration a dummy value does not satisfy"
-    if re.search(r"connect|connection|resolve|network|unreachable|name or service|getaddrinfo"
-                 r"|errno 101|errno 111|timed out", low):
-        return "needs the network or a live service at start"
     if re.search(r"usage:|error: argument|unrecognized arguments|required: |missing argument"
                  r"|no such option|got unexpected extra argument", low):
         return "needs launch arguments"
@@ -411,23 +412,36 @@ def examine(pos: int, name: str) -> dict[str, Any]:
             env_variants.append(dummies)
         logs_text = ""
         timed_out = False
-        for launch in launch_list:
-            for extra in LAUNCH_ARGS:
-                for envv in env_variants:
-                    n += 1
-                    shutil.rmtree(home, ignore_errors=True)
-                    home.mkdir()
-                    e = {"HOME": str(home)} | envv
-                    log = work / f"try{n}.log"
-                    code, out = run(record_cmd(venv, work / "try.json", log, e, launch + extra,
-                                               1, SCREEN_TIMEOUT, home), SCREEN_TIMEOUT + 30)
-                    logtxt = log.read_text("utf-8", "replace") if log.exists() else ""
-                    logs_text += logtxt + "\n" + out
-                    if code == 0:
-                        found = (launch + extra, e)
+        # round 1: no env, then the dummies named in the code; round 2 (only if round 1
+        # fails): also dummies for the variables that the failing runs' stderr names
+        rounds = [env_variants, None]
+        for rnd in rounds:
+            if rnd is None:
+                named = {v for v in re.findall(r"\b[A-Z][A-Z0-9]*_[A-Z0-9_]*[A-Z0-9]\b", logs_text)
+                         if DUMMY_PAT.search(v) and v not in dummies and len(v) <= 60}
+                if not named:
+                    break
+                rnd = [dummies | dummy_env(sorted(named))]
+            for launch in launch_list:
+                for extra in LAUNCH_ARGS:
+                    for envv in rnd:
+                        n += 1
+                        shutil.rmtree(home, ignore_errors=True)
+                        home.mkdir()
+                        e = {"HOME": str(home)} | envv
+                        log = work / f"try{n}.log"
+                        code, out = run(record_cmd(venv, work / "try.json", log, e,
+                                                   launch + extra, 1, SCREEN_TIMEOUT, home),
+                                        SCREEN_TIMEOUT + 30)
+                        logtxt = log.read_text("utf-8", "replace") if log.exists() else ""
+                        logs_text += logtxt + "\n" + out
+                        if code == 0:
+                            found = (launch + extra, e)
+                            break
+                        if "no tools/list answer within" in out or code == 124:
+                            timed_out = True
+                    if found:
                         break
-                    if "no tools/list answer within" in out or code == 124:
-                        timed_out = True
                 if found:
                     break
             if found:
