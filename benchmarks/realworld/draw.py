@@ -302,6 +302,23 @@ IMPORT_FAIL = re.compile(r"ImportError|ModuleNotFoundError|cannot import name|At
 TRACEBACK = "Traceback (most recent call last)"
 
 
+SUBCOMMANDS = ["stdio", "serve", "server", "mcp", "run", "start"]
+
+
+def usage_words(logs: str) -> list[str]:
+    """Subcommands or positional choices that a failing run's usage text offers (at most 2)."""
+    offered: set[str] = set()
+    for group in re.findall(r"\{([a-z0-9_,-]+)\}", logs):
+        offered.update(group.split(","))
+    for group in re.findall(r"choose from ([^)]*)\)", logs):
+        offered.update(re.findall(r"'([^']+)'", group))
+    for block in re.findall(r"Commands:\s*\n((?:[ \t│|]+.*\n?)+)", logs):
+        offered.update(re.findall(r"^[ \t│|]+([a-z][a-z0-9_-]*)", block, re.M))
+    for block in re.findall(r"Commands ─*╮\n((?:│.*\n?)+)", logs):
+        offered.update(re.findall(r"^│\s+([a-z][a-z0-9_-]*)", block, re.M))
+    return [w for w in SUBCOMMANDS if w in offered][:2]
+
+
 def classify(logs: str, timed_out: bool) -> str:
     low = logs.lower()
     if IMPORT_FAIL.search(logs):
@@ -413,18 +430,29 @@ def examine(pos: int, name: str) -> dict[str, Any]:
         logs_text = ""
         timed_out = False
         # round 1: no env, then the dummies named in the code; round 2 (only if round 1
-        # fails): also dummies for the variables that the failing runs' stderr names
-        rounds = [env_variants, None]
+        # fails): also dummies for the variables that the failing runs' stderr names;
+        # round 3: the subcommands/choices among SUBCOMMANDS that a usage text offers
+        rounds: list[Any] = ["code", "stderr-env", "usage-args"]
+        all_envs = list(env_variants)
         for rnd in rounds:
-            if rnd is None:
+            arg_variants = LAUNCH_ARGS
+            envs = env_variants
+            if rnd == "stderr-env":
                 named = {v for v in re.findall(r"\b[A-Z][A-Z0-9]*_[A-Z0-9_]*[A-Z0-9]\b", logs_text)
                          if DUMMY_PAT.search(v) and v not in dummies and len(v) <= 60}
                 if not named:
-                    break
-                rnd = [dummies | dummy_env(sorted(named))]
+                    continue
+                envs = [dummies | dummy_env(sorted(named))]
+                all_envs += envs
+            elif rnd == "usage-args":
+                words = usage_words(logs_text)
+                if not words:
+                    continue
+                arg_variants = [[w] for w in words]
+                envs = all_envs
             for launch in launch_list:
-                for extra in LAUNCH_ARGS:
-                    for envv in rnd:
+                for extra in arg_variants:
+                    for envv in envs:
                         n += 1
                         shutil.rmtree(home, ignore_errors=True)
                         home.mkdir()
