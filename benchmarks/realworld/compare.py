@@ -54,7 +54,9 @@ MAX_DEPTH = 4
 # --------------------------------------------------------------------------- schema shape
 
 
-def _resolve(schema: Any, root: dict[str, Any], seen: tuple[str, ...]) -> tuple[Any, tuple[str, ...]]:
+def _resolve(
+    schema: Any, root: dict[str, Any], seen: tuple[str, ...]
+) -> tuple[Any, tuple[str, ...]]:
     """Follow $ref (local, #/$defs/X or #/definitions/X) and merge its siblings."""
     while isinstance(schema, dict) and isinstance(schema.get("$ref"), str):
         ref = schema["$ref"]
@@ -70,7 +72,7 @@ def _resolve(schema: Any, root: dict[str, Any], seen: tuple[str, ...]) -> tuple[
             return {"$unresolved": ref}, seen
         siblings = {k: v for k, v in schema.items() if k != "$ref"}
         schema = {**target, **siblings}
-        seen = seen + (ref,)
+        seen = (*seen, ref)
     return schema, seen
 
 
@@ -173,7 +175,9 @@ class Result:
     error_examples: list[str] = field(default_factory=list)
 
 
-def compare_tools(name: str, oracle: list[dict[str, Any]], produced: list[dict[str, Any]]) -> Result:
+def compare_tools(
+    name: str, oracle: list[dict[str, Any]], produced: list[dict[str, Any]]
+) -> Result:
     res = Result(name=name, total=len(oracle))
     by_o = {t["name"]: t for t in oracle}
     by_g: dict[str, dict[str, Any]] = {}
@@ -200,7 +204,9 @@ def compare_tools(name: str, oracle: list[dict[str, Any]], produced: list[dict[s
             dd_g: dict[str, Any] = {}
             dd_o: dict[str, Any] = {}
             if do["description"] != dg["description"]:
-                dd_g["description"], dd_o["description"] = _excerpts(dg["description"], do["description"])
+                dd_g["description"], dd_o["description"] = _excerpts(
+                    dg["description"], do["description"]
+                )
             for p in sorted(common):
                 if do["properties"][p] != dg["properties"][p]:
                     eg, eo = _excerpts(dg["properties"][p], do["properties"][p])
@@ -220,7 +226,7 @@ def _excerpts(a: str, b: str, width: int = 80) -> tuple[str, str]:
     start = max(0, i - 20)
 
     def cut(t: str) -> str:
-        piece = t[start:start + width]
+        piece = t[start : start + width]
         return f"@{start}:" + piece + ("..." if start + width < len(t) else "")
 
     return cut(a), cut(b)
@@ -262,9 +268,20 @@ def fetch_wheel(requirement: str, cache: Path) -> Path:
 
     whl = find()
     if whl is None:
-        cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--ignore-requires-python",
-               "--only-binary=:all:", "--disable-pip-version-check", "-q", requirement,
-               "-d", str(cache)]
+        cmd = [
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            "--no-deps",
+            "--ignore-requires-python",
+            "--only-binary=:all:",
+            "--disable-pip-version-check",
+            "-q",
+            requirement,
+            "-d",
+            str(cache),
+        ]
         proc = subprocess.run(cmd, capture_output=True, text=True)
         whl = find()
         if whl is None:
@@ -320,8 +337,15 @@ def make_project(entry: dict[str, Any], unpacked: Path, min_level: int) -> Path:
     return project
 
 
-def run_entry(entry: dict[str, Any], cmd: list[str], cache: Path, min_level: int,
-              keep: bool, timeout: float, oracle_dir: Path = HERE / "oracle") -> Result:
+def run_entry(
+    entry: dict[str, Any],
+    cmd: list[str],
+    cache: Path,
+    min_level: int,
+    keep: bool,
+    timeout: float,
+    oracle_dir: Path = HERE / "oracle",
+) -> Result:
     name = entry["name"]
     oracle = json.loads((oracle_dir / f"{name}.json").read_text(encoding="utf-8"))
     try:
@@ -333,13 +357,22 @@ def run_entry(entry: dict[str, Any], cmd: list[str], cache: Path, min_level: int
         return res
     try:
         try:
-            proc = subprocess.run(cmd + ["build", "--config", "pyproject.toml"], cwd=project,
-                                  capture_output=True, text=True, timeout=timeout)
+            proc = subprocess.run(
+                [*cmd, "build", "--config", "pyproject.toml"],
+                cwd=project,
+                capture_output=True,
+                text=True,
+                timeout=timeout,
+            )
             code: int = proc.returncode
             stderr, stdout = proc.stderr, proc.stdout
         except subprocess.TimeoutExpired as exc:
             code = 124
-            stderr = (exc.stderr or b"").decode() if isinstance(exc.stderr, bytes) else (exc.stderr or "")
+            stderr = (
+                (exc.stderr or b"").decode()
+                if isinstance(exc.stderr, bytes)
+                else (exc.stderr or "")
+            )
             stdout = ""
             stderr += f"\n(toolgen build timed out after {timeout:.0f} s)"
         except OSError as exc:
@@ -358,7 +391,9 @@ def run_entry(entry: dict[str, Any], cmd: list[str], cache: Path, min_level: int
                 stderr += f"\n({out.relative_to(project)} is not JSON: {exc})"
                 continue
             tools = data.get("tools", []) if isinstance(data, dict) else []
-            if len(wanted & {t.get("name") for t in tools}) > len(wanted & {t.get("name") for t in produced}):
+            if len(wanted & {t.get("name") for t in tools}) > len(
+                wanted & {t.get("name") for t in produced}
+            ):
                 produced = tools
         res = compare_tools(name, oracle, produced)
         res.exit_code = code
@@ -372,7 +407,8 @@ def run_entry(entry: dict[str, Any], cmd: list[str], cache: Path, min_level: int
                     errors.setdefault(m.group(1), []).append(line.strip())
             if errors:
                 res.note += "\n  errors: " + ", ".join(
-                    f"{c} x{len(v)}" for c, v in sorted(errors.items(), key=lambda kv: -len(kv[1])))
+                    f"{c} x{len(v)}" for c, v in sorted(errors.items(), key=lambda kv: -len(kv[1]))
+                )
                 res.error_examples = [v[0] for _, v in sorted(errors.items())]
         if keep:
             res.note += ("\n" if res.note else "") + f"  project kept at {project}"
@@ -396,20 +432,40 @@ def pct(a: int, b: int) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(
-        description="Compare toolgen's MCP output with the schemas real servers publish.")
-    ap.add_argument("toolgen_cmd", metavar="TOOLGEN_CMD",
-                    help='the toolgen command, e.g. "toolgen" or "/venv/bin/python -m toolgen"')
-    ap.add_argument("--verbose", "-v", action="store_true",
-                    help="print each mismatch (toolgen line, then server line) and missing tools")
-    ap.add_argument("--descriptions", action="store_true",
-                    help="with --verbose, print description differences too")
-    ap.add_argument("--only", nargs="+", metavar="NAME", default=None,
-                    help="only these corpus entries")
-    ap.add_argument("--min-level", type=int, default=0,
-                    help="[tool.toolgen] min_level (default 0); -1 writes no min_level, so toolgen's own default applies")
+        description="Compare toolgen's MCP output with the schemas real servers publish."
+    )
+    ap.add_argument(
+        "toolgen_cmd",
+        metavar="TOOLGEN_CMD",
+        help='the toolgen command, e.g. "toolgen" or "/venv/bin/python -m toolgen"',
+    )
+    ap.add_argument(
+        "--verbose",
+        "-v",
+        action="store_true",
+        help="print each mismatch (toolgen line, then server line) and missing tools",
+    )
+    ap.add_argument(
+        "--descriptions",
+        action="store_true",
+        help="with --verbose, print description differences too",
+    )
+    ap.add_argument(
+        "--only", nargs="+", metavar="NAME", default=None, help="only these corpus entries"
+    )
+    ap.add_argument(
+        "--min-level",
+        type=int,
+        default=0,
+        help="[tool.toolgen] min_level (default 0); -1 writes no min_level, so toolgen's own "
+        "default applies",
+    )
     ap.add_argument("--corpus", default=str(HERE / "corpus.toml"), help="the corpus file")
-    ap.add_argument("--cache", default=str(Path(tempfile.gettempdir()) / "realworld-wheels"),
-                    help="where downloaded wheels are kept (default: TMPDIR/realworld-wheels)")
+    ap.add_argument(
+        "--cache",
+        default=str(Path(tempfile.gettempdir()) / "realworld-wheels"),
+        help="where downloaded wheels are kept (default: TMPDIR/realworld-wheels)",
+    )
     ap.add_argument("--keep", action="store_true", help="keep the temporary projects")
     ap.add_argument("--timeout", type=float, default=600.0, help="seconds per toolgen build")
     args = ap.parse_args(argv)
@@ -427,17 +483,28 @@ def main(argv: list[str] | None = None) -> int:
     cache = Path(args.cache)
     sum_m = sum_n = sum_t = sum_d = sum_extra = 0
     for entry in entries:
-        res = run_entry(entry, cmd, cache, args.min_level, args.keep, args.timeout,
-                        Path(args.corpus).resolve().parent / "oracle")
+        res = run_entry(
+            entry,
+            cmd,
+            cache,
+            args.min_level,
+            args.keep,
+            args.timeout,
+            Path(args.corpus).resolve().parent / "oracle",
+        )
         n = len(res.both)
-        print(f"{res.name}: {res.matched}/{n} schemas match, {n}/{res.total} tools extracted, "
-              f"descriptions {res.desc_equal}/{n}, exit {res.exit_code if res.exit_code is not None else '-'}",
-              flush=True)
+        exit_code = res.exit_code if res.exit_code is not None else "-"
+        print(
+            f"{res.name}: {res.matched}/{n} schemas match, {n}/{res.total} tools extracted, "
+            f"descriptions {res.desc_equal}/{n}, exit {exit_code}",
+            flush=True,
+        )
         if res.note:
             print(res.note)
         if args.verbose:
             for line in res.error_examples:
-                print(f"  first {line.split(' ', 2)[1] if line.count(' ') >= 2 else 'error'}: {line[:300]}")
+                code = line.split(" ", 2)[1] if line.count(" ") >= 2 else "error"
+                print(f"  first {code}: {line[:300]}")
             if res.only_oracle:
                 print(f"  only in server ({len(res.only_oracle)}): {', '.join(res.only_oracle)}")
             if res.only_toolgen:
@@ -456,10 +523,14 @@ def main(argv: list[str] | None = None) -> int:
         sum_t += res.total
         sum_d += res.desc_equal
         sum_extra += len(res.only_toolgen)
-    print(f"tools only in toolgen: {sum_extra}; schemas matching of all server tools: "
-          f"{pct(sum_m, sum_t)} ({sum_m}/{sum_t})")
-    print(f"realworld fidelity {pct(sum_m, sum_n)} ({sum_m}/{sum_n}), extracted {sum_n} of {sum_t} "
-          f"tools, descriptions {pct(sum_d, sum_n)}")
+    print(
+        f"tools only in toolgen: {sum_extra}; schemas matching of all server tools: "
+        f"{pct(sum_m, sum_t)} ({sum_m}/{sum_t})"
+    )
+    print(
+        f"realworld fidelity {pct(sum_m, sum_n)} ({sum_m}/{sum_n}), extracted {sum_n} of {sum_t} "
+        f"tools, descriptions {pct(sum_d, sum_n)}"
+    )
     return 0
 
 

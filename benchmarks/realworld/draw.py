@@ -16,9 +16,9 @@ creates and fills the servers' venvs; `pip download` fetches the wheels.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime as dt
 import hashlib
-import io
 import json
 import os
 import random
@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
-from packaging.utils import canonicalize_name, parse_wheel_filename
+from packaging.utils import parse_wheel_filename
 from packaging.version import InvalidVersion, Version
 
 HERE = Path(__file__).resolve().parent
@@ -61,11 +61,19 @@ def normalize(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
-def run(cmd: list[str], timeout: float, env: dict[str, str] | None = None,
-        cwd: Path | None = None) -> tuple[int, str]:
+def run(
+    cmd: list[str], timeout: float, env: dict[str, str] | None = None, cwd: Path | None = None
+) -> tuple[int, str]:
     """Run in a new process group; on time-out kill that group (only what we started)."""
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                            env=env, cwd=cwd, start_new_session=True)
+    proc = subprocess.Popen(
+        cmd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=env,
+        cwd=cwd,
+        start_new_session=True,
+    )
     try:
         out, _ = proc.communicate(timeout=timeout)
         code = proc.returncode
@@ -73,10 +81,8 @@ def run(cmd: list[str], timeout: float, env: dict[str, str] | None = None,
         os.killpg(proc.pid, signal.SIGKILL)
         out, _ = proc.communicate()
         code = 124
-    try:  # leftovers of the group (a server that outlived its client)
+    with contextlib.suppress(ProcessLookupError):  # a server that outlived its client
         os.killpg(proc.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
     return code, out or ""
 
 
@@ -92,9 +98,15 @@ _tags: dict[str, set[str]] = {}
 
 def tags_of(ver: str) -> set[str]:
     if ver not in _tags:
-        code, out = run([str(python_for(ver)), "-c",
-                         "from pip._vendor.packaging import tags\n"
-                         "print('\\n'.join(str(t) for t in tags.sys_tags()))"], 60)
+        _code, out = run(
+            [
+                str(python_for(ver)),
+                "-c",
+                "from pip._vendor.packaging import tags\n"
+                "print('\\n'.join(str(t) for t in tags.sys_tags()))",
+            ],
+            60,
+        )
         _tags[ver] = set(out.split())
     return _tags[ver]
 
@@ -127,19 +139,23 @@ def cmd_list(args: argparse.Namespace) -> int:
     ordered = sorted(names)
     body = "\n".join(ordered) + "\n"
     digest = hashlib.sha256(body.encode()).hexdigest()
-    stamp = dt.datetime.fromtimestamp(src.stat().st_mtime, dt.timezone.utc).strftime("%Y-%m-%d")
+    stamp = dt.datetime.fromtimestamp(src.stat().st_mtime, dt.UTC).strftime("%Y-%m-%d")
     CANDIDATES.write_text(
         f"# PyPI project names (PEP 503 normalized) containing 'mcp', from {src.name} "
         f"(a listing of PyPI's projects dated {stamp})\n"
         f"# count {len(ordered)}; sha256 of the name lines {digest}\n" + body,
-        encoding="utf-8")
+        encoding="utf-8",
+    )
     print(f"{CANDIDATES}: {len(ordered)} candidates, sha256 {digest}")
     return 0
 
 
 def load_candidates() -> list[str]:
-    names = [ln.strip() for ln in CANDIDATES.read_text(encoding="utf-8").splitlines()
-             if ln.strip() and not ln.startswith("#")]
+    names = [
+        ln.strip()
+        for ln in CANDIDATES.read_text(encoding="utf-8").splitlines()
+        if ln.strip() and not ln.startswith("#")
+    ]
     order = sorted(names)
     random.Random(SEED).shuffle(order)
     return order
@@ -149,8 +165,10 @@ def load_candidates() -> list[str]:
 
 
 def project_page(name: str) -> dict[str, Any]:
-    req = urllib.request.Request(f"https://pypi.org/simple/{name}/",
-                                 headers={"Accept": "application/vnd.pypi.simple.v1+json"})
+    req = urllib.request.Request(
+        f"https://pypi.org/simple/{name}/",
+        headers={"Accept": "application/vnd.pypi.simple.v1+json"},
+    )
     with urllib.request.urlopen(req, timeout=60) as resp:
         return json.load(resp)
 
@@ -224,7 +242,7 @@ def wheel_facts(whl: Path) -> dict[str, Any]:
                         scripts.append(line.split("=", 1)[0].strip())
             continue
         if "/" in n:
-            if n.endswith(".py") or n.endswith(".pyi"):
+            if n.endswith((".py", ".pyi")):
                 tops.add(first)
             if re.fullmatch(r"[^/]+/__main__\.py", n):
                 mains.append(first)
@@ -233,28 +251,42 @@ def wheel_facts(whl: Path) -> dict[str, Any]:
         if n.endswith(".py"):
             src = z.read(raw).decode("utf-8", "replace")
             py_text.append(src)
-            if (re.search(r"^if\s+__name__\s*==\s*['\"]__main__['\"]", src, re.M)
-                    and (re.search(r"^\s*(from|import)\s+(mcp|fastmcp)\b", src, re.M)
-                         or "tools/list" in src)
-                    and not n.endswith("/__main__.py")):
+            if (
+                re.search(r"^if\s+__name__\s*==\s*['\"]__main__['\"]", src, re.M)
+                and (
+                    re.search(r"^\s*(from|import)\s+(mcp|fastmcp)\b", src, re.M)
+                    or "tools/list" in src
+                )
+                and not n.endswith("/__main__.py")
+            ):
                 mod = n[:-3].replace("/", ".")
                 guarded.append(mod[: -len(".__init__")] if mod.endswith(".__init__") else mod)
     text = "\n".join(py_text)
-    imports = {fw for fw in FRAMEWORKS
-               if re.search(rf"^\s*(from|import)\s+{fw}\b", text, re.M)}
-    env_names = sorted(set(re.findall(
-        r"""(?:getenv|environ\.get|environ\[|environ\.setdefault|env\.get)\(?\s*["']([A-Z][A-Z0-9_]{2,})["']""",
-        text)))
+    imports = {fw for fw in FRAMEWORKS if re.search(rf"^\s*(from|import)\s+{fw}\b", text, re.M)}
+    env_names = sorted(
+        set(
+            re.findall(
+                r"""(?:getenv|environ\.get|environ\[|environ\.setdefault|env\.get)\(?\s*["']([A-Z][A-Z0-9_]{2,})["']""",
+                text,
+            )
+        )
+    )
     guarded.sort(key=lambda m: (m.count("."), m))
-    return {"tops": sorted(tops), "mains": sorted(set(mains)), "guarded": guarded,
-            "tools_list": "tools/list" in text,
-            "scripts": scripts,
-            "imports": imports, "env_names": env_names}
+    return {
+        "tops": sorted(tops),
+        "mains": sorted(set(mains)),
+        "guarded": guarded,
+        "tools_list": "tools/list" in text,
+        "scripts": scripts,
+        "imports": imports,
+        "env_names": env_names,
+    }
 
 
 DUMMY_PAT = re.compile(
     r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|_PASS$|^PASS|API|URL|URI|ENDPOINT|HOST|DSN|USER|ACCOUNT"
-    r"|_ID$|EMAIL|PROJECT|ORG|TENANT|REGION|DOMAIN|WORKSPACE|SERVER|BASE")
+    r"|_ID$|EMAIL|PROJECT|ORG|TENANT|REGION|DOMAIN|WORKSPACE|SERVER|BASE"
+)
 
 
 def dummy_env(names: list[str]) -> dict[str, str]:
@@ -287,15 +319,41 @@ def launchers(name: str, facts: dict[str, Any]) -> list[list[str]]:
     return out[:MAX_LAUNCHERS]
 
 
-def record_cmd(venv: Path, out: Path, log: Path, env: dict[str, str], launch: list[str],
-               repeat: int, timeout: float, home: Path) -> list[str]:
-    cmd = ["unshare", "-n", "sh", "-c", 'ip link set lo up && exec "$@"', "sh",
-           sys.executable, str(HERE / "record.py"), "--python", str(venv / "bin" / "python"),
-           "--out", str(out), "--log", str(log), "--timeout", str(timeout),
-           "--repeat", str(repeat), "--cwd", str(home)]
+def record_cmd(
+    venv: Path,
+    out: Path,
+    log: Path,
+    env: dict[str, str],
+    launch: list[str],
+    repeat: int,
+    timeout: float,
+    home: Path,
+) -> list[str]:
+    cmd = [
+        "unshare",
+        "-n",
+        "sh",
+        "-c",
+        'ip link set lo up && exec "$@"',
+        "sh",
+        sys.executable,
+        str(HERE / "record.py"),
+        "--python",
+        str(venv / "bin" / "python"),
+        "--out",
+        str(out),
+        "--log",
+        str(log),
+        "--timeout",
+        str(timeout),
+        "--repeat",
+        str(repeat),
+        "--cwd",
+        str(home),
+    ]
     for k, v in env.items():
         cmd += ["--env", f"{k}={v}"]
-    return cmd + ["--"] + launch
+    return [*cmd, "--", *launch]
 
 
 IMPORT_FAIL = re.compile(r"ImportError|ModuleNotFoundError|cannot import name|AttributeError: ")
@@ -323,15 +381,24 @@ def classify(logs: str, timed_out: bool) -> str:
     low = logs.lower()
     if IMPORT_FAIL.search(logs):
         return "fails on its dependencies' API (today's and as of its release date)"
-    if re.search(r"failed to resolve|name resolution|name or service not known|getaddrinfo"
-                 r"|connection refused|connecterror|connection error|all connection attempts"
-                 r"|network is unreachable|errno 101|errno 111|errno -3", low):
+    if re.search(
+        r"failed to resolve|name resolution|name or service not known|getaddrinfo"
+        r"|connection refused|connecterror|connection error|all connection attempts"
+        r"|network is unreachable|errno 101|errno 111|errno -3",
+        low,
+    ):
         return "needs the network or a live service at start"
-    if re.search(r"api[_ -]?key|credential|secret|password|unauthori[sz]ed|\btoken\b"
-                 r"|environment variable|env var|not set|must be set|is required|missing", low):
+    if re.search(
+        r"api[_ -]?key|credential|secret|password|unauthori[sz]ed|\btoken\b"
+        r"|environment variable|env var|not set|must be set|is required|missing",
+        low,
+    ):
         return "needs credentials or configuration a dummy value does not satisfy"
-    if re.search(r"usage:|error: argument|unrecognized arguments|required: |missing argument"
-                 r"|no such option|got unexpected extra argument", low):
+    if re.search(
+        r"usage:|error: argument|unrecognized arguments|required: |missing argument"
+        r"|no such option|got unexpected extra argument",
+        low,
+    ):
         return "needs launch arguments"
     if timed_out:
         return "no tools/list answer over stdio in time"
@@ -339,8 +406,11 @@ def classify(logs: str, timed_out: bool) -> str:
 
 
 def examine(pos: int, name: str) -> dict[str, Any]:
-    res: dict[str, Any] = {"pos": pos, "name": name,
-                           "examined": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")}
+    res: dict[str, Any] = {
+        "pos": pos,
+        "name": name,
+        "examined": dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+    }
     work = SCRATCH / "c" / name
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
@@ -354,16 +424,33 @@ def examine(pos: int, name: str) -> dict[str, Any]:
     res["version"] = str(latest)
     pick = pick_wheel(files)
     if pick is None:
-        kinds = sorted({f["filename"].rsplit(".", 1)[-1] for f in files})
-        return res | {"verdict": "rejected",
-                      "reason": "no wheel of the latest release for CPython 3.10-3.13",
-                      "detail": f"files: {', '.join(f['filename'] for f in files)[:200]}"}
+        sorted({f["filename"].rsplit(".", 1)[-1] for f in files})
+        return res | {
+            "verdict": "rejected",
+            "reason": "no wheel of the latest release for CPython 3.10-3.13",
+            "detail": f"files: {', '.join(f['filename'] for f in files)[:200]}",
+        }
     pyver, wf = pick
     res["python"] = pyver
     dl = work / "wheel"
-    code, out = run([str(python_for("3.12")), "-m", "pip", "download", "-q", "--no-deps",
-                     "--only-binary=:all:", "--python-version", pyver, "-d", str(dl),
-                     f"{name}=={latest}"], 300, env=pip_env())
+    code, out = run(
+        [
+            str(python_for("3.12")),
+            "-m",
+            "pip",
+            "download",
+            "-q",
+            "--no-deps",
+            "--only-binary=:all:",
+            "--python-version",
+            pyver,
+            "-d",
+            str(dl),
+            f"{name}=={latest}",
+        ],
+        300,
+        env=pip_env(),
+    )
     whls = sorted(dl.glob("*.whl"))
     if code != 0 or not whls:
         return res | {"verdict": "rejected", "reason": "wheel download fails", "detail": tail(out)}
@@ -388,40 +475,56 @@ def examine(pos: int, name: str) -> dict[str, Any]:
         shutil.rmtree(venv, ignore_errors=True)
         code, out = run([UV, "venv", "-q", "-p", str(python_for(pyver)), str(venv)], 120, env=env)
         if code == 0:
-            code, out = run([UV, "pip", "install", "-q", "-p", str(venv / "bin" / "python"),
-                             str(whl)] + (["--exclude-newer", resolution] if resolution else []),
-                            900, env=env)
+            code, out = run(
+                [UV, "pip", "install", "-q", "-p", str(venv / "bin" / "python"), str(whl)]
+                + (["--exclude-newer", resolution] if resolution else []),
+                900,
+                env=env,
+            )
         if code != 0:
             shutil.rmtree(venv, ignore_errors=True)
             if resolution:
                 break  # keep the first resolution's verdict
-            return res | {"verdict": "rejected", "reason": f"install fails on Python {pyver}",
-                          "detail": tail(out)}
-        code, out = run([str(venv / "bin" / "python"), "-c",
-                         "import importlib.metadata as m, json\n"
-                         "v = {}\n"
-                         "for d in ('mcp', 'fastmcp', 'pydantic'):\n"
-                         "    try: v[d] = m.version(d)\n"
-                         "    except m.PackageNotFoundError: pass\n"
-                         "print(json.dumps(v))"], 60)
+            return res | {
+                "verdict": "rejected",
+                "reason": f"install fails on Python {pyver}",
+                "detail": tail(out),
+            }
+        code, out = run(
+            [
+                str(venv / "bin" / "python"),
+                "-c",
+                "import importlib.metadata as m, json\n"
+                "v = {}\n"
+                "for d in ('mcp', 'fastmcp', 'pydantic'):\n"
+                "    try: v[d] = m.version(d)\n"
+                "    except m.PackageNotFoundError: pass\n"
+                "print(json.dumps(v))",
+            ],
+            60,
+        )
         try:
             versions = json.loads(out.strip().splitlines()[-1])
         except Exception:
             versions = {}
         if not any(fw in versions for fw in FRAMEWORKS) and not facts["tools_list"]:
             shutil.rmtree(venv, ignore_errors=True)
-            return res | {"verdict": "rejected",
-                          "reason": "not a Python MCP server (no mcp/fastmcp installed with it, "
-                                    "no 'tools/list' in its code)",
-                          "detail": ""}
+            return res | {
+                "verdict": "rejected",
+                "reason": "not a Python MCP server (no mcp/fastmcp installed with it, "
+                "no 'tools/list' in its code)",
+                "detail": "",
+            }
         res["recorded_with"] = ", ".join(f"{k} {v}" for k, v in versions.items())
         res["exclude_newer"] = resolution
         launch_list = launchers(name, facts)
         if not launch_list:
             shutil.rmtree(venv, ignore_errors=True)
-            return res | {"verdict": "rejected",
-                          "reason": "nothing to launch (no console script, no __main__)",
-                          "detail": ""}
+            return res | {
+                "verdict": "rejected",
+                "reason": "nothing to launch (no console script, no __main__)",
+                "detail": "",
+            }
         home = work / "home"
         dummies = dummy_env(facts["env_names"])
         env_variants: list[dict[str, str]] = [{}]
@@ -438,8 +541,11 @@ def examine(pos: int, name: str) -> dict[str, Any]:
             arg_variants = LAUNCH_ARGS
             envs = env_variants
             if rnd == "stderr-env":
-                named = {v for v in re.findall(r"\b[A-Z][A-Z0-9]*_[A-Z0-9_]*[A-Z0-9]\b", logs_text)
-                         if DUMMY_PAT.search(v) and v not in dummies and len(v) <= 60}
+                named = {
+                    v
+                    for v in re.findall(r"\b[A-Z][A-Z0-9]*_[A-Z0-9_]*[A-Z0-9]\b", logs_text)
+                    if DUMMY_PAT.search(v) and v not in dummies and len(v) <= 60
+                }
                 if not named:
                     continue
                 envs = [dummies | dummy_env(sorted(named))]
@@ -458,9 +564,19 @@ def examine(pos: int, name: str) -> dict[str, Any]:
                         home.mkdir()
                         e = {"HOME": str(home)} | envv
                         log = work / f"try{n}.log"
-                        code, out = run(record_cmd(venv, work / "try.json", log, e,
-                                                   launch + extra, 1, SCREEN_TIMEOUT, home),
-                                        SCREEN_TIMEOUT + 30)
+                        code, out = run(
+                            record_cmd(
+                                venv,
+                                work / "try.json",
+                                log,
+                                e,
+                                launch + extra,
+                                1,
+                                SCREEN_TIMEOUT,
+                                home,
+                            ),
+                            SCREEN_TIMEOUT + 30,
+                        )
                         logtxt = log.read_text("utf-8", "replace") if log.exists() else ""
                         logs_text += logtxt + "\n" + out
                         if code == 0:
@@ -478,32 +594,52 @@ def examine(pos: int, name: str) -> dict[str, Any]:
             break
     if not found:
         shutil.rmtree(venv, ignore_errors=True)
-        return res | {"verdict": "rejected", "reason": classify(logs_text, timed_out),
-                      "detail": tail(logs_text), "attempts": n}
+        return res | {
+            "verdict": "rejected",
+            "reason": classify(logs_text, timed_out),
+            "detail": tail(logs_text),
+            "attempts": n,
+        }
     launch, e = found
     ntools = len(json.loads((work / "try.json").read_text()))
     if ntools == 0:
         shutil.rmtree(venv, ignore_errors=True)
-        return res | {"verdict": "rejected", "reason": "zero tools", "detail": "",
-                      "launch": launch}
+        return res | {"verdict": "rejected", "reason": "zero tools", "detail": "", "launch": launch}
     oracle = HERE / "oracle" / f"{name}.json"
     shutil.rmtree(home, ignore_errors=True)
     home.mkdir()
     log = work / "record.log"
-    code, out = run(record_cmd(venv, oracle, log, e, launch, 2, RECORD_TIMEOUT, home),
-                    2 * RECORD_TIMEOUT + 60)
+    code, out = run(
+        record_cmd(venv, oracle, log, e, launch, 2, RECORD_TIMEOUT, home), 2 * RECORD_TIMEOUT + 60
+    )
     if code != 0:
         oracle.unlink(missing_ok=True)
-        reason = ("tool list changes between runs" if code == 3
-                  else "listing fails on the recording run (--repeat 2)")
-        return res | {"verdict": "rejected", "reason": reason, "detail": tail(out),
-                      "launch": launch}
+        reason = (
+            "tool list changes between runs"
+            if code == 3
+            else "listing fails on the recording run (--repeat 2)"
+        )
+        return res | {
+            "verdict": "rejected",
+            "reason": reason,
+            "detail": tail(out),
+            "launch": launch,
+        }
     tools = json.loads(oracle.read_text())
     markers = [fw for fw in ("fastmcp", "mcp") if fw in facts["imports"]] or ["fastmcp", "mcp"]
-    return res | {"verdict": "accepted", "reason": "", "tools": len(tools),
-                  "requirement": f"{name}=={latest}", "copy": facts["tops"],
-                  "sources": facts["tops"], "markers": markers, "launch": launch,
-                  "env": e, "wheel": whl.name, "home": str(work / "home")}
+    return res | {
+        "verdict": "accepted",
+        "reason": "",
+        "tools": len(tools),
+        "requirement": f"{name}=={latest}",
+        "copy": facts["tops"],
+        "sources": facts["tops"],
+        "markers": markers,
+        "launch": launch,
+        "env": e,
+        "wheel": whl.name,
+        "home": str(work / "home"),
+    }
 
 
 # --------------------------------------------------------------------------- run / render
@@ -525,7 +661,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     deadline = None
     if args.deadline:
         hh, mm = map(int, args.deadline.split(":"))
-        now = dt.datetime.now(dt.timezone.utc)
+        now = dt.datetime.now(dt.UTC)
         deadline = now.replace(hour=hh, minute=mm, second=0, microsecond=0)
 
     def accepted_prefix() -> int:
@@ -542,15 +678,19 @@ def cmd_run(args: argparse.Namespace) -> int:
             state[rec["name"]] = rec
             with STATE.open("a", encoding="utf-8") as fh:
                 fh.write(json.dumps(rec, ensure_ascii=False, sort_keys=True) + "\n")
-        print(f"#{rec['pos']} {rec['name']} {rec.get('version', '')}: {rec['verdict']}"
-              f" {rec.get('reason', '')} {rec.get('tools', '')}", flush=True)
+        print(
+            f"#{rec['pos']} {rec['name']} {rec.get('version', '')}: {rec['verdict']}"
+            f" {rec.get('reason', '')} {rec.get('tools', '')}",
+            flush=True,
+        )
 
     todo = iter([(i + 1, nm) for i, nm in enumerate(order) if nm not in state])
     with ThreadPoolExecutor(args.jobs) as pool:
         running = set()
         while True:
             stop = accepted_prefix() >= args.target or (
-                deadline is not None and dt.datetime.now(dt.timezone.utc) >= deadline)
+                deadline is not None and dt.datetime.now(dt.UTC) >= deadline
+            )
             while not stop and len(running) < args.jobs:
                 nxt = next(todo, None)
                 if nxt is None:
@@ -586,10 +726,12 @@ def cmd_render(args: argparse.Namespace) -> int:
     state = load_state()
     recs = sorted(state.values(), key=lambda r: r["pos"])
     head = CANDIDATES.read_text(encoding="utf-8").splitlines()[:2]
-    lines = ["# Every candidate examined, in the drawn order (draw.py run; rule in README.md).",
-             f"# candidates: {len(order)} ({head[1].lstrip('# ')}); seed {SEED}",
-             f"# examined {len(recs)}, accepted "
-             f"{sum(r['verdict'] == 'accepted' for r in recs)}", ""]
+    lines = [
+        "# Every candidate examined, in the drawn order (draw.py run; rule in README.md).",
+        f"# candidates: {len(order)} ({head[1].lstrip('# ')}); seed {SEED}",
+        f"# examined {len(recs)}, accepted {sum(r['verdict'] == 'accepted' for r in recs)}",
+        "",
+    ]
     for r in recs:
         lines.append("[[candidate]]")
         lines.append(f"pos = {r['pos']}")
@@ -607,33 +749,39 @@ def cmd_render(args: argparse.Namespace) -> int:
         lines.append("")
     (HERE / "draw.toml").write_text("\n".join(lines), encoding="utf-8")
     acc = [r for r in recs if r["verdict"] == "accepted"]
-    out = ["# Real-world corpus: a seeded random draw of Python MCP servers from PyPI",
-           "# (README.md, draw.py). Fields as in the shared corpus: compare.py reads name,",
-           "# requirement, copy, sources, markers, skip_params; the rest says how the oracle",
-           "# (oracle/NAME.json) was recorded. copy = sources = every top-level package and module",
-           "# of the wheel; markers = the frameworks its code imports (both when it imports neither).",
-           ""]
+    out = [
+        "# Real-world corpus: a seeded random draw of Python MCP servers from PyPI",
+        "# (README.md, draw.py). Fields as in the shared corpus: compare.py reads name,",
+        "# requirement, copy, sources, markers, skip_params; the rest says how the oracle",
+        "# (oracle/NAME.json) was recorded. copy = sources = every top-level package and module",
+        "# of the wheel; markers = the frameworks its code imports (both when it imports neither).",
+        "",
+    ]
     for r in acc:
         env = {k: v.replace(str(SCRATCH), "$SCRATCH") for k, v in r["env"].items()}
-        out += ["[[server]]",
-                f"name = {toml_str(r['name'])}",
-                f"requirement = {toml_str(r['requirement'])}",
-                f"copy = {toml_list(r['copy'])}",
-                f"sources = {toml_list(r['sources'])}",
-                f"markers = {toml_list(r['markers'])}",
-                "skip_params = []",
-                f"tools = {r['tools']}",
-                f"draw_pos = {r['pos']}",
-                f"python = {toml_str(r['python'])}",
-                f"launch = {toml_list(r['launch'])}",
-                f"env = {toml_table(env)}",
-                f"recorded_with = {toml_str(r['recorded_with'])}"]
+        out += [
+            "[[server]]",
+            f"name = {toml_str(r['name'])}",
+            f"requirement = {toml_str(r['requirement'])}",
+            f"copy = {toml_list(r['copy'])}",
+            f"sources = {toml_list(r['sources'])}",
+            f"markers = {toml_list(r['markers'])}",
+            "skip_params = []",
+            f"tools = {r['tools']}",
+            f"draw_pos = {r['pos']}",
+            f"python = {toml_str(r['python'])}",
+            f"launch = {toml_list(r['launch'])}",
+            f"env = {toml_table(env)}",
+            f"recorded_with = {toml_str(r['recorded_with'])}",
+        ]
         if r.get("exclude_newer"):
             out.append(f"exclude_newer = {toml_str(r['exclude_newer'])}")
         out.append("")
     (HERE / "corpus.toml").write_text("\n".join(out), encoding="utf-8")
-    print(f"draw.toml: {len(recs)} examined; corpus.toml: {len(acc)} servers, "
-          f"{sum(r['tools'] for r in acc)} tools")
+    print(
+        f"draw.toml: {len(recs)} examined; corpus.toml: {len(acc)} servers, "
+        f"{sum(r['tools'] for r in acc)} tools"
+    )
     return 0
 
 
