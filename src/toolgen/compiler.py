@@ -870,7 +870,7 @@ class _HandlerCompiler:
                     spec = self._default(builder, param.default)
                 if param.annotation is not None:
                     schema, merged = builder.field_schema(param.annotation, self.module, spec)
-                else:  # a framework publishes it as pydantic reads it: any value
+                else:  # published as the framework publishes it (`Preset.untyped`)
                     schema, merged = builder.unannotated_schema(
                         spec, param.node, self.module, self.preset.untyped
                     )
