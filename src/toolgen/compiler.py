@@ -10,7 +10,6 @@ import ast
 import collections
 import keyword
 import re
-import typing
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar
@@ -800,7 +799,7 @@ class _HandlerCompiler:
         value = self.keyword_value(
             "structured_output", lambda v: isinstance(v, bool), "the return type decides"
         )
-        return None if value is UNSET else typing.cast(bool | None, value)
+        return None if value is UNSET else value  # a bool or None: `takes` saw to it
 
     def keyword_value(self, name: str, takes: Callable[[Any], bool], instead: str) -> Any:
         """The decorator's `name=` read statically: `UNSET` when not given. One known only at
