@@ -464,13 +464,13 @@ def test_a_twin_with_an_error_on_another_server_is_no_duplicate(project: Project
     server whose only tool has an error is a catalog still (fixing it moves no file)."""
     _servers(project, {"src/one.py": ("one", "status"), "src/two.py": ("two", "status")})
     broken = project.root / "src" / "two.py"
-    broken.write_text(broken.read_text().replace("query: str", "query"))
+    broken.write_text(broken.read_text().replace("query: str", "query: Unknown"))
     result = run("build", cwd=project.root)
     assert result.code == 1, result.out
-    assert "TG102" not in result.out and "TG203" in result.out
+    assert "TG102" not in result.out and "TG201" in result.out
     assert sorted(p.name for p in project.out.iterdir()) == ["manifest.json", "one"]
     assert (project.out / "one" / "descriptors" / "status.json").is_file()
-    twin = '\n\n@one.tool(name="status")\ndef again(query) -> str:\n    """Look again."""\n'
+    twin = '\n\n@one.tool(name="status")\ndef again(q: Unknown) -> str:\n    """Look again."""\n'
     (project.root / "src" / "one.py").write_text(_server("one", "status") + twin)
     result = run("build", cwd=project.root)
     assert result.code == 1, result.out

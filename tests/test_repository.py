@@ -63,7 +63,7 @@ def test_readme_quickstart_is_what_toolgen_prints(tmp_path: Path, run) -> None:
     assert replay(after_edit) == [1]
 
 
-def test_ci_runs_exactly_the_readme_test_command_then_check_then_the_realworld_compare() -> None:
+def test_ci_runs_exactly_the_readme_test_command_then_check_then_the_realworld_compares() -> None:
     _, tests = _readme_commands()
     lines = [
         ln
@@ -72,9 +72,11 @@ def test_ci_runs_exactly_the_readme_test_command_then_check_then_the_realworld_c
     ]
     # `|| exit $?`: under `set -e` a failure inside an `&&` list would not stop the script
     assert f"{tests} || exit $?" in lines
-    assert lines[-2:] == [
+    assert lines[-3:] == [
         "toolgen check",
         'python ../shared/realworld/compare.py "$(command -v toolgen)"',
+        'python benchmarks/realworld/compare.py "$(command -v toolgen)" --corpus '
+        "benchmarks/realworld/corpus.toml",
     ]
     assert lines.index(f"{tests} || exit $?") < lines.index("toolgen check")
 

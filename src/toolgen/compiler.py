@@ -24,11 +24,13 @@ from toolgen.analyze.docstrings import (
     docstring_node,
     parse_docstring,
 )
+from toolgen.analyze.folding import NotStatic, fold
 from toolgen.analyze.framework_facts import (
+    UNSET,
     Returns,
     content_in,
+    decorator_keyword,
     literal_title,
-    output_given,
     param_fields,
     return_form,
 )
@@ -71,7 +73,7 @@ from toolgen.read.discover import (
     search_roots,
     skipped_diagnostics,
 )
-from toolgen.read.index import Dependencies, ModuleIndex, dotted_name
+from toolgen.read.index import Dependencies, Module, ModuleIndex, dotted_name
 from toolgen.render.registry import CATALOG, reserved
 from toolgen.schema_ops import expanded_size, inline_refs, size
 from toolgen.validate import schema_errors
@@ -767,15 +769,56 @@ class _HandlerCompiler:
                 form,
                 returns,
                 content_in(self.node.returns, self.module, self.index),
-                output_given(self.handler.decorator),
+                self.output_given(),
             ),
-            fields=param_fields(self.params, self.keys, self.module, self.index),
+            fields=param_fields(
+                self.params, self.keys, self.module, self.index, self.preset.untyped is not None
+            ),
+            structured=self.structured_given(),
         )
         return {
             "name": publisher.name,
             "version": publisher.version,
             "mcp": framework_tool(publisher, handler),
         }
+
+    def output_given(self) -> Any:
+        """The decorator's `output_schema=`: `UNSET` when not given, else None (no
+        outputSchema) or the author's schema. One made at run time leaves the tool without an
+        outputSchema, and says so: a guess could promise a client what the tool never
+        returns."""
+
+        def takes(value: Any) -> bool:
+            return value is None or isinstance(value, dict)
+
+        return self.keyword_value("output_schema", takes, "published without an outputSchema")
+
+    def structured_given(self) -> bool | None:
+        """The MCP SDK decorator's `structured_output=` (None: not given, or not known
+        statically: the SDK infers it from the return type then)."""
+        value = self.keyword_value(
+            "structured_output", lambda v: isinstance(v, bool), "the return type decides"
+        )
+        return None if value is UNSET else value  # a bool or None: `takes` saw to it
+
+    def keyword_value(self, name: str, takes: Callable[[Any], bool], instead: str) -> Any:
+        """The decorator's `name=` read statically: `UNSET` when not given. One known only at
+        run time, or one `takes` refuses, is a TG401 warning that says what is done `instead`,
+        and None."""
+        node = decorator_keyword(self.handler.decorator, name)
+        if node is None:
+            return UNSET
+        at = self.handler.at
+        try:
+            value = fold(node, at, self.index, Scope(at, node))
+            why = None if takes(value) else "is not a value it takes"
+        except NotStatic as exc:
+            why = exc.why
+        if why is None:
+            return value
+        message = f"`{name}` {why}: {instead}"
+        self.problems.append(Diagnostic("TG401", message, at.location(node), Level.WARNING))
+        return None
 
     def contract_checks(self, descriptor: ToolDescriptor) -> None:
         """Lint rules, the description budget and the conformance level."""
@@ -817,14 +860,20 @@ class _HandlerCompiler:
         properties: dict[str, Any] = {}
         required: list[str] = []
         for param in params:
-            if param.annotation is None:
+            if param.annotation is None and self.preset.native:
                 self.report("TG203", f"parameter `{param.name}` has no type annotation", param.node)
                 continue
             try:
                 spec = FieldSpec()
                 if param.default is not None:
-                    spec = _default_spec(builder, param.default, self.module)
-                schema, merged = builder.field_schema(param.annotation, self.module, spec)
+                    spec = self._default(builder, param.default)
+                if param.annotation is not None:
+                    schema, merged = builder.field_schema(param.annotation, self.module, spec)
+                else:  # published as the framework publishes it (`Preset.untyped`)
+                    schema, merged = builder.unannotated_schema(
+                        spec, param.node, self.module, self.preset.untyped
+                    )
+                    self.problems.append(_unannotated(param, self.module, self.preset.untyped))
             except TypeProblem as exc:
                 self.problems.append(exc.diagnostic)
                 continue
@@ -886,6 +935,21 @@ class _HandlerCompiler:
         if not self.within_expansion("parameters", schema) or self.preset.inline_defs is None:
             return schema
         return inline_refs(schema, only_with_siblings=self.preset.inline_defs == "with-siblings")
+
+    def _default(self, builder: SchemaBuilder, default: ast.expr) -> FieldSpec:
+        """A parameter's default. One only known at run time (an environment variable read,
+        a command-line argument) costs a framework's tool that default, not the tool: the
+        property is published without one, not required, with a warning."""
+        try:
+            return _default_spec(builder, default, self.module)
+        except TypeProblem as exc:
+            if self.preset.native or exc.diagnostic.code != "TG206":
+                raise
+            message = f"{exc.diagnostic.message}; published without a default (not required)"
+            self.problems.append(
+                Diagnostic("TG206", message, exc.diagnostic.location, Level.WARNING)
+            )
+            return FieldSpec(has_factory=True)  # as a default made at run time shows
 
     def args_schema(self, builder: SchemaBuilder, model: ast.expr) -> dict[str, Any]:
         """LangChain `@tool(args_schema=Model)`: the model's fields are the parameters."""
@@ -992,3 +1056,14 @@ def _dry_run_parameter_problem(parameters: dict[str, Any]) -> str | None:
         if kind == "boolean" or (isinstance(kind, list) and "boolean" in kind):
             return None
     return "its `dry_run` parameter takes no boolean"
+
+
+def _unannotated(param: Param, module: Module, json_type: str | None) -> Diagnostic:
+    """TG203 as a warning for a framework's handler: published as the framework publishes it
+    (`json_type`, or any value)."""
+    taken = f"a {json_type}" if json_type else "any value"
+    message = (
+        f"parameter `{param.name}` has no type annotation: published as the framework publishes "
+        f"it, taking {taken}; annotate it so that a model knows what to send"
+    )
+    return Diagnostic("TG203", message, module.location(param.node), Level.WARNING)

@@ -21,7 +21,7 @@ import pytest
 
 from toolgen.runtime import Toolbox, ToolError, ToolResult
 
-from .test_hostile_handlers import on_a_thread
+from .threads_support import on_a_thread
 
 
 def strict(text: str) -> Any:

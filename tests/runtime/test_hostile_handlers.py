@@ -13,10 +13,12 @@ from typing import Any
 
 import pytest
 
-from toolgen.runtime import CallContext, Toolbox, ToolError, ToolResult
+from toolgen.runtime import Toolbox, ToolError, ToolResult
+
+from .stores_support import PAY
+from .threads_support import cancelled, on_a_thread, when_set
 
 KEY = "0123456789abcdef"
-PAY = CallContext(scopes={"payments:send"}, confirm=lambda request: True)
 
 #: What a handler may raise that is no `Exception` (a fresh one per call).
 ESCAPES: dict[str, Callable[[], BaseException]] = {
@@ -26,24 +28,6 @@ ESCAPES: dict[str, Callable[[], BaseException]] = {
     "BaseException": lambda: BaseException("bare"),
     "CancelledError": asyncio.CancelledError,
 }
-
-
-def on_a_thread(run: Callable[[], Any]) -> Any:
-    """`run()` on a thread of its own (not the main one: a `KeyboardInterrupt` there cannot
-    be a Ctrl-C), bounded; what it returned, or what escaped it."""
-    out: dict[str, Any] = {}
-
-    def go() -> None:
-        try:
-            out["value"] = run()
-        except BaseException as exc:  # what escaped the call is the finding
-            out["value"] = exc
-
-    thread = threading.Thread(target=go)
-    thread.start()
-    thread.join(30)
-    assert not thread.is_alive(), "the call did not end"
-    return out["value"]
 
 
 def assert_internal(result: Any) -> None:
@@ -184,18 +168,8 @@ def test_a_real_cancellation_still_cancels(make_box: Callable[..., Toolbox]) -> 
     box = make_box(handlers={"transfer": transfer})
     arguments = {"amount": 5, "to": "acct", "idempotency_key": KEY}
 
-    async def cancelled() -> bool:
-        task = asyncio.create_task(box.acall("transfer", arguments, context=PAY))
-        while not started.is_set():
-            await asyncio.sleep(0.001)
-        task.cancel()
-        try:
-            await task
-        except asyncio.CancelledError:
-            return True
-        return False
-
-    assert on_a_thread(lambda: asyncio.run(cancelled())) is True
+    call = box.acall("transfer", arguments, context=PAY)
+    assert on_a_thread(lambda: asyncio.run(cancelled(call, when_set(started)))) is True
 
 
 def test_a_keyboard_interrupt_that_may_be_ctrl_c_still_stops_the_caller(
@@ -357,18 +331,8 @@ def test_a_cancelled_turn_is_still_cancelled(make_box: Callable[..., Toolbox]) -
         {"type": "tool_use", "id": "2", "name": "lookup", "input": {"q": "word"}},
     ]
 
-    async def given_up() -> bool:
-        task = asyncio.create_task(box.ahandle_anthropic(turn))
-        while not started.is_set():
-            await asyncio.sleep(0.001)
-        task.cancel()
-        try:
-            await task
-        except asyncio.CancelledError:
-            return True
-        return False
-
-    assert on_a_thread(lambda: asyncio.run(given_up())) is True
+    given_up = box.ahandle_anthropic(turn)
+    assert on_a_thread(lambda: asyncio.run(cancelled(given_up, when_set(started)))) is True
     # and without the caller giving up, the self-cancelled call is answered alone
     box = make_box(handlers={"boom": cancels_itself})
     answers = on_a_thread(lambda: box.handle_anthropic(turn))

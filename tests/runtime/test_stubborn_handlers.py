@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import threading
 import time
 from collections.abc import Callable
 from typing import Any
@@ -19,27 +18,15 @@ from toolgen.runtime import Toolbox
 from toolgen.runtime.steps.execute import CANCEL_GRACE
 
 from .stores_support import PAY
+from .threads_support import cancelled, on_a_thread
 
 #: The longest any of these may take: the timeout, the grace, a margin (a retry's too).
 BOUND = 2 * (0.1 + CANCEL_GRACE) + 3
 
 
 def bounded(run: Callable[[], Any]) -> Any:
-    """`run()` on a daemon thread (a call that never ends must not hold the test process),
-    within `BOUND` seconds; what it returned or raised."""
-    out: dict[str, Any] = {}
-
-    def go() -> None:
-        try:
-            out["value"] = run()
-        except BaseException as exc:
-            out["value"] = exc
-
-    thread = threading.Thread(target=go, daemon=True)
-    thread.start()
-    thread.join(BOUND)
-    assert not thread.is_alive(), "the call did not end"
-    return out["value"]
+    """`run()` on a thread of its own, within `BOUND` seconds (`on_a_thread`)."""
+    return on_a_thread(run, BOUND)
 
 
 async def stubborn_sleep(seconds: float) -> str:
@@ -80,17 +67,8 @@ def test_a_caller_still_cancels_a_handler_that_swallows_its_cancellation(
 ) -> None:
     box = make_box(handlers={"slow": stubborn_sleep}, timeout={"slow": 60})
 
-    async def cancel() -> bool:
-        task = asyncio.create_task(box.acall("slow", {"seconds": 1}))
-        await asyncio.sleep(0.05)
-        task.cancel()
-        try:
-            await task
-        except asyncio.CancelledError:
-            return True
-        return False
-
-    assert bounded(lambda: asyncio.run(cancel())) is True
+    call = box.acall("slow", {"seconds": 1})
+    assert bounded(lambda: asyncio.run(cancelled(call, lambda: asyncio.sleep(0.05)))) is True
 
 
 def test_a_keyed_call_of_a_handler_that_swallows_its_cancellation_frees_its_key(

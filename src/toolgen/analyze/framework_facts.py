@@ -189,16 +189,12 @@ ARM_HOLDERS = frozenset(
 )
 
 
-def output_given(decorator: ast.expr) -> Any:
-    """The decorator's `output_schema=`: `UNSET`, None, or a literal schema (a dict)."""
+def decorator_keyword(decorator: ast.expr, name: str) -> ast.expr | None:
+    """The decorator's argument `name=` (`output_schema=`, `structured_output=`), if given."""
     for kw in decorator.keywords if isinstance(decorator, ast.Call) else []:
-        if kw.arg == "output_schema":
-            try:
-                value = ast.literal_eval(kw.value)
-            except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
-                return UNSET  # made at run time: FastMCP's own schema is the best guess
-            return value if value is None or isinstance(value, dict) else UNSET
-    return UNSET
+        if kw.arg == name:
+            return kw.value
+    return None
 
 
 def _all_any(args: list[ast.expr], module: Module, index: ModuleIndex) -> bool:
@@ -236,13 +232,21 @@ def literal_title(decorator: ast.expr) -> str | None:
 
 
 def param_fields(
-    params: list[Any], keys: dict[str, str], module: Module, index: ModuleIndex
+    params: list[Any],
+    keys: dict[str, str],
+    module: Module,
+    index: ModuleIndex,
+    untyped_named: bool = False,
 ) -> dict[str, Fields]:
-    """`Fields` of each parameter (`toolgen.analyze.signature.Param`), by property name."""
+    """`Fields` of each parameter (`toolgen.analyze.signature.Param`), by property name.
+    `untyped_named`: a parameter without an annotation is titled with its very name (the MCP
+    SDK publishes it with `{"title": name, "type": "string"}`)."""
     found: dict[str, Fields] = {}
     for param in params:
         description = title = None
         annotation = param.annotation
+        if annotation is None and untyped_named:
+            title = param.name
         metadata: list[ast.expr] = []
         if isinstance(annotation, ast.Subscript) and isinstance(annotation.slice, ast.Tuple):
             head = (

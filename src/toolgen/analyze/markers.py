@@ -39,6 +39,9 @@ class Preset:
     inline_defs: Literal["all", "with-siblings"] | None = None
     #: toolgen's own marker: every toolgen rule applies in full
     native: bool = False
+    #: the JSON type the framework publishes for a parameter without an annotation (None: no
+    #: type, as pydantic reads it: `Any`); the MCP SDK says "string"
+    untyped: str | None = None
 
 
 _MCP_CONTEXT = frozenset(
@@ -88,6 +91,7 @@ PRESETS: dict[str, Preset] = {
         ),
         context_types=_MCP_CONTEXT,
         options=_MCP_OPTIONS,
+        untyped="string",
     ),
     "openai-agents": Preset(
         "openai-agents",

@@ -92,6 +92,8 @@ class HandlerFacts:
     parameters: Schema  # canonical, without the descriptions toolgen took from the docstring
     returns: Returns
     fields: dict[str, Fields] = field(default_factory=dict)  # by property name
+    #: the MCP SDK decorator's `structured_output=` (False: no outputSchema, whatever the return)
+    structured: bool | None = None
 
 
 def framework_tool(framework: Framework, handler: HandlerFacts) -> dict[str, Any]:
@@ -113,7 +115,8 @@ def _mcp_sdk(framework: Framework, handler: HandlerFacts) -> dict[str, Any]:
         for key, prop in parameters.get("properties", {}).items()
     }
     entry["inputSchema"] = pydantic_form(parameters, f"{handler.function}Arguments")
-    output = _sdk_output(framework, handler) if framework.structured_output else None
+    structured = framework.structured_output and handler.structured is not False
+    output = _sdk_output(framework, handler) if structured else None
     if output is not None:
         entry["outputSchema"] = output
     if handler.annotations:

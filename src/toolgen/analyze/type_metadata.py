@@ -364,6 +364,18 @@ class MetadataSchemas(BuilderBase):
                 return self._alias_path_name(node.args[0], module)
         return None
 
+    def unannotated_schema(
+        self, spec: FieldSpec, where: ast.AST, module: Module, json_type: str | None = None
+    ) -> tuple[Schema, FieldSpec]:
+        """Schema of a parameter without an annotation: pydantic validates it as `Any` (any
+        value, so no type) unless the framework says `json_type`, with what its default
+        (`spec`) says."""
+        merged = FieldSpec()
+        merged.merge(spec)
+        merged.steps = list(spec.steps)
+        base: Schema = {"type": json_type} if json_type else {}
+        return self.decorate(base, merged, where, module), merged
+
     def decorate(
         self,
         schema: Schema,

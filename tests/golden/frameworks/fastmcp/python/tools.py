@@ -15,6 +15,7 @@ ToolName = Literal[
     "search_customers",
     "search_docs",
     "ship_to",
+    "tag_customer",
 ]
 
 
@@ -30,6 +31,7 @@ DESCRIPTORS: dict[ToolName, str] = {
     "search_customers": "descriptors/search_customers.json",
     "search_docs": "descriptors/search_docs.json",
     "ship_to": "descriptors/ship_to.json",
+    "tag_customer": "descriptors/tag_customer.json",
 }
 
 
@@ -135,6 +137,15 @@ class ShipToArgs(TypedDict):
     note: NotRequired[str]
 
 
+class TagCustomerArgs(TypedDict):
+    #: The customer.
+    customer: str
+    #: Any value to tag with.
+    tag: Any
+    note: NotRequired[Any]
+    weight: NotRequired[Any]
+
+
 #: The arguments TypedDict of each tool, by name.
 ARGUMENTS: dict[ToolName, Any] = {
     "add_note": AddNoteArgs,
@@ -147,4 +158,5 @@ ARGUMENTS: dict[ToolName, Any] = {
     "search_customers": SearchCustomersArgs,
     "search_docs": SearchDocsArgs,
     "ship_to": ShipToArgs,
+    "tag_customer": TagCustomerArgs,
 }

@@ -4,7 +4,16 @@ from __future__ import annotations
 
 from typing import Any, Literal, NotRequired, TypedDict
 
-ToolName = Literal["count", "find_items", "item_history", "restock", "retire", "set_price"]
+ToolName = Literal[
+    "count",
+    "find_items",
+    "item_history",
+    "note_item",
+    "restock",
+    "retire",
+    "set_price",
+    "stock_level",
+]
 
 
 #: Each tool's canonical descriptor, relative to the generated folder.
@@ -12,9 +21,11 @@ DESCRIPTORS: dict[ToolName, str] = {
     "count": "descriptors/count.json",
     "find_items": "descriptors/find_items.json",
     "item_history": "descriptors/item_history.json",
+    "note_item": "descriptors/note_item.json",
     "restock": "descriptors/restock.json",
     "retire": "descriptors/retire.json",
     "set_price": "descriptors/set_price.json",
+    "stock_level": "descriptors/stock_level.json",
 }
 
 
@@ -47,6 +58,14 @@ class ItemHistoryArgs(TypedDict):
     days: NotRequired[int]
 
 
+class NoteItemArgs(TypedDict):
+    #: The item.
+    sku: str
+    #: Any value.
+    note: str
+    pinned: NotRequired[str]
+
+
 class RestockArgs(TypedDict):
     #: The item.
     sku: str
@@ -75,12 +94,19 @@ class SetPriceArgs(TypedDict):
     currency: NotRequired[str]
 
 
+class StockLevelArgs(TypedDict):
+    #: The item.
+    sku: str
+
+
 #: The arguments TypedDict of each tool, by name.
 ARGUMENTS: dict[ToolName, Any] = {
     "count": CountArgs,
     "find_items": FindItemsArgs,
     "item_history": ItemHistoryArgs,
+    "note_item": NoteItemArgs,
     "restock": RestockArgs,
     "retire": RetireArgs,
     "set_price": SetPriceArgs,
+    "stock_level": StockLevelArgs,
 }

@@ -1,0 +1,543 @@
+#!/usr/bin/env python3
+"""Measure how faithfully a static schema tool reproduces what real MCP servers publish.
+
+    python3 compare.py TOOLGEN_CMD [--verbose] [--only NAME ...] [--min-level 0]
+
+For each [[server]] of corpus.toml: download the pinned wheel (pip download --no-deps, cached
+under the system temp dir), unpack it, copy its `copy` paths into a fresh temporary project,
+write a pyproject.toml with a [tool.toolgen] table (sources, out = "generated", markers,
+skip_params, min_level, platforms = ["mcp"]), run `TOOLGEN_CMD build --config pyproject.toml`
+in it, read generated/mcp/tools.json and compare it tool by tool with oracle/NAME.json, the
+tools/list recorded from the live server (record.py):
+
+  (a) tool names: found by both, only in the oracle, only in toolgen's output;
+  (b) for each tool found by both: the property names, the required set and a normalized type
+      shape per property ($ref resolved against $defs; type, enum, const, items, prefixItems,
+      anyOf/oneOf/allOf members, properties, required and schema-valued additionalProperties,
+      recursively to depth 4; titles, descriptions, defaults, formats and key order ignored);
+      a tool matches when all three agree;
+  (c) separately, equality of the tool description and of each common property description
+      (reported, not part of the match).
+
+One line per server:
+    NAME: M/N schemas match, K/T tools extracted, descriptions D/N, exit CODE
+where N is the number of tools found by both, M of them match, K tools of the oracle's T were
+extracted (K = N), D of the N have equal descriptions, CODE is toolgen's exit code.
+The last line: realworld fidelity X% (M/N), extracted K of T tools, descriptions Y%.
+It always exits 0: it is a measurement, not a test.
+
+TOOLGEN_CMD is split like a shell word list ("toolgen", "/path/venv/bin/toolgen",
+"python -m toolgen").
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+import tomllib
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+MAX_DEPTH = 4
+
+
+# --------------------------------------------------------------------------- schema shape
+
+
+def _resolve(
+    schema: Any, root: dict[str, Any], seen: tuple[str, ...]
+) -> tuple[Any, tuple[str, ...]]:
+    """Follow $ref (local, #/$defs/X or #/definitions/X) and merge its siblings."""
+    while isinstance(schema, dict) and isinstance(schema.get("$ref"), str):
+        ref = schema["$ref"]
+        if ref in seen:
+            return {"$recursive": ref.rsplit("/", 1)[-1]}, seen
+        target: Any = None
+        if ref.startswith("#/"):
+            target = root
+            for part in ref[2:].split("/"):
+                part = part.replace("~1", "/").replace("~0", "~")
+                target = target.get(part) if isinstance(target, dict) else None
+        if not isinstance(target, dict):
+            return {"$unresolved": ref}, seen
+        siblings = {k: v for k, v in schema.items() if k != "$ref"}
+        schema = {**target, **siblings}
+        seen = (*seen, ref)
+    return schema, seen
+
+
+def shape(schema: Any, root: dict[str, Any], depth: int = 1, seen: tuple[str, ...] = ()) -> Any:
+    """The normalized type shape of a (sub)schema."""
+    if schema is True or schema == {}:
+        return "any"
+    if schema is False:
+        return "never"
+    if not isinstance(schema, dict):
+        return {"$invalid": repr(schema)}
+    schema, seen = _resolve(schema, root, seen)
+    if "$recursive" in schema or "$unresolved" in schema:
+        return schema
+    # allOf with one member (pydantic's wrapper for a $ref with siblings) is that member
+    all_of = schema.get("allOf")
+    if isinstance(all_of, list) and len(all_of) == 1:
+        rest = {k: v for k, v in schema.items() if k != "allOf"}
+        inner, seen = _resolve(all_of[0], root, seen)
+        if isinstance(inner, dict):
+            schema = {**inner, **rest}
+    out: dict[str, Any] = {}
+    typ = schema.get("type")
+    if isinstance(typ, list):
+        out["type"] = sorted(typ)
+    elif typ is not None:
+        out["type"] = [typ]
+    if "enum" in schema:
+        out["enum"] = sorted(json.dumps(v, sort_keys=True) for v in schema["enum"])
+    if "const" in schema:
+        out["const"] = json.dumps(schema["const"], sort_keys=True)
+    if depth >= MAX_DEPTH:
+        for key in ("items", "prefixItems", "anyOf", "oneOf", "allOf", "properties"):
+            if key in schema:
+                out[key] = "..."
+        return out
+    nxt = depth + 1
+    items = schema.get("items")
+    if isinstance(items, list):
+        out["prefixItems"] = [shape(s, root, nxt, seen) for s in items]
+    elif items is not None:
+        out["items"] = shape(items, root, nxt, seen)
+    if isinstance(schema.get("prefixItems"), list):
+        out["prefixItems"] = [shape(s, root, nxt, seen) for s in schema["prefixItems"]]
+    for key in ("anyOf", "oneOf", "allOf"):
+        members = schema.get(key)
+        if isinstance(members, list):
+            shaped = [shape(s, root, nxt, seen) for s in members]
+            out[key] = sorted(shaped, key=lambda s: json.dumps(s, sort_keys=True))
+    props = schema.get("properties")
+    if isinstance(props, dict):
+        out["properties"] = {k: shape(v, root, nxt, seen) for k, v in sorted(props.items())}
+        out["required"] = sorted(schema.get("required") or [])
+    addl = schema.get("additionalProperties")
+    if isinstance(addl, dict) and addl:
+        out["additionalProperties"] = shape(addl, root, nxt, seen)
+    elif addl is False:
+        out["additionalProperties"] = "never"
+    return out or "any"
+
+
+def tool_view(tool: dict[str, Any]) -> dict[str, Any]:
+    schema = tool.get("inputSchema") or {}
+    props = schema.get("properties") or {}
+    return {
+        "properties": sorted(props),
+        "required": sorted(schema.get("required") or []),
+        "shapes": {name: shape(sub, schema) for name, sub in sorted(props.items())},
+    }
+
+
+def descriptions(tool: dict[str, Any]) -> dict[str, Any]:
+    schema = tool.get("inputSchema") or {}
+    props = schema.get("properties") or {}
+    return {
+        "description": (tool.get("description") or "").strip(),
+        "properties": {
+            name: (sub.get("description") or "").strip() if isinstance(sub, dict) else ""
+            for name, sub in props.items()
+        },
+    }
+
+
+# --------------------------------------------------------------------------- comparison
+
+
+@dataclass
+class Result:
+    name: str
+    total: int = 0  # T: tools in the oracle
+    both: list[str] = field(default_factory=list)
+    only_oracle: list[str] = field(default_factory=list)
+    only_toolgen: list[str] = field(default_factory=list)
+    matched: int = 0
+    desc_equal: int = 0
+    exit_code: int | None = None
+    mismatches: list[tuple[str, dict[str, Any], dict[str, Any]]] = field(default_factory=list)
+    desc_mismatches: list[tuple[str, dict[str, Any], dict[str, Any]]] = field(default_factory=list)
+    note: str = ""
+    error_examples: list[str] = field(default_factory=list)
+
+
+def compare_tools(
+    name: str, oracle: list[dict[str, Any]], produced: list[dict[str, Any]]
+) -> Result:
+    res = Result(name=name, total=len(oracle))
+    by_o = {t["name"]: t for t in oracle}
+    by_g: dict[str, dict[str, Any]] = {}
+    for t in produced:
+        if isinstance(t, dict) and isinstance(t.get("name"), str):
+            by_g.setdefault(t["name"], t)
+    res.both = sorted(set(by_o) & set(by_g))
+    res.only_oracle = sorted(set(by_o) - set(by_g))
+    res.only_toolgen = sorted(set(by_g) - set(by_o))
+    for tname in res.both:
+        vo, vg = tool_view(by_o[tname]), tool_view(by_g[tname])
+        if vo == vg:
+            res.matched += 1
+        else:
+            res.mismatches.append((tname, *_diff(vg, vo)))
+        do, dg = descriptions(by_o[tname]), descriptions(by_g[tname])
+        common = set(do["properties"]) & set(dg["properties"])
+        same = do["description"] == dg["description"] and all(
+            do["properties"][p] == dg["properties"][p] for p in common
+        )
+        if same:
+            res.desc_equal += 1
+        else:
+            dd_g: dict[str, Any] = {}
+            dd_o: dict[str, Any] = {}
+            if do["description"] != dg["description"]:
+                dd_g["description"], dd_o["description"] = _excerpts(
+                    dg["description"], do["description"]
+                )
+            for p in sorted(common):
+                if do["properties"][p] != dg["properties"][p]:
+                    eg, eo = _excerpts(dg["properties"][p], do["properties"][p])
+                    dd_g.setdefault("properties", {})[p] = eg
+                    dd_o.setdefault("properties", {})[p] = eo
+            res.desc_mismatches.append((tname, dd_g, dd_o))
+    return res
+
+
+def _excerpts(a: str, b: str, width: int = 80) -> tuple[str, str]:
+    """The two texts from a little before their first difference ("@N:" gives its offset)."""
+    if len(a) + len(b) <= 2 * width:
+        return a, b
+    i = 0
+    while i < min(len(a), len(b)) and a[i] == b[i]:
+        i += 1
+    start = max(0, i - 20)
+
+    def cut(t: str) -> str:
+        piece = t[start : start + width]
+        return f"@{start}:" + piece + ("..." if start + width < len(t) else "")
+
+    return cut(a), cut(b)
+
+
+def _diff(vg: dict[str, Any], vo: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Only the parts that differ, toolgen's first."""
+    g: dict[str, Any] = {}
+    o: dict[str, Any] = {}
+    for key in ("properties", "required"):
+        if vg[key] != vo[key]:
+            g[key], o[key] = vg[key], vo[key]
+    for prop in sorted(set(vg["shapes"]) & set(vo["shapes"])):
+        if vg["shapes"][prop] != vo["shapes"][prop]:
+            g.setdefault("shapes", {})[prop] = vg["shapes"][prop]
+            o.setdefault("shapes", {})[prop] = vo["shapes"][prop]
+    return g, o
+
+
+# --------------------------------------------------------------------------- wheels, projects
+
+
+def _norm(name: str) -> str:
+    return re.sub(r"[-_.]+", "_", name).lower()
+
+
+def fetch_wheel(requirement: str, cache: Path) -> Path:
+    m = re.fullmatch(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*==\s*([^\s;]+)\s*", requirement)
+    if not m:
+        raise RuntimeError(f"requirement must be pinned as NAME==VERSION: {requirement!r}")
+    prefix = f"{_norm(m.group(1))}-{m.group(2)}-"
+    cache.mkdir(parents=True, exist_ok=True)
+
+    def find() -> Path | None:
+        for whl in sorted(cache.glob("*.whl")):
+            if whl.name.lower().startswith(prefix.lower()):
+                return whl
+        return None
+
+    whl = find()
+    if whl is None:
+        cmd = [
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            "--no-deps",
+            "--ignore-requires-python",
+            "--only-binary=:all:",
+            "--disable-pip-version-check",
+            "-q",
+            requirement,
+            "-d",
+            str(cache),
+        ]
+        proc = subprocess.run(cmd, capture_output=True, text=True)
+        whl = find()
+        if whl is None:
+            tail = "\n".join((proc.stderr or proc.stdout).strip().splitlines()[-5:])
+            raise RuntimeError(f"pip download {requirement} failed:\n{tail}")
+    return whl
+
+
+def unpack(whl: Path, cache: Path) -> Path:
+    dest = cache / "unpacked" / whl.stem
+    marker = dest / ".complete"
+    if not marker.exists():
+        if dest.exists():
+            shutil.rmtree(dest)
+        dest.mkdir(parents=True)
+        with zipfile.ZipFile(whl) as zf:
+            zf.extractall(dest)
+        marker.write_text("ok\n")
+    return dest
+
+
+def toml_list(values: list[str]) -> str:
+    return "[" + ", ".join(json.dumps(v) for v in values) + "]"
+
+
+def make_project(entry: dict[str, Any], unpacked: Path, min_level: int) -> Path:
+    project = Path(tempfile.mkdtemp(prefix=f"realworld-{_norm(entry['name'])}-"))
+    for rel in entry["copy"]:
+        src = unpacked / rel
+        dst = project / rel
+        if src.is_dir():
+            shutil.copytree(src, dst, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        elif src.is_file():
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, dst)
+        else:
+            raise RuntimeError(f"{rel} is not in the wheel")
+    (project / "pyproject.toml").write_text(
+        "[project]\n"
+        f"name = {json.dumps('realworld-' + entry['name'])}\n"
+        'version = "0"\n'
+        "\n"
+        "[tool.toolgen]\n"
+        f"sources = {toml_list(entry['sources'])}\n"
+        'out = "generated"\n'
+        'platforms = ["mcp"]\n'
+        f"markers = {toml_list(entry.get('markers', ['fastmcp', 'mcp']))}\n"
+        f"skip_params = {toml_list(entry.get('skip_params', []))}\n"
+        + (f"min_level = {min_level}\n" if min_level >= 0 else "")
+        + entry.get("config", ""),  # last: it may open tables of its own
+        encoding="utf-8",
+    )
+    return project
+
+
+def run_entry(
+    entry: dict[str, Any],
+    cmd: list[str],
+    cache: Path,
+    min_level: int,
+    keep: bool,
+    timeout: float,
+    oracle_dir: Path = HERE / "oracle",
+) -> Result:
+    name = entry["name"]
+    oracle = json.loads((oracle_dir / f"{name}.json").read_text(encoding="utf-8"))
+    try:
+        unpacked = unpack(fetch_wheel(entry["requirement"], cache), cache)
+        project = make_project(entry, unpacked, min_level)
+    except Exception as exc:  # download or copy failed: nothing to compare
+        res = compare_tools(name, oracle, [])
+        res.note = f"  setup failed: {exc}"
+        return res
+    try:
+        try:
+            proc = subprocess.run(
+                [*cmd, "build", "--config", "pyproject.toml"],
+                cwd=project,
+                capture_output=True,
+                text=True,
+                timeout=timeout,
+            )
+            code: int = proc.returncode
+            stderr, stdout = proc.stderr, proc.stdout
+        except subprocess.TimeoutExpired as exc:
+            code = 124
+            stderr = (
+                (exc.stderr or b"").decode()
+                if isinstance(exc.stderr, bytes)
+                else (exc.stderr or "")
+            )
+            stdout = ""
+            stderr += f"\n(toolgen build timed out after {timeout:.0f} s)"
+        except OSError as exc:
+            code, stderr, stdout = 127, f"cannot run {cmd[0]}: {exc}", ""
+        # one catalog (generated/mcp/tools.json), or one per server object somewhere under
+        # generated/: the catalog that holds most of the oracle's tools is compared
+        produced: list[dict[str, Any]] = []
+        wanted = {t["name"] for t in oracle}
+        gen = project / "generated"
+        for out in sorted(gen.rglob("tools.json")) if gen.exists() else []:
+            if out.parent.name != "mcp":
+                continue
+            try:
+                data = json.loads(out.read_text(encoding="utf-8"))
+            except json.JSONDecodeError as exc:
+                stderr += f"\n({out.relative_to(project)} is not JSON: {exc})"
+                continue
+            tools = data.get("tools", []) if isinstance(data, dict) else []
+            if len(wanted & {t.get("name") for t in tools}) > len(
+                wanted & {t.get("name") for t in produced}
+            ):
+                produced = tools
+        res = compare_tools(name, oracle, produced)
+        res.exit_code = code
+        if code != 0:
+            lines = (stderr.strip() or stdout.strip()).splitlines()[-5:]
+            res.note = "\n".join("  | " + line for line in lines)
+            errors: dict[str, list[str]] = {}
+            for line in (stderr + "\n" + stdout).splitlines():
+                m = re.search(r"\b(TG\d+) \[error\]", line)
+                if m:
+                    errors.setdefault(m.group(1), []).append(line.strip())
+            if errors:
+                res.note += "\n  errors: " + ", ".join(
+                    f"{c} x{len(v)}" for c, v in sorted(errors.items(), key=lambda kv: -len(kv[1]))
+                )
+                res.error_examples = [v[0] for _, v in sorted(errors.items())]
+        if keep:
+            res.note += ("\n" if res.note else "") + f"  project kept at {project}"
+        return res
+    finally:
+        if not keep:
+            shutil.rmtree(project, ignore_errors=True)
+
+
+# --------------------------------------------------------------------------- main
+
+
+def _compact(obj: Any, limit: int = 2000) -> str:
+    text = json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return text if len(text) <= limit else text[:limit] + f"...(+{len(text) - limit} chars)"
+
+
+def pct(a: int, b: int) -> str:
+    return f"{(100.0 * a / b) if b else 0.0:.1f}%"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(
+        description="Compare toolgen's MCP output with the schemas real servers publish."
+    )
+    ap.add_argument(
+        "toolgen_cmd",
+        metavar="TOOLGEN_CMD",
+        help='the toolgen command, e.g. "toolgen" or "/venv/bin/python -m toolgen"',
+    )
+    ap.add_argument(
+        "--verbose",
+        "-v",
+        action="store_true",
+        help="print each mismatch (toolgen line, then server line) and missing tools",
+    )
+    ap.add_argument(
+        "--descriptions",
+        action="store_true",
+        help="with --verbose, print description differences too",
+    )
+    ap.add_argument(
+        "--only", nargs="+", metavar="NAME", default=None, help="only these corpus entries"
+    )
+    ap.add_argument(
+        "--min-level",
+        type=int,
+        default=0,
+        help="[tool.toolgen] min_level (default 0); -1 writes no min_level, so toolgen's own "
+        "default applies",
+    )
+    ap.add_argument("--corpus", default=str(HERE / "corpus.toml"), help="the corpus file")
+    ap.add_argument(
+        "--cache",
+        default=str(Path(tempfile.gettempdir()) / "realworld-wheels"),
+        help="where downloaded wheels are kept (default: TMPDIR/realworld-wheels)",
+    )
+    ap.add_argument("--keep", action="store_true", help="keep the temporary projects")
+    ap.add_argument("--timeout", type=float, default=600.0, help="seconds per toolgen build")
+    args = ap.parse_args(argv)
+
+    cmd = shlex.split(args.toolgen_cmd)
+    with open(args.corpus, "rb") as fh:
+        entries = tomllib.load(fh)["server"]
+    if args.only:
+        wanted = set(args.only)
+        unknown = wanted - {e["name"] for e in entries}
+        if unknown:
+            print(f"unknown corpus entries: {', '.join(sorted(unknown))}", file=sys.stderr)
+        entries = [e for e in entries if e["name"] in wanted]
+
+    cache = Path(args.cache)
+    sum_m = sum_n = sum_t = sum_d = sum_extra = 0
+    for entry in entries:
+        res = run_entry(
+            entry,
+            cmd,
+            cache,
+            args.min_level,
+            args.keep,
+            args.timeout,
+            Path(args.corpus).resolve().parent / "oracle",
+        )
+        n = len(res.both)
+        exit_code = res.exit_code if res.exit_code is not None else "-"
+        print(
+            f"{res.name}: {res.matched}/{n} schemas match, {n}/{res.total} tools extracted, "
+            f"descriptions {res.desc_equal}/{n}, exit {exit_code}",
+            flush=True,
+        )
+        if res.note:
+            print(res.note)
+        if args.verbose:
+            for line in res.error_examples:
+                code = line.split(" ", 2)[1] if line.count(" ") >= 2 else "error"
+                print(f"  first {code}: {line[:300]}")
+            if res.only_oracle:
+                print(f"  only in server ({len(res.only_oracle)}): {', '.join(res.only_oracle)}")
+            if res.only_toolgen:
+                print(f"  only in toolgen ({len(res.only_toolgen)}): {', '.join(res.only_toolgen)}")
+            for tname, g, o in res.mismatches:
+                print(f"  mismatch {tname}")
+                print(f"    toolgen {_compact(g)}")
+                print(f"    server  {_compact(o)}")
+            if args.descriptions:
+                for tname, g, o in res.desc_mismatches:
+                    print(f"  description {tname}")
+                    print(f"    toolgen {_compact(g, 600)}")
+                    print(f"    server  {_compact(o, 600)}")
+        sum_m += res.matched
+        sum_n += n
+        sum_t += res.total
+        sum_d += res.desc_equal
+        sum_extra += len(res.only_toolgen)
+    print(
+        f"tools only in toolgen: {sum_extra}; schemas matching of all server tools: "
+        f"{pct(sum_m, sum_t)} ({sum_m}/{sum_t})"
+    )
+    print(
+        f"realworld fidelity {pct(sum_m, sum_n)} ({sum_m}/{sum_n}), extracted {sum_n} of {sum_t} "
+        f"tools, descriptions {pct(sum_d, sum_n)}"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:
+        sys.exit(130)
+    except BrokenPipeError:
+        os._exit(0)

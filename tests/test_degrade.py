@@ -1,0 +1,216 @@
+"""Degrade, never drop: what toolgen cannot read of a framework's tool costs the smallest
+piece (a property's type or default), with a warning, not the tool. toolgen's own `@tool`
+keeps its contract: the same gaps are errors there."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from conftest import CONFIG, Project, Run
+
+Runner = Callable[..., Run]
+
+SERVERS = {
+    "fastmcp": "from fastmcp import FastMCP\n\nmcp = FastMCP('s')\n",
+    "mcp": "from mcp.server.mcpserver import MCPServer\n\nmcp = MCPServer('s')\n",
+}
+
+UNTYPED = '''
+
+@mcp.tool()
+def tag(customer: str, label, weight=2) -> str:
+    """Tag a customer.
+
+    Args:
+        customer: The customer.
+        label: What to tag with.
+        weight: How much.
+    """
+    return customer
+'''
+
+RUN_TIME_DEFAULT = '''
+import os
+
+TIMEOUT = int(os.environ.get("TIMEOUT", "30"))
+
+
+@mcp.tool()
+def run(cmd: str, timeout: int = TIMEOUT) -> str:
+    """Run a command.
+
+    Args:
+        cmd: The command.
+        timeout: Seconds to wait.
+    """
+    return cmd
+'''
+
+
+def _framework(project: Project, preset: str, body: str) -> None:
+    project.write("pyproject.toml", CONFIG + f'markers = ["{preset}"]\n')
+    project.write("src/s.py", SERVERS[preset] + body)
+
+
+def _input(project: Project, name: str) -> dict[str, Any]:
+    tools = project.generated("mcp/tools.json")["tools"]
+    (tool,) = [t for t in tools if t["name"] == name]
+    schema: dict[str, Any] = tool["inputSchema"]
+    return schema
+
+
+@pytest.mark.parametrize(
+    ("preset", "label", "weight"),
+    [
+        (
+            "fastmcp",
+            {"description": "What to tag with."},
+            {"default": 2, "description": "How much.", "title": "Weight"},
+        ),
+        # the MCP SDK says string, titled with the parameter's very name
+        ("mcp", {"title": "label", "type": "string"}, {"default": 2, "title": "weight"}),
+    ],
+)
+def test_an_unannotated_parameter_is_published_as_the_framework_publishes_it(
+    project: Project, run: Runner, preset: str, label: Any, weight: Any
+) -> None:
+    pytest.importorskip("fastmcp" if preset == "fastmcp" else "mcp.server.mcpserver")
+    _framework(project, preset, UNTYPED)
+    result = run("build", cwd=project.root)
+    assert result.code == 0, result.out
+    assert "src/s.py:7:24: TG203 [warning] parameter `label` has no type annotation" in result.out
+    schema = _input(project, "tag")
+    assert schema["properties"]["label"] == label
+    if preset == "mcp":
+        weight = {**weight, "type": "string"}
+    assert schema["properties"]["weight"] == weight
+    assert schema["required"] == ["customer", "label"]
+
+
+def test_an_unannotated_parameter_of_toolgens_own_tool_is_still_an_error(
+    project: Project, run: Runner
+) -> None:
+    project.write(
+        "src/s.py", "from toolgen import tool\n" + UNTYPED.replace("@mcp.tool()", "@tool")
+    )
+    result = run("build", cwd=project.root)
+    assert result.code == 2 or "left out for errors" in result.out, result.out
+    assert "TG203 [error] parameter `label` has no type annotation" in result.out
+
+
+@pytest.mark.parametrize("preset", ["fastmcp", "mcp"])
+def test_a_default_known_only_at_run_time_costs_the_default_not_the_tool(
+    project: Project, run: Runner, preset: str
+) -> None:
+    pytest.importorskip("fastmcp" if preset == "fastmcp" else "mcp.server.mcpserver")
+    _framework(project, preset, RUN_TIME_DEFAULT)
+    result = run("build", cwd=project.root)
+    assert result.code == 0, result.out
+    assert "TG206 [warning] default `TIMEOUT` is bound to" in result.out
+    assert "published without a default (not required)" in result.out
+    schema = _input(project, "run")
+    assert "default" not in schema["properties"]["timeout"]
+    assert schema["properties"]["timeout"]["type"] == "integer"
+    assert schema["required"] == ["cmd"]
+
+
+def test_a_default_known_only_at_run_time_is_still_an_error_for_toolgens_own_tool(
+    project: Project, run: Runner
+) -> None:
+    source = "from toolgen import tool\n" + RUN_TIME_DEFAULT.replace("@mcp.tool()", "@tool")
+    project.write("src/s.py", source)
+    result = run("build", cwd=project.root)
+    assert "TG206 [error] default `TIMEOUT`" in result.out, result.out
+    assert not (project.out / "descriptors" / "run.json").exists()
+
+
+OUTPUT_SCHEMA = '''
+import os
+
+SCHEMA = {"type": "object", "properties": {"hits": {"type": "integer"}}}
+
+
+def make_schema() -> dict:
+    return {**SCHEMA, "title": os.environ.get("TITLE", "Hits")}
+
+
+@mcp.tool(output_schema=SCHEMA)
+def count(q: str) -> dict:
+    """Count matches.
+
+    Args:
+        q: The query.
+    """
+    return {"hits": 1}
+
+
+@mcp.tool(output_schema=make_schema())
+def tally(q: str) -> dict:
+    """Tally matches.
+
+    Args:
+        q: The query.
+    """
+    return {"hits": 1}
+'''
+
+
+def test_an_output_schema_made_at_run_time_is_left_out_and_said(
+    project: Project, run: Runner
+) -> None:
+    """Was: silently replaced by the schema of the return annotation, a promise the tool may
+    not keep. A constant the module defines is read as FastMCP reads it."""
+    pytest.importorskip("fastmcp")
+    _framework(project, "fastmcp", OUTPUT_SCHEMA)
+    result = run("build", cwd=project.root)
+    assert result.code == 0, result.out
+    assert (
+        "src/s.py:24:25: TG401 [warning] `output_schema` `make_schema()` calls `make_schema`"
+    ) in result.out
+    assert "published without an outputSchema" in result.out
+    tools = {t["name"]: t for t in project.generated("mcp/tools.json")["tools"]}
+    assert "outputSchema" not in tools["tally"]
+    assert tools["count"]["outputSchema"] == {
+        "type": "object",
+        "properties": {"hits": {"type": "integer"}},
+    }
+
+
+STRUCTURED = '''
+import os
+
+
+@mcp.tool(structured_output=False)
+def plain(q: str) -> int:
+    """Count plainly.
+
+    Args:
+        q: The query.
+    """
+    return 1
+
+
+@mcp.tool(structured_output=os.environ.get("STRUCTURED") == "1")
+def decided(q: str) -> int:
+    """Count as the environment says.
+
+    Args:
+        q: The query.
+    """
+    return 1
+'''
+
+
+def test_the_sdks_structured_output_is_honoured_or_said(project: Project, run: Runner) -> None:
+    pytest.importorskip("mcp.server.mcpserver")
+    _framework(project, "mcp", STRUCTURED)
+    result = run("build", cwd=project.root)
+    assert result.code == 0, result.out
+    assert "src/s.py:18:29: TG401 [warning] `structured_output` `os.environ.get(" in result.out
+    assert "the return type decides" in result.out
+    tools = {t["name"]: t for t in project.generated("mcp/tools.json")["tools"]}
+    assert "outputSchema" not in tools["plain"]
+    assert "outputSchema" in tools["decided"]
