@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
 
 from conftest import Project, tool_source
 
+# Any import raises; a reader that follows Python sees that it may not (`__name__` is only
+# known at run time), so the definitions after it are still read.
 HOSTILE = """
 import pathlib
 pathlib.Path(__file__).with_name("IMPORTED").write_text("ran at import")
-raise RuntimeError("this module must never be imported")
+if __name__ != "__never__":
+    raise RuntimeError("this module must never be imported")
 """
 
 
@@ -170,3 +174,65 @@ def test_the_framework_version_is_read_not_imported(project: Project) -> None:
     assert not (site / "fastmcp" / "IMPORTED").exists()
     [tool] = project.generated("mcp/tools.json")["tools"]
     assert "title" not in tool and project.descriptor("shelve")["framework"]["version"] == "3.4.11"
+
+
+def test_the_registration_interpreter_imports_and_runs_nothing(project: Project, run) -> None:
+    """What the interpreter evaluates (a collecting decorator and the loop that registers
+    its list, a registration function another module calls with a name, a low-level
+    server's `tools/list` handler returning records of a dataclass in another module, the
+    environment as `env` sets it) is read from modules that must not run, in a process
+    whose environment would say otherwise: none is imported, nothing is run, the process
+    environment is not read."""
+    project.write(
+        "pyproject.toml",
+        '[tool.toolgen]\nsources = ["src"]\nmarkers = ["fastmcp", "mcp"]\nmin_level = 0\n'
+        'env = {EXTRA = "1"}\n',
+    )
+    project.write("src/hostile_app/__init__.py", HOSTILE)
+    project.write(
+        "src/hostile_app/registry.py",
+        HOSTILE + "\nTOOLS = []\n\n\ndef collect(fn):\n    TOOLS.append(fn)\n    return fn\n\n\n"
+        "def register(mcp, name):\n    @mcp.tool(name=name)\n    def named(x: int) -> int:\n"
+        '        """Named by the caller."""\n        return x\n',
+    )
+    project.write(
+        "src/hostile_app/funcs.py",
+        HOSTILE + "\nfrom hostile_app.registry import collect\n\n\n@collect\n"
+        'def gathered(query: str) -> str:\n    """Gathered."""\n    return query\n',
+    )
+    project.write(
+        "src/hostile_app/server.py",
+        HOSTILE + "\nimport os\n\nfrom fastmcp import FastMCP\n\nfrom hostile_app import funcs\n"
+        "from hostile_app.registry import TOOLS, register\n\nmcp = FastMCP('x')\n"
+        "for fn in TOOLS:\n    mcp.tool()(fn)\nregister(mcp, 'from_caller')\n"
+        "if os.getenv('EXTRA'):\n    register(mcp, 'extra')\n"
+        "if os.getenv('HOSTILE_ONLY_AT_RUN_TIME'):\n    register(mcp, 'from_process')\n",
+    )
+    project.write(
+        "src/hostile_low/specs.py",
+        HOSTILE + "\nfrom dataclasses import dataclass\n\n\n@dataclass\nclass Spec:\n"
+        "    name: str\n    about: str\n\n\nSPECS = [Spec('lookup', 'Look up.')]\n",
+    )
+    project.write(
+        "src/hostile_low/server.py",
+        HOSTILE + "\nfrom mcp.server import Server\nfrom mcp.types import Tool\n\n"
+        "from hostile_low.specs import SPECS\n\nserver = Server('low')\n\n\n"
+        "@server.list_tools()\nasync def list_tools():\n    return [Tool(name=s.name, "
+        "description=s.about, inputSchema={'type': 'object'}) for s in SPECS]\n",
+    )
+    before = set(sys.modules)
+    os.environ["HOSTILE_ONLY_AT_RUN_TIME"] = "1"
+    try:
+        result = run("build", cwd=project.root)
+    finally:
+        del os.environ["HOSTILE_ONLY_AT_RUN_TIME"]
+    assert result.code == 0, result.out
+    names = {  # two servers: a catalog each
+        catalog.parent.parent.name + "/" + tool["name"]
+        for catalog in project.out.glob("*/mcp/tools.json")
+        for tool in json.loads(catalog.read_text())["tools"]
+    }
+    expected = {"gathered", "from_caller", "extra"}
+    assert names == {f"hostile_app.server.mcp/{n}" for n in expected} | {"server/lookup"}
+    assert not list((project.root / "src").rglob("IMPORTED"))
+    assert not {m for m in set(sys.modules) - before if m.startswith("hostile_")}

@@ -10,16 +10,22 @@ import textwrap
 import time
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from toolgen.analyze.handlers import Registrations
-from toolgen.analyze.interpreted import registrations
 from toolgen.analyze.markers import PRESETS, Preset
+from toolgen.analyze.registered import find_registrations, registrations
 from toolgen.read.index import ModuleIndex
 from toolgen.read.registration import Evaluation, evaluate, unreached
 from toolgen.read.registration.effects import Registered
-from toolgen.read.registration.interpreter import MAX_DEPTH, MAX_NESTING, MAX_RECURSION
+from toolgen.read.registration.interpreter import (
+    MAX_DEPTH,
+    MAX_NESTING,
+    MAX_RECURSION,
+    MAX_STEPS,
+)
 from toolgen.read.registration.values import Const
 
 FASTMCP = [PRESETS["fastmcp"]]
@@ -662,7 +668,9 @@ def test_python_s_own_forms(tmp_path: Path) -> None:
 
 def test_a_source_listed_under_another_module_name(tmp_path: Path) -> None:
     """A folder without `__init__.py` listed as a source: its files are modules of their own
-    name too. A function reached through the package is reached, whatever its name."""
+    name too. What its own unit finds does not depend on another unit having reached its
+    function: run with unknown arguments, it registers on a server toolgen cannot name (the
+    build keeps the named twin: tests/test_interpreted_build.py)."""
     index = _index(
         tmp_path,
         {
@@ -685,7 +693,8 @@ def test_a_source_listed_under_another_module_name(tmp_path: Path) -> None:
     assert server is not None and alone is not None and alone is not index.get("app.tools.extra")
     top = registrations(evaluate(server, index, FASTMCP).effects, FASTMCP)
     assert _tools(top) == {("register.<locals>.ping", "app.server.mcp")}
-    assert not unreached(alone, index, FASTMCP).effects
+    alone_found = registrations(unreached(alone, index, FASTMCP).effects, FASTMCP)
+    assert _tools(alone_found) == {("register.<locals>.ping", None)}
 
 
 def test_a_server_class_under_another_path_of_its_package(tmp_path: Path) -> None:
@@ -916,3 +925,207 @@ def test_renaming_and_moving_keeps_the_tools(tools: list[tuple[str, str]]) -> No
             _, found = _run(Path(folder), _program(server, [(n, f, place) for n, f in tools]))
         outcomes.append(sorted(h.node.name for h in found.handlers))
     assert all(outcome == outcomes[0] for outcome in outcomes)
+
+
+MCP = [PRESETS["mcp"]]
+
+
+def _listed(root: Path, files: dict[str, str], module: str = "app.server") -> set[str]:
+    """The names of the tools the module's low-level servers list."""
+    index = _index(root, files)
+    found = index.get(module)
+    assert found is not None
+    return {t.entry["name"] for t in find_registrations(found, index, MCP).listed}
+
+
+def test_a_low_level_server_lists_what_its_handler_returns(tmp_path: Path) -> None:
+    """`@server.list_tools()` (mcp 1) and `Server(on_list_tools=...)` (mcp 2): the `Tool(...)`
+    records the handler returns, built from a constant of another module, a comprehension
+    over records of a dataclass, and a `ListToolsResult`."""
+    files = {
+        "app/specs.py": """
+        from dataclasses import dataclass
+        from mcp.types import Tool
+
+        @dataclass
+        class Spec:
+            name: str
+            about: str = "No description."
+
+        SPECS = [Spec("lookup", "Look up."), Spec(name="ping")]
+        FIXED = [Tool(name="fixed", inputSchema={"type": "object"})]
+        """,
+        "app/server.py": """
+        from mcp import types
+        from mcp.server import Server
+        from mcp.server.lowlevel import Server as LowLevel
+        from app.specs import FIXED, SPECS
+
+        server = Server("one")
+
+        @server.list_tools()
+        async def list_tools() -> list[types.Tool]:
+            made = [
+                types.Tool(name=s.name, description=s.about, inputSchema={"type": "object"})
+                for s in SPECS
+            ]
+            return FIXED + made
+
+        async def on_list(ctx, params):
+            tools = [types.Tool(name="two", inputSchema={"type": "object", "properties": {}})]
+            return types.ListToolsResult(tools=tools)
+
+        other = LowLevel("two", on_list_tools=on_list)
+        """,
+    }
+    assert _listed(tmp_path, files) == {"fixed", "lookup", "ping", "two"}
+
+
+def test_a_listed_tool_keeps_its_fields_as_written(tmp_path: Path) -> None:
+    """Names from an enum's values, annotations as `ToolAnnotations(...)`, a title, an
+    output schema: the entry is the tool as the server sends it."""
+    files = {
+        "app/server.py": """
+        from enum import Enum
+        from mcp.server import Server
+        from mcp.types import Tool, ToolAnnotations
+
+        class Names(str, Enum):
+            SEARCH = "search"
+
+        server = Server("s")
+        SCHEMA = {"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]}
+
+        @server.list_tools()
+        async def tools():
+            return [
+                Tool(
+                    name=Names.SEARCH.value,
+                    title="Search",
+                    description="Search things.",
+                    inputSchema=SCHEMA,
+                    outputSchema={"type": "object"},
+                    annotations=ToolAnnotations(readOnlyHint=True, destructiveHint=None),
+                )
+            ]
+        """
+    }
+    index = _index(tmp_path, files)
+    module = index.get("app.server")
+    assert module is not None
+    [tool] = find_registrations(module, index, MCP).listed
+    assert tool.entry == {
+        "name": "search",
+        "title": "Search",
+        "description": "Search things.",
+        "inputSchema": {
+            "type": "object",
+            "properties": {"q": {"type": "string"}},
+            "required": ["q"],
+        },
+        "outputSchema": {"type": "object"},
+        "annotations": {"readOnlyHint": True},
+    }
+    assert tool.server == "app.server.server"
+
+
+def test_a_model_s_json_schema_is_the_schema_pydantic_makes(tmp_path: Path) -> None:
+    pydantic = pytest.importorskip("pydantic")
+    files = {
+        "app/server.py": """
+        from pydantic import BaseModel, Field
+        from mcp.server import Server
+        from mcp.types import Tool
+
+        class Query(BaseModel):
+            text: str = Field(description="What to find.")
+            limit: int = 10
+
+        server = Server("s")
+
+        @server.list_tools()
+        async def tools():
+            return [Tool(name="find", inputSchema=Query.model_json_schema())]
+        """
+    }
+    index = _index(tmp_path, files)
+    module = index.get("app.server")
+    assert module is not None
+    [tool] = find_registrations(module, index, MCP).listed
+
+    class Query(pydantic.BaseModel):  # the oracle: pydantic itself
+        text: str = pydantic.Field(description="What to find.")
+        limit: int = 10
+
+    assert tool.entry["inputSchema"] == Query.model_json_schema()
+
+
+def test_what_a_listed_tool_cannot_be_known_from_is_a_located_note(tmp_path: Path) -> None:
+    files = {
+        "app/server.py": """
+        from mcp.server import Server
+        from mcp.types import Tool
+        from elsewhere import load_schema
+
+        server = Server("s")
+
+        @server.list_tools()
+        async def tools():
+            return [
+                Tool(name="known", inputSchema={"type": "object"}),
+                Tool(name="unknown", inputSchema=load_schema()),
+            ]
+        """
+    }
+    index = _index(tmp_path, files)
+    module = index.get("app.server")
+    assert module is not None
+    found = find_registrations(module, index, MCP)
+    assert [t.entry["name"] for t in found.listed] == ["known"]
+    [note] = found.unfollowed
+    assert note.code == "TG106" and str(note.location) == "app/server.py:11:42"  # the call
+    assert "`elsewhere.load_schema` is called at run time" in note.message
+
+
+def test_a_top_level_statement_out_of_steps_costs_only_what_it_binds(tmp_path: Path) -> None:
+    """A class body of more steps than `MAX_STEPS` leaves its class unknown, with a note;
+    the registrations after it are still found."""
+    members = "".join(f"    m{i} = enum.auto()\n" for i in range(MAX_STEPS // 2))
+    files = {
+        "app/server.py": "import enum\nfrom fastmcp import FastMCP\n\n\n"
+        f"class Big(enum.Enum):\n{members}\n\nmcp = FastMCP('s')\n\n\n"
+        "@mcp.tool\ndef after() -> None: ...\n"
+    }
+    evaluation, found = _run(tmp_path, files)
+    assert _tools(found) == {("after", "app.server.mcp")}
+    assert any("MAX_STEPS" in n.message for n in evaluation.notes if n.kind == "bound")
+
+
+def test_the_caller_s_arguments_are_the_registration_s_options(tmp_path: Path) -> None:
+    """`register(mcp, name="x")` of another module: the handler's options carry the name
+    (reading the decorator where it is written cannot), and the caller's unit finds it on
+    the caller's server."""
+    files = {
+        "app/registry.py": """
+        def register(mcp, *, name: str, label: str):
+            @mcp.tool(name=f"{name}_list", description=f"List {label}.")
+            def _list() -> list[str]:
+                return []
+        """,
+        "app/server.py": """
+        from fastmcp import FastMCP
+        from app.registry import register
+
+        mcp = FastMCP("s")
+        register(mcp, name="labels", label="labels")
+        register(mcp, name="cases", label="cases")
+        """,
+    }
+    _, found = _run(tmp_path, files)
+    values = sorted(dict(h.values)["name"] for h in found.handlers)
+    assert values == ["cases_list", "labels_list"]
+    assert {h.server for h in found.handlers} == {"app.server.mcp"}
+    assert {dict(h.values)["description"] for h in found.handlers} == {
+        "List labels.",
+        "List cases.",
+    }

@@ -307,6 +307,37 @@ def toml_list(values: list[str]) -> str:
     return "[" + ", ".join(json.dumps(v) for v in values) + "]"
 
 
+def console_scripts(unpacked: Path) -> str:
+    """The wheel's console scripts as the `[project.scripts]` its project declares (the
+    functions a script calls, where a server is often built)."""
+    import configparser
+
+    scripts: dict[str, str] = {}
+    for listing in sorted(unpacked.glob("*.dist-info/entry_points.txt")):
+        parser = configparser.ConfigParser(interpolation=None)
+        parser.optionxform = str  # type: ignore[assignment,method-assign]
+        try:
+            parser.read_string(listing.read_text(encoding="utf-8"))
+        except (configparser.Error, UnicodeDecodeError):
+            continue
+        if parser.has_section("console_scripts"):
+            scripts.update(parser.items("console_scripts"))
+    if not scripts:
+        return ""
+    lines = "".join(f"{json.dumps(k)} = {json.dumps(v)}\n" for k, v in sorted(scripts.items()))
+    return "\n[project.scripts]\n" + lines
+
+
+def served_env(entry: dict[str, Any]) -> str:
+    """`env = {...}`: the variables the server was recorded with, as its user would tell
+    toolgen (HOME and the recorder's scratch paths are the recorder's, not the server's)."""
+    env = {k: v for k, v in entry.get("env", {}).items() if k != "HOME" and "$SCRATCH" not in v}
+    if not env:
+        return ""
+    pairs = ", ".join(f"{json.dumps(k)} = {json.dumps(v)}" for k, v in sorted(env.items()))
+    return f"env = {{{pairs}}}\n"
+
+
 def make_project(entry: dict[str, Any], unpacked: Path, min_level: int) -> Path:
     project = Path(tempfile.mkdtemp(prefix=f"realworld-{_norm(entry['name'])}-"))
     for rel in entry["copy"]:
@@ -322,8 +353,7 @@ def make_project(entry: dict[str, Any], unpacked: Path, min_level: int) -> Path:
     (project / "pyproject.toml").write_text(
         "[project]\n"
         f"name = {json.dumps('realworld-' + entry['name'])}\n"
-        'version = "0"\n'
-        "\n"
+        'version = "0"\n' + console_scripts(unpacked) + "\n"
         "[tool.toolgen]\n"
         f"sources = {toml_list(entry['sources'])}\n"
         'out = "generated"\n'
@@ -331,6 +361,7 @@ def make_project(entry: dict[str, Any], unpacked: Path, min_level: int) -> Path:
         f"markers = {toml_list(entry.get('markers', ['fastmcp', 'mcp']))}\n"
         f"skip_params = {toml_list(entry.get('skip_params', []))}\n"
         + (f"min_level = {min_level}\n" if min_level >= 0 else "")
+        + served_env(entry)
         + entry.get("config", ""),  # last: it may open tables of its own
         encoding="utf-8",
     )

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import collections
+import dataclasses
 import keyword
 import re
 from collections.abc import Callable
@@ -34,7 +35,8 @@ from toolgen.analyze.framework_facts import (
     param_fields,
     return_form,
 )
-from toolgen.analyze.handlers import Handler, Mount, find_registrations, nested_too_deeply
+from toolgen.analyze.handlers import Handler, Mount, nested_too_deeply
+from toolgen.analyze.listed import ListedTool
 from toolgen.analyze.literals import surrogate_node, unwritable
 from toolgen.analyze.markers import PRESETS, config_presets
 from toolgen.analyze.publication import (
@@ -44,6 +46,7 @@ from toolgen.analyze.publication import (
     framework_tool,
     renamed_entry,
 )
+from toolgen.analyze.registered import find_registrations
 from toolgen.analyze.scopes import Scope
 from toolgen.analyze.sections import SectionReader
 from toolgen.analyze.signature import Param, exposed_parameters
@@ -145,6 +148,56 @@ class FileUnit(Generic[T]):
     #: The server each tool is registered with, in the order of `tools` (None: not known)
     servers: list[str | None] = field(default_factory=list)
     mounts: list[Mount] = field(default_factory=list)  # servers the file mounts in others
+    #: For each of `tools`, and of `left_out`: where its registration is written, and how
+    #: much the unit knew of it (`strength`)
+    found: list[Found] = field(default_factory=list)
+    failed_found: list[Found] = field(default_factory=list)
+    #: Each handler's place, its registration's (`found`), and its diagnostics: a handler
+    #: another unit knows more of is not this unit's to publish or report (`_strongest`)
+    handlers: list[tuple[Location, Found, list[Diagnostic]]] = field(default_factory=list)
+    #: Where the functions the file's evaluation ran are written: what another unit found by
+    #: running one of them with arguments unknown is this one's to publish, or not
+    reached: list[Place] = field(default_factory=list)
+
+    def add_tool(
+        self, tool: T, where: Location, server: str | None, found: Found, problems: list[Diagnostic]
+    ) -> None:
+        self.tools.append((tool, where))
+        self.servers.append(server)
+        self.found.append(found)
+        self.handlers.append((where, found, problems))
+
+    def add_failed(
+        self,
+        name: str,
+        claim: str | None,
+        where: Location,
+        server: str | None,
+        found: Found,
+        problems: list[Diagnostic],
+    ) -> None:
+        self.left_out.append((name, where))
+        self.claims.append((claim, server))
+        self.failed_found.append(found)
+        self.handlers.append((where, found, problems))
+
+    def all_diagnostics(self) -> list[Diagnostic]:
+        return self.diagnostics + [d for _, _, problems in self.handlers for d in problems]
+
+
+#: Where a function is written: its file (as read), line and column.
+Place = tuple[str, int, int]
+#: Where a registration is written, how much its unit knew of it (`strength`), and the
+#: function the unit ran with unknown arguments to find it, if it did (its `Place`).
+Found = tuple[Location, int, Place | None]
+
+
+def strength(server: str | None, weak: bool, known: int) -> int:
+    """How much a unit knows of a registration: the arguments it knows (`known` of them), if
+    it ran the function it is made in with arguments it cannot know (`weak`, a function
+    nothing in the unit reaches), and if it can name the server. A file's registration
+    function that another file calls is found by both units: the caller's knows more."""
+    return 4 * known + (0 if weak else 2) + (0 if server is None else 1)
 
 
 class UnitStore(Protocol):
@@ -238,6 +291,9 @@ def compile_units(
         units[i] = fresh
         if keep:
             keep(files[i], roots, fresh)
+    strongest = _strongest(units)
+    reached = {where for unit in units if unit is not None for where in unit.reached}
+    units = _without_twins(units, strongest, reached)
     parents: dict[str, Mount] = {}
     for unit in units:
         assert unit is not None
@@ -266,6 +322,9 @@ def compile_units(
         assert unit is not None
         result.suppressions[unit.shown] = unit.suppressions
         result.diagnostics.extend(unit.diagnostics)
+        for where, (written, known, origin), problems in unit.handlers:
+            if known == strongest[where, written] and origin not in reached:
+                result.diagnostics.extend(problems)
         result.inputs.merge(unit.dependencies)
         result.left_out.extend(unit.left_out)
         for (tool, _), done in zip(unit.tools, unit.finished, strict=False):
@@ -341,6 +400,76 @@ def compile_units(
     result.names = [qualified(result.catalog_of.get(id(d), ""), d.name) for d in result.descriptors]
     result.diagnostics = sort_diagnostics(policy.apply(result.diagnostics, result.suppressions))
     return result
+
+
+def _strongest(units: list[FileUnit[T] | None]) -> dict[tuple[Location, Location], int]:
+    """The most any unit knows of each registration, by its handler's place and its own."""
+    found: dict[tuple[Location, Location], int] = {}
+    for unit in units:
+        assert unit is not None
+        for where, (at, known, _), _ in unit.handlers:
+            found[where, at] = max(found.get((where, at), known), known)
+    return found
+
+
+def _without_twins(
+    units: list[FileUnit[T] | None],
+    strongest: dict[tuple[Location, Location], int],
+    reached: set[Place],
+) -> list[FileUnit[T] | None]:
+    """The units with each handler once. Two units find the same one when a file calls a
+    registration function another file defines (whose own unit runs it with arguments it
+    cannot know: its server, perhaps its name), or two files call the same server factory.
+    A registration is published (or fails) from the units that know the most of it
+    (`strongest`), and not at all from a function run with arguments unknown that another
+    unit runs with its arguments (`reached`): the branches that one does not take register
+    nothing. The same tool twice is one. (Units are copied: a cache may hold them.)"""
+    seen: set[tuple[Location, str | None, str | None]] = set()
+
+    def first(where: Location, name: str | None, server: str | None, found: Found) -> bool:
+        at, known, root = found
+        if (where, name, server) in seen or known < strongest.get((where, at), known):
+            return False
+        if root is not None and root in reached:
+            return False
+        seen.add((where, name, server))
+        return True
+
+    kept: list[FileUnit[T] | None] = []
+    for unit in units:
+        assert unit is not None
+        servers = unit.servers + [None] * (len(unit.tools) - len(unit.servers))
+        finished = unit.finished + [None] * (len(unit.tools) - len(unit.finished))
+        tools = [
+            (entry, server, done, found)
+            for entry, server, done, found in zip(
+                unit.tools, servers, finished, unit.found, strict=True
+            )
+            if first(entry[1], entry[0].name, server, found)
+        ]
+        failed = [
+            (entry, claim, found)
+            for entry, claim, found in zip(
+                unit.left_out, unit.claims, unit.failed_found, strict=True
+            )
+            if first(entry[1], claim[0], claim[1], found)
+        ]
+        if len(tools) == len(unit.tools) and len(failed) == len(unit.left_out):
+            kept.append(unit)
+            continue
+        kept.append(
+            dataclasses.replace(
+                unit,
+                tools=[entry for entry, _, _, _ in tools],
+                servers=[server for _, server, _, _ in tools],
+                finished=[done for _, _, done, _ in tools][: len(unit.finished)],
+                found=[found for _, _, _, found in tools],
+                left_out=[entry for entry, _, _ in failed],
+                claims=[claim for _, claim, _ in failed],
+                failed_found=[found for _, _, found in failed],
+            )
+        )
+    return kept
 
 
 def qualified(catalog: str, name: str) -> str:
@@ -502,9 +631,21 @@ def compile_file(
         if module is not None:
             unit.suppressions = FileSuppressions.parse(module.source)
             others: dict[str, FileSuppressions] = {}  # of handlers other modules define
-            found = find_registrations(module, index, config_presets(config))
+            entries = [name for owner, name in config.scripts if owner == file.module]
+            presets, env = config_presets(config), dict(config.env)
+            found = find_registrations(module, index, presets, env, entries)
+            unit.reached = sorted(found.reached)
             unit.mounts = found.mounts
             unit.diagnostics.extend(found.unfollowed)
+            for listed in found.listed:
+                descriptor, problems = compile_listed(listed, config, policy, unit.suppressions)
+                where = listed.module.location(listed.node)
+                known: Found = (where, strength(listed.server, False, len(listed.entry)), None)
+                name = listed.entry["name"]
+                if descriptor is not None:
+                    unit.add_tool(descriptor, where, listed.server, known, problems)
+                else:
+                    unit.add_failed(name, name, where, listed.server, known, problems)
             for handler in found.handlers:
                 node, home = handler.node, handler.module
                 ignores = unit.suppressions
@@ -513,14 +654,19 @@ def compile_file(
                 first = min([d.lineno for d in node.decorator_list] + [node.lineno])
                 ignores.add_handler(first, node.lineno, node.end_lineno or node.lineno)
                 descriptor, problems = compile_handler(handler, index, config, policy, ignores)
-                unit.diagnostics.extend(problems)
+                where = home.location(node)
+                at = handler.at.location(handler.decorator)
+                known = (
+                    at,
+                    strength(handler.server, handler.weak, len(handler.values)),
+                    handler.root,
+                )
                 if descriptor is not None:
-                    unit.tools.append((descriptor, home.location(node)))
-                    unit.servers.append(handler.server)
+                    unit.add_tool(descriptor, where, handler.server, known, problems)
                 else:
                     name, claimed = intended_name(handler, index)
-                    unit.left_out.append((name, home.location(node)))
-                    unit.claims.append((name if claimed else None, handler.server))
+                    claim = name if claimed else None
+                    unit.add_failed(name, claim, where, handler.server, known, problems)
     if unit.tools and not importable(file.module):
         unit.diagnostics.append(
             Diagnostic(
@@ -536,6 +682,64 @@ def compile_file(
     if file.module not in shared:  # no other file has used it so far: free its syntax tree
         index.release(file.module)
     return unit
+
+
+def compile_listed(
+    listed: ListedTool, config: Config, policy: Policy, ignores: FileSuppressions
+) -> tuple[ToolDescriptor | None, list[Diagnostic]]:
+    """The descriptor of a tool a low-level server lists: its entry as written is what the
+    server publishes; the canonical descriptor takes its name, description and schemas."""
+    entry = listed.entry
+    where = listed.module.location(listed.node)
+    problems: list[Diagnostic] = []
+    problem = name_problem(entry["name"], config.platforms)
+    if problem is not None:
+        problems.append(Diagnostic("TG103", problem, where))
+    risk = DEFAULT_RISK
+    autonomous, confirmation = RISK_DEFAULTS[risk]
+    annotations = entry.get("annotations", {})
+    data: dict[str, Any] = {
+        "name": entry["name"],
+        # a tool listed without a description still needs one in the descriptor
+        "description": entry.get("description") or entry["name"],
+        "parameters": entry["inputSchema"],
+        "returns": {"schema": entry.get("outputSchema", {})},
+        "errors": [],
+        "idempotency": {
+            key: annotations[hint]
+            for key, hint in HINT_KEYS.items()
+            if isinstance(annotations.get(hint), bool)
+        },
+        "examples": [],
+        "risk": risk,
+        "autonomous": autonomous,
+        "confirmation": confirmation,
+        "source": {
+            "module": listed.lister_module,
+            "qualname": listed.lister_qualname,
+            "marker": "mcp",
+        },
+    }
+    if isinstance(entry.get("title"), str):
+        data["title"] = entry["title"]
+    publisher = config.publisher("mcp")
+    if publisher is not None:
+        data["framework"] = {"name": publisher.name, "version": publisher.version, "mcp": entry}
+    unfit = unwritable(data)
+    if unfit is not None:
+        problems.append(Diagnostic(unfit[0], f"`{entry['name']}` {unfit[1]}", where))
+    else:
+        try:
+            descriptor = ToolDescriptor.model_validate(data)
+        except ValidationError as exc:
+            for error in exc.errors():
+                path = ".".join(str(p) for p in error["loc"])
+                problems.append(Diagnostic("TG403", f"`{path}`: {error['msg']}", where))
+        else:
+            problems = policy.apply(problems, {listed.module.shown: ignores})
+            if not any(p.severity is Level.ERROR for p in problems):
+                return descriptor, problems
+    return None, policy.apply(problems, {listed.module.shown: ignores})
 
 
 def intended_name(handler: Handler, index: ModuleIndex) -> tuple[str, bool]:
@@ -632,12 +836,20 @@ class _HandlerCompiler:
             d.code.startswith("TG2") and d.severity is Level.ERROR
             for d in self.policy.apply(self.problems[before:], self.ignores)
         )
-        if not description:
+        if not description and self.preset.native:
             self.report(
                 "TG303",
                 f"`{self.node.name}` needs a docstring whose summary describes the tool",
                 self.node,
             )
+        elif not description:  # the framework lists it without one: so does toolgen
+            message = (
+                f"`{self.node.name}` has no docstring: the tool is listed without a "
+                "description (its name stands in for one in the descriptor)"
+            )
+            where = self.module.location(self.node)
+            self.problems.append(Diagnostic("TG303", message, where, Level.WARNING))
+            description = name
         reader = SectionReader(self.module.shown)
         sections = self.doc.sections
         errors = reader.errors(sections["errors"]) if "errors" in sections else []

@@ -9,6 +9,7 @@ with a bad value in it.
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import errno
 import itertools
 import os
@@ -61,6 +62,7 @@ _DEFAULTS: dict[str, Any] = {
     "breaking_ignore": [],
     "max_source_bytes": MAX_SOURCE_BYTES,
     "decorators": {},
+    "env": {},
 }
 RULE_LEVELS = ("error", "warning", "info", "off")
 
@@ -120,6 +122,11 @@ class Config:
     #: `[tool.toolgen.decorators]`: a project's own tool decorators, each with the marker
     #: preset whose decorator arguments it takes, and where the entry is written
     decorators: tuple[tuple[str, str, Location], ...] = ()
+    #: `[tool.toolgen] env`: the process environment the served object is read with (every
+    #: other variable is absent: `os.getenv("X", d)` is `d`), by variable name
+    env: tuple[tuple[str, str], ...] = ()
+    #: `[project.scripts]` of the same file: (module, function) each console script calls
+    scripts: tuple[tuple[str, str], ...] = ()
 
     def policy(self) -> Policy:
         return Policy(
@@ -247,7 +254,26 @@ def load_config(
         where = Location(shown, *places(text).get(("tool", "toolgen"), (1, 1)))
         message = f"[tool] toolgen: must be a table ([tool.toolgen]), not {_kind_of(table)}"
         raise UserError(Diagnostic("TG002", message, where))
-    return _check(table, config_file, text, cwd, sources_override, out_override)
+    config = _check(table, config_file, text, cwd, sources_override, out_override)
+    return dataclasses.replace(config, scripts=_scripts(data.get("project")))
+
+
+def _scripts(project: Any) -> tuple[tuple[str, str], ...]:
+    """`[project.scripts]` (PEP 621) as (module, attribute) pairs: the functions a console
+    script calls, with no arguments, where a server is often built. An entry that is no
+    `module:function` reference is not toolgen's to check, and is passed over."""
+    scripts = project.get("scripts") if isinstance(project, dict) else None
+    if not isinstance(scripts, dict):
+        return ()
+    found: list[tuple[str, str]] = []
+    for reference in scripts.values():
+        if not isinstance(reference, str):
+            continue
+        module, _, attribute = reference.partition("[")[0].strip().partition(":")
+        parts = [*module.split("."), *attribute.split(".")]
+        if attribute and all(part.isidentifier() for part in parts):
+            found.append((module, attribute))
+    return tuple(sorted(set(found)))
 
 
 def _config_text(given: Path, cwd: Path) -> tuple[Path, str]:
@@ -697,6 +723,25 @@ def _decorators(c: _Checking, key: str) -> tuple[tuple[str, str, Location], ...]
     return tuple(decorators)
 
 
+def _env(c: _Checking, key: str) -> tuple[tuple[str, str], ...]:
+    if not isinstance(c.values[key], dict):
+        c.bad(key, 'must be a table of NAME = "value"')
+        return ()
+    if c.too_many(key):
+        return ()
+    env: list[tuple[str, str]] = []
+    for name, value in c.values[key].items():
+        if not isinstance(value, str):
+            why = f"{name}: the value must be a string, not {type(value).__name__}"
+        elif not name or "=" in name or "\0" in name or "\0" in value:
+            why = f"{name!r} = {value!r} cannot be a process environment variable"
+        else:
+            env.append((name, value))
+            continue
+        c.report(Diagnostic("TG002", f"[tool.toolgen] env: {cut(why)}", c.where(key, name)))
+    return tuple(sorted(env))
+
+
 def _budget(c: _Checking, key: str) -> int | None:
     value = c.values[key]
     if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
@@ -831,6 +876,7 @@ def validators() -> dict[str, Validator]:
         "min_level": _min_level,
         "rules": _rules,
         "decorators": _decorators,
+        "env": _env,
         "budget_description_chars": _budget,
         "budget_catalog_tokens": _budget,
         "max_source_bytes": _max_source_bytes,
@@ -938,6 +984,7 @@ def _check(
         frameworks=frameworks,
         mcp_enriched=checked["mcp_enriched"],
         decorators=checked["decorators"],
+        env=checked["env"],
         resolved=tuple(
             (str(given), str(path))
             for given, path in zip([*sources_given, out_given], [*source_paths, out], strict=True)

@@ -15,8 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from toolgen.analyze.handlers import find_registrations
 from toolgen.analyze.markers import PRESETS, Preset, config_presets
+from toolgen.analyze.registered import find_registrations
 from toolgen.config import Config, installed_packages
 from toolgen.diagnostics import Diagnostic
 from toolgen.read.discover import SourceFile, list_sources, search_roots, unlisted

@@ -64,8 +64,9 @@ from toolgen.analyze.docstrings import (
     numpy_entries,
     parse_entries,
 )
-from toolgen.analyze.handlers import Handler, find_handlers, nested_too_deeply
+from toolgen.analyze.handlers import Handler, nested_too_deeply
 from toolgen.analyze.markers import config_presets
+from toolgen.analyze.registered import find_registrations
 from toolgen.analyze.signature import Param, exposed_parameters
 from toolgen.analyze.types import FIELD_CALLS, FieldSpec, SchemaBuilder, TypeProblem
 from toolgen.config import Config
@@ -868,6 +869,11 @@ def _unencodable(exc: UnicodeEncodeError, text: str, shown: str, encoding: str) 
     return Diagnostic("TG016", message, Location(shown, line, col))
 
 
+def _handlers(module: Module, index: ModuleIndex, config: Config) -> list[Handler]:
+    """The handlers `module`'s unit registers, as `toolgen build` finds them."""
+    return find_registrations(module, index, config_presets(config), dict(config.env)).handlers
+
+
 def _registered(
     index: ModuleIndex, files: list[SourceFile], config: Config
 ) -> dict[Path, list[Handler]]:
@@ -878,7 +884,9 @@ def _registered(
         module = index.add_file(file.module, file.path)
         if module is None:
             continue
-        for handler in find_handlers(module, index, config_presets(config)):
+        for handler in find_registrations(
+            module, index, config_presets(config), dict(config.env)
+        ).handlers:
             found.setdefault(handler.module.path, []).append(handler)
     return found
 
@@ -908,7 +916,9 @@ def exposed_params(
     if registered is not None and module.path == file.path:
         handlers = registered.get(file.path, [])
     else:
-        handlers = find_handlers(module, index, config_presets(config))
+        handlers = find_registrations(
+            module, index, config_presets(config), dict(config.env)
+        ).handlers
     for handler in handlers:
         if handler.module.path != file.path:
             continue  # a function of another file, which that file's fix describes

@@ -189,7 +189,8 @@ def generate_spooled(config: Config, cache: UnitCache | None, jobs: int, spool: 
         spool.flush()  # a worker's pieces are read by the process it reports to
         made = FileUnit(unit.shown, unit.suppressions, tools, unit.diagnostics, unit.dependencies)
         made.left_out, made.claims = unit.left_out, unit.claims
-        made.servers, made.mounts = unit.servers, unit.mounts
+        made.servers, made.mounts, made.handlers = unit.servers, unit.mounts, unit.handlers
+        made.found, made.failed_found, made.reached = unit.found, unit.failed_found, unit.reached
         return made
 
     def stored(tool: dict[str, Any]) -> ToolParts[Piece]:

@@ -17,7 +17,7 @@ from typing import Any
 from toolgen.analyze.folding import NotStatic, fold
 from toolgen.analyze.handlers import Handler
 from toolgen.analyze.scopes import Scope
-from toolgen.diagnostics import Diagnostic
+from toolgen.diagnostics import Diagnostic, Level
 from toolgen.read.index import ModuleIndex
 
 #: Keyword arguments `@tool(...)` accepts (DESIGN §1, §3).
@@ -90,17 +90,30 @@ class _Reader:
         return fold(node, self.handler.at, self.index, self.scope, records=_is_annotations)
 
     def value(self, arg: str, node: ast.expr, shown: str) -> Any:
-        """The value of argument `arg`; TG401 (and `_NOT_STATIC`) when it depends on run time."""
+        """The value of argument `arg`: read where it is written, else as the registration
+        interpreter knows it (a name the caller of a registration function passes in); TG401
+        (and `_NOT_STATIC`) when it depends on run time."""
         try:
             return self.fold(node)
         except NotStatic as exc:
+            known = dict(self.handler.values)
+            if arg in known:
+                return known[arg]
             self.not_static(arg, shown, exc)
             return _NOT_STATIC
 
     def not_static(self, arg: str, shown: str, exc: NotStatic) -> None:
+        """TG401: an error for toolgen's own `@tool` and for a framework tool's name (there is
+        no other to publish it by); a warning otherwise, as the tool is published without
+        what cannot be read (degrade, never drop)."""
         self.info.unread.add(arg)
         message = f"{shown} argument `{arg}` is not a value toolgen can read statically: {exc.why}"
-        self.info.problems.append(Diagnostic("TG401", message, exc.module.location(exc.node)))
+        level = None
+        if not self.handler.preset.native and arg != "name":
+            message += "; the tool is published without it"
+            level = Level.WARNING
+        where = exc.module.location(exc.node)
+        self.info.problems.append(Diagnostic("TG401", message, where, level))
 
 
 _NOT_STATIC: Any = object()
@@ -165,6 +178,7 @@ def _foreign(handler: Handler, reader: _Reader) -> DecoratorInfo:
     shown = f"@{ast.unparse(decorator.func)}"
     if preset.positional_name and decorator.args:
         _positional_name(decorator.args[0], reader, shown)
+    _forwarded(handler, reader)
     for kw in decorator.keywords:
         target = preset.options.get(kw.arg or "")
         if target is None:
@@ -186,13 +200,44 @@ def _foreign(handler: Handler, reader: _Reader) -> DecoratorInfo:
     return info
 
 
+def _forwarded(handler: Handler, reader: _Reader) -> None:
+    """The options a wrapper forwards (`original(*args, **kwargs)`), as the interpreter
+    knows them: what is written where the registration is called is read after, over
+    these."""
+    if not any(isinstance(a, ast.Starred) for a in _call(handler).args) and all(
+        kw.arg is not None for kw in _call(handler).keywords
+    ):
+        return
+    for key, value in handler.values:
+        target = "name" if key == "name" else handler.preset.options.get(key)
+        if target is None or target in ("args_schema", "parse_docstring"):
+            continue
+        if target == "annotations":
+            _hints(value, reader, handler.decorator)
+        else:
+            reader.info.options[target] = value
+            reader.info.nodes[target] = handler.decorator
+
+
+def _call(handler: Handler) -> ast.Call:
+    assert isinstance(handler.decorator, ast.Call)
+    return handler.decorator
+
+
 def _positional_name(first: ast.expr, reader: _Reader, shown: str) -> None:
     """`@mcp.tool("name")`: a string is the tool's name. A function passed there (`mcp.tool(fn)`
-    registers `fn`) is no name, and no problem."""
+    registers `fn`) is no name, and no problem; nor is `*args` a wrapper forwards (what it
+    holds is the interpreter's: `_forwarded`)."""
+    if isinstance(first, ast.Starred):
+        return
     try:
         value = reader.fold(first)
     except NotStatic as exc:
-        if not _names_function(first, reader):
+        known = dict(reader.handler.values)
+        if "name" in known:
+            reader.info.options["name"] = known["name"]
+            reader.info.nodes["name"] = first
+        elif not _names_function(first, reader):
             reader.not_static("name", shown, exc)
         return
     if isinstance(value, str):
@@ -229,9 +274,17 @@ def _annotations(kw: ast.keyword, reader: _Reader, shown: str) -> None:
             )
         )
         return
+    _hints(value, reader, kw)
+
+
+def _hints(value: Any, reader: _Reader, node: ast.AST) -> None:
+    """An `annotations` dict: its title, and its hints as the idempotency block."""
+    if not isinstance(value, dict):
+        return
+    info = reader.info
     for key, item in value.items():
         if key == "title" and isinstance(item, str):
             info.options.setdefault("title", item)
-            info.nodes.setdefault("title", kw)
+            info.nodes.setdefault("title", node)
         elif key in ANNOTATION_HINTS and isinstance(item, bool):
             info.hints[ANNOTATION_HINTS[key]] = item

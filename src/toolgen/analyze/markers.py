@@ -87,6 +87,10 @@ PRESETS: dict[str, Preset] = {
                 "mcp.server.fastmcp.server.FastMCP",
                 "mcp.server.mcpserver.MCPServer",
                 "mcp.server.mcpserver.server.MCPServer",
+                # the low-level server: its tools are what its tools/list handler returns
+                "mcp.server.Server",
+                "mcp.server.lowlevel.Server",
+                "mcp.server.lowlevel.server.Server",
             }
         ),
         context_types=_MCP_CONTEXT,

@@ -165,7 +165,7 @@ class UnitCache:
         """The key to store `unit` under; None when it is not to be stored: it has errors, or
         the file changed while it was being read."""
         key = self._key(file, roots)
-        if key is None or has_errors(unit.diagnostics):
+        if key is None or has_errors(unit.all_diagnostics()):
             return None
         if unit.dependencies.read.get(str(file.path)) != self.sha(str(file.path)):
             return None
@@ -217,7 +217,24 @@ def _entry(unit: FileUnit[ToolDescriptor], renders: dict[int, ToolRender]) -> di
         "missing": sorted(unit.dependencies.missing),
         "servers": unit.servers,
         "mounts": [[m.parent, m.child, m.namespace, list(m.tool_names)] for m in unit.mounts],
+        "found": [[*_place(at), known, root] for at, known, root in unit.found],
+        "handlers": [
+            [*_place(where), *_place(at), known, root, [d.to_dict() for d in problems]]
+            for where, (at, known, root), problems in unit.handlers
+        ],
+        "reached": [list(where) for where in unit.reached],
     }
+
+
+def _place(where: Location) -> list[Any]:
+    return [where.path, where.line, where.col]
+
+
+def _root(stored: Any) -> tuple[str, int, int] | None:
+    if stored is None:
+        return None
+    path, line, col = stored
+    return (str(path), int(line), int(col))
 
 
 def _restore(
@@ -259,6 +276,19 @@ def restore_with(entry: dict[str, Any], tool: Callable[[dict[str, Any]], T]) -> 
         Mount(str(parent), str(child), namespace, tuple((str(a), str(b)) for a, b in names))
         for parent, child, namespace, names in entry["mounts"]
     ]
+    unit.found = [
+        (Location(str(path), int(line), int(col)), int(known), _root(root))
+        for path, line, col, known, root in entry["found"]
+    ]
+    unit.handlers = [
+        (
+            Location(str(path), int(line), int(col)),
+            (Location(str(at_path), int(at_line), int(at_col)), int(known), _root(root)),
+            [diagnostic_from_dict(d) for d in rows],
+        )
+        for path, line, col, at_path, at_line, at_col, known, root, rows in entry["handlers"]
+    ]
+    unit.reached = [(str(path), int(line), int(col)) for path, line, col in entry["reached"]]
     return unit
 
 
@@ -283,7 +313,20 @@ def _check(entry: dict[str, Any]) -> None:
             texts += [t for pair in render["sections"].values() for t in pair]
             numbers += [n for tally in render["tallies"].values() for n in tally]
             texts += [*render["chunks"], *render["sections"], *render["tallies"]]
-    for row in entry["diagnostics"]:
+    rows = list(entry["diagnostics"])
+    roots = [stored[4] for stored in entry["found"] if stored[4] is not None]
+    roots += [stored[7] for stored in entry["handlers"] if stored[7] is not None]
+    for path, line, col in [*roots, *entry["reached"]]:
+        texts.append(path)
+        numbers += (line, col)
+    for path, line, col, known, _ in entry["found"]:
+        texts.append(path)
+        numbers += (line, col, known)
+    for path, line, col, at_path, at_line, at_col, known, _, told in entry["handlers"]:
+        texts += (path, at_path)
+        numbers += (line, col, at_line, at_col, known)
+        rows += told
+    for row in rows:
         texts += (row["code"], row["message"], row["level"])
         if row["path"] is not None:
             texts.append(row["path"])

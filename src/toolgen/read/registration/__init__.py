@@ -35,29 +35,44 @@ What it evaluates
   `try` (the body, then `else`/`finally`; the handlers, joined with `else`, when the body
   raised or made an unknown value, as it then may have raised),
   `with` (its body), `match` on known subjects, `return`, `del`, `global`/`nonlocal`.
+- A project class without an `__init__` of its own that is a record (a dataclass, by its
+  decorator's name; a `NamedTuple`; a pydantic model) sets its annotated fields from the
+  arguments, as the `__init__` Python makes for it does. A member of an enum is its value
+  (`Tools.SEARCH.value` is `Tools.SEARCH`).
 - Console scripts: a function called under `if __name__ == "__main__":` is evaluated too
   (`__name__` is unknown: both branches run), since the served object is often built
-  there. Not yet: the functions `[project.scripts]` names (they are evaluated as unreached
-  functions, with unknown arguments).
-- Functions nothing evaluated reaches (a `register(mcp)` that only the run time calls, a
-  lifespan hook) are evaluated last, once each, with their parameters `Unknown`: there a
+  there. The functions `[project.scripts]` names are called with no arguments, as a console
+  script calls them (`scripts`), once their module is loaded.
+- Functions the evaluation of their module (with what it imports) does not reach (a
+  `register(mcp)` that only the run time, or another file, calls; a lifespan hook) are
+  evaluated last, once each, with their parameters `Unknown` (`unreached`): there a
   preset's registration method called on an unknown owner (`mcp.tool`, `server.add_tool`)
   still registers, with a server toolgen cannot name, as such code is written for no other
   purpose. Reached functions (by where they are written: a source listed under two module
   names is one function) and registered ones are never evaluated this way too, nor one that
   mentions no word a registration is written with (a preset's method, decorator or server
   class, a name of its module bound to one of them): it could register only through another
-  function, which is evaluated in its own right (most functions are no registration code). The same
-  holds for an unknown owner anywhere (a parameter, `self.server` never set, a name from
-  outside the project, what a function from outside it gives), as
-  `toolgen.analyze.servers.is_server` says, but not for an instance of a class from outside
-  the project that is no preset's server class (`fastmcp.FastMCP(...)` when only `mcp` is
-  configured; a class is told from a function by its capitalised name): toolgen sees what
-  made it, and it is no server of the configured presets (a TG106).
+  function, which is evaluated in its own right (most functions are no registration code).
+  What another module's evaluation reached does not count: a unit finds the same whatever
+  units ran before it (the unit cache relies on it), and the compiler keeps, of a handler
+  two units find, the one that knows more of its registration (and nothing a function run
+  this way registers when another unit runs it with its arguments). A registration method
+  called on an unknown owner anywhere (a parameter, `self.server` never set, a name from
+  outside the project, what a function from outside it gives) registers too: the preset
+  was asked for, and that is how such servers are written; but not on an instance of a
+  class from outside the project that is no preset's server class (`fastmcp.FastMCP(...)` when
+  only `mcp` is configured; a class is told from a function by its capitalised name): toolgen
+  sees what made it, and it is no server of the configured presets (a TG106).
 - The process environment is absent: `os.getenv("X", d)`, `os.environ.get("X", d)` and
   `os.environ["X"]` evaluate to the default (what a server started with nothing set
-  publishes), or to the value `evaluate(..., env=...)` gives for `X`; each read is a note.
-  (`[tool.toolgen] env` is not read yet: the compiler will pass it.)
+  publishes), or to the value `evaluate(..., env=...)` gives for `X` (the compiler passes
+  `[tool.toolgen] env`); each read is a note.
+- A low-level SDK server (`mcp.server.Server`, a preset's server class too): the function
+  `@server.list_tools()` decorates (mcp 1) or `Server(on_list_tools=...)` names (mcp 2) is
+  a `ListedTools` effect; `listed` runs it with unknown arguments once its module is
+  loaded, and what it returns is the server's list: `Tool(...)`, `ToolAnnotations(...)` and
+  `ListToolsResult(...)` of the SDK made with known arguments are `Record`s, and
+  `Model.model_json_schema()` of a project pydantic model is a `SchemaOf` the analysis makes.
 
 What it never does
 ------------------
@@ -72,7 +87,9 @@ A call depth (`MAX_DEPTH`) and the levels of one function's recursion (`MAX_RECU
 level may call itself more than once), per loop a number of iterations (`MAX_ITERATIONS`), per
 unit (a module's top level, or one unreached function: a unit that runs out does not starve
 the others) a number of evaluation steps (`MAX_STEPS`; `MAX_UNREACHED_STEPS`, fewer, for an
-unreached function) and a time budget (`MAX_SECONDS`), and
+unreached function; each statement of a module's top level has `MAX_STEPS` of its own: one
+that runs out, a class of 100,000 members, leaves what it binds unknown and the next goes on)
+and a time budget (`MAX_SECONDS`), and
 the statements, expressions and calls in progress at once (`MAX_NESTING`, below Python's
 recursion limit). Past a depth, recursion, iteration or nesting bound the value being
 computed is `Unknown` with a located note that says which bound was reached; past a unit's
@@ -88,25 +105,30 @@ instance), `Partial`, `Class`, `Instance` (its attributes), `ModuleValue`, `Exte
 from an installed package: a path), `Server` (a framework's server object: preset, key, where
 made), `Method` (a framework method of a server, or a registration method of an unknown
 owner), `Registrar` (`mcp.tool(name=...)`: a server method called with options, waiting for
-its function), `ToolOf` (`Tool.from_function(fn, ...)`), `Super`, `ContainerMethod`
-(`TOOLS.append`), `Unknown`.
+its function), `ToolOf` (`Tool.from_function(fn, ...)`), `Lister` (`server.list_tools()`,
+waiting for its handler), `Record` (an SDK data object: `Tool(...)`), `SchemaOf`
+(`Model.model_json_schema`), `Super`, `ContainerMethod` (`TOOLS.append`), `Unknown`.
 
 Effects (`effects`)
 -------------------
 `Registered` (a function registered with a server, with the call that carries its options and
 the options' values), `Mounted` (a server's tools listed by another), `ListedTools` (a
-low-level SDK server's `@server.list_tools()` handler: the `Tool(...)` values it returns,
-schemas as written; not produced yet: no preset names the low-level server), and `Note`s
+low-level SDK server's handler of `tools/list`), and `Note`s
 (`unfollowed`, TG106: what could not be followed, and why; `bound`: a bound reached; `env`:
 a read of the process environment).
 
-`toolgen.analyze.interpreted.registrations` turns effects into the `Registrations` that
-pattern matching gives (the compiler does not use it yet). The effects a module's top level
-causes include registrations written in other modules that it reaches (a `register(mcp)`
-defined elsewhere and called here), with the server it passes: pattern matching gives them
-to the module they are written in, with no server key.
+`toolgen.analyze.registered` turns a unit's effects into the handlers, mounts and listed
+tools the compiler compiles. The effects a module's top level causes include registrations
+written in other modules that it reaches (a `register(mcp)` defined elsewhere and called
+here), with the server and the arguments it passes.
 """
 
-from toolgen.read.registration.evaluation import Evaluation, evaluate, unreached
+from toolgen.read.registration.evaluation import (
+    Evaluation,
+    evaluate,
+    listed,
+    scripts,
+    unreached,
+)
 
-__all__ = ["Evaluation", "evaluate", "unreached"]
+__all__ = ["Evaluation", "evaluate", "listed", "scripts", "unreached"]

@@ -40,12 +40,13 @@ class Mounted:
 
 @dataclass(frozen=True)
 class ListedTools:
-    """A low-level SDK server's `@server.list_tools()` handler (not produced yet: no preset
-    names the low-level server)."""
+    """A low-level SDK server's handler of `tools/list` (`@server.list_tools()`, or
+    `Server(on_list_tools=...)`): `node` is what names it, written in `site`. The tools are
+    what it returns (`toolgen.read.registration.evaluation.listed`)."""
 
     server: Server
     function: Function
-    node: ast.expr
+    node: ast.AST
     site: Module
 
 

@@ -1,8 +1,10 @@
-"""The entry points: what a module's own top level causes (`evaluate`), and what the functions
-nothing evaluated reaches cause when run with unknown arguments (`unreached`).
+"""The entry points: what a module's own top level causes (`evaluate`), what the functions its
+evaluation does not reach cause when run with unknown arguments (`unreached`), and what a
+low-level server's `tools/list` handler returns (`listed`).
 
 One `Interpreter` is kept per index, presets and environment (while the index lives): a module
-imported by many is evaluated once, and which functions were reached is the project's.
+imported by many is evaluated once. Which functions a module's evaluation reached is that
+module's (with what it imported): a unit finds the same whatever units ran before it.
 """
 
 from __future__ import annotations
@@ -15,8 +17,8 @@ from collections.abc import Mapping as MappingABC
 from dataclasses import dataclass
 
 from toolgen.read.index import Module, ModuleIndex
-from toolgen.read.registration.effects import Effect, Mounted, Note, Registered
-from toolgen.read.registration.frames import Frame, place
+from toolgen.read.registration.effects import Effect, ListedTools, Mounted, Note, Registered
+from toolgen.read.registration.frames import Frame, Place, place
 from toolgen.read.registration.frameworks import (
     ADD_METHODS,
     MOUNT_METHODS,
@@ -35,6 +37,7 @@ from toolgen.read.registration.values import (
     Method,
     Registrar,
     Server,
+    Unknown,
     Value,
 )
 
@@ -47,6 +50,12 @@ _SESSIONS: weakref.WeakKeyDictionary[ModuleIndex, dict[_Key, Interpreter]] = (
 @dataclass(frozen=True)
 class Evaluation:
     effects: tuple[Effect, ...]
+    #: where the functions the evaluation ran are written (`evaluate`: with what the module
+    #: imported)
+    reached: frozenset[Place] = frozenset()
+    #: for `unreached`: the function each effect's evaluation started from, by id() of the
+    #: effect (a registration found there is another unit's when that unit reaches it)
+    roots: tuple[tuple[int, Place], ...] = ()
 
     @property
     def registered(self) -> list[Registered]:
@@ -81,7 +90,37 @@ def evaluate(
 ) -> Evaluation:
     """The effects `module`'s own top level causes (those of the modules it imports belong
     to theirs), in the order they happen."""
-    return Evaluation(tuple(interpreter(index, presets, env).state(module).effects))
+    state = interpreter(index, presets, env).state(module)
+    return Evaluation(tuple(state.effects), frozenset(state.reached))
+
+
+def scripts(
+    module: Module,
+    index: ModuleIndex,
+    presets: Sequence[PresetLike],
+    env: MappingABC[str, str] | None,
+    names: Sequence[str],
+) -> Evaluation:
+    """What calling each function of `module` that a console script names (`main`,
+    `cli.main`: a dotted attribute) with no arguments causes, as the script does, once the
+    module is loaded."""
+    run = interpreter(index, presets, env)
+    state = run.state(module)
+    saved = run.reached, run.registered
+    run.reached, run.registered = set(), set()
+    effects: list[Effect] = []
+    try:
+        for name in names:
+            with run.unit(effects, module):
+                first, *rest = name.split(".")
+                target = state.frame.names.get(first, Unknown(f"`{first}` is not bound", None))
+                for attr in rest:
+                    target = run.attribute(target, attr, module.tree)
+                node = target.node if isinstance(target, Function) else module.tree
+                run.call(target, [], {}, node)
+        return Evaluation(tuple(effects), frozenset(run.reached))
+    finally:
+        run.reached, run.registered = saved
 
 
 def unreached(
@@ -90,20 +129,36 @@ def unreached(
     presets: Sequence[PresetLike],
     env: MappingABC[str, str] | None = None,
     sources: Iterable[Module] = (),
+    reached: Iterable[Place] = (),
 ) -> Evaluation:
-    """The effects of `module`'s functions (and methods of its classes) that nothing
-    evaluated reaches, each called once with unknown arguments, in source order; a method's
-    instance is a fresh one of its class. `sources` (with `module`) are evaluated first: what
-    they reach is not evaluated again. A registered function is not evaluated (the framework
-    calls it, with a request's arguments), nor one that mentions no registration word
-    (`_vocabulary`): it could register only through another function, which is evaluated
-    in its own right (most of a project's functions are no registration code, and evaluating
-    each with unknown arguments costs more than all the rest)."""
+    """The effects of `module`'s functions (and methods of its classes) that the evaluation
+    of `module` (and of `sources`, with what they import) does not reach, each called once
+    with unknown arguments, in source order; a method's instance is a fresh one of its
+    class. Nor is what `reached` names (what the module's console scripts ran). A registered
+    function is not evaluated (the framework calls it, with a request's arguments), nor one
+    that mentions no registration word (`_vocabulary`): it could register only through
+    another function, which is evaluated in its own right (most of a project's functions are
+    no registration code, and evaluating each with unknown arguments costs more than all the
+    rest)."""
     run = interpreter(index, presets, env)
+    saved = run.reached, run.registered
+    # what this module's evaluation reached only, and `reached` (its console scripts')
+    run.reached, run.registered = set(reached), set()
+    try:
+        found = _unreached(run, module, sources)
+        roots = tuple((id(effect), root) for root, effect in found)
+        return Evaluation(tuple(effect for _, effect in found), frozenset(run.reached), roots)
+    finally:
+        run.reached, run.registered = saved
+
+
+def _unreached(
+    run: Interpreter, module: Module, sources: Iterable[Module]
+) -> list[tuple[Place, Effect]]:
     for source in sources:
         run.state(source)
     state = run.state(module)
-    effects: list[Effect] = []
+    found: list[tuple[Place, Effect]] = []
     words = _vocabulary(run, state.frame)
     lines = module.source.splitlines()
     for stmt in module.tree.body:
@@ -113,10 +168,29 @@ def unreached(
                 continue
             if not _mentions(lines, node, words):
                 continue
+            effects: list[Effect] = []
             with run.unit(effects, module, ("MAX_UNREACHED_STEPS", MAX_UNREACHED_STEPS)):
                 args = [] if first is None else [first]
                 run.call_function(function, args, {}, node, known=False)
-    return Evaluation(tuple(effects))
+            found.extend((place(function), effect) for effect in effects)
+    return found
+
+
+def listed(
+    effect: ListedTools,
+    index: ModuleIndex,
+    presets: Sequence[PresetLike],
+    env: MappingABC[str, str] | None = None,
+) -> tuple[Value, list[Note]]:
+    """What the `tools/list` handler of `effect` returns, run as the SDK runs it (with a
+    request toolgen cannot know), once the module that defines it has been evaluated: the
+    names it reads are bound by then. And the notes of that evaluation."""
+    run = interpreter(index, presets, env)
+    effects: list[Effect] = []
+    value: Value = Unknown("the evaluation stopped", effect.node)
+    with run.unit(effects, effect.function.module):
+        value = run.call_function(effect.function, [], {}, effect.node, known=False)
+    return value, [e for e in effects if isinstance(e, Note)]
 
 
 def _functions(

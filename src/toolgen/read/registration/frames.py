@@ -26,10 +26,11 @@ from toolgen.read.registration.values import (
 class OutOfBudget(Exception):
     """A unit's steps or time ran out: it stops where it is (its effects so far are kept)."""
 
-    def __init__(self, why: str, node: ast.AST | None) -> None:
+    def __init__(self, why: str, node: ast.AST | None, timed: bool = False) -> None:
         super().__init__(why)
         self.why = why
         self.node = node
+        self.timed = timed  # the unit's time ran out (else its steps)
 
 
 @dataclass(eq=False)
@@ -60,6 +61,13 @@ class ModuleState:
     frame: Frame
     effects: list[Effect] = field(default_factory=list)
     done: bool = False
+    #: where the functions its evaluation ran (with the modules it imported) are written, and
+    #: those it registered: what a unit skips of the unreached ones depends on nothing else
+    reached: set[Place] = field(default_factory=set)
+    registered: set[Place] = field(default_factory=set)
+    #: the modules its evaluation looked up (`ModuleIndex.touched`), told again to every unit
+    #: that imports it later: a unit's cache entry depends on them too
+    touched: set[str] = field(default_factory=set)
 
 
 @dataclass(frozen=True)

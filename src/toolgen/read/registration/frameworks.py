@@ -13,14 +13,16 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from toolgen.read.index import Module
-from toolgen.read.registration.effects import Effect, Mounted, NoteKind, Registered
+from toolgen.read.registration.effects import Effect, ListedTools, Mounted, NoteKind, Registered
 from toolgen.read.registration.values import (
     CALLABLE_FUNCTION,
     Class,
     Const,
     External,
+    Lister,
     Mapping,
     Method,
+    Record,
     Registrar,
     Server,
     ToolOf,
@@ -34,6 +36,13 @@ from toolgen.read.registration.values import (
 ADD_METHODS = frozenset({"add_tool"})
 #: Server methods that put another server's tools into its list (FastMCP's).
 MOUNT_METHODS = frozenset({"mount", "import_server"})
+#: Methods of a low-level SDK server that take the handler of `tools/list` (mcp 1), and the
+#: keyword of its class that does (mcp 2).
+LIST_METHODS = frozenset({"list_tools"})
+LIST_KEYWORD = "on_list_tools"
+#: The SDK's data classes a tools/list answer is made of: an object of one, made with
+#: arguments toolgen knows, is a `Record` of them (by the class's last name, in `mcp`).
+RECORDS = frozenset({"Tool", "ToolAnnotations", "ListToolsResult"})
 #: Class methods of a server class that make a server whose tools only the run time reads.
 GENERATED = {"from_openapi": "an OpenAPI document", "from_fastapi": "a FastAPI app"}
 #: How deep a class's bases are followed to a framework's server class.
@@ -153,7 +162,13 @@ def call_external(
     path = callee.path
     made = factory_of(ctx, path)
     if made is not None:
-        return Server(made.name, node, ctx.site)
+        server = Server(made.name, node, ctx.site)
+        handler = kwargs.get(LIST_KEYWORD)
+        if handler is not None and isinstance(node, ast.Call):
+            list_tools(ctx, Lister(server, node, ctx.site), handler, node)
+        return server
+    if path.partition(".")[0] == "mcp" and path.rpartition(".")[2] in RECORDS:
+        return Record(path.rpartition(".")[2], dict(kwargs), node, ctx.site)
     owner, _, attr = path.rpartition(".")
     made = factory_of(ctx, owner)
     if made is not None and attr in GENERATED:
@@ -214,11 +229,14 @@ def call_method(
                 ctx, target, node, site, method.preset, method.name, method.owner, kwargs
             )
         if isinstance(node, ast.Call):
-            options = tuple(kwargs.items())
+            named = first if isinstance(first, Const) and isinstance(first.value, str) else None
+            options = tuple(kwargs.items()) + ((("name", named),) if named else ())
             return Registrar(method.owner, method.name, method.preset, node, ctx.site, options)
         return Unknown(f"`{shown(node)}` used without a function", node)
     if method.name in MOUNT_METHODS and method.owner is not None:
         return mount(ctx, method.owner, args, kwargs, node)
+    if method.name in LIST_METHODS and method.owner is not None and isinstance(node, ast.Call):
+        return Lister(method.owner, node, ctx.site)
     return Unknown(f"what `{shown(node)}` gives is the framework's run time", node)
 
 
@@ -239,6 +257,17 @@ def call_registrar(
         registrar.owner,
         options,
     )
+
+
+def list_tools(ctx: Context, lister: Lister | None, handler: Value, node: ast.AST) -> Value:
+    """`@server.list_tools()` applied to `handler`, or `Server(on_list_tools=handler)`: what
+    it returns is the server's list of tools."""
+    function = unwrap(handler)
+    if lister is None or function is None:
+        what = shown(node)
+        return ctx.note("unfollowed", f"`{what}` lists tools toolgen cannot name", node)
+    ctx.record(ListedTools(lister.owner, function, lister.node, lister.module))
+    return handler
 
 
 def register(

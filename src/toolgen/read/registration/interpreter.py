@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 import builtins
 import time
+import weakref
 from collections.abc import Iterator, Sequence
 from collections.abc import Mapping as MappingABC
 from contextlib import contextmanager
@@ -20,7 +21,7 @@ from typing import Literal
 
 from toolgen.read.index import Module, ModuleIndex, _absolute, canonical_external
 from toolgen.read.registration import frameworks, operators, stdlib
-from toolgen.read.registration.effects import Effect, Note, NoteKind, Registered
+from toolgen.read.registration.effects import Effect, ListedTools, Note, NoteKind, Registered
 from toolgen.read.registration.frames import (
     BREAK,
     CONTINUE,
@@ -52,11 +53,14 @@ from toolgen.read.registration.values import (
     External,
     Function,
     Instance,
+    Lister,
     Mapping,
     Method,
     ModuleValue,
     Partial,
+    Record,
     Registrar,
+    SchemaOf,
     Seq,
     Server,
     Super,
@@ -64,6 +68,12 @@ from toolgen.read.registration.values import (
     Value,
 )
 
+#: Decorators that make a class a record (its `__init__` sets its annotated fields).
+RECORD_DECORATORS = frozenset({"dataclass", "define", "frozen", "attrs"})
+#: Base classes that do the same, by path.
+RECORD_BASES = frozenset({"typing.NamedTuple", "pydantic.BaseModel", "pydantic.main.BaseModel"})
+#: pydantic's model class, by the paths a project imports it with.
+PYDANTIC_MODELS = frozenset({"pydantic.BaseModel", "pydantic.main.BaseModel"})
 #: Calls in progress at once (a recursion past it is cut with a note).
 MAX_DEPTH = 24
 #: Calls of one function in progress at once: a recursion is cut there (each level may call
@@ -95,7 +105,8 @@ class Interpreter:
         self.states: dict[tuple[str, str], ModuleState] = {}
         self._by_object: dict[int, ModuleState] = {}  # the same, by the module object's id
         #: where the functions whose bodies ran, and those registered, are written (a file
-        #: listed as a source under another module name is the same function)
+        #: listed as a source under another module name is the same function), in the
+        #: module being evaluated and what it imported (`ModuleState`)
         self.reached: set[Place] = set()
         self.registered: set[Place] = set()
         self.stack: list[ast.AST] = []  # the functions being called, outermost first
@@ -121,7 +132,7 @@ class Interpreter:
         return self._site[-1]
 
     def record(self, effect: Effect) -> None:
-        if isinstance(effect, Registered):
+        if isinstance(effect, Registered | ListedTools):
             self.registered.add(place(effect.function))
         self.sink.append(effect)
 
@@ -178,19 +189,64 @@ class Interpreter:
         """`module` evaluated (once): a module met again while being evaluated gives what it
         has bound so far, as Python's import does."""
         state = self._by_object.get(id(module))
-        if state is not None and state.module is module:
-            return state
-        key = (module.name, str(module.path))
-        state = self.states.get(key)
-        if state is not None:
-            self._by_object[id(module)] = state
-            return state
+        if state is None or state.module is not module:
+            state = self.states.get((module.name, str(module.path)))
+        if state is None:
+            state = self._evaluate(module)
+        self._by_object[id(module)] = state
+        self.reached |= state.reached
+        self.registered |= state.registered
+        self.index.touched.update(state.touched)
+        return state
+
+    def _evaluate(self, module: Module) -> ModuleState:
+        """`module`'s top level, as a unit with what it reaches, registers and looks up."""
         frame = Frame(module, {}, None)
-        state = self.states[key] = ModuleState(module, frame)
-        with self.unit(state.effects, module):
-            self.block(module.tree.body, frame)
+        state = self.states[(module.name, str(module.path))] = ModuleState(module, frame)
+        saved = self.reached, self.registered
+        self.reached, self.registered = state.reached, state.registered
+        try:
+            with self.index.tracking() as touched, self.unit(state.effects, module):
+                state.touched = touched
+                for stmt in module.tree.body:
+                    self.top_level(stmt, frame)
+                self.mark_called(module.tree, frame)
+        finally:
+            self.reached, self.registered = saved
         state.done = True
         return state
+
+    def top_level(self, stmt: ast.stmt, frame: Frame) -> None:
+        """One statement of a module's top level. One that runs out of steps (a class of
+        100,000 members) costs what it binds, which is then unknown, not the statements
+        after it: they get steps of their own. The unit's time still bounds them all."""
+        try:
+            self.statement(stmt, frame)
+        except OutOfBudget as exc:
+            if exc.timed:
+                raise
+            self.note("bound", f"evaluation of this statement stopped: {exc.why}", exc.node)
+            for name in _bound_names(stmt):
+                frame.names[name] = self.unknown(exc.why, stmt)
+            self.steps = 0
+
+    def mark_called(self, scope: ast.AST, frame: Frame) -> None:
+        """Count as reached the project's functions that the code of `scope` (a function
+        run, or a module's top level) calls by a name bound in `frame`, in branches that ran
+        or not: the caller decides whether and how they run, so they are not also run with
+        arguments unknown (`unreached`), where they would register what the caller did not
+        (an `if profile == "all":` the caller's arguments leave out)."""
+        for callee in _callees(scope):
+            value: Value | None = None
+            if isinstance(callee, ast.Name):
+                value = _bound(callee.id, frame)
+            elif isinstance(callee.value, ast.Name):
+                owner = _bound(callee.value.id, frame)
+                if isinstance(owner, ModuleValue):
+                    state = self._by_object.get(id(owner.module))
+                    value = state.frame.names.get(callee.attr) if state is not None else None
+            if isinstance(value, Function):
+                self.reached.add(place(value))
 
     def project_module(self, name: str) -> ModuleState | None:
         module = self.index.get(name)
@@ -208,7 +264,7 @@ class Interpreter:
             name, most = self.max_steps
             raise OutOfBudget(f"more than {name} = {most} evaluation steps", node)
         if not self.steps % 1024 and time.monotonic() > self.deadline:
-            raise OutOfBudget(f"more than MAX_SECONDS = {MAX_SECONDS} seconds", node)
+            raise OutOfBudget(f"more than MAX_SECONDS = {MAX_SECONDS} seconds", node, timed=True)
         if self.nesting >= MAX_NESTING:
             self.note("bound", f"nested more than MAX_NESTING = {MAX_NESTING} deep", node)
             return False
@@ -847,7 +903,12 @@ class Interpreter:
             return found if found is not None else frameworks.server_attribute(self, owner, attr)
         if isinstance(owner, Class):
             found = self.class_attribute(owner, attr, owner)
+            if found is None and attr == "model_json_schema" and self.is_model(owner):
+                return SchemaOf(owner, node, self.site)
             return found if found is not None else self.unknown(f"`{attr}` of a class", node)
+        if isinstance(owner, Record):
+            known = owner.kwargs.get(attr)
+            return known if known is not None else self.unknown(f"`{attr}` not given", node)
         if isinstance(owner, ModuleValue):
             return self.module_attribute(self.state(owner.module), attr, node)
         if isinstance(owner, External):
@@ -860,6 +921,8 @@ class Interpreter:
                 return Const(owner.name)
             if attr == "__wrapped__" and owner.wrapped is not None:
                 return owner.wrapped
+        if isinstance(owner, Const) and attr == "value":
+            return owner  # an enum's member is its value here (`Tools.SEARCH.value`)
         if isinstance(owner, Seq | Mapping | Const):
             return ContainerMethod(owner, attr)
         if isinstance(owner, Unknown):
@@ -870,6 +933,14 @@ class Interpreter:
                 return Method(None, attr, found_fw.name)
             return owner
         return self.unknown(f"`{attr}` of a value toolgen cannot know", node)
+
+    def is_model(self, cls: Class) -> bool:
+        """Whether `cls` derives from pydantic's `BaseModel` (through project classes)."""
+        return any(
+            isinstance(base, External) and base.path in PYDANTIC_MODELS
+            for known in self.mro(cls)
+            for base in known.bases
+        )
 
     def not_a_server(self, node: ast.AST, why: str) -> Unknown:
         """TG106 for a registration on something toolgen can see is not a server."""
@@ -971,6 +1042,11 @@ class Interpreter:
             return frameworks.call_method(self, callee, args, kwargs, node)
         if isinstance(callee, Registrar):
             return frameworks.call_registrar(self, callee, args, kwargs, node)
+        if isinstance(callee, Lister):
+            handler = args[0] if args else self.unknown("no handler", node)
+            return frameworks.list_tools(self, callee, handler, node)
+        if isinstance(callee, SchemaOf) and not callee.called:
+            return SchemaOf(callee.cls, node, self.site, called=True)
         if isinstance(callee, ContainerMethod):
             return stdlib.container_call(self, callee, args, node)
         if isinstance(callee, Instance):
@@ -1020,7 +1096,44 @@ class Interpreter:
         init = self.class_attribute(cls, "__init__", made)
         if init is not None:
             self.call(init, args, kwargs, node, known)
+        elif isinstance(made, Instance) and self.is_record(cls):
+            self.fill_fields(made, args, kwargs, known)
         return made
+
+    def is_record(self, cls: Class) -> bool:
+        """Whether `cls` (or a project class it derives from) is a record class, whose
+        `__init__` sets its annotated fields: a dataclass (by its decorator's name), a
+        `NamedTuple`, a pydantic model."""
+        for known in self.mro(cls):
+            if any(name_of(d) in RECORD_DECORATORS for d in known.node.decorator_list):
+                return True
+            for base in known.bases:
+                if isinstance(base, External) and base.path in RECORD_BASES:
+                    return True
+        return False
+
+    def fill_fields(
+        self, made: Instance, args: list[Value], kwargs: dict[str, Value], known: bool
+    ) -> None:
+        """What a record class's `__init__` does: each annotated field (base classes' first)
+        from the arguments, in order, else its default in the class body."""
+        fields: list[str] = []
+        for cls in reversed(self.mro(made.cls)):
+            for stmt in cls.node.body:
+                if (
+                    isinstance(stmt, ast.AnnAssign)
+                    and isinstance(stmt.target, ast.Name)
+                    and name_of(stmt.annotation) != "ClassVar"
+                    and stmt.target.id not in fields
+                ):
+                    fields.append(stmt.target.id)
+        for i, name in enumerate(fields):
+            if i < len(args):
+                made.attrs[name] = args[i]
+            elif name in kwargs:
+                made.attrs[name] = kwargs[name]
+            elif not known:
+                made.attrs[name] = self.unknown(f"`{name}` given at run time", made.cls.node)
 
     def call_function(
         self,
@@ -1059,6 +1172,7 @@ class Interpreter:
             first=args[0] if args else None,
         )
         self.bind_parameters(function, args, dict(kwargs), frame, known)
+        first_time = place(function) not in self.reached
         self.reached.add(place(function))
         self.depth += 1
         self.stack.append(function.node)
@@ -1067,6 +1181,8 @@ class Interpreter:
             if isinstance(function.node, ast.Lambda):
                 return self.expr(function.node.body, frame)
             signal = self.block(function.node.body, frame)
+            if first_time:
+                self.mark_called(function.node, frame)
         finally:
             self._site.pop()
             self.stack.pop()
@@ -1113,3 +1229,63 @@ class Interpreter:
         if spec.kwarg is not None:
             extra = Mapping({k: (Const(k), v) for k, v in kwargs.items()}, partial=not known)
             frame.names[spec.kwarg.arg] = extra
+
+
+def _bound_names(stmt: ast.stmt) -> set[str]:
+    """The names a statement may bind in its scope (not in the functions or classes it
+    defines)."""
+    found: set[str] = set()
+    stack: list[ast.AST] = [stmt]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            found.add(node.name)
+            if node is not stmt:
+                continue
+            stack.extend(node.decorator_list)  # a walrus there binds here
+            continue
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            found.add(node.id)
+        elif isinstance(node, ast.alias):
+            found.add((node.asname or node.name).partition(".")[0])
+        elif isinstance(node, ast.Lambda):
+            continue
+        stack.extend(ast.iter_child_nodes(node))
+    return found
+
+
+#: The callees of each scope's calls (a function's or module's body, not the functions or
+#: classes it defines), kept while its syntax tree lives.
+_CALLEES: weakref.WeakKeyDictionary[ast.AST, list[ast.Name | ast.Attribute]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _callees(scope: ast.AST) -> list[ast.Name | ast.Attribute]:
+    """The `f` and `m.f` that `scope`'s own code calls."""
+    found = _CALLEES.get(scope)
+    if found is None:
+        found = []
+        stack = list(ast.iter_child_nodes(scope))
+        while stack:
+            node = stack.pop()
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                stack.extend(node.decorator_list)
+                continue
+            if isinstance(node, ast.Lambda):
+                continue
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name | ast.Attribute):
+                found.append(node.func)
+            stack.extend(ast.iter_child_nodes(node))
+        _CALLEES[scope] = found
+    return found
+
+
+def _bound(name: str, frame: Frame) -> Value | None:
+    """What `name` is bound to in `frame` or the frames around it (nothing evaluated)."""
+    scope: Frame | None = frame
+    while scope is not None:
+        if name in scope.names:
+            return scope.names[name]
+        scope = scope.parent
+    return None

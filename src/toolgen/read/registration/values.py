@@ -163,6 +163,38 @@ class ToolOf:
 
 
 @dataclass(frozen=True)
+class Lister:
+    """`server.list_tools()` of a low-level SDK server: a decorator waiting for the handler
+    that answers `tools/list`; `node` is the call, written in `module`."""
+
+    owner: Server
+    node: ast.Call
+    module: Module
+
+
+@dataclass(frozen=True, eq=False)
+class Record:
+    """An object of one of a framework's data classes made with the arguments given
+    (`Tool(name=..., inputSchema={...})`): `path` is the class, `kwargs` its fields."""
+
+    path: str
+    kwargs: dict[str, Value]
+    node: ast.AST
+    module: Module
+
+
+@dataclass(frozen=True)
+class SchemaOf:
+    """`Model.model_json_schema()` of a project class (`called` False: the method itself):
+    the JSON schema pydantic makes of it, which the analysis computes."""
+
+    cls: Class
+    node: ast.AST
+    module: Module
+    called: bool = False
+
+
+@dataclass(frozen=True)
 class Super:
     """`super()` in a method of class `after` (a class body), for `instance`."""
 
@@ -205,6 +237,9 @@ Value = (
     | Method
     | Registrar
     | ToolOf
+    | Lister
+    | Record
+    | SchemaOf
     | Super
     | ContainerMethod
     | Unknown

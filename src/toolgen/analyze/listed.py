@@ -1,0 +1,113 @@
+"""The tools a low-level SDK server lists: what its `tools/list` handler returns, as written.
+
+The registration interpreter gives the handler's return value (`Tool(...)` records, lists of
+them, a `ListToolsResult`); each tool whose fields are all known is published with its
+schemas exactly as the code writes them, since that is what the server sends. A tool or a
+list toolgen cannot know is a located TG106, never a guess.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from typing import Any
+
+from toolgen.analyze.known import WIRE_NAMES, NotKnown, SchemaMaker, known_value
+from toolgen.analyze.types import SchemaBuilder, TypeProblem
+from toolgen.diagnostics import Diagnostic
+from toolgen.read.index import Module, ModuleIndex
+from toolgen.read.registration.effects import ListedTools
+from toolgen.read.registration.values import Record, SchemaOf, Seq, Unknown, Value
+from toolgen.schema_forms import pydantic_form
+
+#: The fields of a listed tool toolgen publishes, in the SDK's order.
+TOOL_FIELDS = ("name", "title", "description", "inputSchema", "outputSchema", "annotations")
+
+
+@dataclass(frozen=True)
+class ListedTool:
+    """One tool of a low-level server: its `tools/list` entry, where its `Tool(...)` is
+    written, the server (its key, when toolgen can name it), and the handler listing it."""
+
+    entry: dict[str, Any]
+    module: Module
+    node: ast.AST
+    server: str | None
+    lister_module: str
+    lister_qualname: str
+
+
+def listed_tools(
+    effect: ListedTools, value: Value, schema_of: SchemaMaker | None = None
+) -> tuple[list[ListedTool], list[Diagnostic]]:
+    """The tools `value` (what `effect`'s handler returns) lists, and a TG106 for each part
+    that cannot be known. `schema_of` makes the schemas of `Model.model_json_schema()`."""
+    problems: list[Diagnostic] = []
+    site = effect.function.module
+    if isinstance(value, Record) and value.path == "ListToolsResult":
+        value = value.kwargs.get("tools", Unknown("no `tools` given", value.node))
+    if not isinstance(value, Seq):
+        why = value.why if isinstance(value, Unknown) else "it is not a list"
+        message = (
+            f"the tools `{effect.function.qualname}` lists cannot be known without running "
+            f"the code ({why})"
+        )
+        return [], [Diagnostic("TG106", message, site.location(effect.function.node))]
+    tools: list[ListedTool] = []
+    for item in value.items:
+        if not (isinstance(item, Record) and item.path == "Tool"):
+            why = item.why if isinstance(item, Unknown) else "not a `Tool(...)`"
+            node = item.node if isinstance(item, Unknown) and item.node else effect.function.node
+            message = f"a tool `{effect.function.qualname}` lists cannot be known ({why})"
+            problems.append(Diagnostic("TG106", message, site.location(node)))
+            continue
+        try:
+            entry = _entry(item, schema_of)
+        except NotKnown as exc:
+            message = f"`Tool(...)` cannot be read without running the code: {exc.why}"
+            where = item.module.location(exc.node or item.node)
+            problems.append(Diagnostic("TG106", message, where))
+            continue
+        function = effect.function
+        lister = (function.module.name, function.qualname)
+        tools.append(ListedTool(entry, item.module, item.node, effect.server.key, *lister))
+    return tools, problems
+
+
+def _entry(tool: Record, schema_of: SchemaMaker | None) -> dict[str, Any]:
+    fields = {WIRE_NAMES.get(k, k): v for k, v in tool.kwargs.items()}
+    entry: dict[str, Any] = {}
+    for key in TOOL_FIELDS:
+        if key in fields:
+            value = known_value(fields[key], tool.node, schema_of)
+            if value is not None:
+                entry[key] = value
+    if not isinstance(entry.get("name"), str):
+        raise NotKnown("its `name` is not a string", tool.node)
+    if not isinstance(entry.get("inputSchema"), dict):
+        raise NotKnown("its `inputSchema` is not a dict", tool.node)
+    for key in ("title", "description"):
+        if key in entry and not isinstance(entry[key], str):
+            raise NotKnown(f"its `{key}` is not a string", tool.node)
+    if "outputSchema" in entry and not isinstance(entry["outputSchema"], dict):
+        raise NotKnown("its `outputSchema` is not a dict", tool.node)
+    if "annotations" in entry and not isinstance(entry["annotations"], dict):
+        raise NotKnown("its `annotations` are not a dict", tool.node)
+    return entry
+
+
+def model_schema(model: SchemaOf, index: ModuleIndex) -> dict[str, Any] | None:
+    """`Model.model_json_schema()` of a project model defined at a module's top level: its
+    schema as pydantic makes it; None when toolgen cannot make it."""
+    cls = model.cls
+    if "." in cls.qualname:
+        return None
+    name = ast.copy_location(ast.Name(id=cls.qualname, ctx=ast.Load()), cls.node)
+    builder = SchemaBuilder(index)
+    try:
+        schema = builder.schema(name, cls.module)
+    except (TypeProblem, RecursionError):
+        return None
+    if builder.defs:
+        schema = {**schema, "$defs": dict(sorted(builder.defs.items()))}
+    return pydantic_form(schema)

@@ -1,0 +1,143 @@
+"""What a source file's unit registers: the registration interpreter's effects
+(`toolgen.read.registration`) as handlers, mounts, listed tools and TG106 notes.
+
+A unit is what the file's own top level causes, then what its functions that this does not
+reach cause when run with arguments toolgen cannot know (their handlers are `weak`: another
+unit that calls such a function knows more of its registrations, `toolgen.compiler`)."""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from toolgen.analyze.handlers import Handler, Mount, Registrations
+from toolgen.analyze.known import NotKnown, known_value
+from toolgen.analyze.listed import listed_tools, model_schema
+from toolgen.analyze.markers import Preset
+from toolgen.diagnostics import Diagnostic
+from toolgen.read.index import Module, ModuleIndex
+from toolgen.read.registration import evaluate, listed, scripts, unreached
+from toolgen.read.registration.effects import Effect, ListedTools, Mounted, Note, Registered
+from toolgen.read.registration.frames import Place
+from toolgen.read.registration.values import Function
+
+
+def find_registrations(
+    module: Module,
+    index: ModuleIndex,
+    presets: Sequence[Preset],
+    env: Mapping[str, str] | None = None,
+    entry_points: Sequence[str] = (),
+) -> Registrations:
+    """What `module`'s unit registers: what its top level causes, what its functions that
+    console scripts call (`entry_points`, `[project.scripts]`) cause when called so, then
+    what its functions none of that reaches cause when run with unknown arguments."""
+    evaluation = evaluate(module, index, presets, env)
+    started = scripts(module, index, presets, env, entry_points)
+    weak = unreached(module, index, presets, env, reached=started.reached)
+    effects = evaluation.effects + started.effects + weak.effects
+    found = registrations(effects, presets, dict(weak.roots))
+    found.reached = evaluation.reached | started.reached
+    seen: set[tuple[int, str | None]] = set()
+    for effect in effects:
+        if not isinstance(effect, ListedTools):
+            continue
+        server = effect.server.key
+        if (id(effect.function.node), server) in seen:
+            continue
+        seen.add((id(effect.function.node), server))
+        value, notes = listed(effect, index, presets, env)
+        tools, problems = listed_tools(effect, value, lambda model: model_schema(model, index))
+        found.listed.extend(tools)
+        found.unfollowed.extend(problems)
+        found.unfollowed.extend(_diagnostics(notes))
+    return found
+
+
+def _diagnostics(notes: Iterable[Note]) -> list[Diagnostic]:
+    return [
+        Diagnostic("TG106", note.message, note.site.location(note.node))
+        for note in notes
+        if note.kind in ("unfollowed", "bound")
+    ]
+
+
+def registrations(
+    effects: Iterable[Effect], presets: Sequence[Preset], roots: dict[int, Place] | None = None
+) -> Registrations:
+    """Handlers, mounts and TG106s of `effects` (`roots`: of those found by running a
+    function nothing reached with arguments unknown, by id(), that function). A function registered
+    through the same call with the same server more than once (a factory called twice) is one
+    handler; so is one registered with a server toolgen can name and, elsewhere, with one it
+    cannot (a registration function also evaluated with unknown arguments): the named one."""
+    by_name = {p.name: p for p in presets}
+    effects = list(effects)
+    named = {
+        (id(e.function.node), id(e.node))
+        for e in effects
+        if isinstance(e, Registered) and e.server is not None and e.server.key is not None
+    }
+    found = Registrations()
+    seen: set[tuple[int, int, str | None, str]] = set()
+    for effect in effects:
+        if isinstance(effect, Registered):
+            server = effect.server.key if effect.server is not None else None
+            values = _values(effect)
+            # one registration made with other arguments (a factory called twice) is another
+            key = (id(effect.function.node), id(effect.node), server, repr(values))
+            if server is None and key[:2] in named:
+                continue
+            if key in seen or effect.preset not in by_name:
+                continue
+            seen.add(key)
+            if isinstance(effect.function.node, ast.Lambda):  # a framework names it `<lambda>`
+                message = "a lambda is registered: toolgen reads only `def` functions"
+                where = effect.site.location(effect.node)
+                found.unfollowed.append(Diagnostic("TG106", message, where))
+                continue
+            handler = _handler(effect, by_name[effect.preset], server, values)
+            if roots is not None and id(effect) in roots:
+                handler = dataclasses.replace(handler, weak=True, root=roots[id(effect)])
+            found.handlers.append(handler)
+        elif isinstance(effect, Mounted):
+            parent, child = effect.parent.key, effect.child.key
+            if parent is not None and child is not None:
+                found.mounts.append(Mount(parent, child, effect.namespace, effect.tool_names))
+        elif isinstance(effect, Note):
+            found.unfollowed.extend(_diagnostics([effect]))
+    return found
+
+
+def _values(effect: Registered) -> tuple[tuple[str, Any], ...]:
+    """The registration's keyword arguments that the interpreter knows, as data."""
+    known: list[tuple[str, Any]] = []
+    for key, value in effect.options:
+        try:
+            known.append((key, known_value(value, effect.node)))
+        except NotKnown:
+            continue
+    return tuple(known)
+
+
+def _handler(
+    effect: Registered, preset: Preset, server: str | None, values: tuple[tuple[str, Any], ...]
+) -> Handler:
+    function: Function = effect.function
+    node = function.node
+    assert not isinstance(node, ast.Lambda)
+    site = None if effect.site is function.module else effect.site
+    return Handler(
+        function.module,
+        node,
+        function.qualname,
+        effect.node,
+        function.in_class,
+        function.kind == "static",
+        preset,
+        effect.method,
+        site,
+        server,
+        values,
+    )

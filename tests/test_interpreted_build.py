@@ -1,0 +1,258 @@
+"""The registration interpreter inside `toolgen build`: each source file is a unit (what its
+top level causes, then its functions nothing there reaches), units found twice are one tool,
+a unit taken from the cache finds what a fresh one would, and `[tool.toolgen] env` is the
+process environment the server is read with."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from conftest import CONFIG, Project, Run
+
+Runner = Callable[..., Run]
+
+pytest.importorskip("fastmcp")
+
+SERVER = """
+from fastmcp import FastMCP
+from app.tools import register
+
+mcp = FastMCP("demo")
+register(mcp)
+"""
+
+EXTRA = '''
+def register(mcp):
+    @mcp.tool
+    def ping(host: str) -> str:
+        """Ping a host."""
+        return host
+'''
+
+
+def _names(project: Project) -> list[str]:
+    tools: list[dict[str, Any]] = project.generated("mcp/tools.json")["tools"]
+    return sorted(t["name"] for t in tools)
+
+
+def _project(project: Project, server: str = SERVER, extra: str = EXTRA) -> None:
+    project.write("pyproject.toml", CONFIG + 'markers = ["fastmcp"]\n')
+    project.write("src/app/__init__.py", "")
+    project.write("src/app/main.py", server)
+    project.write("src/app/tools.py", extra)
+
+
+def test_a_registration_function_called_from_another_file_is_one_tool(
+    project: Project, run: Runner
+) -> None:
+    """main.py's unit registers `ping` on `mcp`; tools.py's runs `register` with an unknown
+    server: the same handler, published once (no TG102)."""
+    _project(project)
+    result = run("build", cwd=project.root)
+    assert result.code == 0, result.out
+    assert "TG102" not in result.out
+    assert _names(project) == ["ping"]
+
+
+def test_a_cached_unit_finds_what_a_fresh_one_would(project: Project, run: Runner) -> None:
+    """tools.py's unit does not depend on main.py having been evaluated: after main.py
+    stops calling `register` (tools.py unchanged, its unit from the cache), `ping` is still
+    a tool, and it comes back to its server when the call does."""
+    _project(project)
+    assert run("build", cwd=project.root).code == 0
+    project.write("src/app/main.py", 'from fastmcp import FastMCP\n\nmcp = FastMCP("demo")\n')
+    result = run("build", cwd=project.root)
+    assert result.code == 0, result.out
+    assert _names(project) == ["ping"]
+    project.write("src/app/main.py", SERVER)
+    result = run("build", cwd=project.root)
+    assert result.code == 0, result.out
+    assert _names(project) == ["ping"]
+    assert run("check", cwd=project.root).code == 0
+
+
+def test_an_edit_of_an_imported_module_reaches_the_unit_that_imports_it(
+    project: Project, run: Runner
+) -> None:
+    """main.py's unit registers through tools.py's `register`, which tools.py's module
+    state holds: a new tool there is found whichever unit is taken from the cache."""
+    _project(project)
+    assert run("build", cwd=project.root).code == 0
+    more = (
+        EXTRA
+        + '''
+    @mcp.tool
+    def echo(text: str) -> str:
+        """Echo text."""
+        return text
+'''
+    )
+    project.write("src/app/tools.py", more)
+    result = run("build", cwd=project.root)
+    assert result.code == 0, result.out
+    assert _names(project) == ["echo", "ping"]
+
+
+READ_ONLY = '''
+import os
+
+from fastmcp import FastMCP
+
+mcp = FastMCP("demo")
+
+
+@mcp.tool
+def show(key: str) -> str:
+    """Show a value."""
+    return key
+
+
+if not os.getenv("READ_ONLY"):
+
+    @mcp.tool
+    def put(key: str, value: str) -> None:
+        """Store a value."""
+'''
+
+
+def test_the_environment_is_absent_unless_configured(project: Project, run: Runner) -> None:
+    project.write("pyproject.toml", CONFIG + 'markers = ["fastmcp"]\n')
+    project.write("src/main.py", READ_ONLY)
+    result = run("build", cwd=project.root)
+    assert result.code == 0, result.out
+    assert _names(project) == ["put", "show"]
+    project.write("pyproject.toml", CONFIG + 'markers = ["fastmcp"]\nenv = {READ_ONLY = "1"}\n')
+    result = run("build", cwd=project.root)
+    assert result.code == 0, result.out
+    assert _names(project) == ["show"]
+
+
+@pytest.mark.parametrize(
+    ("env", "message"),
+    [
+        ("env = {READ_ONLY = 1}", "READ_ONLY: the value must be a string, not int"),
+        ('env = "READ_ONLY=1"', 'must be a table of NAME = "value"'),
+    ],
+)
+def test_a_bad_env_entry_is_a_located_error(
+    project: Project, run: Runner, env: str, message: str
+) -> None:
+    project.write("pyproject.toml", CONFIG + 'markers = ["fastmcp"]\n' + env + "\n")
+    project.write("src/main.py", READ_ONLY)
+    result = run("build", cwd=project.root)
+    assert result.code == 2, result.out
+    assert "TG002" in result.out and message in result.out, result.out
+
+
+def test_a_unit_depends_on_the_modules_its_imports_evaluated(project: Project, run: Runner) -> None:
+    """main.py reaches tools.py's `register` through a_wiring.py, evaluated (by its own unit)
+    before main.py's: main.py's unit still depends on tools.py, so a new docstring there is
+    published, not the one main.py's cached unit compiled."""
+    _project(
+        project,
+        server=SERVER.replace("app.tools import register", "app.a_wiring import setup").replace(
+            "register(mcp)", "setup(mcp)"
+        ),
+    )
+    project.write(
+        "src/app/a_wiring.py",
+        "from app.tools import register\n\n\ndef setup(mcp):\n    register(mcp)\n",
+    )
+    assert run("build", cwd=project.root).code == 0
+    project.write("src/app/tools.py", EXTRA.replace("Ping a host.", "Ping a host, once."))
+    result = run("build", cwd=project.root)
+    assert result.code == 0, result.out
+    (tool,) = project.generated("mcp/tools.json")["tools"]
+    assert tool["description"] == "Ping a host, once."
+
+
+ADMIN = '''
+def register_admin(mcp):
+    @mcp.tool
+    def wipe(table: str) -> None:
+        """Wipe a table."""
+'''
+
+
+def test_a_function_the_server_calls_only_in_a_branch_not_taken_registers_nothing(
+    project: Project, run: Runner
+) -> None:
+    """admin.py's `register_admin` is called by main.py only when ADMIN is set: main.py's
+    evaluation decides, and admin.py's unit does not run it with arguments unknown."""
+    server = (
+        "import os\nfrom fastmcp import FastMCP\nfrom app.admin import register_admin\n\n"
+        'mcp = FastMCP("demo")\n\n\n@mcp.tool\ndef ping() -> str:\n    """Ping."""\n'
+        '    return "pong"\n\n\nif os.getenv("ADMIN"):\n    register_admin(mcp)\n'
+    )
+    _project(project, server=server, extra="")
+    project.write("src/app/admin.py", ADMIN)
+    result = run("build", cwd=project.root)
+    assert result.code == 0, result.out
+    assert _names(project) == ["ping"]
+    project.write("pyproject.toml", CONFIG + 'markers = ["fastmcp"]\nenv = {ADMIN = "1"}\n')
+    result = run("build", cwd=project.root)
+    assert result.code == 0, result.out
+    assert _names(project) == ["ping", "wipe"]
+
+
+FACTORY = '''
+from fastmcp import FastMCP
+
+
+def create(profile: str = "all") -> FastMCP:
+    mcp = FastMCP("demo")
+
+    @mcp.tool
+    def ping() -> str:
+        """Ping."""
+        return "pong"
+
+    if profile == "all":
+
+        @mcp.tool
+        def wipe(table: str) -> None:
+            """Wipe a table."""
+
+    return mcp
+
+
+def main() -> None:
+    create("core").run()
+'''
+
+
+def test_a_console_script_calls_its_function_as_the_script_does(
+    project: Project, run: Runner
+) -> None:
+    """Without `[project.scripts]`, `create` is run with its argument unknown: both tools.
+    With the console script that calls `main()`, `create("core")` is what runs."""
+    project.write("pyproject.toml", CONFIG + 'markers = ["fastmcp"]\n')
+    project.write("src/app/__init__.py", "")
+    project.write("src/app/cli.py", FACTORY)
+    result = run("build", cwd=project.root)
+    assert result.code == 0, result.out
+    assert _names(project) == ["ping", "wipe"]
+    scripts = '[project]\nname = "demo"\n\n[project.scripts]\ndemo = "app.cli:main"\n'
+    project.write("pyproject.toml", scripts + CONFIG + 'markers = ["fastmcp"]\n')
+    result = run("build", cwd=project.root)
+    assert result.code == 0, result.out
+    assert _names(project) == ["ping"]
+
+
+def test_project_scripts_are_read_as_pep_621_writes_them(project: Project) -> None:
+    """`module:function` with extras, an object's method; what is no such reference (not
+    toolgen's table to check) is passed over."""
+    from toolgen.config import load_config
+
+    project.write(
+        "pyproject.toml",
+        '[project]\nname = "demo"\n\n[project.scripts]\n'
+        'a = "app.cli:main [extra]"\nb = "app.cli:App.run"\nc = "app.cli"\nd = 5\n'
+        'e = "app-cli:main"\n' + CONFIG,
+    )
+    (project.root / "src").mkdir(exist_ok=True)
+    config = load_config(None, cwd=project.root)
+    assert config.scripts == (("app.cli", "App.run"), ("app.cli", "main"))
