@@ -256,3 +256,56 @@ def test_project_scripts_are_read_as_pep_621_writes_them(project: Project) -> No
     (project.root / "src").mkdir(exist_ok=True)
     config = load_config(None, cwd=project.root)
     assert config.scripts == (("app.cli", "App.run"), ("app.cli", "main"))
+
+
+TIERS = """
+import sys
+
+from fastmcp import FastMCP
+
+mcp = FastMCP("demo")
+
+
+def register_all() -> None:
+    from app import basic
+
+    basic.register(mcp)
+    if "--pro" in sys.argv:
+        from app import pro
+
+        pro.register(mcp)
+
+
+def hosted() -> None:
+    from app.extra_server import build
+
+    build()
+
+
+register_all()
+if "--hosted" in sys.argv:
+    hosted()
+"""
+
+
+def test_what_the_server_leaves_to_a_command_line_option_is_not_published(
+    project: Project, run: Runner
+) -> None:
+    """The command line is empty (`sys.argv` is `[""]`): the `--pro` tools and the hosted
+    server's are registered only in branches not taken, through functions imported where
+    they are called, and those call others in turn; none of them is run with arguments
+    unknown by its own file's unit either."""
+    project.write("pyproject.toml", CONFIG + 'markers = ["fastmcp"]\n')
+    project.write("src/app/__init__.py", "")
+    project.write("src/app/main.py", TIERS)
+    tool = 'def register(mcp):\n    @mcp.tool\n    def {0}() -> str:\n        """{0}."""\n'
+    project.write("src/app/basic.py", tool.format("ping"))
+    project.write("src/app/pro.py", tool.format("wipe"))
+    project.write(
+        "src/app/extra_server.py",
+        "from fastmcp import FastMCP\nfrom app import pro\n\n\ndef build():\n"
+        "    server = FastMCP('hosted')\n    pro.register(server)\n    return server\n",
+    )
+    result = run("build", cwd=project.root)
+    assert result.code == 0, result.out
+    assert _names(project) == ["ping"]

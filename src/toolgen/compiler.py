@@ -8,12 +8,11 @@ from __future__ import annotations
 
 import ast
 import collections
-import dataclasses
 import keyword
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Generic, Protocol
 
 from pydantic import ValidationError
 
@@ -63,6 +62,14 @@ from toolgen.config import Config
 from toolgen.conformance import conformance_level, missing_by_level
 from toolgen.descriptor import DEFAULT_RISK, RISK_DEFAULTS, ToolDescriptor
 from toolgen.diagnostics import Diagnostic, Level, Location, cut, plural, sort_diagnostics
+from toolgen.file_units import (
+    FileUnit,
+    Found,
+    T,
+    strength,
+    strongest_finds,
+    without_twins,
+)
 from toolgen.frameworks import Framework
 from toolgen.incremental.cache import file_sha
 from toolgen.lint import LintContext, lint
@@ -94,17 +101,6 @@ EXPANSION = 10
 IMPLICIT_ERROR = "VALIDATION_ERROR"
 
 
-class Named(Protocol):
-    """What a compilation holds of each tool: a descriptor, or what a spooled build keeps of
-    it (`toolgen.render.sink.ToolParts`)."""
-
-    @property
-    def name(self) -> str: ...
-
-
-T = TypeVar("T", bound=Named)
-
-
 @dataclass
 class Compilation(Generic[T]):
     descriptors: list[T] = field(default_factory=list)  # by name
@@ -124,80 +120,6 @@ class Compilation(Generic[T]):
     catalog_of: dict[int, str] = field(default_factory=dict)
     #: Each descriptor's name as `qualified` gives it, in the order of `descriptors`
     names: list[str] = field(default_factory=list)
-
-
-@dataclass
-class FileUnit(Generic[T]):
-    """One source file's share of a compilation: what the unit cache stores and restores."""
-
-    shown: str  # the file as shown to the user
-    suppressions: FileSuppressions
-    tools: list[tuple[T, Location]] = field(default_factory=list)
-    diagnostics: list[Diagnostic] = field(default_factory=list)
-    dependencies: Dependencies = field(default_factory=Dependencies)
-    #: What `compile_project`'s `finish` made of each tool, in the order of `tools` (the
-    #: pipeline renders them in the worker that compiled them).
-    finished: list[Any] = field(default_factory=list)
-    #: Handlers with errors, by the name each would have had, with where it is defined (a
-    #: unit with any is never stored: it is empty when restored).
-    left_out: list[tuple[str, Location]] = field(default_factory=list)
-    #: For each of `left_out`: the name it claims (None when its name cannot be read), and
-    #: the server it is registered with (None: not known). A duplicate is a duplicate
-    #: whatever errors either twin has.
-    claims: list[tuple[str | None, str | None]] = field(default_factory=list)
-    #: The server each tool is registered with, in the order of `tools` (None: not known)
-    servers: list[str | None] = field(default_factory=list)
-    mounts: list[Mount] = field(default_factory=list)  # servers the file mounts in others
-    #: For each of `tools`, and of `left_out`: where its registration is written, and how
-    #: much the unit knew of it (`strength`)
-    found: list[Found] = field(default_factory=list)
-    failed_found: list[Found] = field(default_factory=list)
-    #: Each handler's place, its registration's (`found`), and its diagnostics: a handler
-    #: another unit knows more of is not this unit's to publish or report (`_strongest`)
-    handlers: list[tuple[Location, Found, list[Diagnostic]]] = field(default_factory=list)
-    #: Where the functions the file's evaluation ran are written: what another unit found by
-    #: running one of them with arguments unknown is this one's to publish, or not
-    reached: list[Place] = field(default_factory=list)
-
-    def add_tool(
-        self, tool: T, where: Location, server: str | None, found: Found, problems: list[Diagnostic]
-    ) -> None:
-        self.tools.append((tool, where))
-        self.servers.append(server)
-        self.found.append(found)
-        self.handlers.append((where, found, problems))
-
-    def add_failed(
-        self,
-        name: str,
-        claim: str | None,
-        where: Location,
-        server: str | None,
-        found: Found,
-        problems: list[Diagnostic],
-    ) -> None:
-        self.left_out.append((name, where))
-        self.claims.append((claim, server))
-        self.failed_found.append(found)
-        self.handlers.append((where, found, problems))
-
-    def all_diagnostics(self) -> list[Diagnostic]:
-        return self.diagnostics + [d for _, _, problems in self.handlers for d in problems]
-
-
-#: Where a function is written: its file (as read), line and column.
-Place = tuple[str, int, int]
-#: Where a registration is written, how much its unit knew of it (`strength`), and the
-#: function the unit ran with unknown arguments to find it, if it did (its `Place`).
-Found = tuple[Location, int, Place | None]
-
-
-def strength(server: str | None, weak: bool, known: int) -> int:
-    """How much a unit knows of a registration: the arguments it knows (`known` of them), if
-    it ran the function it is made in with arguments it cannot know (`weak`, a function
-    nothing in the unit reaches), and if it can name the server. A file's registration
-    function that another file calls is found by both units: the caller's knows more."""
-    return 4 * known + (0 if weak else 2) + (0 if server is None else 1)
 
 
 class UnitStore(Protocol):
@@ -291,9 +213,9 @@ def compile_units(
         units[i] = fresh
         if keep:
             keep(files[i], roots, fresh)
-    strongest = _strongest(units)
+    strongest = strongest_finds(units)
     reached = {where for unit in units if unit is not None for where in unit.reached}
-    units = _without_twins(units, strongest, reached)
+    units = without_twins(units, strongest, reached)
     parents: dict[str, Mount] = {}
     for unit in units:
         assert unit is not None
@@ -400,76 +322,6 @@ def compile_units(
     result.names = [qualified(result.catalog_of.get(id(d), ""), d.name) for d in result.descriptors]
     result.diagnostics = sort_diagnostics(policy.apply(result.diagnostics, result.suppressions))
     return result
-
-
-def _strongest(units: list[FileUnit[T] | None]) -> dict[tuple[Location, Location], int]:
-    """The most any unit knows of each registration, by its handler's place and its own."""
-    found: dict[tuple[Location, Location], int] = {}
-    for unit in units:
-        assert unit is not None
-        for where, (at, known, _), _ in unit.handlers:
-            found[where, at] = max(found.get((where, at), known), known)
-    return found
-
-
-def _without_twins(
-    units: list[FileUnit[T] | None],
-    strongest: dict[tuple[Location, Location], int],
-    reached: set[Place],
-) -> list[FileUnit[T] | None]:
-    """The units with each handler once. Two units find the same one when a file calls a
-    registration function another file defines (whose own unit runs it with arguments it
-    cannot know: its server, perhaps its name), or two files call the same server factory.
-    A registration is published (or fails) from the units that know the most of it
-    (`strongest`), and not at all from a function run with arguments unknown that another
-    unit runs with its arguments (`reached`): the branches that one does not take register
-    nothing. The same tool twice is one. (Units are copied: a cache may hold them.)"""
-    seen: set[tuple[Location, str | None, str | None]] = set()
-
-    def first(where: Location, name: str | None, server: str | None, found: Found) -> bool:
-        at, known, root = found
-        if (where, name, server) in seen or known < strongest.get((where, at), known):
-            return False
-        if root is not None and root in reached:
-            return False
-        seen.add((where, name, server))
-        return True
-
-    kept: list[FileUnit[T] | None] = []
-    for unit in units:
-        assert unit is not None
-        servers = unit.servers + [None] * (len(unit.tools) - len(unit.servers))
-        finished = unit.finished + [None] * (len(unit.tools) - len(unit.finished))
-        tools = [
-            (entry, server, done, found)
-            for entry, server, done, found in zip(
-                unit.tools, servers, finished, unit.found, strict=True
-            )
-            if first(entry[1], entry[0].name, server, found)
-        ]
-        failed = [
-            (entry, claim, found)
-            for entry, claim, found in zip(
-                unit.left_out, unit.claims, unit.failed_found, strict=True
-            )
-            if first(entry[1], claim[0], claim[1], found)
-        ]
-        if len(tools) == len(unit.tools) and len(failed) == len(unit.left_out):
-            kept.append(unit)
-            continue
-        kept.append(
-            dataclasses.replace(
-                unit,
-                tools=[entry for entry, _, _, _ in tools],
-                servers=[server for _, server, _, _ in tools],
-                finished=[done for _, _, done, _ in tools][: len(unit.finished)],
-                found=[found for _, _, _, found in tools],
-                left_out=[entry for entry, _, _ in failed],
-                claims=[claim for _, claim, _ in failed],
-                failed_found=[found for _, _, found in failed],
-            )
-        )
-    return kept
 
 
 def qualified(catalog: str, name: str) -> str:

@@ -14,10 +14,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from toolgen.compiler import FileUnit, compile_project, compile_units, qualified, renamed
+from toolgen.compiler import compile_project, compile_units, qualified, renamed
 from toolgen.config import Config
 from toolgen.descriptor import ToolDescriptor
 from toolgen.diagnostics import Diagnostic, Location, plural, sort_diagnostics
+from toolgen.file_units import FileUnit
 from toolgen.incremental.cache import load_entry, prune, store_entry
 from toolgen.incremental.spool import Content, Piece, Spool
 from toolgen.incremental.spool_sink import SpoolSink

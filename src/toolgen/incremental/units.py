@@ -25,9 +25,9 @@ from pathlib import Path
 from typing import Any
 
 from toolgen.analyze.handlers import Mount
-from toolgen.compiler import FileUnit, T
 from toolgen.descriptor import ToolDescriptor
 from toolgen.diagnostics import Location, diagnostic_from_dict, has_errors
+from toolgen.file_units import FileUnit, T
 from toolgen.incremental.cache import file_sha, is_file, load_entry, prune, store_entry
 from toolgen.policy import FileSuppressions
 from toolgen.read.discover import SourceFile

@@ -72,6 +72,9 @@ from toolgen.read.registration.values import (
 RECORD_DECORATORS = frozenset({"dataclass", "define", "frozen", "attrs"})
 #: Base classes that do the same, by path.
 RECORD_BASES = frozenset({"typing.NamedTuple", "pydantic.BaseModel", "pydantic.main.BaseModel"})
+#: Functions one evaluated scope marks as called (`mark_called`), through the calls of the
+#: functions it calls.
+MAX_MARKED = 10_000
 #: pydantic's model class, by the paths a project imports it with.
 PYDANTIC_MODELS = frozenset({"pydantic.BaseModel", "pydantic.main.BaseModel"})
 #: Calls in progress at once (a recursion past it is cut with a note).
@@ -233,20 +236,41 @@ class Interpreter:
     def mark_called(self, scope: ast.AST, frame: Frame) -> None:
         """Count as reached the project's functions that the code of `scope` (a function
         run, or a module's top level) calls by a name bound in `frame`, in branches that ran
-        or not: the caller decides whether and how they run, so they are not also run with
-        arguments unknown (`unreached`), where they would register what the caller did not
-        (an `if profile == "all":` the caller's arguments leave out)."""
-        for callee in _callees(scope):
-            value: Value | None = None
-            if isinstance(callee, ast.Name):
-                value = _bound(callee.id, frame)
-            elif isinstance(callee.value, ast.Name):
-                owner = _bound(callee.value.id, frame)
-                if isinstance(owner, ModuleValue):
-                    state = self._by_object.get(id(owner.module))
-                    value = state.frame.names.get(callee.attr) if state is not None else None
-            if isinstance(value, Function):
-                self.reached.add(place(value))
+        or not, and those these call in turn (at most `MAX_MARKED`): the caller decides
+        whether and how they run, so they are not also run with arguments unknown
+        (`unreached`), where they would register what the caller did not (an
+        `if profile == "all":` the caller's arguments leave out)."""
+        pending: list[tuple[ast.AST, Frame]] = [(scope, frame)]
+        marked = 0
+        while pending and marked < MAX_MARKED:
+            code, names = pending.pop()
+            callees, imports = _callees(code)
+            for callee in callees:
+                value: Value | None = None
+                if isinstance(callee, ast.Name):
+                    value = self.name_called(callee.id, names, imports)
+                elif isinstance(callee.value, ast.Name):
+                    owner = self.name_called(callee.value.id, names, imports)
+                    if isinstance(owner, ModuleValue):
+                        state = self.state(owner.module)
+                        value = state.frame.names.get(callee.attr)
+                if isinstance(value, Function) and place(value) not in self.reached:
+                    # what it calls is the caller's to decide too, had it run
+                    self.reached.add(place(value))
+                    pending.append((value.node, value.closure))
+                    marked += 1
+
+    def name_called(self, name: str, frame: Frame, imports: Imports) -> Value | None:
+        """What `name` is where a call uses it, without evaluating the code around the call:
+        bound in `frame`, or imported by the calling code itself (`from m import f`, run
+        only when that branch runs) from a project module."""
+        value = _bound(name, frame)
+        if value is None and name in imports:
+            (level, written), attr = imports[name]
+            state = self.project_module(_absolute(frame.module, level, written))
+            if state is not None:
+                value = self.module_attribute(state, attr, state.module.tree)
+        return None if isinstance(value, Unknown) else value
 
     def project_module(self, name: str) -> ModuleState | None:
         module = self.index.get(name)
@@ -638,7 +662,8 @@ class Interpreter:
                     self.star(state, frame)
                 continue
             if state is None:
-                value: Value = External(canonical_external(f"{base}.{alias.name}"))
+                path = canonical_external(f"{base}.{alias.name}")
+                value: Value = stdlib.process_value(path) or External(path)
             else:
                 value = self.module_attribute(state, alias.name, stmt)
             self.bind(alias.asname or alias.name, value, frame)
@@ -912,7 +937,7 @@ class Interpreter:
         if isinstance(owner, ModuleValue):
             return self.module_attribute(self.state(owner.module), attr, node)
         if isinstance(owner, External):
-            constant = stdlib.CONSTANTS.get(f"{owner.path}.{attr}")
+            constant = stdlib.process_value(f"{owner.path}.{attr}")
             return constant or frameworks.external_attribute(self, owner, attr)
         if isinstance(owner, Super):
             return self.super_attribute(owner, attr, node)
@@ -1254,18 +1279,22 @@ def _bound_names(stmt: ast.stmt) -> set[str]:
     return found
 
 
+#: A scope's own `from m import f` (by the name bound: the module as written, with its level,
+#: and the name), for the names its calls use.
+Imports = dict[str, tuple[tuple[int, str | None], str]]
 #: The callees of each scope's calls (a function's or module's body, not the functions or
-#: classes it defines), kept while its syntax tree lives.
-_CALLEES: weakref.WeakKeyDictionary[ast.AST, list[ast.Name | ast.Attribute]] = (
+#: classes it defines), and its own imports, kept while its syntax tree lives.
+_CALLEES: weakref.WeakKeyDictionary[ast.AST, tuple[list[ast.Name | ast.Attribute], Imports]] = (
     weakref.WeakKeyDictionary()
 )
 
 
-def _callees(scope: ast.AST) -> list[ast.Name | ast.Attribute]:
-    """The `f` and `m.f` that `scope`'s own code calls."""
+def _callees(scope: ast.AST) -> tuple[list[ast.Name | ast.Attribute], Imports]:
+    """The `f` and `m.f` that `scope`'s own code calls, and the names it imports."""
     found = _CALLEES.get(scope)
     if found is None:
-        found = []
+        calls: list[ast.Name | ast.Attribute] = []
+        imports: Imports = {}
         stack = list(ast.iter_child_nodes(scope))
         while stack:
             node = stack.pop()
@@ -1275,9 +1304,12 @@ def _callees(scope: ast.AST) -> list[ast.Name | ast.Attribute]:
             if isinstance(node, ast.Lambda):
                 continue
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name | ast.Attribute):
-                found.append(node.func)
+                calls.append(node.func)
+            elif isinstance(node, ast.ImportFrom):
+                for alias in node.names:
+                    imports[alias.asname or alias.name] = ((node.level, node.module), alias.name)
             stack.extend(ast.iter_child_nodes(node))
-        _CALLEES[scope] = found
+        found = _CALLEES[scope] = (calls, imports)
     return found
 
 

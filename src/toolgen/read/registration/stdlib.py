@@ -1,7 +1,8 @@
 """What a few names of the standard library mean: the builtins code that registers tools
 uses (`list`, `getattr`, `staticmethod`, ...), `functools.wraps`/`partial`, and reads of the
 process environment, which is absent: `os.getenv("X", d)` is `d` (what a server started with
-nothing set publishes), or the value the configuration gives for `X`."""
+nothing set publishes), or the value the configuration gives for `X`; and the command line,
+which is empty (`sys.argv` is `[""]`)."""
 
 from __future__ import annotations
 
@@ -34,6 +35,14 @@ CONSTANTS: dict[str, Value] = {
 }
 
 ENV_GETTERS = frozenset({"os.getenv", "os.environ.get", "os.environ.setdefault"})
+
+
+def process_value(path: str) -> Value | None:
+    """What a name of the process's state is when it starts with nothing given: `sys.argv`
+    is a program name and no arguments (a fresh list each time: code may change it)."""
+    if path == "sys.argv":
+        return Seq([Const("")])
+    return CONSTANTS.get(path)
 
 
 def items(value: Value) -> list[Value] | None:
