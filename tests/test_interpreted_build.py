@@ -309,3 +309,49 @@ def test_what_the_server_leaves_to_a_command_line_option_is_not_published(
     result = run("build", cwd=project.root)
     assert result.code == 0, result.out
     assert _names(project) == ["ping"]
+
+
+FLAGS = '''
+import argparse
+
+from fastmcp import FastMCP
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--enable-write", nargs="?", const="true", default="false")
+parser.add_argument("--read-only", action="store_true")
+group = parser.add_mutually_exclusive_group()
+group.add_argument("--admin", action="store_false", dest="no_admin")
+ARGS, _ = parser.parse_known_args()
+WRITE = ARGS.enable_write.lower() in ("true", "1")
+
+mcp = FastMCP("demo")
+
+
+@mcp.tool(enabled=WRITE)
+def put(key: str) -> None:
+    """Store a key."""
+
+
+@mcp.tool
+def get(key: str) -> str:
+    """Read a key."""
+    return key
+
+
+if not ARGS.read_only and ARGS.no_admin:
+
+    @mcp.tool
+    def wipe() -> None:
+        """Wipe everything."""
+'''
+
+
+def test_argparse_with_no_arguments_gives_its_defaults(project: Project, run: Runner) -> None:
+    """A server started with no arguments: `--enable-write` is its default "false" (so `put`,
+    registered with `enabled=False`, is not listed, as FastMCP lists it), `--read-only` is
+    False, `no_admin` (store_false) True."""
+    project.write("pyproject.toml", CONFIG + 'markers = ["fastmcp"]\n')
+    project.write("src/server.py", FLAGS)
+    result = run("build", cwd=project.root)
+    assert result.code == 0, result.out
+    assert _names(project) == ["get", "wipe"]

@@ -205,7 +205,7 @@ def test_conditionals_on_known_and_unknown_values(tmp_path: Path) -> None:
         tmp_path,
         {
             "app/server.py": """
-            import sys
+            import platform
             from fastmcp import FastMCP
 
             DEBUG = False
@@ -221,7 +221,7 @@ def test_conditionals_on_known_and_unknown_values(tmp_path: Path) -> None:
             else:
                 mcp.tool()(always)
 
-            if sys.argv[1:]:
+            if platform.system() == "Linux":  # known only where it runs
                 mcp.tool()(maybe)
                 chosen = maybe
             else:

@@ -23,6 +23,9 @@ from toolgen.read.registration.effects import Effect, ListedTools, Mounted, Note
 from toolgen.read.registration.frames import Place
 from toolgen.read.registration.values import Function
 
+#: The registration keyword that, False, keeps a tool out of the framework's list.
+UNLISTED = {"fastmcp": "enabled"}
+
 
 def find_registrations(
     module: Module,
@@ -97,6 +100,8 @@ def registrations(
                 where = effect.site.location(effect.node)
                 found.unfollowed.append(Diagnostic("TG106", message, where))
                 continue
+            if dict(values).get(UNLISTED.get(effect.preset, "")) is False:
+                continue  # registered disabled: the framework does not list it
             handler = _handler(effect, by_name[effect.preset], server, values)
             if roots is not None and id(effect) in roots:
                 handler = dataclasses.replace(handler, weak=True, root=roots[id(effect)])

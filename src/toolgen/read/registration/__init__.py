@@ -67,6 +67,8 @@ What it evaluates
   `os.environ["X"]` evaluate to the default (what a server started with nothing set
   publishes), or to the value `evaluate(..., env=...)` gives for `X` (the compiler passes
   `[tool.toolgen] env`); each read is a note.
+- The command line is empty too: `sys.argv` is `[""]`, and an `argparse.ArgumentParser`
+  parses it to its defaults (`cli_args`).
 - A low-level SDK server (`mcp.server.Server`, a preset's server class too): the function
   `@server.list_tools()` decorates (mcp 1) or `Server(on_list_tools=...)` names (mcp 2) is
   a `ListedTools` effect; `listed` runs it with unknown arguments once its module is

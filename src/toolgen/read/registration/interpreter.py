@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from typing import Literal
 
 from toolgen.read.index import Module, ModuleIndex, _absolute, canonical_external
-from toolgen.read.registration import frameworks, operators, stdlib
+from toolgen.read.registration import cli_args, frameworks, operators, stdlib
 from toolgen.read.registration.effects import Effect, ListedTools, Note, NoteKind, Registered
 from toolgen.read.registration.frames import (
     BREAK,
@@ -46,6 +46,7 @@ from toolgen.read.registration.frames import (
 )
 from toolgen.read.registration.frameworks import Framework
 from toolgen.read.registration.values import (
+    ArgParser,
     Bound,
     Class,
     Const,
@@ -57,6 +58,7 @@ from toolgen.read.registration.values import (
     Mapping,
     Method,
     ModuleValue,
+    ParserMethod,
     Partial,
     Record,
     Registrar,
@@ -946,6 +948,8 @@ class Interpreter:
                 return Const(owner.name)
             if attr == "__wrapped__" and owner.wrapped is not None:
                 return owner.wrapped
+        if isinstance(owner, ArgParser):
+            return ParserMethod(owner, attr)
         if isinstance(owner, Const) and attr == "value":
             return owner  # an enum's member is its value here (`Tools.SEARCH.value`)
         if isinstance(owner, Seq | Mapping | Const):
@@ -1072,6 +1076,8 @@ class Interpreter:
             return frameworks.list_tools(self, callee, handler, node)
         if isinstance(callee, SchemaOf) and not callee.called:
             return SchemaOf(callee.cls, node, self.site, called=True)
+        if isinstance(callee, ParserMethod):
+            return cli_args.parser_call(callee, args, kwargs, node)
         if isinstance(callee, ContainerMethod):
             return stdlib.container_call(self, callee, args, node)
         if isinstance(callee, Instance):
@@ -1086,6 +1092,8 @@ class Interpreter:
         self, callee: External, args: list[Value], kwargs: dict[str, Value], node: ast.AST
     ) -> Value:
         found = frameworks.call_external(self, callee, args, kwargs, node)
+        if found is None and callee.path in cli_args.PARSERS:
+            found = ArgParser(self.site)
         if found is None:
             found = stdlib.call_stdlib(self, self.env, callee.path, args, kwargs, node)
         if found is None and callee.path in ("builtins.getattr", "builtins.setattr"):

@@ -194,6 +194,25 @@ class SchemaOf:
     called: bool = False
 
 
+@dataclass(eq=False)
+class ArgParser:
+    """`argparse.ArgumentParser(...)`: each argument's value when the command line is empty
+    (`toolgen.read.registration.cli_args`); `unknown` once one cannot be read."""
+
+    module: Module
+    values: dict[str, Value] = field(default_factory=dict)
+    defaults: dict[str, Value] = field(default_factory=dict)
+    unknown: bool = False
+
+
+@dataclass(frozen=True)
+class ParserMethod:
+    """A method of an `ArgParser` (`parser.add_argument`)."""
+
+    parser: ArgParser
+    name: str
+
+
 @dataclass(frozen=True)
 class Super:
     """`super()` in a method of class `after` (a class body), for `instance`."""
@@ -240,6 +259,8 @@ Value = (
     | Lister
     | Record
     | SchemaOf
+    | ArgParser
+    | ParserMethod
     | Super
     | ContainerMethod
     | Unknown
