@@ -1,9 +1,10 @@
 """What a source file's unit registers: the registration interpreter's effects
 (`toolgen.read.registration`) as handlers, mounts, listed tools and TG106 notes.
 
-A unit is what the file's own top level causes, then what its functions that this does not
-reach cause when run with arguments toolgen cannot know (their handlers are `weak`: another
-unit that calls such a function knows more of its registrations, `toolgen.compiler`)."""
+A unit is what the file's own top level causes, what its functions that console scripts
+name cause when called so, then what its functions none of that reaches cause when run with
+arguments toolgen cannot know (their handlers are `weak`: another unit that calls such a
+function knows more of its registrations, `toolgen.file_units`)."""
 
 from __future__ import annotations
 
