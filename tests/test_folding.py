@@ -532,7 +532,8 @@ def test_a_build_after_editing_what_a_value_folds_from_sees_the_edit(project: Pr
 
 def test_a_function_passed_where_a_name_may_be_is_no_problem(project: Project) -> None:
     """`mcp.tool(fn)` registers `fn` (a call-form registration): its first argument is no
-    tool name, while `mcp.tool(NAME)` with `NAME` unknown is TG401."""
+    tool name, while `mcp.tool(NAME)` with `NAME` unknown is TG401 (the interpreter saw a
+    name given there that it cannot know: `Handler.unknown`)."""
     project.write(
         "src/server.py",
         "from fastmcp import FastMCP\nmcp = FastMCP('x')\n\n\ndef search(q: str) -> str:\n"
@@ -545,10 +546,20 @@ def test_a_function_passed_where_a_name_may_be_is_no_problem(project: Project) -
     calls = [s.value for s in module.tree.body if isinstance(s, ast.Expr)]
     infos = [
         decorator_options(
-            Handler(module, search, "search", call, False, False, PRESETS["fastmcp"], "tool"),
+            Handler(
+                module,
+                search,
+                "search",
+                call,
+                False,
+                False,
+                PRESETS["fastmcp"],
+                "tool",
+                unknown=frozenset({"name"}) if i else frozenset(),
+            ),
             index,
         )
-        for call in calls
+        for i, call in enumerate(calls)
     ]
     assert (infos[0].options, infos[0].problems) == ({}, [])
     assert [d.format_text() for d in infos[1].problems] == [

@@ -86,7 +86,7 @@ from toolgen.read.discover import (
 from toolgen.read.index import Dependencies, Module, ModuleIndex, dotted_name
 from toolgen.render.registry import CATALOG, reserved
 from toolgen.schema_ops import expanded_size, inline_refs, size
-from toolgen.validate import schema_errors
+from toolgen.validate import schema_errors, schema_problems
 
 #: Decorator keywords stored under another descriptor field name.
 DESCRIPTOR_KEYS = {"keywords": "tool_search_keywords"}
@@ -547,6 +547,17 @@ def compile_listed(
     problem = name_problem(entry["name"], config.platforms)
     if problem is not None:
         problems.append(Diagnostic("TG103", problem, where))
+    for key in ("inputSchema", "outputSchema"):
+        schema = entry.get(key)
+        wrong = schema_problems(schema) if schema is not None else []
+        if wrong:
+            message = f"`{entry['name']}`: its {key} is no JSON Schema: {cut(str(wrong[0]))}"
+            problems.append(Diagnostic("TG403", message, where))
+        elif schema is not None and schema.get("type") != "object":
+            message = f"`{entry['name']}`: its {key} is no object schema (MCP lists objects)"
+            problems.append(Diagnostic("TG403", message, where))
+    if any(p.severity is Level.ERROR for p in problems):
+        return None, policy.apply(problems, {listed.module.shown: ignores})
     risk = DEFAULT_RISK
     autonomous, confirmation = RISK_DEFAULTS[risk]
     annotations = entry.get("annotations", {})
@@ -597,7 +608,10 @@ def compile_listed(
 def intended_name(handler: Handler, index: ModuleIndex) -> tuple[str, bool]:
     """The name a handler that failed would have had: its registration's, else its own; and
     whether that is its name (not when the registration gives one that cannot be read)."""
-    options = decorator_options(handler, index)
+    try:
+        options = decorator_options(handler, index)
+    except RecursionError:  # its options nest too deeply: compile_handler says so (TG202)
+        return handler.node.name, False
     name = options.options.get("name")
     if isinstance(name, str):
         return name, True

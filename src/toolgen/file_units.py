@@ -4,8 +4,11 @@ the shares of several files agree on which one publishes a handler that more tha
 Each file is evaluated on its own (its top level, its console scripts, then its functions
 nothing there reaches, run with arguments unknown): a file that calls a registration
 function another file defines finds its handlers, and so does that file's own unit. Which
-unit publishes a handler depends only on what each unit found, never on the order the files
-were read, so that a unit taken from the cache agrees with a fresh one.
+unit publishes a handler depends only on what each unit found (each unit evaluates what it
+imports itself), so that a unit taken from the cache agrees with a fresh one. Equally
+informed finds of one registration, under one name on one server, are one tool: the first
+file's, by path (they differ in options only when two files call one registration function
+with different ones, and a server keeps only one of them anyway).
 """
 
 from __future__ import annotations

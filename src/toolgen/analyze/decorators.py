@@ -237,8 +237,9 @@ def _positional_name(first: ast.expr, reader: _Reader, shown: str) -> None:
         if "name" in known:
             reader.info.options["name"] = known["name"]
             reader.info.nodes["name"] = first
-        elif not _names_function(first, reader):
+        elif "name" in reader.handler.unknown and not _names_function(first, reader):
             reader.not_static("name", shown, exc)
+        # else: the interpreter saw no name there: what is passed is the function
         return
     if isinstance(value, str):
         reader.info.options["name"] = value

@@ -38,6 +38,8 @@ class Handler:
     #: the registration's keyword arguments the interpreter knows, as data, by keyword: what
     #: reading the call where it is written cannot tell (a name its caller passes in)
     values: tuple[tuple[str, Any], ...] = field(default=(), compare=False)
+    #: the registration's keyword arguments the interpreter saw given but cannot know
+    unknown: frozenset[str] = field(default=frozenset(), compare=False)
     #: found by running a function nothing in its unit reaches (`root`: where it is
     #: written), with arguments unknown
     weak: bool = False

@@ -40,38 +40,61 @@ class NotKnown(Exception):
         self.node = node
 
 
+#: How deeply the data of one value may nest (a list that holds itself never ends), and how
+#: many values it may hold (lists that share lists hold them many times over).
+MAX_DEPTH = 100
+MAX_VALUES = 100_000
+
+
 def known_value(value: Value, at: ast.AST, schema_of: SchemaMaker | None = None) -> Any:
     """`value` as the JSON data it stands for (None: a field left out). `schema_of` gives
     the schema of a model's `model_json_schema()`."""
-    if isinstance(value, Const):
-        known = value.value
-        if known is None or isinstance(known, bool | int | str):
-            return known
-        if isinstance(known, float) and math.isfinite(known):
-            return known
-        raise NotKnown(f"{type(known).__name__} is no JSON value", at)
-    if isinstance(value, Seq):
-        return [known_value(item, at, schema_of) for item in value.items]
-    if isinstance(value, Mapping):
-        if value.partial:
-            raise NotKnown("a dict with keys known only at run time", at)
-        found: dict[str, Any] = {}
-        for key, item in value.entries.values():
-            if not (isinstance(key, Const) and isinstance(key.value, str)):
-                raise NotKnown("a dict key that is not a string", at)
-            found[key.value] = known_value(item, at, schema_of)
-        return found
-    if isinstance(value, Record) and value.path == "ToolAnnotations":
-        fields = {
-            WIRE_NAMES.get(k, k): known_value(v, value.node, schema_of)
-            for k, v in value.kwargs.items()
-        }
-        return {k: v for k, v in fields.items() if v is not None}
-    if isinstance(value, SchemaOf) and value.called and schema_of is not None:
-        schema = schema_of(value)
-        if schema is None:
-            raise NotKnown(f"the schema of `{value.cls.qualname}` cannot be made", value.node)
-        return schema
-    if isinstance(value, Unknown):
-        raise NotKnown(value.why, value.node or at)
-    raise NotKnown(f"a {type(value).__name__.lower()} where data is expected", at)
+    return _Reader(schema_of).data(value, at, 0)
+
+
+class _Reader:
+    def __init__(self, schema_of: SchemaMaker | None) -> None:
+        self.schema_of = schema_of
+        self.count = 0
+
+    def data(self, value: Value, at: ast.AST, depth: int) -> Any:
+        self.count += 1
+        if depth > MAX_DEPTH or self.count > MAX_VALUES:
+            why = f"more than {MAX_DEPTH} levels or {MAX_VALUES} values (or data holding itself)"
+            raise NotKnown(f"data of {why}", at)
+        return self._data(value, at, depth + 1)
+
+    def _data(self, value: Value, at: ast.AST, depth: int) -> Any:
+        schema_of = self.schema_of
+        if isinstance(value, Const):
+            known = value.value
+            if known is None or isinstance(known, bool | int | str):
+                return known
+            if isinstance(known, float) and math.isfinite(known):
+                return known
+            raise NotKnown(f"{type(known).__name__} is no JSON value", at)
+        if isinstance(value, Seq):
+            return [self.data(item, at, depth) for item in value.items]
+        if isinstance(value, Mapping):
+            if value.partial:
+                raise NotKnown("a dict with keys known only at run time", at)
+            found: dict[str, Any] = {}
+            for key, item in value.entries.values():
+                if not (isinstance(key, Const) and isinstance(key.value, str)):
+                    raise NotKnown("a dict key that is not a string", at)
+                found[key.value] = self.data(item, at, depth)
+            return found
+        if isinstance(value, Record) and value.path == "ToolAnnotations":
+            fields = {
+                WIRE_NAMES.get(k, k): self.data(v, value.node, depth)
+                for k, v in value.kwargs.items()
+            }
+            return {k: v for k, v in fields.items() if v is not None}
+        if isinstance(value, SchemaOf) and value.called and schema_of is not None:
+            schema = schema_of(value)
+            if schema is None:
+                raise NotKnown(f"the schema of `{value.cls.qualname}` cannot be made", value.node)
+            return schema
+        if isinstance(value, Unknown):
+            raise NotKnown(value.why, value.node or at)
+        raise NotKnown(f"a {type(value).__name__.lower()} where data is expected", at)

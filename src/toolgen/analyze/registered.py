@@ -19,7 +19,7 @@ from toolgen.analyze.listed import listed_tools, model_schema
 from toolgen.analyze.markers import Preset
 from toolgen.diagnostics import Diagnostic
 from toolgen.read.index import Module, ModuleIndex
-from toolgen.read.registration import evaluate, listed, scripts, unreached
+from toolgen.read.registration import evaluate, fresh, listed, scripts, unreached
 from toolgen.read.registration.effects import Effect, ListedTools, Mounted, Note, Registered
 from toolgen.read.registration.frames import Place
 from toolgen.read.registration.values import Function
@@ -38,20 +38,16 @@ def find_registrations(
     """What `module`'s unit registers: what its top level causes, what its functions that
     console scripts call (`entry_points`, `[project.scripts]`) cause when called so, then
     what its functions none of that reaches cause when run with unknown arguments."""
+    fresh(index)  # a unit evaluates what it imports itself (`toolgen.file_units`)
     evaluation = evaluate(module, index, presets, env)
     started = scripts(module, index, presets, env, entry_points)
     weak = unreached(module, index, presets, env, reached=started.reached)
     effects = evaluation.effects + started.effects + weak.effects
     found = registrations(effects, presets, dict(weak.roots))
     found.reached = evaluation.reached | started.reached
-    seen: set[tuple[int, str | None]] = set()
-    for effect in effects:
-        if not isinstance(effect, ListedTools):
-            continue
-        server = effect.server.key
-        if (id(effect.function.node), server) in seen:
-            continue
-        seen.add((id(effect.function.node), server))
+    # a server answers tools/list with the handler given last (the SDK keeps one)
+    handlers = {id(e.server): e for e in effects if isinstance(e, ListedTools)}
+    for effect in handlers.values():
         value, notes = listed(effect, index, presets, env)
         tools, problems = listed_tools(effect, value, lambda model: model_schema(model, index))
         found.listed.extend(tools)
@@ -88,7 +84,7 @@ def registrations(
     for effect in effects:
         if isinstance(effect, Registered):
             server = effect.server.key if effect.server is not None else None
-            values = _values(effect)
+            values, unknown = _values(effect)
             # one registration made with other arguments (a factory called twice) is another
             key = (id(effect.function.node), id(effect.node), server, repr(values))
             if server is None and key[:2] in named:
@@ -104,6 +100,7 @@ def registrations(
             if dict(values).get(UNLISTED.get(effect.preset, "")) is False:
                 continue  # registered disabled: the framework does not list it
             handler = _handler(effect, by_name[effect.preset], server, values)
+            handler = dataclasses.replace(handler, unknown=unknown)
             if roots is not None and id(effect) in roots:
                 handler = dataclasses.replace(handler, weak=True, root=roots[id(effect)])
             found.handlers.append(handler)
@@ -116,15 +113,17 @@ def registrations(
     return found
 
 
-def _values(effect: Registered) -> tuple[tuple[str, Any], ...]:
-    """The registration's keyword arguments that the interpreter knows, as data."""
+def _values(effect: Registered) -> tuple[tuple[tuple[str, Any], ...], frozenset[str]]:
+    """The registration's keyword arguments that the interpreter knows, as data; and those
+    given that it cannot know."""
     known: list[tuple[str, Any]] = []
+    unknown: set[str] = set()
     for key, value in effect.options:
         try:
             known.append((key, known_value(value, effect.node)))
         except NotKnown:
-            continue
-    return tuple(known)
+            unknown.add(key)
+    return tuple(known), frozenset(unknown)
 
 
 def _handler(

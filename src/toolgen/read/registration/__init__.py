@@ -87,17 +87,19 @@ Bounds
 ------
 A call depth (`MAX_DEPTH`) and the levels of one function's recursion (`MAX_RECURSION`: each
 level may call itself more than once), per loop a number of iterations (`MAX_ITERATIONS`), per
-unit (a module's top level, or one unreached function: a unit that runs out does not starve
-the others) a number of evaluation steps (`MAX_STEPS`; `MAX_UNREACHED_STEPS`, fewer, for an
-unreached function; each statement of a module's top level has `MAX_STEPS` of its own: one
-that runs out, a class of 100,000 members, leaves what it binds unknown and the next goes on)
-and a time budget (`MAX_SECONDS`), and
+unit (a module's top level, or one unreached function: a unit that runs out does not starve the
+others) a number of evaluation steps (`MAX_STEPS`; `MAX_UNREACHED_STEPS`, fewer, for an
+unreached function; each statement of a module's top level has `MAX_STEPS` of its own: one that
+runs out, a class of 100,000 members, leaves what it binds unknown and the next goes on) and a
+time budget (`MAX_SECONDS`; all the units of one build together: `MAX_PROJECT_SECONDS`), and
 the statements, expressions and calls in progress at once (`MAX_NESTING`, below Python's
-recursion limit). Past a depth, recursion, iteration or nesting bound the value being
-computed is `Unknown` with a located note that says which bound was reached; past a unit's
-steps or time the unit stops there, with such a note (its effects so far are kept). Nothing
-hangs and no recursion error escapes. A function called again with arguments that are all
-unknown is not evaluated again (it would do the same): its value is `Unknown`.
+recursion limit). Past a depth, recursion, iteration or nesting bound the value being computed
+is `Unknown` with a located note that says which bound was reached; past a unit's steps or time
+the unit stops there, with such a note (its effects so far are kept). Nothing hangs and no
+recursion error escapes. A function called again with arguments that are all unknown is not
+evaluated again (it would do the same): its value is `Unknown`. No operation makes a string of
+more than `stdlib.MAX_TEXT` characters, an integer of more than `stdlib.MAX_INT_BITS` bits or a
+list of more than `stdlib.MAX_ITEMS` items: it is not computed, and its value is `Unknown`.
 
 The value domain (`values`)
 ---------------------------
@@ -128,9 +130,10 @@ here), with the server and the arguments it passes.
 from toolgen.read.registration.evaluation import (
     Evaluation,
     evaluate,
+    fresh,
     listed,
     scripts,
     unreached,
 )
 
-__all__ = ["Evaluation", "evaluate", "listed", "scripts", "unreached"]
+__all__ = ["Evaluation", "evaluate", "fresh", "listed", "scripts", "unreached"]

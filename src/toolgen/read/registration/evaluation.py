@@ -2,15 +2,17 @@
 evaluation does not reach cause when run with unknown arguments (`unreached`), and what a
 low-level server's `tools/list` handler returns (`listed`).
 
-One `Interpreter` is kept per index, presets and environment (while the index lives): a module
-imported by many is evaluated once. Which functions a module's evaluation reached is that
-module's (with what it imported): a unit finds the same whatever units ran before it.
+One `Interpreter` is kept per index, presets and environment (while the index lives), until
+`fresh` forgets it: the compiler evaluates each file's unit from scratch, so that a unit finds
+the same whatever units ran before it; within a unit, a module imported by many is evaluated
+once. The time of all of an index's units is bounded too (`MAX_PROJECT_SECONDS`).
 """
 
 from __future__ import annotations
 
 import ast
 import re
+import time
 import weakref
 from collections.abc import Iterable, Sequence
 from collections.abc import Mapping as MappingABC
@@ -28,7 +30,11 @@ from toolgen.read.registration.frameworks import (
     factory_of,
     server_class,
 )
-from toolgen.read.registration.interpreter import MAX_UNREACHED_STEPS, Interpreter
+from toolgen.read.registration.interpreter import (
+    MAX_PROJECT_SECONDS,
+    MAX_UNREACHED_STEPS,
+    Interpreter,
+)
 from toolgen.read.registration.values import (
     Class,
     External,
@@ -45,6 +51,8 @@ _Key = tuple[tuple[Framework, ...], tuple[tuple[str, str], ...]]
 _SESSIONS: weakref.WeakKeyDictionary[ModuleIndex, dict[_Key, Interpreter]] = (
     weakref.WeakKeyDictionary()
 )
+#: When each index's build runs out of time (`MAX_PROJECT_SECONDS`), shared by its sessions.
+_DEADLINES: weakref.WeakKeyDictionary[ModuleIndex, float] = weakref.WeakKeyDictionary()
 
 
 @dataclass(frozen=True)
@@ -78,8 +86,17 @@ def interpreter(
     key: _Key = (frameworks, tuple(sorted((env or {}).items())))
     sessions = _SESSIONS.setdefault(index, {})
     if key not in sessions:
-        sessions[key] = Interpreter(index, frameworks, env or {})
+        deadline = _DEADLINES.setdefault(index, time.monotonic() + MAX_PROJECT_SECONDS)
+        sessions[key] = Interpreter(index, frameworks, env or {}, deadline)
     return sessions[key]
+
+
+def fresh(index: ModuleIndex) -> None:
+    """Forget what was evaluated with `index` (not the build's time spent): the next unit
+    evaluates every module it imports itself. A module's values may be changed by another
+    module's code (`TOOLS.append(f)` from elsewhere): a unit sees them as its own imports
+    leave them, whichever units ran before it."""
+    _SESSIONS.pop(index, None)
 
 
 def evaluate(

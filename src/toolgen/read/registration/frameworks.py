@@ -229,8 +229,9 @@ def call_method(
                 ctx, target, node, site, method.preset, method.name, method.owner, kwargs
             )
         if isinstance(node, ast.Call):
-            named = first if isinstance(first, Const) and isinstance(first.value, str) else None
-            options = tuple(kwargs.items()) + ((("name", named),) if named else ())
+            # a first argument is the name (`mcp.tool("x")`): known, or not
+            named = () if first is None else (("name", first),)
+            options = tuple(kwargs.items()) + named
             return Registrar(method.owner, method.name, method.preset, node, ctx.site, options)
         return Unknown(f"`{shown(node)}` used without a function", node)
     if method.name in MOUNT_METHODS and method.owner is not None:

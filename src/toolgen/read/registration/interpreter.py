@@ -96,15 +96,24 @@ MAX_UNREACHED_STEPS = 20_000
 MAX_ITERATIONS = 10_000
 #: Seconds one unit may take.
 MAX_SECONDS = 5.0
+#: Seconds all the units of one build (one process) may take: past it, each unit stops at
+#: once, with a note (a build of many files that each use their time still ends).
+MAX_PROJECT_SECONDS = 60.0
 
 
 class Interpreter:
     """One project's evaluation: each module's top level once, shared by every unit."""
 
     def __init__(
-        self, index: ModuleIndex, frameworks: Sequence[Framework], env: MappingABC[str, str]
+        self,
+        index: ModuleIndex,
+        frameworks: Sequence[Framework],
+        env: MappingABC[str, str],
+        project_deadline: float | None = None,
     ) -> None:
         self.index = index
+        #: when the build's time (`MAX_PROJECT_SECONDS`) runs out, by `time.monotonic()`
+        self.project_deadline = project_deadline or time.monotonic() + MAX_PROJECT_SECONDS
         self.frameworks: Sequence[Framework] = tuple(frameworks)
         self.env = dict(env)
         self.states: dict[tuple[str, str], ModuleState] = {}
@@ -170,7 +179,7 @@ class Interpreter:
         )
         self.sink, self.steps, self._noted, self.max_steps = sink, 0, set(), steps
         self.blind = set()
-        self.deadline = time.monotonic() + MAX_SECONDS
+        self.deadline = min(time.monotonic() + MAX_SECONDS, self.project_deadline)
         self._site.append(module)
         try:
             yield
@@ -290,7 +299,10 @@ class Interpreter:
             name, most = self.max_steps
             raise OutOfBudget(f"more than {name} = {most} evaluation steps", node)
         if not self.steps % 1024 and time.monotonic() > self.deadline:
-            raise OutOfBudget(f"more than MAX_SECONDS = {MAX_SECONDS} seconds", node, timed=True)
+            spent = f"MAX_SECONDS = {MAX_SECONDS} seconds"
+            if self.deadline >= self.project_deadline:
+                spent = f"MAX_PROJECT_SECONDS = {MAX_PROJECT_SECONDS} seconds for all files"
+            raise OutOfBudget(f"more than {spent}", node, timed=True)
         if self.nesting >= MAX_NESTING:
             self.note("bound", f"nested more than MAX_NESTING = {MAX_NESTING} deep", node)
             return False
@@ -806,7 +818,10 @@ class Interpreter:
             if type(key.value) is int and -len(owner.items) <= key.value < len(owner.items):
                 return owner.items[key.value]
             if isinstance(key.value, slice):
-                return Seq(owner.items[key.value], owner.kind)
+                try:
+                    return Seq(owner.items[key.value], owner.kind)
+                except (TypeError, ValueError):  # `l["x":]`, a step of 0
+                    return self.unknown("a slice that raises", node)
         elif isinstance(owner, Const) and isinstance(key, Const):
             try:
                 return Const(owner.value[key.value])  # type: ignore[index]
@@ -848,8 +863,12 @@ class Interpreter:
                 return self.unknown("a formatted value toolgen does not format", node)
             if not isinstance(value, Const) or not isinstance(value.value, str | int | float):
                 return self.unknown("a string with parts toolgen cannot know", node)
-            parts.append(str(value.value))
-        return Const("".join(parts))
+            try:
+                parts.append(str(value.value))
+            except ValueError:  # an integer past Python's limit for text
+                return self.unknown("a number too long to write", node)
+        joined = "".join(parts)
+        return Const(joined) if stdlib.fits(joined) else self.unknown("a string too long", node)
 
     def comprehension(
         self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp, frame: Frame

@@ -10,7 +10,7 @@ import operator
 from collections.abc import Callable
 from typing import Any
 
-from toolgen.read.registration.stdlib import MAX_ITEMS, hashable
+from toolgen.read.registration.stdlib import MAX_INT_BITS, MAX_ITEMS, MAX_TEXT, fits, hashable
 from toolgen.read.registration.values import Const, Mapping, Seq, Unknown, Value
 
 BINARY: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
@@ -48,20 +48,31 @@ UNARY: dict[type[ast.unaryop], Callable[[Any], Any]] = {
 
 
 def _too_large(op: ast.operator, left: object, right: object) -> bool:
-    """Whether `left op right` could make a value too large to compute."""
+    """Whether `left op right` could make a value too large to compute (`fits`)."""
+    bits = [x.bit_length() for x in (left, right) if isinstance(x, int)]
     if isinstance(op, ast.Pow | ast.LShift):
-        return not (isinstance(right, int | float) and right < 64)
+        if not (isinstance(right, int | float) and right < 64):
+            return True
+        return (
+            isinstance(left, int) and len(bits) == 2 and bits[0] * max(int(right), 1) > MAX_INT_BITS
+        )
     if isinstance(op, ast.Mult):
         sized = [x for x in (left, right) if isinstance(x, str | bytes)]
         counts = [x for x in (left, right) if isinstance(x, int)]
         if sized and counts:
             return len(sized[0]) * max(counts[0], 0) > MAX_ITEMS
+        if len(bits) == 2:
+            return sum(bits) > MAX_INT_BITS
+    if isinstance(op, ast.Add) and isinstance(left, str | bytes) and isinstance(right, str | bytes):
+        return len(left) + len(right) > MAX_TEXT
     # `"%*d" % (10**9, 1)`: the width is the caller's
     return isinstance(op, ast.Mod) and isinstance(left, str | bytes)
 
 
 def binary(op: ast.operator, left: Value, right: Value, node: ast.AST) -> Value:
     if isinstance(left, Seq) and isinstance(right, Seq) and isinstance(op, ast.Add):
+        if len(left.items) + len(right.items) > MAX_ITEMS:
+            return Unknown(f"a list of more than {MAX_ITEMS} items", node)
         return Seq([*left.items, *right.items], left.kind)
     if isinstance(left, Mapping) and isinstance(right, Mapping) and isinstance(op, ast.BitOr):
         merged = Mapping(dict(left.entries), left.partial or right.partial)
@@ -76,9 +87,12 @@ def binary(op: ast.operator, left: Value, right: Value, node: ast.AST) -> Value:
     if _too_large(op, left.value, right.value):
         return Unknown("an operation whose result toolgen does not compute", node)
     try:
-        return Const(BINARY[type(op)](left.value, right.value))
-    except (ArithmeticError, TypeError, ValueError, KeyError):
+        result = BINARY[type(op)](left.value, right.value)
+    except (ArithmeticError, TypeError, ValueError, KeyError, MemoryError):
         return Unknown("an operation that raises", node)
+    if not fits(result):
+        return Unknown("an operation whose result toolgen does not keep: too large", node)
+    return Const(result)
 
 
 def compare(op: ast.cmpop, left: Value, right: Value, node: ast.AST) -> Value:

@@ -27,6 +27,20 @@ from toolgen.read.registration.values import (
 
 #: The most items `range(...)` or a repetition makes: more is not a list of tools.
 MAX_ITEMS = 10_000
+#: The longest string, and the largest integer (in bits: below Python's limit for turning
+#: one into text), an operation makes: past them the value is unknown, not computed.
+MAX_TEXT = 100_000
+MAX_INT_BITS = 12_000
+
+
+def fits(value: object) -> bool:
+    """Whether a computed constant is small enough to keep computing with."""
+    if isinstance(value, str | bytes):
+        return len(value) <= MAX_TEXT
+    if isinstance(value, int):
+        return value.bit_length() <= MAX_INT_BITS
+    return True
+
 
 #: Paths whose value is a constant (`if TYPE_CHECKING:` imports only types).
 CONSTANTS: dict[str, Value] = {
@@ -143,8 +157,12 @@ def _range(args: list[Value], kwargs: dict[str, Value], node: ast.AST) -> Value:
     numbers = [a.value for a in args if isinstance(a, Const) and type(a.value) is int]
     if len(numbers) != len(args) or not 1 <= len(numbers) <= 3:
         return Unknown("range() of values toolgen cannot know", node)
-    made = range(*numbers)
-    if len(made) > MAX_ITEMS:
+    try:
+        made = range(*numbers)
+        count = len(made)
+    except (ValueError, OverflowError):  # a step of 0, or more than a machine word counts
+        return Unknown("a range() that raises, or of too many numbers", node)
+    if count > MAX_ITEMS:
         return Unknown(f"range() of more than {MAX_ITEMS} numbers", node)
     return Seq([Const(n) for n in made], "tuple")
 
@@ -252,12 +270,12 @@ def container_call(
         return Const(None)
     if isinstance(owner, Seq) and name == "extend" and len(args) == 1:
         found = items(args[0])
-        if found is not None:
+        if found is not None and len(owner.items) + len(found) <= MAX_ITEMS:
             owner.items.extend(found)
             return Const(None)
     if isinstance(owner, Seq) and name == "insert" and len(args) == 2:
         at = args[0]
-        if isinstance(at, Const) and type(at.value) is int:
+        if isinstance(at, Const) and type(at.value) is int and abs(at.value) <= MAX_ITEMS:
             owner.items.insert(at.value, args[1])
             return Const(None)
     if isinstance(owner, Mapping) and not owner.partial:
@@ -280,14 +298,26 @@ def container_call(
     if isinstance(owner, Const) and isinstance(owner.value, str) and name in _STR_METHODS:
         constants = [a.value for a in args if isinstance(a, Const)]
         if len(constants) == len(args):
+            if name == "replace" and _replaced_too_long(owner.value, constants):
+                return Unknown("a string toolgen does not compute: it would be too long", node)
             try:
                 result = getattr(owner.value, name)(*constants)
-            except (TypeError, ValueError, IndexError, KeyError):
+            except (ArithmeticError, TypeError, ValueError, IndexError, KeyError):
                 return ctx.note("unfollowed", f"`str.{name}` raises here", node)
             if isinstance(result, list):
+                if len(result) > MAX_ITEMS:
+                    return Unknown(f"`str.{name}` of more than {MAX_ITEMS} parts", node)
                 return Seq([Const(r) for r in result], "list")
             return Const(result)
     return Unknown(f"`{name}` of a value toolgen does not follow", node)
+
+
+def _replaced_too_long(text: str, args: list[object]) -> bool:
+    """Whether `text.replace(*args)` could be longer than `MAX_TEXT` (it is not computed)."""
+    new = args[1] if len(args) > 1 else ""
+    if not isinstance(new, str):
+        return False
+    return len(text) + (len(text) + 1) * len(new) > MAX_TEXT
 
 
 def hashable(value: object) -> bool:
