@@ -60,32 +60,13 @@ from toolgen.analyze.fold_text import TextFolder
 from toolgen.analyze.literals import jsonable
 from toolgen.analyze.scopes import Binding, Scope, ScopeNode
 from toolgen.read.index import Module, ModuleIndex, Symbol
+from toolgen.read.registration.operators import BINARY, COMPARE
 
 __all__ = ["ENUM_BASES", "Folder", "Member", "NotStatic", "enum_values", "fold"]
 
-_BINARY: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
-    ast.Add: operator.add,
-    ast.Sub: operator.sub,
-    ast.Mult: operator.mul,
-    ast.Div: operator.truediv,
-    ast.FloorDiv: operator.floordiv,
-    ast.Mod: operator.mod,
-    ast.Pow: operator.pow,
-    ast.BitOr: operator.or_,
-    ast.BitAnd: operator.and_,
-    ast.BitXor: operator.xor,
-    ast.LShift: operator.lshift,
-}
-_COMPARE: dict[type[ast.cmpop], Callable[[Any, Any], Any]] = {
-    ast.Eq: operator.eq,
-    ast.NotEq: operator.ne,
-    ast.Lt: operator.lt,
-    ast.LtE: operator.le,
-    ast.Gt: operator.gt,
-    ast.GtE: operator.ge,
-    ast.In: lambda a, b: a in b,
-    ast.NotIn: lambda a, b: a not in b,
-}
+# Python's operators on constants: the interpreter's own tables (`registration.operators`)
+_BINARY = BINARY
+_COMPARE = COMPARE
 _KINDS = {
     "Lambda": "a lambda",
     "ListComp": "a comprehension",
