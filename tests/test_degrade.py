@@ -214,3 +214,65 @@ def test_the_sdks_structured_output_is_honoured_or_said(project: Project, run: R
     tools = {t["name"]: t for t in project.generated("mcp/tools.json")["tools"]}
     assert "outputSchema" not in tools["plain"]
     assert "outputSchema" in tools["decided"]
+
+
+DEPENDS = '''
+from fastmcp.dependencies import CurrentHeaders, Depends
+
+
+class Client:
+    """A client the framework makes per request."""
+
+
+def get_client() -> Client:
+    return Client()
+
+
+_client = Depends(get_client)
+
+
+@mcp.tool
+def find(q: str, client: Client = _client, headers: dict = CurrentHeaders()) -> str:
+    """Find things.
+
+    Args:
+        q: What to find.
+    """
+    return q
+'''
+
+
+def test_a_dependency_fastmcp_injects_is_no_parameter(project: Project, run: Runner) -> None:
+    """`Depends(...)` and `CurrentHeaders()` as defaults (also through a module-level name):
+    FastMCP fills them and lists only what a model passes; so does toolgen, as FastMCP
+    itself says at run time."""
+    fastmcp = pytest.importorskip("fastmcp")
+    from fastmcp.dependencies import CurrentHeaders, Depends
+
+    _framework(project, "fastmcp", DEPENDS)
+    result = run("build", cwd=project.root)
+    assert result.code == 0, result.out
+    schema = _input(project, "find")
+
+    class Client:
+        pass
+
+    def get_client() -> Client:
+        return Client()
+
+    server = fastmcp.FastMCP("oracle")
+
+    @server.tool
+    def find(q: str, client: Client = Depends(get_client), headers: dict = CurrentHeaders()) -> str:  # noqa: B008
+        """Find things.
+
+        Args:
+            q: What to find.
+        """
+        return q
+
+    import asyncio
+
+    [listed] = asyncio.run(server.list_tools())
+    assert set(schema["properties"]) == set(listed.parameters["properties"]) == {"q"}
+    assert schema["required"] == listed.parameters["required"] == ["q"]

@@ -28,6 +28,9 @@ class Preset:
     context_first_methods: frozenset[str] = frozenset()
     #: parameter types the framework injects; never exposed (also through aliases)
     context_types: frozenset[str] = frozenset()
+    #: modules whose callables, called as a parameter's default (`bz = Depends(get_bz)`),
+    #: make a dependency the framework injects: that parameter is never exposed either
+    injected_by: frozenset[str] = frozenset()
     #: decorator keyword → descriptor option (others are the framework's run-time business)
     options: dict[str, str] = field(default_factory=dict)
     #: the decorator's first positional argument, when a string, is the tool name
@@ -74,6 +77,10 @@ PRESETS: dict[str, Preset] = {
             {"fastmcp.FastMCP", "fastmcp.server.FastMCP", "fastmcp.server.server.FastMCP"}
         ),
         context_types=_MCP_CONTEXT,
+        # `Depends(...)`, `CurrentContext()`, `CurrentHeaders()`: FastMCP's dependencies
+        injected_by=frozenset(
+            {"fastmcp.dependencies", "fastmcp.server.dependencies", "uncalled_for", "docket"}
+        ),
         options=_MCP_OPTIONS,
         positional_name=True,
         inline_defs="all",

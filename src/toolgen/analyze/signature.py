@@ -69,8 +69,9 @@ def exposed_parameters(
 ) -> tuple[list[Param], list[Diagnostic]]:
     """The parameters a model passes, as `build` describes them and `fix` documents them: no
     self/cls, no name `skip_params` matches, no framework context (the first parameter of a
-    context-first method, or one whose type names a context class, also through an alias);
-    and the TG204s of the parameters a model cannot pass."""
+    context-first method, or one whose type names a context class, also through an alias),
+    no dependency the framework injects (`bz = Depends(get_bz)`); and the TG204s of the
+    parameters a model cannot pass."""
     params, problems = parameters(handler, skip_params)
     preset = handler.preset
     if handler.method in preset.context_first_methods and params:
@@ -82,4 +83,28 @@ def exposed_parameters(
             if p.annotation is None
             or not builder.refers_to(p.annotation, handler.module, preset.context_types)
         ]
+    if preset.injected_by:
+        params = [p for p in params if not _injected(p.default, handler, builder)]
     return params, problems
+
+
+def _injected(default: ast.expr | None, handler: Handler, builder: SchemaBuilder) -> bool:
+    """Whether `default` makes a dependency the framework injects: a call of a callable of
+    `Preset.injected_by`, written there or bound to the name written there."""
+    module = handler.module
+    if isinstance(default, ast.Name):  # a module-level name: its binding is the value
+        found = builder.index.resolve(module, default.id)
+        if found is None or found.module is None or found.kind != "assign":
+            return False
+        if not isinstance(found.node, ast.expr):
+            return False
+        default, module = found.node, found.module
+    if not isinstance(default, ast.Call):
+        return False
+    called = builder.index.resolve_expr(module, default.func)
+    if called is None or not called.is_external:
+        return False
+    return any(
+        called.path == owner or called.path.startswith(f"{owner}.")
+        for owner in handler.preset.injected_by
+    )
