@@ -102,6 +102,7 @@ PRESETS: dict[str, Preset] = {
         ),
         context_types=_MCP_CONTEXT,
         options=_MCP_OPTIONS,
+        positional_name=True,  # `tool(name=None, title=None, ...)`: `@mcp.tool("x")`
         untyped="string",
     ),
     "openai-agents": Preset(
