@@ -1129,3 +1129,45 @@ def test_the_caller_s_arguments_are_the_registration_s_options(tmp_path: Path) -
         "List labels.",
         "List cases.",
     }
+
+
+def test_a_server_written_by_hand_lists_what_it_answers_tools_list_with(
+    tmp_path: Path,
+) -> None:
+    """No SDK: a function that answers the JSON-RPC request "tools/list" with a dict whose
+    `tools` are dicts of the wire's fields (a list built in another module, a method's
+    result), whatever else it answers."""
+    files = {
+        "app/catalog.py": """
+        TOOLS = [
+            {"name": "search", "description": "Search.", "inputSchema": {"type": "object"}},
+        ]
+        """,
+        "app/server.py": """
+        import json
+        import sys
+        from app.catalog import TOOLS
+
+        class Server:
+            def extra(self):
+                return [{"name": "ping", "inputSchema": {"type": "object", "properties": {}}}]
+
+            def handle(self, message):
+                method = message.get("method")
+                if method == "initialize":
+                    return {"capabilities": {"tools": {}}}
+                if method == "tools/list":
+                    return {"jsonrpc": "2.0", "result": {"tools": TOOLS + self.extra()}}
+                return {"error": "unknown"}
+
+        def main():
+            server = Server()
+            for line in sys.stdin:
+                print(json.dumps(server.handle(json.loads(line))))
+        """,
+    }
+    assert _listed(tmp_path, files) == {"search", "ping"}
+    without_mcp = _index(tmp_path / "b", files)
+    module = without_mcp.get("app.server")
+    assert module is not None
+    assert not find_registrations(module, without_mcp, FASTMCP).listed  # the SDK's preset only

@@ -1,4 +1,5 @@
-"""The tools a low-level SDK server lists: what its `tools/list` handler returns, as written.
+"""The tools a low-level SDK server lists: what its `tools/list` handler returns, as written;
+and those a server written by hand answers `tools/list` with.
 
 The registration interpreter gives the handler's return value (`Tool(...)` records, lists of
 them, a `ListToolsResult`); each tool whose fields are all known is published with its
@@ -16,8 +17,16 @@ from toolgen.analyze.known import WIRE_NAMES, NotKnown, SchemaMaker, known_value
 from toolgen.analyze.types import SchemaBuilder, TypeProblem
 from toolgen.diagnostics import Diagnostic
 from toolgen.read.index import Module, ModuleIndex
-from toolgen.read.registration.effects import ListedTools
-from toolgen.read.registration.values import Record, SchemaOf, Seq, Unknown, Value
+from toolgen.read.registration.effects import AnsweredTools, ListedTools
+from toolgen.read.registration.values import (
+    Const,
+    Mapping,
+    Record,
+    SchemaOf,
+    Seq,
+    Unknown,
+    Value,
+)
 from toolgen.schema_forms import pydantic_form
 
 #: The fields of a listed tool toolgen publishes, in the SDK's order.
@@ -62,7 +71,7 @@ def listed_tools(
             problems.append(Diagnostic("TG106", message, site.location(node)))
             continue
         try:
-            entry = _entry(item, schema_of)
+            entry = _entry(item.kwargs, item.node, schema_of)
         except NotKnown as exc:
             message = f"`Tool(...)` cannot be read without running the code: {exc.why}"
             where = item.module.location(exc.node or item.node)
@@ -74,25 +83,53 @@ def listed_tools(
     return tools, problems
 
 
-def _entry(tool: Record, schema_of: SchemaMaker | None) -> dict[str, Any]:
-    fields = {WIRE_NAMES.get(k, k): v for k, v in tool.kwargs.items()}
+def answered_tools(effect: AnsweredTools) -> tuple[list[ListedTool], list[Diagnostic]]:
+    """The tools a server written by hand answers `tools/list` with: each a dict of the
+    wire's fields, as written; a TG106 for each that cannot be known."""
+    tools: list[ListedTool] = []
+    problems: list[Diagnostic] = []
+    items = effect.tools.items if isinstance(effect.tools, Seq) else []
+    for item in items:
+        try:
+            if not isinstance(item, Mapping) or item.partial:
+                raise NotKnown("not a dict of known keys", effect.node)
+            fields = {
+                key.value: value
+                for key, value in item.entries.values()
+                if isinstance(key, Const) and isinstance(key.value, str)
+            }
+            entry = _entry(fields, effect.node)
+        except NotKnown as exc:
+            message = f"a tool answered to tools/list cannot be known: {exc.why}"
+            problems.append(Diagnostic("TG106", message, effect.site.location(effect.node)))
+            continue
+        answering = (effect.site.name, "tools/list")
+        tools.append(ListedTool(entry, effect.site, effect.node, None, *answering))
+    return tools, problems
+
+
+def _entry(
+    given: dict[str, Value], node: ast.AST, schema_of: SchemaMaker | None = None
+) -> dict[str, Any]:
+    """A tool's fields (by the SDK's names or the wire's) as the entry it lists."""
+    fields = {WIRE_NAMES.get(k, k): v for k, v in given.items()}
     entry: dict[str, Any] = {}
     for key in TOOL_FIELDS:
         if key in fields:
-            value = known_value(fields[key], tool.node, schema_of)
+            value = known_value(fields[key], node, schema_of)
             if value is not None:
                 entry[key] = value
     if not isinstance(entry.get("name"), str):
-        raise NotKnown("its `name` is not a string", tool.node)
+        raise NotKnown("its `name` is not a string", node)
     if not isinstance(entry.get("inputSchema"), dict):
-        raise NotKnown("its `inputSchema` is not a dict", tool.node)
+        raise NotKnown("its `inputSchema` is not a dict", node)
     for key in ("title", "description"):
         if key in entry and not isinstance(entry[key], str):
-            raise NotKnown(f"its `{key}` is not a string", tool.node)
+            raise NotKnown(f"its `{key}` is not a string", node)
     if "outputSchema" in entry and not isinstance(entry["outputSchema"], dict):
-        raise NotKnown("its `outputSchema` is not a dict", tool.node)
+        raise NotKnown("its `outputSchema` is not a dict", node)
     if "annotations" in entry and not isinstance(entry["annotations"], dict):
-        raise NotKnown("its `annotations` are not a dict", tool.node)
+        raise NotKnown("its `annotations` are not a dict", node)
     return entry
 
 

@@ -15,12 +15,19 @@ from typing import Any
 
 from toolgen.analyze.handlers import Handler, Mount, Registrations
 from toolgen.analyze.known import NotKnown, known_value
-from toolgen.analyze.listed import listed_tools, model_schema
+from toolgen.analyze.listed import answered_tools, listed_tools, model_schema
 from toolgen.analyze.markers import Preset
 from toolgen.diagnostics import Diagnostic
 from toolgen.read.index import Module, ModuleIndex
 from toolgen.read.registration import evaluate, fresh, listed, scripts, unreached
-from toolgen.read.registration.effects import Effect, ListedTools, Mounted, Note, Registered
+from toolgen.read.registration.effects import (
+    AnsweredTools,
+    Effect,
+    ListedTools,
+    Mounted,
+    Note,
+    Registered,
+)
 from toolgen.read.registration.frames import Place
 from toolgen.read.registration.values import Function
 
@@ -45,6 +52,11 @@ def find_registrations(
     effects = evaluation.effects + started.effects + weak.effects
     found = registrations(effects, presets, dict(weak.roots))
     found.reached = evaluation.reached | started.reached
+    answered = {id(e.node): e for e in effects if isinstance(e, AnsweredTools)}
+    for answer in answered.values():  # a server written by hand
+        tools, problems = answered_tools(answer)
+        found.listed.extend(tools)
+        found.unfollowed.extend(problems)
     # a server answers tools/list with the handler given last (the SDK keeps one)
     handlers = {id(e.server): e for e in effects if isinstance(e, ListedTools)}
     for effect in handlers.values():

@@ -67,6 +67,10 @@ What it evaluates
   `os.environ["X"]` evaluate to the default (what a server started with nothing set
   publishes), or to the value `evaluate(..., env=...)` gives for `X` (the compiler passes
   `[tool.toolgen] env`); each read is a note.
+- A server written by hand (no SDK, the `mcp` preset configured): a dict with a `tools` key
+  holding a list, built by a function whose code has the string "tools/list", is an
+  `AnsweredTools` effect (the function is evaluated as unreached ones are: the word
+  `tools/list` counts as a registration word).
 - The command line is empty too: `sys.argv` is `[""]`, and an `argparse.ArgumentParser`
   parses it to its defaults (`cli_args`).
 - A low-level SDK server (`mcp.server.Server`, a preset's server class too): the function
@@ -117,7 +121,8 @@ Effects (`effects`)
 -------------------
 `Registered` (a function registered with a server, with the call that carries its options and
 the options' values), `Mounted` (a server's tools listed by another), `ListedTools` (a
-low-level SDK server's handler of `tools/list`), and `Note`s
+low-level SDK server's handler of `tools/list`), `AnsweredTools` (a server written by hand:
+the tools it answers `tools/list` with), and `Note`s
 (`unfollowed`, TG106: what could not be followed, and why; `bound`: a bound reached; `env`:
 a read of the process environment).
 

@@ -50,6 +50,16 @@ class ListedTools:
     site: Module
 
 
+@dataclass(frozen=True)
+class AnsweredTools:
+    """A server written by hand (JSON-RPC, no SDK): the dict a function that answers
+    `tools/list` builds under the key `tools` (`tools`: the list), at `node` of `site`."""
+
+    tools: Value
+    node: ast.AST
+    site: Module
+
+
 NoteKind = Literal["unfollowed", "bound", "env"]
 
 
@@ -64,4 +74,4 @@ class Note:
     node: ast.AST | None
 
 
-Effect = Registered | Mounted | ListedTools | Note
+Effect = Registered | Mounted | ListedTools | AnsweredTools | Note

@@ -33,6 +33,7 @@ from toolgen.read.registration.frameworks import (
 from toolgen.read.registration.interpreter import (
     MAX_PROJECT_SECONDS,
     MAX_UNREACHED_STEPS,
+    TOOLS_LIST,
     Interpreter,
 )
 from toolgen.read.registration.values import (
@@ -236,11 +237,14 @@ def _functions(
 
 
 def _vocabulary(run: Interpreter, frame: Frame) -> re.Pattern[str]:
-    """The words a registration is written with: the presets' registration methods, the
+    """The words a registration is written with: the presets' registration methods (and, for
+    the MCP SDK, the request `tools/list` a server written by hand answers), the
     last part of their decorator functions and server classes, and the module's own names
     bound to a server, a server class or a decorator of theirs (`from fastmcp import FastMCP
     as F`, `mcp = F()`)."""
     words = set(ADD_METHODS | MOUNT_METHODS)
+    if any(framework.name == "mcp" for framework in run.frameworks):
+        words.add(TOOLS_LIST)  # a server written by hand answers it
     for framework in run.frameworks:
         words |= framework.methods
         words |= {path.rpartition(".")[2] for path in framework.functions | framework.factories}

@@ -41,8 +41,10 @@ MOUNT_METHODS = frozenset({"mount", "import_server"})
 LIST_METHODS = frozenset({"list_tools"})
 LIST_KEYWORD = "on_list_tools"
 #: The SDK's data classes a tools/list answer is made of: an object of one, made with
-#: arguments toolgen knows, is a `Record` of them (by the class's last name, in `mcp`).
+#: arguments toolgen knows, is a `Record` of them (by the class's last name).
 RECORDS = frozenset({"Tool", "ToolAnnotations", "ListToolsResult"})
+#: The packages those classes come from (`mcp.types`, and mcp 2's own `mcp_types`).
+RECORD_PACKAGES = frozenset({"mcp", "mcp_types"})
 #: Class methods of a server class that make a server whose tools only the run time reads.
 GENERATED = {"from_openapi": "an OpenAPI document", "from_fastapi": "a FastAPI app"}
 #: How deep a class's bases are followed to a framework's server class.
@@ -167,7 +169,7 @@ def call_external(
         if handler is not None and isinstance(node, ast.Call):
             list_tools(ctx, Lister(server, node, ctx.site), handler, node)
         return server
-    if path.partition(".")[0] == "mcp" and path.rpartition(".")[2] in RECORDS:
+    if path.partition(".")[0] in RECORD_PACKAGES and path.rpartition(".")[2] in RECORDS:
         return Record(path.rpartition(".")[2], dict(kwargs), node, ctx.site)
     owner, _, attr = path.rpartition(".")
     made = factory_of(ctx, owner)

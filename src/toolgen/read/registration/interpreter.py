@@ -21,7 +21,14 @@ from typing import Literal
 
 from toolgen.read.index import Module, ModuleIndex, _absolute, canonical_external
 from toolgen.read.registration import cli_args, frameworks, operators, stdlib
-from toolgen.read.registration.effects import Effect, ListedTools, Note, NoteKind, Registered
+from toolgen.read.registration.effects import (
+    AnsweredTools,
+    Effect,
+    ListedTools,
+    Note,
+    NoteKind,
+    Registered,
+)
 from toolgen.read.registration.frames import (
     BREAK,
     CONTINUE,
@@ -805,7 +812,17 @@ class Interpreter:
                 made.entries[key.value] = (key, value)
             else:
                 partial = True
+        tools = made.entries.get("tools")
+        if tools is not None and isinstance(tools[1], Seq) and self.answers_tools_list():
+            self.record(AnsweredTools(tools[1], node, self.site))
         return Mapping(made.entries, partial)
+
+    def answers_tools_list(self) -> bool:
+        """Whether the function being run answers the MCP request `tools/list` by hand (its
+        code has that string), in a project that reads MCP servers (`mcp` configured)."""
+        if not self.stack or not any(f.name == "mcp" for f in self.frameworks):
+            return False
+        return _mentions_tools_list(self.stack[-1])
 
     def subscript(self, owner: Value, index: ast.expr, frame: Frame, node: ast.AST) -> Value:
         key = self.expr(index, frame)
@@ -1348,3 +1365,19 @@ def _bound(name: str, frame: Frame) -> Value | None:
             return scope.names[name]
         scope = scope.parent
     return None
+
+
+#: The request a server written by hand answers with its list of tools.
+TOOLS_LIST = "tools/list"
+_ANSWERS: weakref.WeakKeyDictionary[ast.AST, bool] = weakref.WeakKeyDictionary()
+
+
+def _mentions_tools_list(function: ast.AST) -> bool:
+    """Whether `function`'s code has the string "tools/list" (kept while its tree lives)."""
+    found = _ANSWERS.get(function)
+    if found is None:
+        found = _ANSWERS[function] = any(
+            isinstance(node, ast.Constant) and node.value == TOOLS_LIST
+            for node in ast.walk(function)
+        )
+    return found
