@@ -355,3 +355,19 @@ def test_argparse_with_no_arguments_gives_its_defaults(project: Project, run: Ru
     result = run("build", cwd=project.root)
     assert result.code == 0, result.out
     assert _names(project) == ["get", "wipe"]
+
+
+def test_a_server_given_first_to_a_registration_is_no_name(project: Project, run: Runner) -> None:
+    """`gate.tool(mcp, required=...)(fn)`, a library's own registration (its owner unknown):
+    the server passed first is no tool name, and the tool keeps its function's name."""
+    project.write("pyproject.toml", CONFIG + 'markers = ["fastmcp"]\n')
+    project.write(
+        "src/server.py",
+        'from fastmcp import FastMCP\nfrom gatekit import gate\n\nmcp = FastMCP("x")\n\n\n'
+        '@gate.tool(mcp, required="read")\ndef lookup(q: str) -> str:\n    """Look up."""\n'
+        "    return q\n",
+    )
+    result = run("build", cwd=project.root)
+    assert result.code == 0, result.out
+    assert "TG401" not in result.out
+    assert _names(project) == ["lookup"]

@@ -231,8 +231,8 @@ def call_method(
                 ctx, target, node, site, method.preset, method.name, method.owner, kwargs
             )
         if isinstance(node, ast.Call):
-            # a first argument is the name (`mcp.tool("x")`): known, or not
-            named = () if first is None else (("name", first),)
+            # a first argument that may be text is the name (`mcp.tool("x")`): known, or not
+            named = (("name", first),) if isinstance(first, Const | Unknown) else ()
             options = tuple(kwargs.items()) + named
             return Registrar(method.owner, method.name, method.preset, node, ctx.site, options)
         return Unknown(f"`{shown(node)}` used without a function", node)
