@@ -371,3 +371,57 @@ def test_a_server_given_first_to_a_registration_is_no_name(project: Project, run
     assert result.code == 0, result.out
     assert "TG401" not in result.out
     assert _names(project) == ["lookup"]
+
+
+SETTINGS = '''
+import os
+from pathlib import Path
+
+from fastmcp import FastMCP
+
+ENV_FILE = Path(".env")
+SITE = Path("/etc/app/site.toml")
+
+
+def settings(path=None):
+    path = path or ENV_FILE
+    if not path.exists():
+        return {}
+    return {"READ_ONLY": "0"}
+
+
+READ_ONLY = os.environ.get("READ_ONLY", settings().get("READ_ONLY", "1")) == "1"
+HOME_FLAG = (Path.home() / ".app" / "enabled").exists() or os.path.exists("~/.app/on")
+mcp = FastMCP("x")
+
+
+@mcp.tool
+def show(key: str) -> str:
+    """Show a value."""
+    return key
+
+
+if not READ_ONLY or HOME_FLAG:
+
+    @mcp.tool
+    def put(key: str) -> None:
+        """Store a value."""
+
+
+if SITE.exists():
+
+    @mcp.tool
+    def site(key: str) -> None:
+        """What only some machines have."""
+'''
+
+
+def test_the_working_and_home_folders_are_empty(project: Project, run: Runner) -> None:
+    """A server started with nothing beside it: `.env` (relative) and `~/...` do not exist,
+    so the settings file gives nothing and READ_ONLY keeps its default; whether an absolute
+    path exists is known only where the server runs (both branches count)."""
+    project.write("pyproject.toml", CONFIG + 'markers = ["fastmcp"]\n')
+    project.write("src/server.py", SETTINGS)
+    result = run("build", cwd=project.root)
+    assert result.code == 0, result.out
+    assert _names(project) == ["show", "site"]

@@ -72,7 +72,8 @@ What it evaluates
   `AnsweredTools` effect (the function is evaluated as unreached ones are: the word
   `tools/list` counts as a registration word).
 - The command line is empty too: `sys.argv` is `[""]`, and an `argparse.ArgumentParser`
-  parses it to its defaults (`cli_args`).
+  parses it to its defaults (`cli_args`). So are the working and home folders: a relative
+  path or one under `~` does not exist (`files`); other paths may.
 - A low-level SDK server (`mcp.server.Server`, a preset's server class too): the function
   `@server.list_tools()` decorates (mcp 1) or `Server(on_list_tools=...)` names (mcp 2) is
   a `ListedTools` effect; `listed` runs it with unknown arguments once its module is

@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from typing import Literal
 
 from toolgen.read.index import Module, ModuleIndex, _absolute, canonical_external
-from toolgen.read.registration import cli_args, frameworks, operators, stdlib
+from toolgen.read.registration import cli_args, files, frameworks, operators, stdlib
 from toolgen.read.registration.effects import (
     AnsweredTools,
     Effect,
@@ -59,6 +59,7 @@ from toolgen.read.registration.values import (
     Const,
     ContainerMethod,
     External,
+    FilePath,
     Function,
     Instance,
     Lister,
@@ -67,6 +68,7 @@ from toolgen.read.registration.values import (
     ModuleValue,
     ParserMethod,
     Partial,
+    PathMethod,
     Record,
     Registrar,
     SchemaOf,
@@ -946,6 +948,8 @@ class Interpreter:
             return True if value.entries else (None if value.partial else False)
         if isinstance(value, Function | Bound | Class | ModuleValue | Server | Partial):
             return True
+        if isinstance(value, FilePath | Record | ArgParser):  # objects with no __bool__/__len__
+            return True
         return None
 
     # -- attributes -----------------------------------------------------------------------------
@@ -986,6 +990,8 @@ class Interpreter:
                 return owner.wrapped
         if isinstance(owner, ArgParser):
             return ParserMethod(owner, attr)
+        if isinstance(owner, FilePath):
+            return PathMethod(owner, attr)
         if isinstance(owner, Const) and attr == "value":
             return owner  # an enum's member is its value here (`Tools.SEARCH.value`)
         if isinstance(owner, Seq | Mapping | Const):
@@ -1114,6 +1120,8 @@ class Interpreter:
             return SchemaOf(callee.cls, node, self.site, called=True)
         if isinstance(callee, ParserMethod):
             return cli_args.parser_call(callee, args, kwargs, node)
+        if isinstance(callee, PathMethod):
+            return files.method(callee, args, node)
         if isinstance(callee, ContainerMethod):
             return stdlib.container_call(self, callee, args, node)
         if isinstance(callee, Instance):
@@ -1130,6 +1138,8 @@ class Interpreter:
         found = frameworks.call_external(self, callee, args, kwargs, node)
         if found is None and callee.path in cli_args.PARSERS:
             found = ArgParser(self.site)
+        if found is None and not kwargs:
+            found = files.call(callee.path, args, node)
         if found is None:
             found = stdlib.call_stdlib(self, self.env, callee.path, args, kwargs, node)
         if found is None and callee.path in ("builtins.getattr", "builtins.setattr"):

@@ -10,8 +10,9 @@ import operator
 from collections.abc import Callable
 from typing import Any
 
+from toolgen.read.registration import files
 from toolgen.read.registration.stdlib import MAX_INT_BITS, MAX_ITEMS, MAX_TEXT, fits, hashable
-from toolgen.read.registration.values import Const, Mapping, Seq, Unknown, Value
+from toolgen.read.registration.values import Const, FilePath, Mapping, Seq, Unknown, Value
 
 BINARY: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
     ast.Add: operator.add,
@@ -82,6 +83,10 @@ def binary(op: ast.operator, left: Value, right: Value, node: ast.AST) -> Value:
         times = right.value
         if type(times) is int and len(left.items) * max(times, 0) <= MAX_ITEMS:
             return Seq(left.items * times, left.kind)
+    if isinstance(left, FilePath) and isinstance(op, ast.Div):
+        path = files.joined(left, right)
+        if path is not None:
+            return path
     if not (isinstance(left, Const) and isinstance(right, Const)):
         return Unknown("an operation on values toolgen cannot know", node)
     if _too_large(op, left.value, right.value):

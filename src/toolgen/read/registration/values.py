@@ -194,6 +194,21 @@ class SchemaOf:
     called: bool = False
 
 
+@dataclass(frozen=True)
+class FilePath:
+    """`pathlib.Path(...)` of a known path (`toolgen.read.registration.files`)."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class PathMethod:
+    """A method of a `FilePath` (`path.exists`)."""
+
+    path: FilePath
+    name: str
+
+
 @dataclass(eq=False)
 class ArgParser:
     """`argparse.ArgumentParser(...)`: each argument's value when the command line is empty
@@ -261,6 +276,8 @@ Value = (
     | SchemaOf
     | ArgParser
     | ParserMethod
+    | FilePath
+    | PathMethod
     | Super
     | ContainerMethod
     | Unknown
