@@ -425,3 +425,26 @@ def test_the_working_and_home_folders_are_empty(project: Project, run: Runner) -
     result = run("build", cwd=project.root)
     assert result.code == 0, result.out
     assert _names(project) == ["show", "site"]
+
+
+def test_what_a_function_run_blind_cannot_follow_is_said_only_if_nothing_runs_it(
+    project: Project, run: Runner
+) -> None:
+    """tools.py's `register` loops over what it is given: run with arguments unknown, it
+    cannot name what it registers (a TG106). main.py runs it with a list: that is what
+    happens, and the note is noise, so it is not told; without main.py's call it is."""
+    _project(
+        project,
+        server=SERVER.replace("register(mcp)", "register(mcp, [ping])").replace(
+            "from app.tools import register", "from app.tools import ping, register"
+        ),
+        extra='def ping() -> str:\n    """Ping."""\n    return "pong"\n\n\n'
+        "def register(mcp, functions):\n    for fn in functions:\n        mcp.tool()(fn)\n",
+    )
+    result = run("build", "--verbose", cwd=project.root)
+    assert result.code == 0, result.out
+    assert _names(project) == ["ping"]
+    assert "TG106" not in result.out
+    project.write("src/app/main.py", 'from fastmcp import FastMCP\n\nmcp = FastMCP("demo")\n')
+    result = run("build", "--verbose", cwd=project.root)
+    assert "src/app/tools.py:8:9: TG106 [info]" in result.out, result.out

@@ -489,6 +489,11 @@ def compile_file(
             unit.reached = sorted(found.reached)
             unit.mounts = found.mounts
             unit.diagnostics.extend(found.unfollowed)
+            for note, root in found.weak_notes:  # told unless another unit runs `root`
+                if note.location is None:
+                    unit.diagnostics.append(note)
+                else:
+                    unit.handlers.append((note.location, (note.location, -1, root), [note]))
             for listed in found.listed:
                 descriptor, problems = compile_listed(listed, config, policy, unit.suppressions)
                 where = listed.module.location(listed.node)

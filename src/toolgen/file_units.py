@@ -61,7 +61,8 @@ class FileUnit(Generic[T]):
     found: list[Found] = field(default_factory=list)
     failed_found: list[Found] = field(default_factory=list)
     #: Each handler's place, its registration's (`found`), and its diagnostics: a handler
-    #: another unit knows more of is not this unit's to publish or report (`strongest_finds`)
+    #: another unit knows more of is not this unit's to publish or report (`strongest_finds`).
+    #: Also each TG106 of a function run with arguments unknown (strength -1, at its place)
     handlers: list[tuple[Location, Found, list[Diagnostic]]] = field(default_factory=list)
     #: Where the functions the file's evaluation ran are written: what another unit found by
     #: running one of them with arguments unknown is this one's to publish, or not

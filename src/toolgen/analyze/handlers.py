@@ -82,3 +82,6 @@ class Registrations:
     listed: list[ListedTool] = field(default_factory=list)
     #: where the functions the unit's evaluation ran are written (path, line, column)
     reached: frozenset[tuple[str, int, int]] = frozenset()
+    #: TG106s of functions run with arguments unknown, each with that function's place:
+    #: noise when another unit runs that function with its arguments
+    weak_notes: list[tuple[Diagnostic, tuple[str, int, int]]] = field(default_factory=list)

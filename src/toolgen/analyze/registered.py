@@ -120,6 +120,8 @@ def registrations(
             parent, child = effect.parent.key, effect.child.key
             if parent is not None and child is not None:
                 found.mounts.append(Mount(parent, child, effect.namespace, effect.tool_names))
+        elif isinstance(effect, Note) and roots is not None and id(effect) in roots:
+            found.weak_notes.extend((d, roots[id(effect)]) for d in _diagnostics([effect]))
         elif isinstance(effect, Note):
             found.unfollowed.extend(_diagnostics([effect]))
     return found
