@@ -482,7 +482,14 @@ def compile_file(
         module = index.add_file(file.module, file.path)
         if module is not None:
             unit.suppressions = FileSuppressions.parse(module.source)
-            others: dict[str, FileSuppressions] = {}  # of handlers other modules define
+            others: dict[str, FileSuppressions] = {}  # of other modules a tool is written in
+
+            def ignores_of(home: Module) -> FileSuppressions:
+                """The ignore comments of the file `home` is: this one's, or another's."""
+                if home is module:
+                    return unit.suppressions
+                return others.setdefault(home.shown, FileSuppressions.parse(home.source))
+
             entries = [name for owner, name in config.scripts if owner == file.module]
             presets, env = config_presets(config), dict(config.env)
             found = find_registrations(module, index, presets, env, entries)
@@ -495,7 +502,8 @@ def compile_file(
                 else:
                     unit.handlers.append((note.location, (note.location, -1, root), [note]))
             for listed in found.listed:
-                descriptor, problems = compile_listed(listed, config, policy, unit.suppressions)
+                ignores = ignores_of(listed.module)
+                descriptor, problems = compile_listed(listed, config, policy, ignores)
                 where = listed.module.location(listed.node)
                 known: Found = (where, strength(listed.server, False, len(listed.entry)), None)
                 name = listed.entry["name"]
@@ -505,9 +513,7 @@ def compile_file(
                     unit.add_failed(name, name, where, listed.server, known, problems)
             for handler in found.handlers:
                 node, home = handler.node, handler.module
-                ignores = unit.suppressions
-                if home is not module:
-                    ignores = others.setdefault(home.shown, FileSuppressions.parse(home.source))
+                ignores = ignores_of(home)
                 first = min([d.lineno for d in node.decorator_list] + [node.lineno])
                 ignores.add_handler(first, node.lineno, node.end_lineno or node.lineno)
                 descriptor, problems = compile_handler(handler, index, config, policy, ignores)
@@ -593,6 +599,7 @@ def compile_listed(
     publisher = config.publisher("mcp")
     if publisher is not None:
         data["framework"] = {"name": publisher.name, "version": publisher.version, "mcp": entry}
+    descriptor: ToolDescriptor | None = None
     unfit = unwritable(data)
     if unfit is not None:
         problems.append(Diagnostic(unfit[0], f"`{entry['name']}` {unfit[1]}", where))
@@ -603,11 +610,10 @@ def compile_listed(
             for error in exc.errors():
                 path = ".".join(str(p) for p in error["loc"])
                 problems.append(Diagnostic("TG403", f"`{path}`: {error['msg']}", where))
-        else:
-            problems = policy.apply(problems, {listed.module.shown: ignores})
-            if not any(p.severity is Level.ERROR for p in problems):
-                return descriptor, problems
-    return None, policy.apply(problems, {listed.module.shown: ignores})
+    problems = policy.apply(problems, {listed.module.shown: ignores})
+    if any(p.severity is Level.ERROR for p in problems):
+        return None, problems
+    return descriptor, problems
 
 
 def intended_name(handler: Handler, index: ModuleIndex) -> tuple[str, bool]:
