@@ -40,10 +40,14 @@ class Handler:
     values: tuple[tuple[str, Any], ...] = field(default=(), compare=False)
     #: the registration's keyword arguments the interpreter saw given but cannot know
     unknown: frozenset[str] = field(default=frozenset(), compare=False)
-    #: found by running a function nothing in its unit reaches (`root`: where it is
-    #: written), with arguments unknown
-    weak: bool = False
+    #: where the function is written that its unit ran with arguments unknown, nothing there
+    #: reaching it, to find this handler (None: found by what the unit runs as Python would)
     root: tuple[str, int, int] | None = None
+
+    @property
+    def weak(self) -> bool:
+        """Found by running a function with arguments unknown (`root`)."""
+        return self.root is not None
 
     @property
     def at(self) -> Module:

@@ -9,7 +9,6 @@ function knows more of its registrations, `toolgen.file_units`)."""
 from __future__ import annotations
 
 import ast
-import dataclasses
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -111,10 +110,8 @@ def registrations(
                 continue
             if dict(values).get(UNLISTED.get(effect.preset, "")) is False:
                 continue  # registered disabled: the framework does not list it
-            handler = _handler(effect, by_name[effect.preset], server, values)
-            handler = dataclasses.replace(handler, unknown=unknown)
-            if roots is not None and id(effect) in roots:
-                handler = dataclasses.replace(handler, weak=True, root=roots[id(effect)])
+            root = roots.get(id(effect)) if roots is not None else None
+            handler = _handler(effect, by_name[effect.preset], server, values, unknown, root)
             found.handlers.append(handler)
         elif isinstance(effect, Mounted):
             parent, child = effect.parent.key, effect.child.key
@@ -141,8 +138,15 @@ def _values(effect: Registered) -> tuple[tuple[tuple[str, Any], ...], frozenset[
 
 
 def _handler(
-    effect: Registered, preset: Preset, server: str | None, values: tuple[tuple[str, Any], ...]
+    effect: Registered,
+    preset: Preset,
+    server: str | None,
+    values: tuple[tuple[str, Any], ...],
+    unknown: frozenset[str],
+    root: Place | None,
 ) -> Handler:
+    """The handler `effect` registers (`root`: the function run with arguments unknown that
+    found it, if one was)."""
     function: Function = effect.function
     node = function.node
     assert not isinstance(node, ast.Lambda)
@@ -159,4 +163,6 @@ def _handler(
         site,
         server,
         values,
+        unknown,
+        root=root,
     )

@@ -595,15 +595,10 @@ class Interpreter:
             value.keys.append(f"{scope.module.name}.{name}")  # how `server_key` names it
 
     def lookup(self, name: str, frame: Frame, node: ast.AST) -> Value:
-        scope: Frame | None = frame
-        if name in frame.declared_global:
-            scope = self.module_frame(frame)
-        while scope is not None:
-            if name in scope.names:
-                return scope.names[name]
-            if scope.parent is None:
-                break
-            scope = scope.parent
+        scope = self.module_frame(frame) if name in frame.declared_global else frame
+        found = _bound(name, scope)
+        if found is not None:
+            return found
         if name in ("__name__", "__file__", "__spec__"):
             return self.unknown(f"`{name}` is set when the module runs", node)
         module = frame.module
