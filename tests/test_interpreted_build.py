@@ -381,6 +381,7 @@ from fastmcp import FastMCP
 
 ENV_FILE = Path(".env")
 SITE = Path("/etc/app/site.toml")
+BUNDLED = Path(__file__).parent / "bundled.toml"
 
 
 def settings(path=None):
@@ -413,18 +414,26 @@ if SITE.exists():
     @mcp.tool
     def site(key: str) -> None:
         """What only some machines have."""
+
+
+if BUNDLED.exists():
+
+    @mcp.tool
+    def bundled(key: str) -> None:
+        """What the project ships."""
 '''
 
 
 def test_the_working_and_home_folders_are_empty(project: Project, run: Runner) -> None:
-    """A server started with nothing beside it: `.env` (relative) and `~/...` do not exist,
-    so the settings file gives nothing and READ_ONLY keeps its default; whether an absolute
-    path exists is known only where the server runs (both branches count)."""
+    """A server started on a fresh machine with nothing beside it: `.env` (relative),
+    `~/...` and `/etc/...` do not exist, so the settings file gives nothing and READ_ONLY
+    keeps its default; a file the project ships exists."""
     project.write("pyproject.toml", CONFIG + 'markers = ["fastmcp"]\n')
     project.write("src/server.py", SETTINGS)
+    project.write("src/bundled.toml", "")
     result = run("build", cwd=project.root)
     assert result.code == 0, result.out
-    assert _names(project) == ["show", "site"]
+    assert _names(project) == ["bundled", "show"]
 
 
 def test_what_a_function_run_blind_cannot_follow_is_said_only_if_nothing_runs_it(
@@ -448,3 +457,51 @@ def test_what_a_function_run_blind_cannot_follow_is_said_only_if_nothing_runs_it
     project.write("src/app/main.py", 'from fastmcp import FastMCP\n\nmcp = FastMCP("demo")\n')
     result = run("build", "--verbose", cwd=project.root)
     assert "src/app/tools.py:8:9: TG106 [info]" in result.out, result.out
+
+
+NAMED_BY_DATA = """
+import json
+from pathlib import Path
+
+from fastmcp import FastMCP
+
+mcp = FastMCP("x")
+try:
+    with open("config.json") as f:  # relative: not there where the server starts
+        CONFIG = json.load(f)
+except FileNotFoundError:
+    CONFIG = json.loads((Path(__file__).parent / "tools.json").read_text())
+
+
+def make(name):
+    def handler(key: str) -> str:
+        return key
+
+    mcp.tool(name=name, description=f"The {name} tool.")(handler)
+
+
+for name in CONFIG["tools"]:
+    make(name)
+"""
+
+
+def test_a_data_file_the_server_reads_is_a_dependency_of_its_unit(
+    project: Project, run: Runner
+) -> None:
+    """Opening a file that is not there raises, so the `except` runs; the tools the project's
+    own data file names are published, and editing that file (nothing else) is seen by the
+    next build, though the unit is cached."""
+    project.write("pyproject.toml", CONFIG + 'markers = ["fastmcp"]\n')
+    project.write("src/server.py", NAMED_BY_DATA)
+    project.write("src/tools.json", '{"tools": ["alpha", "beta"]}')
+    first = run("build", cwd=project.root)
+    assert first.code == 0, first.out
+    assert _names(project) == ["alpha", "beta"]
+    project.write("src/tools.json", '{"tools": ["gamma"]}')
+    second = run("build", cwd=project.root)
+    assert second.code == 0, second.out
+    assert _names(project) == ["gamma"]
+    project.write("src/config.json", '{"tools": ["never"]}')  # relative to the working folder
+    third = run("build", cwd=project.root)
+    assert third.code == 0, third.out
+    assert _names(project) == ["gamma"]

@@ -1171,3 +1171,195 @@ def test_a_server_written_by_hand_lists_what_it_answers_tools_list_with(
     module = without_mcp.get("app.server")
     assert module is not None
     assert not find_registrations(module, without_mcp, FASTMCP).listed  # the SDK's preset only
+
+
+def _project_run(
+    root: Path, files: dict[str, str], data: dict[str, str], module: str = "app.server"
+) -> tuple[Evaluation, Registrations]:
+    """`_run` in a project (its data files may be read) with `data` written beside."""
+    index = _index(root, files)
+    for name, text in data.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text, encoding="utf-8")
+    index = ModuleIndex([root], lambda p: p.relative_to(root).as_posix(), project=root)
+    found = index.get(module)
+    assert found is not None
+    evaluation = evaluate(found, index, FASTMCP)
+    return evaluation, registrations(evaluation.effects, FASTMCP)
+
+
+READS_NAMES = """
+import json
+import os
+from importlib.resources import files
+from pathlib import Path
+
+import yaml
+from fastmcp import FastMCP
+
+mcp = FastMCP("d")
+HERE = Path(__file__).parent
+
+
+def make(name):
+    def handler(x: int) -> int:
+        return x
+
+    mcp.tool(name=name)(handler)
+
+
+for name in json.loads((HERE / "names.json").read_text())["tools"]:
+    make(name)
+with open(os.path.join(os.path.dirname(__file__), "more.yaml"), encoding="utf-8") as f:
+    for name in yaml.safe_load(f)["tools"]:
+        make(name)
+for name in json.load(files("app").joinpath("data", "last.json").open()):
+    make(name)
+if (HERE / "absent.json").exists():
+    make("never")
+"""
+
+
+def _names(found: Registrations) -> list[str]:
+    return sorted(dict(h.values)["name"] for h in found.handlers)
+
+
+def test_a_data_file_of_the_project_is_read_as_the_server_reads_it(tmp_path: Path) -> None:
+    """`__file__` is where the module is; JSON and YAML files beside it (by `Path`,
+    `os.path`, `importlib.resources.files`) load as they do when the server starts, and a
+    file the project does not hold does not exist."""
+    data = {
+        "app/names.json": '{"tools": ["alpha", "beta"]}',
+        "app/more.yaml": "tools:\n  - gamma\n",
+        "app/data/last.json": '["delta"]',
+    }
+    _, found = _project_run(tmp_path, {"app/server.py": READS_NAMES}, data)
+    assert _names(found) == ["alpha", "beta", "delta", "gamma"]
+
+
+def test_a_file_outside_the_project_is_not_read(tmp_path: Path) -> None:
+    """A symlink out of the project, or an absolute path elsewhere, is not read: what is on
+    the machine that runs toolgen is not the project's, and where the server starts it
+    does not exist (opening it raises)."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "names.json").write_text('{"tools": ["secret"]}', encoding="utf-8")
+    root = tmp_path / "project"
+    files = {
+        "app/server.py": """
+        import json
+        from pathlib import Path
+        from fastmcp import FastMCP
+
+        mcp = FastMCP("d")
+
+
+        def make(name):
+            def handler(x: int) -> int:
+                return x
+
+            mcp.tool(name=name)(handler)
+
+
+        for name in json.loads((Path(__file__).parent / "linked.json").read_text())["tools"]:
+            make(name)
+        for name in json.load(open(OUTSIDE))["tools"]:
+            make(name)
+        """.replace("OUTSIDE", repr(str(outside / "names.json")))
+    }
+    _index(root, files)
+    (root / "app" / "linked.json").symlink_to(outside / "names.json")
+    index = ModuleIndex([root], lambda p: p.relative_to(root).as_posix(), project=root)
+    module = index.get("app.server")
+    assert module is not None
+    evaluation = evaluate(module, index, FASTMCP)
+    found = registrations(evaluation.effects, FASTMCP)
+    assert found.handlers == []  # neither file exists where the server starts: both raise
+    assert "secret" not in repr(evaluation.effects)
+    assert str(outside) not in "".join(map(str, index.read))
+
+
+def test_the_network_is_absent_so_a_try_falls_back(tmp_path: Path) -> None:
+    """A request raises (the server is read as it starts with no network), in the `try`
+    that makes it or in a caller's: the handler's fallback is what the server lists."""
+    server = """
+    import json
+    import os
+
+    import httpx
+    import requests
+    from fastmcp import FastMCP
+
+    mcp = FastMCP("d")
+
+
+    def fetch():
+        return requests.get("https://example.invalid/names").json()
+
+
+    def names():
+        try:
+            return httpx.get("https://example.invalid/names").json()
+        except Exception:
+            with open(os.path.join(os.path.dirname(__file__), "names.json")) as f:
+                return json.load(f)
+
+
+    def more():
+        try:
+            found = fetch()
+        except requests.RequestException:
+            found = ["fallback"]
+        return found
+
+
+    def make(name):
+        def handler(x: int) -> int:
+            return x
+
+        mcp.tool(name=name)(handler)
+
+
+    for name in names() + more():
+        make(name)
+    """
+    _, found = _project_run(tmp_path, {"app/server.py": server}, {"app/names.json": '["live"]'})
+    assert _names(found) == ["fallback", "live"]
+
+
+def test_builtins_a_selection_is_made_with(tmp_path: Path) -> None:
+    """`isinstance` of known values, `any`/`all`, set operations (with a dict's keys), and
+    `getattr(sys, name, default)` of what a plain Python's `sys` has not (a frozen bundle's
+    `_MEIPASS`): a selection of tools made with them is known."""
+    server = """
+    import sys
+    from fastmcp import FastMCP
+
+    mcp = FastMCP("d")
+    GROUPS = {"read": ("get", "list"), "write": ("put",), "admin": ("drop",)}
+    CHOSEN = {"read", "write", "nonsense"}
+
+
+    def make(name):
+        def handler(x: int) -> int:
+            return x
+
+        mcp.tool(name=name)(handler)
+
+
+    unknown = CHOSEN - GROUPS.keys()
+    names = sorted({n for g in CHOSEN & GROUPS.keys() for n in GROUPS[g]} | {"extra"})
+    for name in names:
+        if isinstance(name, str) and not isinstance(name, (int, list)):
+            make(name)
+    if any(n.startswith("dr") for n in names) or not all(isinstance(n, str) for n in names):
+        make("never")
+    if unknown == {"nonsense"} and getattr(sys, "_MEIPASS", None) is None:
+        make("plain")
+    if unknown != {"nonsense"} or names == ["get"] or getattr(sys, "frozen", False):
+        make("never")
+    if isinstance(GROUPS, dict) and isinstance(names, list) and not isinstance(GROUPS, list):
+        make("typed")
+    """
+    _, found = _project_run(tmp_path, {"app/server.py": server}, {})
+    assert _names(found) == ["extra", "get", "list", "plain", "put", "typed"]

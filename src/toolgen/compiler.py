@@ -505,7 +505,9 @@ def compile_file(
                 ignores = ignores_of(listed.module)
                 descriptor, problems = compile_listed(listed, config, policy, ignores)
                 where = listed.module.location(listed.node)
-                known: Found = (where, strength(listed.server, False, len(listed.entry)), None)
+                # a listed tool is known whole or not at all; many share one place (a
+                # comprehension of `Tool(...)`, a converted OpenAPI document)
+                known: Found = (where, strength(listed.server, False, 0), None)
                 name = listed.entry["name"]
                 if descriptor is not None:
                     unit.add_tool(descriptor, where, listed.server, known, problems)

@@ -13,11 +13,11 @@ import ast
 from dataclasses import dataclass
 from typing import Any
 
-from toolgen.analyze.known import WIRE_NAMES, NotKnown, SchemaMaker, known_value
 from toolgen.analyze.types import SchemaBuilder, TypeProblem
 from toolgen.diagnostics import Diagnostic
 from toolgen.read.index import Module, ModuleIndex
-from toolgen.read.registration.effects import AnsweredTools, ListedTools
+from toolgen.read.registration.effects import AnsweredTools, ListedTools, OpenAPITools
+from toolgen.read.registration.known import WIRE_NAMES, NotKnown, SchemaMaker, known_value
 from toolgen.read.registration.values import (
     Const,
     Mapping,
@@ -106,6 +106,21 @@ def answered_tools(effect: AnsweredTools) -> tuple[list[ListedTool], list[Diagno
         answering = (effect.site.name, "tools/list")
         tools.append(ListedTool(entry, effect.site, effect.node, None, *answering))
     return tools, problems
+
+
+def converted_tools(effect: OpenAPITools) -> list[ListedTool]:
+    """The tools FastMCP converts from an OpenAPI document, as it lists them."""
+    made = (effect.site.name, "from_openapi")
+    return [
+        ListedTool(
+            {k: tool[k] for k in TOOL_FIELDS if k in tool},
+            effect.site,
+            effect.node,
+            effect.server.key,
+            *made,
+        )
+        for tool in effect.tools
+    ]
 
 
 def _entry(

@@ -42,6 +42,8 @@ class Preset:
     inline_defs: Literal["all", "with-siblings"] | None = None
     #: toolgen's own marker: every toolgen rule applies in full
     native: bool = False
+    #: the framework's version whose rules publish (`Config.publisher`); () the newest
+    version: tuple[int, ...] = ()
     #: the JSON type the framework publishes for a parameter without an annotation (None: no
     #: type, as pydantic reads it: `Any`); the MCP SDK says "string"
     untyped: str | None = None
@@ -175,4 +177,10 @@ def config_presets(config: Config) -> list[Preset]:
         )
         for path, preset, _ in config.decorators
     ]
-    return [*presets(config.markers), *declared]
+    return [*(_versioned(p, config) for p in presets(config.markers)), *declared]
+
+
+def _versioned(preset: Preset, config: Config) -> Preset:
+    """`preset` with the version of its framework that publishes, if it has one."""
+    framework = config.publisher(preset.name)
+    return preset if framework is None else replace(preset, version=framework.at)

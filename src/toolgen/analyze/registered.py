@@ -13,8 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from toolgen.analyze.handlers import Handler, Mount, Registrations
-from toolgen.analyze.known import NotKnown, known_value
-from toolgen.analyze.listed import answered_tools, listed_tools, model_schema
+from toolgen.analyze.listed import answered_tools, converted_tools, listed_tools, model_schema
 from toolgen.analyze.markers import Preset
 from toolgen.diagnostics import Diagnostic
 from toolgen.read.index import Module, ModuleIndex
@@ -25,9 +24,11 @@ from toolgen.read.registration.effects import (
     ListedTools,
     Mounted,
     Note,
+    OpenAPITools,
     Registered,
 )
 from toolgen.read.registration.frames import Place
+from toolgen.read.registration.known import NotKnown, known_value
 from toolgen.read.registration.values import Function
 
 #: The registration keyword that, False, keeps a tool out of the framework's list.
@@ -56,6 +57,8 @@ def find_registrations(
         tools, problems = answered_tools(answer)
         found.listed.extend(tools)
         found.unfollowed.extend(problems)
+    for made in (e for e in effects if isinstance(e, OpenAPITools)):
+        found.listed.extend(converted_tools(made))
     # a server answers tools/list with the handler given last (the SDK keeps one)
     handlers = {id(e.server): e for e in effects if isinstance(e, ListedTools)}
     for effect in handlers.values():

@@ -156,6 +156,10 @@ WELL_KNOWN_MODULES = frozenset(
 
 #: How `touched` and the probes name a module looked up in the library roots as well.
 LIBRARY = "+"
+#: How they name a data file a server reads (`ModuleIndex.data_file`).
+DATA = "<file>"
+#: The most bytes a data file may have for toolgen to read it.
+MAX_DATA_BYTES = 32_000_000
 
 
 def well_known(dotted: str) -> bool:
@@ -296,6 +300,7 @@ class ModuleIndex:
         self._uses: dict[tuple[str, str], set[str]] = {}  # modules each resolution used
         self._sources: dict[Path, Module | None] = {}  # sources not importable by their name
         self._keys_by_module: dict[str, set[tuple[str, str]]] = {}  # resolutions through each
+        self._data: dict[Path, bytes | None] = {}  # the data files read (`data_file`)
 
     # -- loading -------------------------------------------------------------------------
     def add_file(self, name: str, path: Path) -> Module | None:
@@ -337,6 +342,51 @@ class ModuleIndex:
             self._modules[key] = None if found is None else self._parse(name, found, library=True)
             self._probes[key] = (missing, found)
         return self._modules[key]
+
+    def data_file(self, path: str) -> bytes | None:
+        """The bytes of the project's data file `path` (absolute), which a server reads as it
+        starts (an OpenAPI document beside its module); None when it is no regular file, or
+        the project does not hold it (outside it, or a symlink out of it: what is on the
+        machine that runs toolgen is not the project's), or it has more than
+        `MAX_DATA_BYTES`. A dependency of the unit that read it, as a module is."""
+        if not Path(path).is_absolute():
+            return None
+        given = Path(os.path.normpath(path))
+        key = DATA + str(given)
+        self.touched.add(key)
+        if given in self._data:
+            return self._data[given]
+        self._data[given] = self._read_data(given, key)
+        return self._data[given]
+
+    def holds(self, path: str) -> bool | None:
+        """Whether the project holds something at `path` (absolute): a data file, a folder;
+        None when `path` is not the project's to say. A file looked for and not found is a
+        dependency, as a module is."""
+        if self.data_file(path) is not None:
+            return True
+        if self._outside(path):
+            return None
+        return Path(os.path.realpath(path)).is_dir()
+
+    def _outside(self, path: str) -> bool:
+        if self.project is None or not Path(path).is_absolute():
+            return True
+        given = Path(os.path.normpath(path))
+        real = Path(os.path.realpath(given))
+        return not (given.is_relative_to(self.project) and real.is_relative_to(self.project))
+
+    def _read_data(self, given: Path, key: str) -> bytes | None:
+        if self._outside(str(given)):
+            return None
+        try:
+            data = read_capped(os.path.realpath(given), MAX_DATA_BYTES)
+        except Unreadable:  # absent (then a dependency: it may appear), or no regular file
+            self._probes[key] = ([] if os.path.lexists(given) else [given], None)
+            return None
+        self._probes[key] = ([], given)
+        self.read[given] = hashlib.sha256(data).hexdigest()
+        return data
 
     def held(self, key: str) -> Module | None:
         """The module a `touched` key names (one looked up in the library roots too, or not),

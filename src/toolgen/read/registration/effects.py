@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from toolgen.read.index import Module
 from toolgen.read.registration.values import Function, Server, Value
@@ -60,6 +60,17 @@ class AnsweredTools:
     site: Module
 
 
+@dataclass(frozen=True)
+class OpenAPITools:
+    """`FastMCP.from_openapi(...)`: the tools `server` lists, converted from the document as
+    that FastMCP version does (`tools`: `tools/list` entries), made at `node` of `site`."""
+
+    server: Server
+    tools: tuple[dict[str, Any], ...]
+    node: ast.AST
+    site: Module
+
+
 NoteKind = Literal["unfollowed", "bound", "env"]
 
 
@@ -74,4 +85,4 @@ class Note:
     node: ast.AST | None
 
 
-Effect = Registered | Mounted | ListedTools | AnsweredTools | Note
+Effect = Registered | Mounted | ListedTools | AnsweredTools | OpenAPITools | Note

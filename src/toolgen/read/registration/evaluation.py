@@ -19,13 +19,12 @@ from collections.abc import Mapping as MappingABC
 from dataclasses import dataclass
 
 from toolgen.read.index import Module, ModuleIndex
+from toolgen.read.registration.context import Framework, PresetLike
 from toolgen.read.registration.effects import Effect, ListedTools, Mounted, Note, Registered
 from toolgen.read.registration.frames import Frame, Place, place
 from toolgen.read.registration.frameworks import (
     ADD_METHODS,
     MOUNT_METHODS,
-    Framework,
-    PresetLike,
     decorator_of,
     factory_of,
     server_class,

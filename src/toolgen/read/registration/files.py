@@ -1,15 +1,34 @@
-"""The file system a server starts with, as toolgen reads it: an empty working folder and an
-empty home folder. A path relative to the working folder, or under the home folder (`~`),
-does not exist (`Path(".env").exists()` is False: what a server started with nothing beside
-it sees); whether any other path exists is known only where the server runs.
+"""The file system a server starts with, as toolgen reads it: a fresh machine that holds the
+project and nothing of the server's configuration. A path inside the project
+(`Path(__file__).parent / "openapi.yaml"`, `importlib.resources.files("pkg")`) is what the
+project holds: it exists when the file does, and a server that opens it reads its text
+(`Opened`); JSON and YAML are loaded by `data`. Any other path does not exist: one relative to
+the (empty) working folder, under the (empty) home folder (`~`), or elsewhere on the machine
+(`/data/shops.json`, `/etc/app/config.yaml`): `Path(".env").exists()` is False, and opening it
+raises, as `FileNotFoundError` is raised where the server starts with nothing beside it.
 """
 
 from __future__ import annotations
 
 import ast
 import posixpath
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Protocol
 
-from toolgen.read.registration.values import Const, FilePath, PathMethod, Unknown, Value
+from toolgen.read.registration.frames import Raising
+from toolgen.read.registration.values import Const, FilePath, Opened, PathMethod, Unknown, Value
+
+if TYPE_CHECKING:
+    from toolgen.read.index import Module
+
+
+class Disk(Protocol):
+    """What toolgen reads of the project's files (`toolgen.read.index.ModuleIndex`)."""
+
+    def data_file(self, path: str) -> bytes | None: ...
+    def holds(self, path: str) -> bool | None: ...
+    def get(self, name: str) -> Module | None: ...
+
 
 #: The classes that make a path, by the paths a project imports them with.
 PATH_CLASSES = frozenset({"pathlib.Path", "pathlib.PurePath", "pathlib.PosixPath"})
@@ -18,6 +37,26 @@ EXISTS = frozenset({"os.path.exists", "os.path.isfile", "os.path.isdir", "os.pat
 #: Path methods that ask whether it exists, and those that give the same path again.
 ASKS = frozenset({"exists", "is_file", "is_dir"})
 SAME = frozenset({"expanduser", "resolve", "absolute"})
+#: Path methods that read the file, with the mode they open it in.
+READERS = {"read_text": "r", "read_bytes": "rb", "open": "r"}
+#: What opens a file for reading.
+OPENERS = frozenset({"builtins.open", "io.open", "codecs.open"})
+#: What gives the folder of a package (`files("pkg") / "data.json"`).
+RESOURCES = frozenset({"importlib.resources.files", "importlib_resources.files"})
+#: `os.path` functions of a path that give a path (as a string).
+STRING_PATHS: dict[str, Callable[[str], str]] = {
+    "os.path.dirname": posixpath.dirname,
+    "os.path.basename": posixpath.basename,
+    "os.path.abspath": posixpath.normpath,
+    "os.path.realpath": posixpath.normpath,
+    "os.path.normpath": posixpath.normpath,
+}
+#: The parts of a path its attributes name.
+PARTS: dict[str, Callable[[str], str]] = {
+    "name": posixpath.basename,
+    "stem": lambda p: posixpath.splitext(posixpath.basename(p))[0],
+    "suffix": lambda p: posixpath.splitext(p)[1],
+}
 
 
 def text(value: Value) -> str | None:
@@ -34,25 +73,39 @@ def absent(path: str) -> bool:
     return not path.startswith("/") or path.startswith("~")
 
 
-def exists(path: str, node: ast.AST) -> Value:
-    if absent(path):
-        return Const(False)
-    return Unknown(f"whether `{path}` exists is known only where the server runs", node)
+def exists(path: str, node: ast.AST, disk: Disk) -> Value:
+    return Const(not absent(path) and bool(disk.holds(path)))
 
 
-def call(path: str, args: list[Value], node: ast.AST) -> Value | None:
-    """`Path(...)`, `Path.home()`, `os.path.exists(p)`, `os.path.join(...)`; None: none of
-    them, or arguments toolgen cannot know."""
+def call(
+    path: str, args: list[Value], kwargs: dict[str, Value], node: ast.AST, disk: Disk
+) -> Value | None:
+    """`Path(...)`, `Path.home()`, `os.path.exists(p)`, `os.path.join(...)`, `open(p)`; None:
+    none of them, or arguments toolgen cannot know."""
     parts = [text(a) for a in args]
     known = [p for p in parts if p is not None]
     if len(known) != len(parts):
         return None
+    if path in OPENERS and known and set(kwargs) <= {"mode", "encoding", "errors"}:
+        mode = text(kwargs.get("mode", Const(known[1] if len(known) > 1 else "r")))
+        return opened(known[0], mode, node, disk)
+    if kwargs:
+        return None
+    if path in ("builtins.str", "os.fspath") and len(args) == 1 and isinstance(args[0], FilePath):
+        return Const(args[0].text)
+    if path in RESOURCES and len(known) == 1:
+        module = disk.get(known[0])
+        if module is not None and module.is_package and not module.library:
+            return FilePath(str(module.path.parent))
+        return None
+    if path in STRING_PATHS and len(known) == 1:
+        return Const(STRING_PATHS[path](known[0]))
     if path in PATH_CLASSES:
         return FilePath(posixpath.join(*known) if known else ".")
     if path.rpartition(".")[0] in PATH_CLASSES and path.rpartition(".")[2] in ("home", "cwd"):
         return FilePath("~" if path.endswith("home") else ".")
     if path in EXISTS and len(known) == 1:
-        return exists(known[0], node)
+        return exists(known[0], node, disk)
     if path == "os.path.join" and known:
         return Const(posixpath.join(*known))
     if path == "os.path.expanduser" and len(known) == 1:
@@ -60,10 +113,38 @@ def call(path: str, args: list[Value], node: ast.AST) -> Value | None:
     return None
 
 
-def method(owner: PathMethod, args: list[Value], node: ast.AST) -> Value:
-    """`path.exists()`, `path.expanduser()`: what toolgen knows of a path's methods."""
+def opened(path: str, mode: str | None, node: ast.AST, disk: Disk) -> Value:
+    """`open(path)`: the file, when it is the project's and opened to be read."""
+    if mode is None or set(mode) - set("rbt"):
+        return Unknown(f"`{path}` opened to be written", node)
+    data = None if absent(path) else disk.data_file(path)
+    if data is not None:
+        return Opened(path, data, binary="b" in mode)
+    if absent(path) or disk.holds(path) is not True:  # FileNotFoundError, as Python raises
+        raise Raising(f"`{path}` does not exist where the server starts", node)
+    return Unknown(f"`{path}` is not a file toolgen reads", node)
+
+
+def attribute(owner: FilePath, attr: str) -> Value:
+    """`path.parent`, `path.name`, or a method of the path."""
+    if attr == "parent":
+        return FilePath(posixpath.dirname(owner.text) or ".")
+    if attr in PARTS:
+        return Const(PARTS[attr](owner.text))
+    return PathMethod(owner, attr)
+
+
+def method(owner: PathMethod, args: list[Value], node: ast.AST, disk: Disk) -> Value:
+    """`path.exists()`, `path.expanduser()`, `path.read_text()`: what toolgen knows of a
+    path's methods."""
     if owner.name in ASKS and not args:
-        return exists(owner.path.text, node)
+        return exists(owner.path.text, node, disk)
+    if owner.name in READERS:
+        mode = text(args[0]) if args and owner.name == "open" else READERS[owner.name]
+        found = opened(owner.path.text, mode, node, disk)
+        if owner.name != "open" and isinstance(found, Opened):
+            return found.contents()
+        return found
     if owner.name in SAME and not args:
         return owner.path
     if owner.name == "joinpath":

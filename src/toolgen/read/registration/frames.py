@@ -87,6 +87,17 @@ class Raise:
     pass
 
 
+class Raising(Exception):
+    """A call that raises where the server starts, whatever its arguments (a request over
+    the network: there is none): it unwinds the calls in progress, as Python's exception
+    does, to the `try` whose body it interrupts (`FAILED`)."""
+
+    def __init__(self, why: str, node: ast.AST | None) -> None:
+        super().__init__(why)
+        self.why = why
+        self.node = node
+
+
 Place = tuple[str, int, int]
 
 
@@ -98,6 +109,9 @@ def place(function: Function) -> Place:
 
 Signal = Return | Break | Continue | Raise | None
 BREAK, CONTINUE, RAISE = Break(), Continue(), Raise()
+#: A statement interrupted by `Raising`: unlike a `raise` statement's `RAISE`, the function it
+#: is in raises it on to its caller.
+FAILED = Raise()
 
 
 def bind_member(value: Value, instance: Value, cls: Class) -> Value:

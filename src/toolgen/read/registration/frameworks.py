@@ -8,12 +8,11 @@ may not import it, so the interpreter is given what it needs of each as plain da
 from __future__ import annotations
 
 import ast
-from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Protocol
 
 from toolgen.read.index import Module
-from toolgen.read.registration.effects import Effect, ListedTools, Mounted, NoteKind, Registered
+from toolgen.read.registration import openapi_servers
+from toolgen.read.registration.context import Context, Framework, shown
+from toolgen.read.registration.effects import ListedTools, Mounted, Registered
 from toolgen.read.registration.values import (
     CALLABLE_FUNCTION,
     Class,
@@ -49,47 +48,6 @@ RECORD_PACKAGES = frozenset({"mcp", "mcp_types"})
 GENERATED = {"from_openapi": "an OpenAPI document", "from_fastapi": "a FastAPI app"}
 #: How deep a class's bases are followed to a framework's server class.
 MAX_BASES = 16
-
-
-class PresetLike(Protocol):
-    """What the interpreter reads of a marker preset (`toolgen.analyze.markers.Preset`)."""
-
-    @property
-    def name(self) -> str: ...
-    @property
-    def functions(self) -> frozenset[str]: ...
-    @property
-    def methods(self) -> frozenset[str]: ...
-    @property
-    def factories(self) -> frozenset[str]: ...
-
-
-@dataclass(frozen=True)
-class Framework:
-    name: str
-    functions: frozenset[str] = frozenset()  # decorator functions: `@function_tool`
-    methods: frozenset[str] = frozenset()  # decorator methods of its servers: `@mcp.tool`
-    factories: frozenset[str] = frozenset()  # its server classes: `FastMCP`
-
-    @classmethod
-    def of(cls, preset: PresetLike) -> Framework:
-        return cls(preset.name, preset.functions, preset.methods, preset.factories)
-
-
-class Context(Protocol):
-    """What the meaning of a framework's names needs of the interpreter."""
-
-    @property
-    def frameworks(self) -> Sequence[Framework]: ...
-    @property
-    def site(self) -> Module: ...  # the module being evaluated where the call is written
-    def record(self, effect: Effect) -> None: ...
-    def note(self, kind: NoteKind, message: str, node: ast.AST | None) -> Unknown: ...
-
-
-def shown(node: ast.AST, limit: int = 60) -> str:
-    text = ast.unparse(node)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def decorator_of(ctx: Context, path: str) -> Framework | None:
@@ -171,8 +129,14 @@ def call_external(
         return server
     if path.partition(".")[0] in RECORD_PACKAGES and path.rpartition(".")[2] in RECORDS:
         return Record(path.rpartition(".")[2], dict(kwargs), node, ctx.site)
+    if path.startswith("fastmcp.") and path.rpartition(".")[2] in openapi_servers.MAKERS:
+        return openapi_servers.make(ctx, path, args, kwargs, node)
     owner, _, attr = path.rpartition(".")
     made = factory_of(ctx, owner)
+    if made is not None and attr == "from_openapi" and made.name == "fastmcp":
+        server = Server(made.name, node, ctx.site)
+        openapi_servers.from_openapi(ctx, made, server, args, kwargs, node)
+        return server
     if made is not None and attr in GENERATED:
         ctx.note(
             "unfollowed",
@@ -238,6 +202,8 @@ def call_method(
         return Unknown(f"`{shown(node)}` used without a function", node)
     if method.name in MOUNT_METHODS and method.owner is not None:
         return mount(ctx, method.owner, args, kwargs, node)
+    if method.name == "add_provider" and method.owner is not None and args:
+        return openapi_servers.add_provider(ctx, method.owner, args[0], node)
     if method.name in LIST_METHODS and method.owner is not None and isinstance(node, ast.Call):
         return Lister(method.owner, node, ctx.site)
     return Unknown(f"what `{shown(node)}` gives is the framework's run time", node)

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import ast
 import builtins
+import os
+import sys
 import time
 import weakref
 from collections.abc import Iterator, Sequence
@@ -20,7 +22,8 @@ from contextlib import contextmanager
 from typing import Literal
 
 from toolgen.read.index import Module, ModuleIndex, _absolute, canonical_external
-from toolgen.read.registration import cli_args, files, frameworks, operators, stdlib
+from toolgen.read.registration import cli_args, data, files, frameworks, operators, stdlib
+from toolgen.read.registration.context import Framework, shown
 from toolgen.read.registration.effects import (
     AnsweredTools,
     Effect,
@@ -32,6 +35,7 @@ from toolgen.read.registration.effects import (
 from toolgen.read.registration.frames import (
     BREAK,
     CONTINUE,
+    FAILED,
     RAISE,
     Break,
     Continue,
@@ -40,6 +44,7 @@ from toolgen.read.registration.frames import (
     OutOfBudget,
     Place,
     Raise,
+    Raising,
     Return,
     Signal,
     bind_member,
@@ -51,7 +56,6 @@ from toolgen.read.registration.frames import (
     name_of,
     place,
 )
-from toolgen.read.registration.frameworks import Framework
 from toolgen.read.registration.values import (
     ArgParser,
     Bound,
@@ -66,6 +70,7 @@ from toolgen.read.registration.values import (
     Mapping,
     Method,
     ModuleValue,
+    Opened,
     ParserMethod,
     Partial,
     PathMethod,
@@ -79,6 +84,16 @@ from toolgen.read.registration.values import (
     Value,
 )
 
+#: Calls that reach over the network: they raise, since the server is read as it starts with
+#: none (as the environment is read empty), so a `try` falls back to its handler.
+NETWORK = frozenset(
+    f"{package}.{verb}"
+    for package in ("httpx", "requests")
+    for verb in ("get", "post", "put", "patch", "delete", "head", "options", "request")
+) | {"urllib.request.urlopen", "socket.create_connection"}
+#: Standard modules whose attributes are those of any Python's (`getattr(sys, "frozen",
+#: False)` is False where a server runs from its package, as toolgen reads it).
+PLAIN_MODULES = {"sys": sys, "os": os}
 #: Decorators that make a class a record (its `__init__` sets its annotated fields).
 RECORD_DECORATORS = frozenset({"dataclass", "define", "frozen", "attrs"})
 #: Base classes that do the same, by path.
@@ -164,6 +179,8 @@ class Interpreter:
         if key not in self._noted:  # a loop or a recursion says it once
             self._noted.add(key)
             self.sink.append(Note(kind, message, self.site, node))
+        if kind == "env":  # a read of the environment: its value is known (the default)
+            return Unknown(message, node)
         return self.unknown(message, node)
 
     def unknown(self, why: str, node: ast.AST | None) -> Unknown:
@@ -194,6 +211,8 @@ class Interpreter:
             yield
         except OutOfBudget as exc:
             self.note("bound", f"evaluation stopped here: {exc.why}", exc.node)
+        except Raising:  # a function the unit called raised: what it did so far stands
+            pass
         except RecursionError:  # a safety net: MAX_NESTING is meant to come first
             self.note("bound", "evaluation stopped: Python's recursion limit", None)
         finally:
@@ -331,6 +350,8 @@ class Interpreter:
             return None
         try:
             return self._statement(stmt, frame)
+        except Raising:
+            return FAILED
         finally:
             self.nesting -= 1
 
@@ -367,10 +388,12 @@ class Interpreter:
             return self.try_statement(stmt, frame)
         elif isinstance(stmt, ast.With | ast.AsyncWith):
             for item in stmt.items:
-                self.expr(item.context_expr, frame)
+                entered = self.expr(item.context_expr, frame)
                 if item.optional_vars is not None:
-                    why = "what a `with` statement's `__enter__` gives"
-                    self.assign(item.optional_vars, self.unknown(why, item), frame)
+                    if not isinstance(entered, Opened):  # a file's `__enter__` gives the file
+                        why = "what a `with` statement's `__enter__` gives"
+                        entered = self.unknown(why, item)
+                    self.assign(item.optional_vars, entered, frame)
             return self.block(stmt.body, frame)
         elif isinstance(stmt, ast.Match):
             return self.match(stmt, frame)
@@ -415,6 +438,8 @@ class Interpreter:
         if len(returned) == len(signals):
             return Return(join(returned, self.unknown))
         frame.maybe_returned.extend(returned)
+        if all(s is FAILED for s in signals):
+            return FAILED
         if all(isinstance(s, Raise) for s in signals):
             return RAISE
         kinds = {type(s) for s in signals}
@@ -599,7 +624,9 @@ class Interpreter:
         found = _bound(name, scope)
         if found is not None:
             return found
-        if name in ("__name__", "__file__", "__spec__"):
+        if name == "__file__":  # where the module is: data files are found beside it
+            return Const(str(frame.module.path))
+        if name in ("__name__", "__spec__"):
             return self.unknown(f"`{name}` is set when the module runs", node)
         module = frame.module
         for star in module.star_imports:
@@ -640,6 +667,8 @@ class Interpreter:
     def set_attribute(self, owner: Value, attr: str, value: Value) -> None:
         if isinstance(owner, Instance | Server):
             owner.attrs[attr] = value
+        elif isinstance(owner, Record):  # a framework's object a hook edits (`tool.name = ...`)
+            owner.kwargs[attr] = value
         elif isinstance(owner, Class):
             owner.namespace[attr] = value
         elif isinstance(owner, ModuleValue):
@@ -943,7 +972,7 @@ class Interpreter:
             return True if value.entries else (None if value.partial else False)
         if isinstance(value, Function | Bound | Class | ModuleValue | Server | Partial):
             return True
-        if isinstance(value, FilePath | Record | ArgParser):  # objects with no __bool__/__len__
+        if isinstance(value, FilePath | Record | ArgParser | Opened):  # no __bool__/__len__
             return True
         return None
 
@@ -986,7 +1015,9 @@ class Interpreter:
         if isinstance(owner, ArgParser):
             return ParserMethod(owner, attr)
         if isinstance(owner, FilePath):
-            return PathMethod(owner, attr)
+            return files.attribute(owner, attr)
+        if isinstance(owner, Opened) and attr == "read":
+            return PathMethod(FilePath(owner.path), "read_bytes" if owner.binary else "read_text")
         if isinstance(owner, Const) and attr == "value":
             return owner  # an enum's member is its value here (`Tools.SEARCH.value`)
         if isinstance(owner, Seq | Mapping | Const):
@@ -1012,7 +1043,7 @@ class Interpreter:
         """TG106 for a registration on something toolgen can see is not a server."""
         return self.note(
             "unfollowed",
-            f"`{frameworks.shown(node)}` looks like a registration, but its owner is not a "
+            f"`{shown(node)}` looks like a registration, but its owner is not a "
             f"server of the configured markers ({why}): nothing is registered",
             node,
         )
@@ -1116,7 +1147,7 @@ class Interpreter:
         if isinstance(callee, ParserMethod):
             return cli_args.parser_call(callee, args, kwargs, node)
         if isinstance(callee, PathMethod):
-            return files.method(callee, args, node)
+            return files.method(callee, args, node, self.index)
         if isinstance(callee, ContainerMethod):
             return stdlib.container_call(self, callee, args, node)
         if isinstance(callee, Instance):
@@ -1133,8 +1164,12 @@ class Interpreter:
         found = frameworks.call_external(self, callee, args, kwargs, node)
         if found is None and callee.path in cli_args.PARSERS:
             found = ArgParser(self.site)
-        if found is None and not kwargs:
-            found = files.call(callee.path, args, node)
+        if found is None:
+            found = files.call(callee.path, args, kwargs, node, self.index)
+        if found is None:
+            found = data.load(callee.path, args, node)
+        if found is None and callee.path in NETWORK:
+            raise Raising(f"`{callee.path}` needs the network, which a server starts without", node)
         if found is None:
             found = stdlib.call_stdlib(self, self.env, callee.path, args, kwargs, node)
         if found is None and callee.path in ("builtins.getattr", "builtins.setattr"):
@@ -1151,7 +1186,12 @@ class Interpreter:
         if path == "builtins.setattr" and len(args) == 3:
             self.set_attribute(args[0], args[1].value, args[2])
             return Const(None)
-        found = self.attribute(args[0], args[1].value, node)
+        owner, name = args[0], args[1].value
+        # what a plain interpreter's `sys` has (no `sys._MEIPASS` of a frozen bundle)
+        module = PLAIN_MODULES.get(owner.path) if isinstance(owner, External) else None
+        if module is not None and not hasattr(module, name):
+            return args[2] if len(args) == 3 else None
+        found = self.attribute(owner, name, node)
         if isinstance(found, Unknown) and len(args) == 3:
             return args[2]
         return found
@@ -1261,6 +1301,8 @@ class Interpreter:
             self._site.pop()
             self.stack.pop()
             self.depth -= 1
+        if signal is FAILED:
+            raise Raising(f"`{function.qualname}` raises", node)
         if isinstance(signal, Raise):
             return self.unknown(f"`{function.qualname}` raises", node)
         result = signal.value if isinstance(signal, Return) else Const(None)

@@ -79,6 +79,10 @@ def binary(op: ast.operator, left: Value, right: Value, node: ast.AST) -> Value:
         merged = Mapping(dict(left.entries), left.partial or right.partial)
         merged.entries.update(right.entries)
         return merged
+    if isinstance(left, Seq) and left.kind == "set" and isinstance(op, SET_OPERATORS):
+        made = _set_operation(op, left, right)
+        if made is not None:
+            return made
     if isinstance(left, Seq) and isinstance(right, Const) and isinstance(op, ast.Mult):
         times = right.value
         if type(times) is int and len(left.items) * max(times, 0) <= MAX_ITEMS:
@@ -98,6 +102,47 @@ def binary(op: ast.operator, left: Value, right: Value, node: ast.AST) -> Value:
     if not fits(result):
         return Unknown("an operation whose result toolgen does not keep: too large", node)
     return Const(result)
+
+
+SET_OPERATORS = (ast.Sub, ast.BitOr, ast.BitAnd, ast.BitXor)
+
+
+def _set_operation(op: ast.operator, left: Seq, right: Value) -> Seq | None:
+    """`a - b`, `a | b`, `a & b`, `a ^ b` of sets of constants (the right one may be any
+    known collection of them: `set - dict.keys()`), in the order Python's would keep for
+    the left set's items first; None when an item is not a known constant."""
+    others: list[Value] | None = None
+    if isinstance(right, Seq):
+        others = right.items
+    elif isinstance(right, Mapping) and not right.partial:
+        others = [key for key, _ in right.entries.values()]
+    if others is None:
+        return None
+    mine = [i.value for i in left.items if isinstance(i, Const) and hashable(i.value)]
+    theirs = [i.value for i in others if isinstance(i, Const) and hashable(i.value)]
+    if len(mine) != len(left.items) or len(theirs) != len(others):
+        return None
+    if isinstance(op, ast.Sub):
+        kept = [v for v in mine if v not in set(theirs)]
+    elif isinstance(op, ast.BitAnd):
+        kept = [v for v in mine if v in set(theirs)]
+    elif isinstance(op, ast.BitXor):
+        kept = [v for v in mine if v not in set(theirs)] + [v for v in theirs if v not in set(mine)]
+    else:
+        kept = mine + theirs
+    if len(kept) > MAX_ITEMS:
+        return None
+    return Seq([Const(v) for v in dict.fromkeys(kept)], "set")
+
+
+def _constant(value: Seq) -> Value:
+    """A list, tuple or set of constants as the constant Python compares (`==`, `<`)."""
+    if not all(isinstance(i, Const) and hashable(i.value) for i in value.items):
+        return value
+    items = [i.value for i in value.items if isinstance(i, Const)]
+    if value.kind == "set":
+        return Const(set(items))
+    return Const(tuple(items) if value.kind == "tuple" else items)
 
 
 def compare(op: ast.cmpop, left: Value, right: Value, node: ast.AST) -> Value:
@@ -123,6 +168,8 @@ def compare(op: ast.cmpop, left: Value, right: Value, node: ast.AST) -> Value:
             found = any(left.value == i.value for i in right.items if isinstance(i, Const))
             return Const(found if isinstance(op, ast.In) else not found)
         return Unknown("a membership toolgen cannot know", node)
+    if isinstance(left, Seq) and isinstance(right, Seq):
+        left, right = _constant(left), _constant(right)
     if not (isinstance(left, Const) and isinstance(right, Const)):
         return Unknown("a comparison of values toolgen cannot know", node)
     try:

@@ -11,7 +11,7 @@ import dataclasses
 from collections.abc import Callable
 from collections.abc import Mapping as MappingABC
 
-from toolgen.read.registration.frameworks import Context
+from toolgen.read.registration.context import Context
 from toolgen.read.registration.values import (
     Bound,
     Const,
@@ -111,7 +111,9 @@ def env_read(
     key = args[0] if args else kwargs.get("key")
     default = args[1] if len(args) > 1 else kwargs.get("default", Const(None))
     if not (isinstance(key, Const) and isinstance(key.value, str)):
-        return ctx.note("env", "reads an environment variable toolgen cannot name", node)
+        why = "reads an environment variable toolgen cannot name"
+        ctx.note("env", why, node)
+        return ctx.unknown(why, node)
     if key.value in env:
         ctx.note("env", f"reads ${key.value}: the configured value is used", node)
         return Const(env[key.value])
@@ -124,7 +126,9 @@ def env_item(ctx: Context, env: MappingABC[str, str], key: Value, node: ast.AST)
     if isinstance(key, Const) and isinstance(key.value, str) and key.value in env:
         ctx.note("env", f"reads ${key.value}: the configured value is used", node)
         return Const(env[key.value])
-    return ctx.note("env", f"reads `{ast.unparse(node)}`, which has no default", node)
+    why = f"reads `{ast.unparse(node)}`, which has no default"
+    ctx.note("env", why, node)
+    return ctx.unknown(why, node)
 
 
 Builtin = Callable[[list[Value], dict[str, Value], ast.AST], Value]
@@ -198,6 +202,66 @@ def _len(args: list[Value], kwargs: dict[str, Value], node: ast.AST) -> Value:
     )
 
 
+def _truth(value: Value) -> bool | None:
+    if isinstance(value, Const):
+        try:
+            return bool(value.value)
+        except Exception:  # a constant's `__bool__` is Python's own
+            return None
+    if isinstance(value, Seq):
+        return bool(value.items)
+    if isinstance(value, Mapping) and not value.partial:
+        return bool(value.entries)
+    return None
+
+
+def _any_all(wanted: bool) -> Builtin:
+    """`any(...)` (`wanted` True) and `all(...)` of known items: one item that is `wanted`
+    decides; else every item must be known."""
+
+    def make(args: list[Value], kwargs: dict[str, Value], node: ast.AST) -> Value:
+        found = items(args[0]) if len(args) == 1 else None
+        if found is None:
+            return Unknown("any()/all() of a value toolgen cannot know", node)
+        truths = [_truth(item) for item in found]
+        if wanted in truths:
+            return Const(wanted)
+        if None in truths:
+            return Unknown("any()/all() of items toolgen cannot know", node)
+        return Const(not wanted)
+
+    return make
+
+
+#: What `isinstance` tells of a known value, by the builtin classes it is an instance of.
+KINDS_OF: dict[str, frozenset[str]] = {
+    "list": frozenset({"list"}),
+    "tuple": frozenset({"tuple"}),
+    "set": frozenset({"set"}),
+}
+
+
+def _isinstance(args: list[Value], kwargs: dict[str, Value], node: ast.AST) -> Value:
+    """`isinstance(x, dict)` of a known container or constant and builtin classes."""
+    if len(args) != 2:
+        return Unknown("isinstance() of other arguments", node)
+    value, classes = args
+    wanted = classes.items if isinstance(classes, Seq) else [classes]
+    paths = [c.path for c in wanted if isinstance(c, External)]
+    if len(paths) != len(wanted) or not all(p.startswith("builtins.") for p in paths):
+        return Unknown("isinstance() of a class toolgen cannot tell", node)
+    names = {p.removeprefix("builtins.") for p in paths}
+    if isinstance(value, Seq):
+        kinds = KINDS_OF[value.kind]
+    elif isinstance(value, Mapping):
+        kinds = frozenset({"dict"})
+    elif isinstance(value, Const):
+        kinds = frozenset(c.__name__ for c in type(value.value).__mro__)
+    else:
+        return Unknown("isinstance() of a value toolgen cannot know", node)
+    return Const(bool(kinds & names) or "object" in names)
+
+
 def _method_kind(kind: str) -> Builtin:
     """`staticmethod(f)`, `classmethod(f)`: the function, bound differently."""
 
@@ -245,6 +309,9 @@ BUILTINS: dict[str, Builtin] = {
     "zip": _zip,
     "reversed": _reversed,
     "len": _len,
+    "isinstance": _isinstance,
+    "any": _any_all(True),
+    "all": _any_all(False),
     "staticmethod": _method_kind("staticmethod"),
     "classmethod": _method_kind("classmethod"),
     "print": _none,

@@ -201,6 +201,20 @@ class FilePath:
     text: str
 
 
+@dataclass(frozen=True, eq=False)
+class Opened:
+    """A file of the project opened to be read (`open(path)`, `path.open()`): its bytes."""
+
+    path: str
+    data: bytes
+    binary: bool = False
+
+    def contents(self) -> Const:
+        """What reading it all gives: its text (UTF-8, as a server on a UTF-8 machine reads
+        it), or its bytes."""
+        return Const(self.data if self.binary else self.data.decode("utf-8", "replace"))
+
+
 @dataclass(frozen=True)
 class PathMethod:
     """A method of a `FilePath` (`path.exists`)."""
@@ -277,6 +291,7 @@ Value = (
     | ArgParser
     | ParserMethod
     | FilePath
+    | Opened
     | PathMethod
     | Super
     | ContainerMethod

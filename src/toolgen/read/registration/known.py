@@ -4,6 +4,7 @@ a listed tool's fields), or why they cannot be known."""
 from __future__ import annotations
 
 import ast
+import datetime
 import math
 from collections.abc import Callable
 from typing import Any
@@ -46,21 +47,24 @@ MAX_DEPTH = 100
 MAX_VALUES = 100_000
 
 
-def known_value(value: Value, at: ast.AST, schema_of: SchemaMaker | None = None) -> Any:
+def known_value(
+    value: Value, at: ast.AST, schema_of: SchemaMaker | None = None, most: int = MAX_VALUES
+) -> Any:
     """`value` as the JSON data it stands for (None: a field left out). `schema_of` gives
-    the schema of a model's `model_json_schema()`."""
-    return _Reader(schema_of).data(value, at, 0)
+    the schema of a model's `model_json_schema()`; `most` caps the values read."""
+    return _Reader(schema_of, most).data(value, at, 0)
 
 
 class _Reader:
-    def __init__(self, schema_of: SchemaMaker | None) -> None:
+    def __init__(self, schema_of: SchemaMaker | None, most: int) -> None:
         self.schema_of = schema_of
+        self.most = most
         self.count = 0
 
     def data(self, value: Value, at: ast.AST, depth: int) -> Any:
         self.count += 1
-        if depth > MAX_DEPTH or self.count > MAX_VALUES:
-            why = f"more than {MAX_DEPTH} levels or {MAX_VALUES} values (or data holding itself)"
+        if depth > MAX_DEPTH or self.count > self.most:
+            why = f"more than {MAX_DEPTH} levels or {self.most} values (or data holding itself)"
             raise NotKnown(f"data of {why}", at)
         return self._data(value, at, depth + 1)
 
@@ -72,6 +76,9 @@ class _Reader:
                 return known
             if isinstance(known, float) and math.isfinite(known):
                 return known
+            if isinstance(known, datetime.date | datetime.time):  # as pydantic's JSON has it
+                text = known.isoformat()
+                return text[:-6] + "Z" if text.endswith("+00:00") else text
             raise NotKnown(f"{type(known).__name__} is no JSON value", at)
         if isinstance(value, Seq):
             return [self.data(item, at, depth) for item in value.items]
