@@ -518,6 +518,33 @@ def test_version_differences() -> None:
     }
 
 
+def test_before_3_3_a_name_repeated_across_locations_is_not_suffixed() -> None:
+    props = only(PARAMS, (3, 2, 4))["inputSchema"]["properties"]
+    # the header parameter replaces the query one; only the body collision is suffixed
+    assert list(props) == ["q", "name__path", "name", "n"]
+    assert props["q"] == {"type": "integer"}
+
+
+def test_before_3_2_1_only_the_output_schema_is_converted() -> None:
+    spec = doc(
+        {
+            "/x": {
+                "get": op(
+                    parameters=[
+                        {"name": "p", "in": "query", "schema": {"oneOf": [{"type": "string"}]}}
+                    ],
+                    responses=json_response({"oneOf": [{"type": "string"}], "nullable": True}),
+                )
+            }
+        }
+    )
+    tool = only(spec, (3, 0, 0))
+    assert tool["inputSchema"]["properties"]["p"] == {"oneOf": [{"type": "string"}]}
+    assert tool["outputSchema"]["properties"]["result"] == {
+        "anyOf": [{"type": "string"}, {"type": "null"}]
+    }
+
+
 # ---------------------------------------------------------------- the routes themselves
 
 

@@ -108,6 +108,11 @@ def _param_schema(p: Any, colliding: set[str]) -> tuple[str, JSON]:
     return f"{p.name}__{p.location}", schema
 
 
+# A name repeated across locations is suffixed in 3.4.11 but not in 3.2.4; the release in
+# between that changed it is not known here, 3.3.0 is assumed.
+_REPEATS_SUFFIXED = (3, 3, 0)
+
+
 def combine_v3(route: Route, version: Version) -> JSON:
     """3.x (and 2.x) `_combine_schemas_and_map_params`."""
     props: JSON = {}
@@ -131,10 +136,10 @@ def combine_v3(route: Route, version: Version) -> JSON:
                 body_schema["required"] = list(dict.fromkeys(merged_required))
             body_schema.pop("allOf", None)
         body_props = body_schema.get("properties", {}) or {}
-    counts = Counter(p.name for p in route.parameters)
-    colliding = ({p.name for p in route.parameters} & set(body_props)) | {
-        n for n, c in counts.items() if c > 1
-    }
+    colliding = {p.name for p in route.parameters} & set(body_props)
+    if version >= _REPEATS_SUFFIXED:
+        counts = Counter(p.name for p in route.parameters)
+        colliding |= {n for n, c in counts.items() if c > 1}
     for p in route.parameters:
         name, schema = _param_schema(p, colliding)
         if p.required:
@@ -447,7 +452,7 @@ def _wrap(schema: JSON) -> JSON:
     }
 
 
-def output_v3(route: Route, version: Version) -> JSON | None:
+def output_v3(route: Route) -> JSON | None:
     responses = route.responses
     resp = next((responses[c] for c in ("200", "201", "202", "204") if c in responses), None)
     if resp is None:
@@ -462,7 +467,8 @@ def output_v3(route: Route, version: Version) -> JSON | None:
     ref = out.get("$ref")
     if isinstance(ref, str) and defs and ref.startswith("#/$defs/") and ref.split("/")[-1] in defs:
         out = replace_ref_with_defs(defs[ref.split("/")[-1]], v4=False)
-    convert = version >= (3, 2, 1) and route.openapi_version.startswith("3")
+    # unlike the input schema, the output schema was converted before 3.2.1 too
+    convert = route.openapi_version.startswith("3")
     if convert:
         out = to_json_schema(out, route.openapi_version, v4=False)
     if out.get("type") != "object":
@@ -525,7 +531,7 @@ def output_v4(route: Route) -> JSON | None:
 
 
 def output_schema(route: Route, version: Version, validate_output: bool) -> JSON | None:
-    out = output_v4(route) if version >= (4, 0, 0) else output_v3(route, version)
+    out = output_v4(route) if version >= (4, 0, 0) else output_v3(route)
     if validate_output or out is None:
         return out
     permissive: JSON = {"type": "object", "additionalProperties": True}
