@@ -464,6 +464,12 @@ def test_references_are_inlined_and_a_cycle_keeps_its_defs() -> None:
     assert tree["outputSchema"]["properties"]["children"]["items"] == {"$ref": "#/$defs/Node"}
 
 
+def test_fastmcp_3_0_0_cannot_list_a_cyclic_schema() -> None:
+    result = convert(CYCLIC, version=(3, 0, 0))
+    assert [t["name"] for t in result.tools] == ["GET_leaf"]
+    assert result.problems == ["tool POST_tree: fastmcp 3.0.0 cannot list a cyclic schema"]
+
+
 # ---------------------------------------------------------------- versions
 
 VERSIONED = doc(
@@ -637,6 +643,166 @@ def test_very_deep_schemas_and_cycles_do_not_escape() -> None:
 
 # ---------------------------------------------------------------- against fastmcp itself
 
+S = "#/components/schemas/"
+
+
+def discriminated(v31: bool) -> Any:
+    """A discriminator with a mapping, allOf subtypes, readOnly/writeOnly, a loose object,
+    references through components/parameters, responses and requestBodies, a pointer into
+    a component, a `$ref` with a sibling, an extension kept as written."""
+    schemas = {
+        "Pet": {
+            "type": "object",
+            "properties": {
+                "kind": {"type": "string"},
+                "name": {"type": "string", "readOnly": True},
+            },
+            "required": ["kind", "name"],
+            "discriminator": {"propertyName": "kind", "mapping": {"cat": S + "Cat", "dog": "Dog"}},
+        },
+        "Cat": {
+            "allOf": [
+                {"$ref": S + "Pet"},
+                {"type": "object", "properties": {"meow": {"type": "boolean"}}},
+            ]
+        },
+        "Dog": {
+            "allOf": [
+                {"$ref": S + "Pet"},
+                {"type": "object", "properties": {"bark": {"type": "string", "writeOnly": True}}},
+            ]
+        },
+        "Loose": {
+            "type": "object",
+            "properties": {"a": {"type": "string"}},
+            "additionalProperties": {"type": "integer"},
+        },
+        "Union": {
+            "oneOf": [{"$ref": S + "Cat"}, {"$ref": S + "Dog"}],
+            "discriminator": {"propertyName": "kind"},
+        },
+        "Bounded": {"type": "number", "exclusiveMinimum": 1}
+        if v31
+        else {
+            "type": "number",
+            "minimum": 1,
+            "exclusiveMinimum": True,
+            "maximum": 9,
+            "exclusiveMaximum": False,
+        },
+    }
+    spec = doc(
+        {
+            "/pets": {
+                "post": op(
+                    requestBody=body_of({"$ref": S + "Pet"}),
+                    responses=json_response({"$ref": S + "Pet"}),
+                ),
+                "put": op(
+                    requestBody=body_of({"$ref": S + "Loose"}),
+                    responses=json_response({"$ref": S + "Union"}),
+                ),
+                "patch": op(requestBody=body_of({"type": "array", "items": {"$ref": S + "Union"}})),
+            },
+            "/cats": {
+                "post": op(
+                    requestBody=body_of({"$ref": S + "Cat"}),
+                    responses=json_response({"type": "array", "items": {"$ref": S + "Dog"}}),
+                ),
+                "get": op(
+                    parameters=[
+                        {"name": "b", "in": "query", "schema": {"$ref": S + "Bounded"}},
+                        {"name": "k", "in": "query", "schema": {"$ref": S + "Pet/properties/kind"}},
+                        {
+                            "name": "c",
+                            "in": "query",
+                            "content": {
+                                "application/json": {
+                                    "schema": {
+                                        "type": "object",
+                                        "properties": {"x": {"minimum": 2}},
+                                    }
+                                }
+                            },
+                        },
+                        {"$ref": "#/components/parameters/Shared"},
+                    ],
+                    responses={"200": {"$ref": "#/components/responses/Ok"}},
+                ),
+            },
+            "/sib": {
+                "post": op(
+                    requestBody={"$ref": "#/components/requestBodies/B"},
+                    responses=json_response(
+                        {
+                            "type": "object",
+                            "properties": {
+                                "p": {"$ref": S + "Loose", "description": "Sibling"},
+                                "q": {"type": "string", "default": None, "x-raw": {"minimum": 1}},
+                                "r": {
+                                    "type": "string",
+                                    "xml": {"name": "r"},
+                                    "externalDocs": {"url": "http://e"},
+                                },
+                            },
+                        }
+                    ),
+                )
+            },
+        },
+        schemas,
+        v31,
+    )
+    spec["components"].update(
+        parameters={
+            "Shared": {
+                "name": "shared",
+                "in": "header",
+                "schema": {"type": "string", "default": "z"},
+            }
+        },
+        responses={
+            "Ok": {
+                "description": "ok",
+                "content": {"application/json": {"schema": {"$ref": S + "Cat"}}},
+            }
+        },
+        requestBodies={
+            "B": {
+                "description": "Body desc",
+                "content": {
+                    "application/json": {
+                        "schema": {
+                            "allOf": [
+                                {"$ref": S + "Loose"},
+                                {"properties": {"z": {"type": "integer"}}, "required": ["z"]},
+                            ]
+                        }
+                    }
+                },
+            }
+        },
+    )
+    return spec
+
+
+def body_of(schema: dict[str, Any]) -> dict[str, Any]:
+    return {"required": True, "content": {"application/json": {"schema": schema}}}
+
+
+def test_discriminator_and_access_rules_in_4x() -> None:
+    by_name = {t["name"]: t for t in tools(discriminated(False), V4)}
+    pet = by_name["POST_pets"]["inputSchema"]
+    # readOnly `name` leaves the arguments; the subtypes' fields are merged in as optional
+    assert list(pet["properties"]) == ["kind", "meow", "bark"]
+    assert pet["required"] == ["kind"]
+    assert pet["properties"]["kind"]["description"].startswith("Selects the variant.")
+    # writeOnly `bark` leaves the output
+    assert "bark" not in json.dumps(by_name["POST_cats"]["outputSchema"])
+    bounded = by_name["GET_cats"]["inputSchema"]["properties"]["b"]
+    assert bounded == {"exclusiveMinimum": 1.0, "maximum": 9.0, "type": "number"}
+
+
 FIXTURES = {
     "naming": NAMING,
     "suffixes": SUFFIXES,
@@ -651,6 +817,8 @@ FIXTURES = {
     "bodiless": BODILESS,
     "cyclic": CYCLIC,
     "versioned": VERSIONED,
+    "discriminated_30": discriminated(False),
+    "discriminated_31": discriminated(True),
     "openapi_31": doc(
         {
             "/x": {

@@ -1,18 +1,22 @@
 """What FastMCP's `FastMCP.from_openapi(spec, ...)` publishes in `tools/list`, computed from
 the OpenAPI document as plain data (dict, list, str, int, float, bool, None).
 
-Modelled versions, chosen by `version` (each checked differentially against that fastmcp
-release on generated documents: 2.14.5, 3.0.0, 3.2.4, 3.4.11, 4.2.3):
+Modelled versions, chosen by `version` (each checked differentially against fastmcp
+2.14.5, 3.0.0, 3.2.4, 3.4.11 and 4.2.3 on generated documents; the release of each change
+was read from FastMCP's history):
 
-- 3.2.1 to 3.4.x: the OpenAPI to JSON Schema conversion of the input schema (3.0
-  `nullable`, `oneOf` to `anyOf`); a name repeated across parameter locations is suffixed
-  from 3.3.0 on (3.2.4 does not, 3.4.11 does; the release in between is assumed);
+- 3.2.1 to 3.4.x: the input schema goes through the OpenAPI to JSON Schema conversion (3.0
+  `nullable`, `oneOf` to `anyOf`). From 3.4.3 a name repeated across parameter locations is
+  suffixed and a discriminator's tag stays required; from 3.4.8 (assumed: after 3.4.7,
+  before 3.4.11) the list-time dereference has size limits;
 - 4.x (as 4.2.3): a default `title` from the name, a parameter's `example` copied into its
   schema, `allOf`/`$ref` body merging, discriminator flattening, readOnly/writeOnly scoping,
   3.0 boolean exclusive bounds, no output schema beside a bodiless success response, whole
   `$ref` pointers, a reserved `_2` suffix, `_meta` without `None` values;
-- 3.0.0 to 3.2.0: the input schema is not converted (the output schema is);
-- 2.x (2.14): also `_fastmcp` meta, the "**Path Parameters:**" description block, and no
+- 3.0.0 to 3.2.0: the input schema is not converted (the output schema is, in every
+  version); the dereference strips discriminators from 3.2.0, and 3.0.0 cannot list a
+  cyclic schema (that tool is a problem here; FastMCP fails the whole listing);
+- 2.x (2.14): `_fastmcp` meta, the "**Path Parameters:**" description block, and no
   list-time dereference (`$ref`/`$defs` kept). The legacy parser of 2.13 and older is not
   modelled.
 
@@ -21,8 +25,8 @@ on the first invalid part; here only what the conversion reads is checked, and a
 cannot be read is skipped and named in `Converted.problems`. Which `$ref` targets are typed
 (dumped by openapi_pydantic) or kept as written is decided by the pointer (an `x-` segment
 means as written). `$defs` keep document order where FastMCP iterates a set (only visible
-when a cycle keeps them). The dereference size limits of 3.4 are applied to every 3.x,
-and 3.0.x's failure to list a cyclic schema at all is not modelled.
+when a cycle keeps them). Before 3.4.8 FastMCP inlines a schema of any size; one too big to
+inline is a problem here instead.
 
 It never imports fastmcp, openapi_pydantic or the analysed code, never reads files or the
 network, and never raises anything but `OpenAPIError`: every walk is bounded in depth and

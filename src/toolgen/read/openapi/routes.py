@@ -20,7 +20,11 @@ from .model import (
     Route,
     RouteError,
 )
-from .schemas import NonLocalRef, component_name, deeper, replace_ref_with_defs
+from .schemas import NonLocalRef, component_name, deeper, node_count, replace_ref_with_defs
+
+# Nodes the reading may visit in all: a small document whose schemas are referenced from
+# everywhere cannot make the conversion run for hours.
+MAX_WORK = 20_000_000
 
 _S30 = (
     "title",
@@ -257,6 +261,14 @@ class Document:
             raise OpenAPIError("the document has no 'openapi' version string")
         self.version = version
         self.v31 = not version.startswith("3.0")
+        self.work = 0
+        # one extraction per schema object: a component used by many routes is read once
+        self.extracted: dict[tuple[int, bool], JSON] = {}
+
+    def spend(self, nodes: int) -> None:
+        self.work += nodes
+        if self.work > MAX_WORK:
+            raise OpenAPIError(f"the document is too large to convert ({MAX_WORK} nodes read)")
 
     def resolve(self, item: Any) -> tuple[Any, bool]:
         """`_resolve_ref`: follow `$ref` objects; says whether the target is a typed part of
@@ -287,13 +299,19 @@ class Document:
     def schema(self, obj: Any) -> JSON:
         """`_extract_schema_as_dict`: resolve the top, dump, rewrite references."""
         resolved, typed = self.resolve(obj)
-        if typed:
-            result = dump(resolved, self.v31)
-        elif isinstance(resolved, dict):
-            result = resolved
-        else:
-            result = {}
-        return replace_ref_with_defs(result, v4=self.v4)
+        key = (id(resolved), typed)
+        if key not in self.extracted:
+            if typed:
+                result = dump(resolved, self.v31)
+            elif isinstance(resolved, dict):
+                result = resolved
+            else:
+                result = {}
+            self.extracted[key] = replace_ref_with_defs(result, v4=self.v4)
+            self.spend(node_count(self.extracted[key]))
+        # callers set keys at the top (a default, an example, a marker); nothing below
+        # the top is ever changed in place, so sharing it is safe
+        return dict(self.extracted[key])
 
     def default_of(self, obj: Any) -> Any:
         resolved, typed = self.resolve(obj)
@@ -435,6 +453,7 @@ def _closure(
     stack = list(roots)
     while stack:
         node = stack.pop()
+        doc.spend(1)
         if isinstance(node, dict):
             names: list[str] = []
             ref = node.get("$ref")

@@ -12,6 +12,20 @@ from .model import JSON, RouteError
 MAX_DEPTH = 200  # deeper schemas would exhaust FastMCP's own recursion well before this
 
 
+def node_count(value: Any) -> int:
+    """Containers and scalars in a value (iterative: any depth)."""
+    count = 0
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        count += 1
+        if isinstance(node, dict):
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return count
+
+
 def deeper(depth: int) -> int:
     if depth > MAX_DEPTH:
         raise RouteError(f"a schema is nested more than {MAX_DEPTH} levels deep")
@@ -262,11 +276,12 @@ def to_json_schema(
     remove_read_only: bool = False,
     remove_write_only: bool = False,
     definitions: JSON | None = None,
+    tags: bool = False,
     depth: int = 0,
 ) -> Any:
     """`convert_openapi_schema_to_json_schema` (3.2.1+). Its early exits only skip copies,
-    so they are not modelled. 4.x adds access filtering, 3.0 exclusive bounds and
-    discriminator tags."""
+    so they are not modelled. 3.4.3 adds discriminator tags (`tags`), 4.x access filtering
+    and 3.0 exclusive bounds."""
     if not isinstance(schema, dict):
         return schema
     depth = deeper(depth)
@@ -284,7 +299,7 @@ def to_json_schema(
             result = _exclusive_bounds(result)
     if "oneOf" in result:
         result["anyOf"] = result.pop("oneOf")
-    if v4:
+    if v4 or tags:
         result = require_discriminator_property(result)
     for key in _OPENAPI_ONLY:
         result.pop(key, None)
@@ -297,6 +312,7 @@ def to_json_schema(
             remove_read_only=remove_read_only,
             remove_write_only=remove_write_only,
             definitions=definitions,
+            tags=tags,
             depth=depth,
         )
 
@@ -378,8 +394,9 @@ def _strip_remote(value: Any, depth: int = 0) -> Any:
     return value
 
 
-def _measure(root: JSON, *, follow_refs: bool) -> None:
-    """Raise CannotInline when the expanded schema is cyclic, too big or too deep."""
+def _measure(root: JSON, *, follow_refs: bool, start: JSON | None = None) -> None:
+    """Raise CannotInline when the expanded schema (from `start`, the root by default) is
+    cyclic, too big or too deep."""
     sizes: dict[int, tuple[int, int]] = {}
     active: set[int] = set()
 
@@ -414,7 +431,7 @@ def _measure(root: JSON, *, follow_refs: bool) -> None:
             raise CannotInline("too deep")
         return nodes, height
 
-    measure(root, 0)
+    measure(root if start is None else start, 0)
 
 
 def _text_size(schema: JSON) -> int:
@@ -449,26 +466,27 @@ _MAP_KEYS = (
 )
 
 
-def _strip_discriminator(value: Any, depth: int = 0) -> Any:
-    """After inlining, an OpenAPI discriminator beside anyOf/oneOf would dangle: drop it."""
+def _strip_discriminator(value: Any, tags: bool, depth: int = 0) -> Any:
+    """After inlining, an OpenAPI discriminator beside anyOf/oneOf would dangle: drop it
+    (and, from 3.4.3, keep its tag required in each variant)."""
     depth = deeper(depth)
     if isinstance(value, dict):
         skip = "discriminator" in value and ("anyOf" in value or "oneOf" in value)
-        if skip:
+        if skip and tags:
             value = require_discriminator_property(value)
         out: JSON = {}
         for k, v in value.items():
             if k == "discriminator" and skip:
                 continue
             if k in _MAP_KEYS and isinstance(v, dict):
-                out[k] = {n: _strip_discriminator(x, depth) for n, x in v.items()}
+                out[k] = {n: _strip_discriminator(x, tags, depth) for n, x in v.items()}
             elif k in _DATA_KEYS:
                 out[k] = v
             else:
-                out[k] = _strip_discriminator(v, depth)
+                out[k] = _strip_discriminator(v, tags, depth)
         return out
     if isinstance(value, list):
-        return [_strip_discriminator(v, depth) for v in value]
+        return [_strip_discriminator(v, tags, depth) for v in value]
     return value
 
 
@@ -499,7 +517,7 @@ def resolve_root_ref(schema: JSON) -> JSON:
     return schema
 
 
-def _inline(root: JSON) -> Any:
+def _inline(root: JSON, start: JSON | None = None) -> Any:
     """jsonref's replacement of every local `$ref` by its target, then FastMCP's merge of
     the reference's own keys (raw, as written) over the target's. `_measure` ran first, so
     the expansion is acyclic and bounded."""
@@ -520,25 +538,46 @@ def _inline(root: JSON) -> Any:
             return [walk(v, depth + 1) for v in value]
         return value
 
-    return walk(root, 0)
+    return walk(root if start is None else start, 0)
 
 
-def dereference(schema: JSON) -> JSON:
-    """FastMCP's `dereference_refs` (3.4+/4.x): inline every local reference and drop the
-    root `$defs`; a cyclic, oversized or too deep result keeps its references and only a
-    root `$ref` is resolved."""
+def dereference(schema: JSON, version: tuple[int, int, int]) -> JSON:
+    """FastMCP's `dereference_refs`: inline every local reference and drop the root `$defs`.
+    A cyclic schema keeps its references and only a root `$ref` is resolved (3.0.0 cannot
+    list it at all: a `RouteError`). From 3.4.8 an oversized or too deep result is treated
+    like a cycle; before, FastMCP inlines it whatever its size, which is refused here with a
+    `RouteError` rather than built. The discriminator is stripped from 3.2.0 on."""
+    limits = version >= (3, 4, 8)
     try:
         schema = _strip_remote(schema)
-        _measure(schema, follow_refs=True)
+        if version < (3, 0, 1):
+            # 3.0.0 inlines regardless; a cycle reachable outside `$defs` cannot be listed
+            outside = {k: v for k, v in schema.items() if k != "$defs"}
+            try:
+                _measure(schema, follow_refs=True, start=outside)
+            except CannotInline as e:
+                if str(e) == "cycle":
+                    raise RouteError("fastmcp 3.0.0 cannot list a cyclic schema") from None
+                raise RouteError(f"the schema is {e} to inline") from None
+            inlined_30: JSON = _inline(schema, start=outside)
+            return inlined_30
+        try:
+            _measure(schema, follow_refs=True)
+        except CannotInline as e:
+            if limits or str(e) == "cycle":
+                return resolve_root_ref(schema)
+            raise RouteError(f"the schema is {e} to inline") from None
         inlined = _inline(schema)
         if not isinstance(inlined, dict):
             return resolve_root_ref(schema)
         inlined = {k: v for k, v in inlined.items() if k != "$defs"}
-        _measure(inlined, follow_refs=False)
-        inlined = _strip_discriminator(inlined)
-        if _text_size(inlined) > MAX_TEXT:
+        if limits:
+            _measure(inlined, follow_refs=False)
+        if version >= (3, 2, 0):
+            inlined = _strip_discriminator(inlined, tags=version >= (3, 4, 3))
+        if limits and _text_size(inlined) > MAX_TEXT:
             return resolve_root_ref(schema)
         result: JSON = inlined
         return result
-    except (CannotInline, RouteError, RecursionError):
+    except (CannotInline, RecursionError):
         return resolve_root_ref(schema)

@@ -8,17 +8,21 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from .model import JSON, Component, Converted, Route, RouteError, RouteMap
+from .model import JSON, Component, Converted, OpenAPIError, Route, RouteError, RouteMap
 from .schemas import (
     deeper,
     dereference,
     has_ref,
+    node_count,
     replace_ref_with_defs,
     resolve_definition_pointer,
     to_json_schema,
 )
 
 Version = tuple[int, int, int]
+# each tool's dereference is bounded; this bounds their sum (a hostile document with many
+# routes that each inline a large graph)
+MAX_LISTED = 20_000_000
 _JSON_TYPES = (
     "application/json",
     "application/vnd.api+json",
@@ -108,9 +112,8 @@ def _param_schema(p: Any, colliding: set[str]) -> tuple[str, JSON]:
     return f"{p.name}__{p.location}", schema
 
 
-# A name repeated across locations is suffixed in 3.4.11 but not in 3.2.4; the release in
-# between that changed it is not known here, 3.3.0 is assumed.
-_REPEATS_SUFFIXED = (3, 3, 0)
+# 3.4.3 suffixes a name repeated across locations, and keeps a discriminator's tag required
+_V343 = (3, 4, 3)
 
 
 def combine_v3(route: Route, version: Version) -> JSON:
@@ -137,7 +140,7 @@ def combine_v3(route: Route, version: Version) -> JSON:
             body_schema.pop("allOf", None)
         body_props = body_schema.get("properties", {}) or {}
     colliding = {p.name for p in route.parameters} & set(body_props)
-    if version >= _REPEATS_SUFFIXED:
+    if version >= _V343:
         counts = Counter(p.name for p in route.parameters)
         colliding |= {n for n, c in counts.items() if c > 1}
     for p in route.parameters:
@@ -163,7 +166,7 @@ def combine_v3(route: Route, version: Version) -> JSON:
     if route.request_schemas:
         result["$defs"] = route.request_schemas
     if version >= (3, 2, 1) and route.openapi_version.startswith("3"):
-        result = to_json_schema(result, route.openapi_version, v4=False)
+        result = to_json_schema(result, route.openapi_version, v4=False, tags=version >= _V343)
     return result
 
 
@@ -452,7 +455,7 @@ def _wrap(schema: JSON) -> JSON:
     }
 
 
-def output_v3(route: Route) -> JSON | None:
+def output_v3(route: Route, version: Version) -> JSON | None:
     responses = route.responses
     resp = next((responses[c] for c in ("200", "201", "202", "204") if c in responses), None)
     if resp is None:
@@ -470,12 +473,17 @@ def output_v3(route: Route) -> JSON | None:
     # unlike the input schema, the output schema was converted before 3.2.1 too
     convert = route.openapi_version.startswith("3")
     if convert:
-        out = to_json_schema(out, route.openapi_version, v4=False)
+        out = to_json_schema(out, route.openapi_version, v4=False, tags=version >= _V343)
     if out.get("type") != "object":
         out = _wrap(out)
     if defs:
         out["$defs"] = {
-            n: to_json_schema(replace_ref_with_defs(s, v4=False), route.openapi_version, v4=False)
+            n: to_json_schema(
+                replace_ref_with_defs(s, v4=False),
+                route.openapi_version,
+                v4=False,
+                tags=version >= _V343,
+            )
             if convert
             else replace_ref_with_defs(s, v4=False)
             for n, s in defs.items()
@@ -531,7 +539,7 @@ def output_v4(route: Route) -> JSON | None:
 
 
 def output_schema(route: Route, version: Version, validate_output: bool) -> JSON | None:
-    out = output_v4(route) if version >= (4, 0, 0) else output_v3(route)
+    out = output_v4(route) if version >= (4, 0, 0) else output_v3(route, version)
     if validate_output or out is None:
         return out
     permissive: JSON = {"type": "object", "additionalProperties": True}
@@ -602,12 +610,12 @@ def listed(c: Component, version: Version) -> dict[str, Any]:
     deref = version >= (3, 0, 0)
     params = c.parameters
     if deref and ("$defs" in params or has_ref(params)):
-        params = dereference(params)
+        params = dereference(params, version)
     entry["inputSchema"] = params
     out = c.output_schema
     if out is not None:
         if deref and ("$defs" in out or has_ref(out)):
-            out = dereference(out)
+            out = dereference(out, version)
         entry["outputSchema"] = out
     if ann is not None:
         entry["annotations"] = _annotations(ann)
@@ -668,9 +676,15 @@ def build(
                 problems.append(f"{where}: mcp_component_fn failed: {e}")
         tools[component.name] = component
     entries = []
+    size = 0
     for c in tools.values():
         try:
-            entries.append(listed(c, version))
+            entry = listed(c, version)
         except (RouteError, RecursionError) as e:
             problems.append(f"tool {c.name}: {e}")
+            continue
+        size += node_count(entry)
+        if size > MAX_LISTED:
+            raise OpenAPIError(f"the listing would hold more than {MAX_LISTED} schema nodes")
+        entries.append(entry)
     return Converted(entries, problems)
