@@ -1133,3 +1133,78 @@ def documents(draw: Any) -> dict[str, Any]:
 @given(documents())
 def test_generated_documents_match_fastmcp(spec: dict[str, Any]) -> None:
     assert_same(spec, convert(spec, version=V4).tools, fastmcp_tools(spec))
+
+
+# ---------------------------------------------------------------- hostile documents
+
+_JSON = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-5, 5)
+    | st.floats(allow_nan=True)
+    | st.sampled_from(
+        ["", "#/components/schemas/Pet", "#/x", "http://e/x", "object", "array", "3.0.3", "$ref"]
+    ),
+    lambda children: (
+        st.lists(children, max_size=3)
+        | st.dictionaries(
+            st.sampled_from(
+                [
+                    "$ref",
+                    "type",
+                    "properties",
+                    "items",
+                    "allOf",
+                    "oneOf",
+                    "anyOf",
+                    "required",
+                    "enum",
+                    "nullable",
+                    "discriminator",
+                    "schema",
+                    "name",
+                    "in",
+                    "content",
+                    "application/json",
+                    "200",
+                    "x-a",
+                    "$defs",
+                ]
+            ),
+            children,
+            max_size=4,
+        )
+    ),
+    max_leaves=12,
+)
+
+
+@st.composite
+def _mangled(draw: Any) -> Any:
+    """A generated document with one part replaced by arbitrary JSON."""
+    spec = json.loads(json.dumps(draw(documents())))
+    node = spec
+    path: list[Any] = []
+    while isinstance(node, dict | list) and node and draw(st.integers(0, 3)):
+        key = draw(st.sampled_from(list(node) if isinstance(node, dict) else range(len(node))))
+        path.append((node, key))
+        node = node[key]
+    if path:
+        parent, key = path[-1]
+        parent[key] = draw(_JSON)
+    return spec
+
+
+@settings(
+    max_examples=100,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(_mangled(), st.sampled_from([(2, 14, 5), (3, 0, 0), (3, 2, 4), V3, V4]))
+def test_malformed_documents_raise_only_openapi_error(spec: Any, version: Any) -> None:
+    try:
+        result = convert(spec, version=version)
+    except OpenAPIError:
+        return
+    json.dumps(result.tools)  # plain data all through

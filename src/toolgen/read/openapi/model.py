@@ -17,6 +17,19 @@ class RouteError(Exception):
     """One route cannot be converted; `convert` lists it as a problem and skips the route."""
 
 
+# What reading a part of a malformed document can raise: that part is a problem, as FastMCP
+# logs and skips an operation whose processing raises.
+BAD_SHAPE = (
+    RouteError,
+    RecursionError,
+    TypeError,
+    AttributeError,
+    KeyError,
+    ValueError,
+    IndexError,
+)
+
+
 @dataclass(frozen=True)
 class Parameter:
     """FastMCP's `ParameterInfo` (its schema attribute is `schema_` there too)."""

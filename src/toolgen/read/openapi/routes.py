@@ -12,6 +12,7 @@ import math
 from typing import Any
 
 from .model import (
+    BAD_SHAPE,
     JSON,
     OpenAPIError,
     Parameter,
@@ -490,11 +491,15 @@ def discriminator_target(target: str) -> str | None:
 def _definitions(doc: Document) -> dict[str, JSON]:
     components = doc.spec.get("components")
     schemas = components.get("schemas") if isinstance(components, dict) else None
+    if schemas is not None and not isinstance(schemas, dict):
+        raise OpenAPIError("'components.schemas' is not a mapping")
     defs: dict[str, JSON] = {}
     for name, schema in (schemas or {}).items():
         try:
             defs[str(name)] = doc.schema(schema)
-        except RouteError:
+        except NonLocalRef:
+            raise
+        except BAD_SHAPE:
             continue  # FastMCP logs a definition it cannot extract and goes on
     return {n: replace_ref_with_defs(s, v4=doc.v4) for n, s in defs.items()}
 
@@ -532,8 +537,8 @@ def parse_routes(spec: Any, *, v4: bool, problems: list[str]) -> list[Route]:
                 raise OpenAPIError(
                     f"{where}: non-local reference {e} (FastMCP refuses the document)"
                 ) from None
-            except (RouteError, RecursionError) as e:
-                problems.append(f"{where}: {e}")
+            except BAD_SHAPE as e:
+                problems.append(f"{where}: {type(e).__name__}: {e}")
     return routes
 
 

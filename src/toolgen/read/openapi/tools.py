@@ -8,7 +8,16 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from .model import JSON, Component, Converted, OpenAPIError, Route, RouteError, RouteMap
+from .model import (
+    BAD_SHAPE,
+    JSON,
+    Component,
+    Converted,
+    OpenAPIError,
+    Route,
+    RouteError,
+    RouteMap,
+)
 from .schemas import (
     deeper,
     dereference,
@@ -658,8 +667,8 @@ def build(
         try:
             params = input_schema(route, version)
             out = output_schema(route, version, validate_output)
-        except (RouteError, RecursionError) as e:
-            problems.append(f"{where}: {e}")
+        except BAD_SHAPE as e:
+            problems.append(f"{where}: {type(e).__name__}: {e}")
             continue
         component = Component(
             name=names.unique(name),
@@ -680,7 +689,7 @@ def build(
     for c in tools.values():
         try:
             entry = listed(c, version)
-        except (RouteError, RecursionError) as e:
+        except BAD_SHAPE as e:
             problems.append(f"tool {c.name}: {e}")
             continue
         size += node_count(entry)
