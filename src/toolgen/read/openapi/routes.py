@@ -21,7 +21,14 @@ from .model import (
     Route,
     RouteError,
 )
-from .schemas import NonLocalRef, component_name, deeper, node_count, replace_ref_with_defs
+from .schemas import (
+    NonLocalRef,
+    component_name,
+    deeper,
+    discriminator_target,
+    node_count,
+    replace_ref_with_defs,
+)
 
 # Nodes the reading may visit in all: a small document whose schemas are referenced from
 # everywhere cannot make the conversion run for hours.
@@ -477,15 +484,6 @@ def _closure(
         elif isinstance(node, list):
             stack.extend(node)
     return found
-
-
-def discriminator_target(target: str) -> str | None:
-    for prefix in ("#/$defs/", "#/components/schemas/"):
-        if target.startswith(prefix):
-            return target.removeprefix(prefix) or None
-    if target.startswith("#") or "/" in target:
-        return None
-    return target or None
 
 
 def _definitions(doc: Document) -> dict[str, JSON]:
