@@ -276,3 +276,66 @@ def test_a_dependency_fastmcp_injects_is_no_parameter(project: Project, run: Run
     [listed] = asyncio.run(server.list_tools())
     assert set(schema["properties"]) == set(listed.parameters["properties"]) == {"q"}
     assert schema["required"] == listed.parameters["required"] == ["q"]
+
+
+CONTENT_AND_REQUIRED = '''
+from typing import Annotated
+
+from pydantic import Field
+
+from IMAGE_MODULE import Image
+
+
+@mcp.tool()
+def snap(place: Annotated[str, Field(description="Where.")] = ..., zoom: int = 3) -> Image:
+    """Take a picture of a place."""
+    raise NotImplementedError
+
+
+@mcp.tool()
+def album(place: str) -> list[Image | str]:
+    """Pictures of a place, with captions."""
+    raise NotImplementedError
+'''
+IMAGES = {"fastmcp": "fastmcp.utilities.types", "mcp": "mcp.server.mcpserver"}
+
+
+@pytest.mark.parametrize("preset", ["fastmcp", "mcp"])
+def test_content_returns_and_ellipsis_defaults_are_what_the_framework_lists(
+    project: Project, run: Runner, preset: str
+) -> None:
+    """`= ...` is required (pydantic reads a default of Ellipsis so); a return type with no
+    schema (a content block, a list of them) leaves the outputSchema out, with a warning,
+    and the tool is published. The oracle is the framework itself, listing the same file."""
+    pytest.importorskip("fastmcp" if preset == "fastmcp" else "mcp.server.mcpserver")
+    _framework(project, preset, CONTENT_AND_REQUIRED.replace("IMAGE_MODULE", IMAGES[preset]))
+    result = run("build", cwd=project.root)
+    assert result.code == 0, result.out
+    ours = {t["name"]: t for t in project.generated("mcp/tools.json")["tools"]}
+    theirs = {t["name"]: t for t in _framework_listing(project, preset)}
+    assert sorted(ours) == sorted(theirs) == ["album", "snap"]
+    for name, tool in theirs.items():
+        assert ours[name]["inputSchema"] == tool["inputSchema"], name
+        assert ("outputSchema" in ours[name]) == ("outputSchema" in tool), name
+    assert ours["snap"]["inputSchema"]["required"] == ["place"]
+
+
+def _framework_listing(project: Project, preset: str) -> list[dict[str, Any]]:
+    import asyncio
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("degrade_fixture", project.root / "src/s.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+
+    async def listing() -> list[Any]:
+        if preset == "fastmcp":
+            import fastmcp
+
+            async with fastmcp.Client(module.mcp) as client:
+                return list(await client.list_tools())
+        return list(await module.mcp.list_tools())
+
+    tools = asyncio.run(listing())
+    return [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in tools]

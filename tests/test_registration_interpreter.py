@@ -1363,3 +1363,179 @@ def test_builtins_a_selection_is_made_with(tmp_path: Path) -> None:
     """
     _, found = _project_run(tmp_path, {"app/server.py": server}, {})
     assert _names(found) == ["extra", "get", "list", "plain", "put", "typed"]
+
+
+def test_modules_a_server_discovers_in_its_folder_are_imported(tmp_path: Path) -> None:
+    """A generator runs when iterated (here, whole, by `list(...)`); `pkgutil.iter_modules`
+    of the project's folder lists its modules, `importlib.import_module` imports one (a
+    relative name with `__package__`), and `Path.iterdir`/`glob` list the folder: the tools
+    the imported modules put into a registry are registered."""
+    files = {
+        "app/registry.py": """
+        TOOLS = []
+
+
+        def tool(description):
+            def decorator(func):
+                TOOLS.append({"func": func, "name": func.__name__, "description": description})
+                return func
+
+            return decorator
+        """,
+        "app/tools/__init__.py": """
+        import importlib
+        import pkgutil
+        from pathlib import Path
+
+
+        def discover(folder, package):
+            for _, name, _ in pkgutil.iter_modules([str(folder)]):
+                if not name.startswith("_"):
+                    importlib.import_module(f".{name}", package)
+                    yield name
+
+
+        FOUND = list(discover(Path(__file__).parent, __package__))
+        SCRIPTS = [p.name for p in Path(__file__).parent.glob("*.py")]
+        """,
+        "app/tools/alpha.py": """
+        from app.registry import tool
+
+
+        @tool("The first.")
+        def alpha(x: int) -> int:
+            return x
+        """,
+        "app/tools/beta.py": """
+        from app.registry import tool
+
+
+        @tool("The second.")
+        def beta(x: int) -> int:
+            return x
+        """,
+        "app/tools/_private.py": """
+        from app.registry import tool
+
+
+        @tool("Never imported.")
+        def hidden(x: int) -> int:
+            return x
+        """,
+        "app/server.py": """
+        from fastmcp import FastMCP
+
+        from app.registry import TOOLS
+        from app.tools import FOUND, SCRIPTS
+
+        mcp = FastMCP("d")
+        for entry in TOOLS.copy():
+            mcp.tool(name=entry["name"], description=entry["description"])(entry["func"])
+        if FOUND == ["alpha", "beta"] and SCRIPTS == ["__init__.py", "_private.py", "alpha.py", "beta.py"]:
+            @mcp.tool
+            def listed() -> None: ...
+        """,
+    }
+    _, found = _project_run(tmp_path, files, {})
+    assert sorted(dict(h.values).get("name", h.qualname) for h in found.handlers) == [
+        "alpha",
+        "beta",
+        "listed",
+    ]
+
+
+def test_enum_members_descriptors_and_container_methods(tmp_path: Path) -> None:
+    """Iterating an enum class gives its members' values; a class attribute with `__get__`
+    is what that gives; `set.add`, `dict.pop`/`setdefault`, `str.join`, `copy.deepcopy`,
+    `Path.with_name`, and `__name__` of a `functools.wraps` wrapper are the wrapped one's."""
+    server = """
+    import copy
+    import enum
+    import functools
+    import os
+    from pathlib import Path
+
+    from fastmcp import FastMCP
+
+    mcp = FastMCP("d")
+
+
+    class Kind(str, enum.Enum):
+        NOTE = "note"
+        TASK = "task"
+
+
+    class Setting:
+        def __init__(self, name, default):
+            self.name, self.default = name, default
+
+        def __get__(self, instance, owner):
+            return os.environ.get(self.name, self.default)
+
+
+    class Config:
+        PROFILE = Setting("PROFILE", "core")
+
+
+    def logged(func):
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            return func(*args, **kwargs)
+
+        return wrapper
+
+
+    @logged
+    def search(query: str) -> str:
+        return query
+
+
+    names = {"start"}
+    for kind in Kind:
+        names.add(f"make_{kind.value}")
+    options = copy.deepcopy({"a": 1, "drop": 2})
+    options.pop("drop")
+    options.setdefault("b", 3)
+    joined = "-".join(sorted(names))
+    if Config.PROFILE == "core" and options == {"a": 1, "b": 3} and search.__name__ == "search":
+        if joined == "make_note-make_task-start" and Path("/x/y.json").with_name("z.txt").name == "z.txt":
+            mcp.tool(name=search.__name__)(search)
+    """
+    _, found = _project_run(tmp_path, {"app/server.py": server}, {})
+    assert [dict(h.values).get("name") for h in found.handlers] == ["search"]
+
+
+def test_requests_over_a_client_and_async_runners(tmp_path: Path) -> None:
+    """A request through a client (`with httpx.Client() as c: c.get(...)`) raises too; the
+    function `anyio.run` is given runs, with its arguments."""
+    server = """
+    import anyio
+    import httpx
+    from fastmcp import FastMCP
+
+    mcp = FastMCP("d")
+
+
+    def names():
+        try:
+            with httpx.Client() as client:
+                return client.get("https://example.invalid").json()
+        except httpx.HTTPError:
+            return ["offline"]
+
+
+    async def serve(prefix):
+        for name in names():
+            @mcp.tool(name=prefix + name)
+            def handler(x: int) -> int:
+                return x
+
+
+    def main():
+        anyio.run(serve, "tool_")
+
+
+    main()
+    """
+    _, found = _project_run(tmp_path, {"app/server.py": server}, {})
+    assert [dict(h.values).get("name") for h in found.handlers] == ["tool_offline"]

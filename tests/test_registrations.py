@@ -186,8 +186,8 @@ def test_a_run_of_its_own_names_mounted_tools_as_the_server_does(tmp_path: Path,
 
 
 def test_what_cannot_be_followed_is_said_where_it_is_written(project: Project, run) -> None:  # type: ignore[no-untyped-def]
-    """A function taken from a list built at run time, and tools made from a document at run
-    time: an info (TG106) at the call, and nothing invented."""
+    """A function taken from a list built at run time, and tools made from a document that is
+    no OpenAPI document: an info (TG106) at the call, and nothing invented."""
     _project(
         project,
         "from fastmcp import FastMCP\n"
@@ -208,8 +208,8 @@ def test_what_cannot_be_followed_is_said_where_it_is_written(project: Project, r
         "name without running the code (the item of a loop over values toolgen cannot know)"
     ) in result.out
     assert (
-        "src/app/server.py:6:7: TG106 [info] `FastMCP.from_openapi({}, name='api')` makes its "
-        "tools at run time from an OpenAPI document: toolgen cannot read them"
+        "src/app/server.py:6:7: TG106 [info] `FastMCP.from_openapi({}, name='api')`: its OpenAPI "
+        "document cannot be read (the document has no 'openapi' version string)"
     ) in result.out
 
 

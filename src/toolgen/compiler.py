@@ -1086,7 +1086,17 @@ class _HandlerCompiler:
         try:
             return _with_defs(builder.schema(self.node.returns, self.module), builder)
         except TypeProblem as exc:
-            self.problems.append(exc.diagnostic)
+            problem = exc.diagnostic
+            if not self.preset.native:  # the tool is still published: degrade, never drop
+                problem = Diagnostic(
+                    problem.code,
+                    f"{problem.message}: the return type has no schema here, so the tool is "
+                    "published without an outputSchema (as the framework does for a type "
+                    "pydantic makes none of)",
+                    problem.location,
+                    Level.WARNING,
+                )
+            self.problems.append(problem)
             return {}
 
     def check_examples(
@@ -1123,6 +1133,8 @@ def _with_defs(schema: dict[str, Any], builder: SchemaBuilder) -> dict[str, Any]
 
 
 def _default_spec(builder: SchemaBuilder, default: ast.expr, module: Any) -> FieldSpec:
+    if isinstance(default, ast.Constant) and default.value is Ellipsis:
+        return FieldSpec()  # `= ...`: required, as pydantic reads a default of Ellipsis
     if isinstance(default, ast.Call) and dotted_name(default.func):
         called = builder.index.resolve_expr(module, default.func)
         if called is not None and called.path in FIELD_CALLS:

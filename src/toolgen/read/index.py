@@ -359,15 +359,33 @@ class ModuleIndex:
         self._data[given] = self._read_data(given, key)
         return self._data[given]
 
-    def holds(self, path: str) -> bool | None:
-        """Whether the project holds something at `path` (absolute): a data file, a folder;
-        None when `path` is not the project's to say. A file looked for and not found is a
-        dependency, as a module is."""
+    def holds(self, path: str) -> Literal["file", "folder", ""] | None:
+        """What the project holds at `path` (absolute): a (data) file, a folder, or nothing
+        (""); None when `path` is not the project's to say. A file looked for and not found is
+        a dependency, as a module is."""
         if self.data_file(path) is not None:
-            return True
+            return "file"
         if self._outside(path):
             return None
-        return Path(os.path.realpath(path)).is_dir()
+        return "folder" if Path(os.path.realpath(path)).is_dir() else ""
+
+    def listing(self, path: str) -> list[str] | None:
+        """The names in the project's folder `path`, sorted (as `pkgutil` and a server that
+        sorts them see them); None when it is not one of the project's folders. The unit
+        that lists a folder is evaluated again on every build (a file added there changes
+        what it finds, and the cache keeps no listing)."""
+        if self.holds(path) != "folder":
+            return None
+        try:
+            names = sorted(entry.name for entry in Path(os.path.realpath(path)).iterdir())
+        except OSError:
+            return None
+        given = Path(os.path.normpath(path))
+        key = DATA + str(given)
+        self.touched.add(key)
+        self._probes[key] = ([], given)
+        self.read[given] = "a folder's listing"  # no file's sha256: never taken as unchanged
+        return names
 
     def _outside(self, path: str) -> bool:
         if self.project is None or not Path(path).is_absolute():

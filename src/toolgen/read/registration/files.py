@@ -11,12 +11,21 @@ raises, as `FileNotFoundError` is raised where the server starts with nothing be
 from __future__ import annotations
 
 import ast
+import fnmatch
 import posixpath
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from toolgen.read.registration.frames import Raising
-from toolgen.read.registration.values import Const, FilePath, Opened, PathMethod, Unknown, Value
+from toolgen.read.registration.values import (
+    Const,
+    FilePath,
+    Opened,
+    PathMethod,
+    Seq,
+    Unknown,
+    Value,
+)
 
 if TYPE_CHECKING:
     from toolgen.read.index import Module
@@ -26,14 +35,20 @@ class Disk(Protocol):
     """What toolgen reads of the project's files (`toolgen.read.index.ModuleIndex`)."""
 
     def data_file(self, path: str) -> bytes | None: ...
-    def holds(self, path: str) -> bool | None: ...
+    def holds(self, path: str) -> Literal["file", "folder", ""] | None: ...
+    def listing(self, path: str) -> list[str] | None: ...
     def get(self, name: str) -> Module | None: ...
 
 
 #: The classes that make a path, by the paths a project imports them with.
 PATH_CLASSES = frozenset({"pathlib.Path", "pathlib.PurePath", "pathlib.PosixPath"})
 #: What asking whether a path exists is called, as a function of `os.path`.
-EXISTS = frozenset({"os.path.exists", "os.path.isfile", "os.path.isdir", "os.path.lexists"})
+EXISTS = {
+    "os.path.exists": "exists",
+    "os.path.lexists": "exists",
+    "os.path.isfile": "is_file",
+    "os.path.isdir": "is_dir",
+}
 #: Path methods that ask whether it exists, and those that give the same path again.
 ASKS = frozenset({"exists", "is_file", "is_dir"})
 SAME = frozenset({"expanduser", "resolve", "absolute"})
@@ -50,6 +65,12 @@ STRING_PATHS: dict[str, Callable[[str], str]] = {
     "os.path.abspath": posixpath.normpath,
     "os.path.realpath": posixpath.normpath,
     "os.path.normpath": posixpath.normpath,
+}
+#: Pure path methods that give the path with its last part changed.
+RENAMED: dict[str, Callable[[str, str], str]] = {
+    "with_name": lambda name, new: new,
+    "with_suffix": lambda name, new: posixpath.splitext(name)[0] + new,
+    "with_stem": lambda name, new: new + posixpath.splitext(name)[1],
 }
 #: The parts of a path its attributes name.
 PARTS: dict[str, Callable[[str], str]] = {
@@ -73,8 +94,14 @@ def absent(path: str) -> bool:
     return not path.startswith("/") or path.startswith("~")
 
 
-def exists(path: str, node: ast.AST, disk: Disk) -> Value:
-    return Const(not absent(path) and bool(disk.holds(path)))
+def exists(path: str, node: ast.AST, disk: Disk, asked: str = "exists") -> Value:
+    """`os.path.exists(p)`, `p.is_file()`, `p.is_dir()` (`asked`)."""
+    held = None if absent(path) else disk.holds(path)
+    if asked == "is_file":
+        return Const(held == "file")
+    if asked == "is_dir":
+        return Const(held == "folder")
+    return Const(bool(held))
 
 
 def call(
@@ -105,7 +132,7 @@ def call(
     if path.rpartition(".")[0] in PATH_CLASSES and path.rpartition(".")[2] in ("home", "cwd"):
         return FilePath("~" if path.endswith("home") else ".")
     if path in EXISTS and len(known) == 1:
-        return exists(known[0], node, disk)
+        return exists(known[0], node, disk, EXISTS[path])
     if path == "os.path.join" and known:
         return Const(posixpath.join(*known))
     if path == "os.path.expanduser" and len(known) == 1:
@@ -125,6 +152,16 @@ def opened(path: str, mode: str | None, node: ast.AST, disk: Disk) -> Value:
     return Unknown(f"`{path}` is not a file toolgen reads", node)
 
 
+def listed(folder: str, pattern: str | None, node: ast.AST, disk: Disk) -> Value:
+    """`folder.iterdir()`, `folder.glob("*.py")`: the paths in the project's folder, sorted
+    (one level: a pattern with a folder in it is not followed)."""
+    names = None if absent(folder) or pattern is None or "/" in pattern else disk.listing(folder)
+    if names is None:
+        return Unknown(f"what is in `{folder}` is known only where the server runs", node)
+    kept = [n for n in names if fnmatch.fnmatchcase(n, pattern)]  # dot files too, as pathlib
+    return Seq([FilePath(posixpath.join(folder, n)) for n in kept], "list")
+
+
 def attribute(owner: FilePath, attr: str) -> Value:
     """`path.parent`, `path.name`, or a method of the path."""
     if attr == "parent":
@@ -138,7 +175,9 @@ def method(owner: PathMethod, args: list[Value], node: ast.AST, disk: Disk) -> V
     """`path.exists()`, `path.expanduser()`, `path.read_text()`: what toolgen knows of a
     path's methods."""
     if owner.name in ASKS and not args:
-        return exists(owner.path.text, node, disk)
+        return exists(owner.path.text, node, disk, owner.name)
+    if owner.name in ("iterdir", "glob") and len(args) == int(owner.name == "glob"):
+        return listed(owner.path.text, text(args[0]) if args else "*", node, disk)
     if owner.name in READERS:
         mode = text(args[0]) if args and owner.name == "open" else READERS[owner.name]
         found = opened(owner.path.text, mode, node, disk)
@@ -151,6 +190,10 @@ def method(owner: PathMethod, args: list[Value], node: ast.AST, disk: Disk) -> V
         more = [text(a) for a in args]
         if all(p is not None for p in more):
             return FilePath(posixpath.join(owner.path.text, *[p for p in more if p]))
+    given = text(args[0]) if len(args) == 1 else None
+    if owner.name in RENAMED and given is not None:
+        folder, name = posixpath.split(owner.path.text)
+        return FilePath(posixpath.join(folder, RENAMED[owner.name](name, given)))
     return Unknown(f"`Path.{owner.name}` is known only where the server runs", node)
 
 

@@ -86,11 +86,25 @@ from toolgen.read.registration.values import (
 
 #: Calls that reach over the network: they raise, since the server is read as it starts with
 #: none (as the environment is read empty), so a `try` falls back to its handler.
+VERBS = ("get", "post", "put", "patch", "delete", "head", "options", "request", "send", "stream")
+#: The clients whose requests go over the network, by the paths of their classes.
+NETWORK_CLIENTS = frozenset(
+    {
+        *(f"{p}.{c}" for p in ("httpx", "httpx2") for c in ("Client", "AsyncClient")),
+        "requests.Session",
+        "requests.sessions.Session",
+        "aiohttp.ClientSession",
+    }
+)
 NETWORK = frozenset(
-    f"{package}.{verb}"
-    for package in ("httpx", "requests")
-    for verb in ("get", "post", "put", "patch", "delete", "head", "options", "request")
+    f"{owner}.{verb}"
+    for owner in ("httpx", "httpx2", "requests", *NETWORK_CLIENTS)
+    for verb in VERBS
 ) | {"urllib.request.urlopen", "socket.create_connection"}
+#: What imports a module by its name, or lists a folder's modules.
+IMPORTERS = frozenset({"importlib.import_module", "pkgutil.iter_modules"})
+#: What `functools.update_wrapper` copies onto the wrapper (`functools.WRAPPER_ASSIGNMENTS`).
+WRAPPER_ASSIGNMENTS = frozenset({"__name__", "__qualname__", "__doc__", "__module__"})
 #: Standard modules whose attributes are those of any Python's (`getattr(sys, "frozen",
 #: False)` is False where a server runs from its package, as toolgen reads it).
 PLAIN_MODULES = {"sys": sys, "os": os}
@@ -106,7 +120,8 @@ PYDANTIC_MODELS = frozenset({"pydantic.BaseModel", "pydantic.main.BaseModel"})
 #: Calls in progress at once (a recursion past it is cut with a note).
 MAX_DEPTH = 24
 #: Calls of one function in progress at once: a recursion is cut there (each level may call
-#: itself more than once: the calls grow as a power of it).
+#: itself more than once: the calls grow as a power of it). One that walks known data (a
+#: dict or list among its arguments, none unknown) ends with the data, within `MAX_DEPTH`.
 MAX_RECURSION = 3
 #: Statements, expressions and calls in progress at once: each stands on a few Python frames,
 #: and Python's recursion limit (1000) must never be reached.
@@ -160,6 +175,9 @@ class Interpreter:
         self.max_steps = ("MAX_STEPS", MAX_STEPS)
         self.deadline = time.monotonic() + MAX_SECONDS
         self.unknowns = 0  # how many unknown values were made (a `try` body's failures)
+        #: what the generators being run have yielded (None: not known)
+        self.yielded: list[list[Value] | None] = []
+        self.blind_loops = 0  # loops run once over what toolgen cannot know
         #: how many undecided branches left a loop or a function while others did not
         self.undecided_exits = 0
         self._site: list[Module] = []
@@ -390,7 +408,8 @@ class Interpreter:
             for item in stmt.items:
                 entered = self.expr(item.context_expr, frame)
                 if item.optional_vars is not None:
-                    if not isinstance(entered, Opened):  # a file's `__enter__` gives the file
+                    client = isinstance(entered, Unknown) and entered.made_by in NETWORK_CLIENTS
+                    if not (isinstance(entered, Opened) or client):  # `__enter__` gives itself
                         why = "what a `with` statement's `__enter__` gives"
                         entered = self.unknown(why, item)
                     self.assign(item.optional_vars, entered, frame)
@@ -450,6 +469,7 @@ class Interpreter:
     def for_loop(self, stmt: ast.For | ast.AsyncFor, frame: Frame) -> Signal:
         found = stdlib.items(self.expr(stmt.iter, frame))
         if found is None:  # once, with what it runs over unknown: its registrations count
+            self.blind_loops += 1
             why = "the item of a loop over values toolgen cannot know"
             self.assign(stmt.target, self.unknown(why, stmt.iter), frame)
             signal = self.block(stmt.body, frame)
@@ -626,6 +646,9 @@ class Interpreter:
             return found
         if name == "__file__":  # where the module is: data files are found beside it
             return Const(str(frame.module.path))
+        if name == "__package__":  # the package a module is in (a package: itself)
+            module = frame.module
+            return Const(module.name if module.is_package else module.name.rpartition(".")[0])
         if name in ("__name__", "__spec__"):
             return self.unknown(f"`{name}` is set when the module runs", node)
         module = frame.module
@@ -695,6 +718,38 @@ class Interpreter:
                 self.bind(alias.asname, self.module_value(alias.name), frame)
             else:
                 self.bind(parts[0], self.module_value(parts[0]), frame)
+
+    def import_module(
+        self, path: str, args: list[Value], kwargs: dict[str, Value], node: ast.AST
+    ) -> Value | None:
+        """`importlib.import_module(name, package)`: an import, as the statement is; and
+        `pkgutil.iter_modules([folder])`: the modules and packages in the project's folders
+        (each `(finder, name, ispkg)`, sorted as `pkgutil` lists them)."""
+        if path == "pkgutil.iter_modules":
+            folders = stdlib.items(args[0] if args else kwargs.get("path", Const(None)))
+            texts = [files.text(f) for f in folders or []]
+            if folders is None or None in texts:
+                return None
+            found: list[Value] = []
+            for folder in (t for t in texts if t is not None):
+                for name, is_package in _modules_in(self.index, folder):
+                    entry = [self.unknown("a module finder", node), Const(name), Const(is_package)]
+                    found.append(Seq(entry, "tuple"))
+            return Seq(found, "list")
+        given = args[0] if args else kwargs.get("name")
+        package = args[1] if len(args) > 1 else kwargs.get("package", Const(None))
+        if not (isinstance(given, Const) and isinstance(given.value, str)):
+            return None
+        name = given.value
+        if name.startswith("."):
+            if not (isinstance(package, Const) and isinstance(package.value, str)):
+                return None
+            level = len(name) - len(name.lstrip("."))
+            base = package.value.rsplit(".", level - 1)[0] if level > 1 else package.value
+            name = f"{base}.{name.lstrip('.')}" if name.strip(".") else base
+        for i in range(1, name.count(".") + 2):  # parents first, as an import does
+            self.project_module(".".join(name.split(".")[:i]))
+        return self.module_value(name)
 
     def module_value(self, name: str) -> Value:
         state = self.project_module(name)
@@ -800,12 +855,26 @@ class Interpreter:
             return self.comprehension(node, frame)
         if isinstance(node, ast.Await):
             return self.expr(node.value, frame)  # an async call's body ran when called
+        if isinstance(node, ast.Yield | ast.YieldFrom) and self.yielded:
+            return self.yield_value(node, frame)
         if isinstance(node, ast.Slice):
             parts = [None if p is None else self.expr(p, frame) for p in (node.lower, node.upper)]
             if all(p is None or isinstance(p, Const) for p in parts) and node.step is None:
                 lower, upper = (p.value if isinstance(p, Const) else None for p in parts)
                 return Const(slice(lower, upper))
         return self.unknown(f"a `{type(node).__name__}` expression", node)
+
+    def yield_value(self, node: ast.Yield | ast.YieldFrom, frame: Frame) -> Value:
+        """`yield x`, `yield from xs` in a generator being run: what it yields is kept (what
+        is sent back is None, as iterating sends)."""
+        given = Const(None) if node.value is None else self.expr(node.value, frame)
+        collected = self.yielded[-1]
+        found = [given] if isinstance(node, ast.Yield) else stdlib.items(given)
+        if collected is not None and found is not None and len(collected) < MAX_ITERATIONS:
+            collected.extend(found)
+        else:
+            self.yielded[-1] = None
+        return Const(None)
 
     def elements(self, nodes: list[ast.expr], frame: Frame) -> list[Value] | None:
         found: list[Value] = []
@@ -1008,10 +1077,17 @@ class Interpreter:
         if isinstance(owner, Super):
             return self.super_attribute(owner, attr, node)
         if isinstance(owner, Function):
-            if attr == "__name__":
-                return Const(owner.name)
             if attr == "__wrapped__" and owner.wrapped is not None:
                 return owner.wrapped
+            if attr in WRAPPER_ASSIGNMENTS and owner.wrapped is not None:
+                # `functools.wraps` copied them from the wrapped function
+                return self.attribute(owner.wrapped, attr, node)
+            if attr == "__name__":
+                return Const(owner.name)
+            if attr == "__qualname__":
+                return Const(owner.qualname)
+            if attr == "__module__":
+                return Const(owner.module.name)
         if isinstance(owner, ArgParser):
             return ParserMethod(owner, attr)
         if isinstance(owner, FilePath):
@@ -1022,6 +1098,8 @@ class Interpreter:
             return owner  # an enum's member is its value here (`Tools.SEARCH.value`)
         if isinstance(owner, Seq | Mapping | Const):
             return ContainerMethod(owner, attr)
+        if isinstance(owner, Unknown) and owner.made_by in NETWORK_CLIENTS and attr in VERBS:
+            return External(f"{owner.made_by}.{attr}")  # a request: it raises (`NETWORK`)
         if isinstance(owner, Unknown):
             found_fw = frameworks.registration_method(self, attr)
             if found_fw is not None and made_by_class(owner):
@@ -1062,7 +1140,16 @@ class Interpreter:
     def class_attribute(self, cls: Class, attr: str, instance: Value) -> Value | None:
         for base in self.mro(cls):
             if attr in base.namespace:
-                return bind_member(base.namespace[attr], instance, base)
+                found = base.namespace[attr]
+                getter = (
+                    self.class_attribute(found.cls, "__get__", found)
+                    if isinstance(found, Instance)
+                    else None
+                )
+                if getter is not None:  # a descriptor: reading it calls its `__get__`
+                    owner = instance if not isinstance(instance, Class) else Const(None)
+                    return self.call(getter, [owner, cls], {}, found.cls.node)
+                return bind_member(found, instance, base)
         return None
 
     def super_attribute(self, owner: Super, attr: str, node: ast.AST) -> Value:
@@ -1162,6 +1249,8 @@ class Interpreter:
         self, callee: External, args: list[Value], kwargs: dict[str, Value], node: ast.AST
     ) -> Value:
         found = frameworks.call_external(self, callee, args, kwargs, node)
+        if found is None and callee.path in IMPORTERS:
+            found = self.import_module(callee.path, args, kwargs, node)
         if found is None and callee.path in cli_args.PARSERS:
             found = ArgParser(self.site)
         if found is None:
@@ -1257,9 +1346,13 @@ class Interpreter:
         node: ast.AST,
         known: bool = True,
     ) -> Value:
-        if is_generator(function.node):  # its body runs when it is iterated, if ever
-            return self.unknown(f"`{function.qualname}` is a generator", node)
-        if self.stack.count(function.node) >= MAX_RECURSION:
+        given = [*args, *kwargs.values()]
+        # a recursion that walks known data (a tree of dicts and lists) ends with the data;
+        # any other is cut short
+        walks = any(isinstance(a, Mapping | Seq) for a in given)
+        known_data = walks and not any(isinstance(a, Unknown) for a in given)
+        deepest = MAX_DEPTH if known_data else MAX_RECURSION
+        if self.stack.count(function.node) >= deepest:
             return self.note(
                 "bound",
                 f"`{function.qualname}` calls itself more than MAX_RECURSION = {MAX_RECURSION}"
@@ -1272,7 +1365,6 @@ class Interpreter:
                 f"`{function.qualname}` called more than MAX_DEPTH = {MAX_DEPTH} calls deep",
                 node,
             )
-        given = [*args, *kwargs.values()]
         if given and all(isinstance(a, Unknown) for a in given):
             if place(function) in self.blind:
                 return self.unknown(f"`{function.qualname}` of arguments toolgen cannot know", node)
@@ -1291,6 +1383,10 @@ class Interpreter:
         self.depth += 1
         self.stack.append(function.node)
         self._site.append(function.module)
+        generator = is_generator(function.node)
+        if generator:
+            self.yielded.append([])
+        undecided = self.undecided_exits, self.blind_loops
         try:
             if isinstance(function.node, ast.Lambda):
                 return self.expr(function.node.body, frame)
@@ -1301,6 +1397,15 @@ class Interpreter:
             self._site.pop()
             self.stack.pop()
             self.depth -= 1
+            collected = self.yielded.pop() if generator else None
+        if generator:
+            # run as it is iterated, here and whole: what it yields is known when no branch
+            # or loop of its toolgen could not decide, and no bound, cut it short
+            if collected is None or undecided != (self.undecided_exits, self.blind_loops):
+                return self.unknown(f"what `{function.qualname}` yields", node)
+            if isinstance(signal, Raise) or frame.maybe_returned:
+                return self.unknown(f"what `{function.qualname}` yields", node)
+            return Seq(collected, "list")
         if signal is FAILED:
             raise Raising(f"`{function.qualname}` raises", node)
         if isinstance(signal, Raise):
@@ -1417,6 +1522,19 @@ def _bound(name: str, frame: Frame) -> Value | None:
 #: The request a server written by hand answers with its list of tools.
 TOOLS_LIST = "tools/list"
 _ANSWERS: weakref.WeakKeyDictionary[ast.AST, bool] = weakref.WeakKeyDictionary()
+
+
+def _modules_in(index: ModuleIndex, folder: str) -> list[tuple[str, bool]]:
+    """The modules (`name.py`) and packages (`name/__init__.py`) in the project's `folder`,
+    as `pkgutil.iter_modules` names them."""
+    found: list[tuple[str, bool]] = []
+    for entry in index.listing(folder) or []:
+        path = f"{folder.rstrip('/')}/{entry}"
+        if entry.endswith(".py") and entry != "__init__.py" and entry[:-3].isidentifier():
+            found.append((entry[:-3], False))
+        elif entry.isidentifier() and index.holds(f"{path}/__init__.py") == "file":
+            found.append((entry, True))
+    return found
 
 
 def _mentions_tools_list(function: ast.AST) -> bool:

@@ -113,7 +113,8 @@ def from_openapi(
             validate_output=bool(validate),
         )
     except OpenAPIError as exc:
-        ctx.note("unfollowed", f"`{shown(node)}`: the OpenAPI document: {exc}", node)
+        why = f"`{shown(node)}`: its OpenAPI document cannot be read ({exc})"
+        ctx.note("unfollowed", why, node)
         return
     for problem in converted.problems:
         ctx.note("unfollowed", f"`{shown(node)}`: {problem}", node)

@@ -14,6 +14,7 @@ from collections.abc import Mapping as MappingABC
 from toolgen.read.registration.context import Context
 from toolgen.read.registration.values import (
     Bound,
+    Class,
     Const,
     ContainerMethod,
     External,
@@ -69,7 +70,26 @@ def items(value: Value) -> list[Value] | None:
         if len(value.value) > MAX_ITEMS:
             return None
         return [Const(c) for c in value.value]
+    if isinstance(value, Class) and is_enum(value):  # its members (each is its value here)
+        members = [v for k, v in value.namespace.items() if not k.startswith("_")]
+        if all(isinstance(m, Const) and hashable(m.value) for m in members):
+            return list({m.value: m for m in members if isinstance(m, Const)}.values())
     return None
+
+
+def is_enum(cls: Class) -> bool:
+    """Whether `cls` derives from one of `enum`'s classes (directly, or through the project's
+    own classes, at most 16 of them)."""
+    queue: list[Value] = list(cls.bases)
+    for _ in range(16):
+        if not queue:
+            return False
+        base = queue.pop(0)
+        if isinstance(base, External) and base.path.startswith("enum."):
+            return True
+        if isinstance(base, Class):
+            queue.extend(base.bases)
+    return False
 
 
 def call_stdlib(
@@ -95,10 +115,40 @@ def call_stdlib(
         if isinstance(wrapper, Function) and wrapped is not None:
             return dataclasses.replace(wrapper, wrapped=wrapped)
         return wrapper if wrapper is not None else Unknown("update_wrapper of nothing", node)
+    if path in RUNNERS and args:  # `anyio.run(main, x)`: the runner calls it
+        return ctx.call(args[0], args[1:], kwargs, node)
+    if path == "asyncio.run" and args:  # `asyncio.run(main())`: an `async def` ran when called
+        return args[0]
+    if path in ("copy.copy", "copy.deepcopy") and args:
+        return copied(args[0], deep=path == "copy.deepcopy")
     module, _, name = path.rpartition(".")
     if module == "builtins" and name in BUILTINS:
         return BUILTINS[name](args, kwargs, node)
     return None
+
+
+#: What runs an async function it is given, with the arguments after it.
+RUNNERS = frozenset({"anyio.run", "trio.run"})
+
+
+def copied(value: Value, deep: bool, budget: list[int] | None = None) -> Value:
+    """`copy.copy(x)`, `copy.deepcopy(x)` of a known list or dict (a new one, as mutating
+    the copy leaves the original alone); any other value is itself (at most `MAX_ITEMS`
+    containers are copied)."""
+    budget = budget if budget is not None else [MAX_ITEMS]
+    budget[0] -= 1
+    if budget[0] < 0:
+        return value
+    if isinstance(value, Seq):
+        items = [copied(i, deep, budget) for i in value.items] if deep else list(value.items)
+        return Seq(items, value.kind)
+    if isinstance(value, Mapping):
+        entries = {
+            k: (key, copied(item, deep, budget) if deep else item)
+            for k, (key, item) in value.entries.items()
+        }
+        return Mapping(entries, value.partial)
+    return value
 
 
 def env_read(
@@ -141,9 +191,46 @@ def _sequence(kind: str) -> Builtin:
         found = items(args[0])
         if found is None:
             return Unknown(f"{kind}() of a value toolgen cannot know", node)
-        return Seq(found, "tuple" if kind == "tuple" else "set" if kind == "set" else "list")
+        if kind == "set":
+            return Seq(_distinct(found), "set")
+        if kind == "sorted":
+            return Seq(_sorted(found, kwargs), "list")
+        return Seq(found, "tuple" if kind == "tuple" else "list")
 
     return make
+
+
+def _distinct(found: list[Value]) -> list[Value]:
+    """The items of a set: one of equal constants (others are kept: toolgen cannot tell)."""
+    seen: set[object] = set()
+    kept: list[Value] = []
+    for item in found:
+        if isinstance(item, Const) and hashable(item.value):
+            if item.value in seen:
+                continue
+            seen.add(item.value)
+        kept.append(item)
+    return kept
+
+
+def _sorted(found: list[Value], kwargs: dict[str, Value]) -> list[Value]:
+    """`sorted(...)` of constants Python can order, without `key`; in the order given
+    otherwise (what toolgen reads of a list of tools does not depend on its order)."""
+    reverse = kwargs.get("reverse", Const(False))
+    if "key" in kwargs or not isinstance(reverse, Const):
+        return found
+    try:
+        return sorted(
+            found,
+            key=lambda i: i.value if isinstance(i, Const) else _no_order(),
+            reverse=bool(reverse.value),
+        )
+    except TypeError:
+        return found
+
+
+def _no_order() -> object:
+    raise TypeError("not a constant")
 
 
 def _dict(args: list[Value], kwargs: dict[str, Value], node: ast.AST) -> Value:
@@ -302,7 +389,7 @@ BUILTINS: dict[str, Builtin] = {
     "tuple": _sequence("tuple"),
     "set": _sequence("set"),
     "frozenset": _sequence("set"),
-    "sorted": _sequence("list"),  # the order of tools is not toolgen's to read
+    "sorted": _sequence("sorted"),
     "dict": _dict,
     "range": _range,
     "enumerate": _enumerate,
@@ -332,6 +419,29 @@ def container_call(
 ) -> Value:
     """`TOOLS.append(f)`, `REGISTRY.items()`, `"x".upper()`: what lists of tools are made of."""
     owner, name = method.owner, method.name
+    if isinstance(owner, Seq | Mapping) and name == "copy" and not args:
+        return copied(owner, deep=False)
+    if isinstance(owner, Seq) and owner.kind == "set" and name in ("add", "update"):
+        added = args if name == "add" else [i for a in args for i in (items(a) or [a])]
+        if len(args) == (1 if name == "add" else len(args)) and all(
+            isinstance(a, Const) and hashable(a.value) for a in added
+        ):
+            seen = {i.value for i in owner.items if isinstance(i, Const) and hashable(i.value)}
+            for item in added:
+                if isinstance(item, Const) and item.value not in seen:
+                    seen.add(item.value)
+                    owner.items.append(item)
+            return Const(None)
+    if isinstance(owner, Mapping) and name in ("pop", "setdefault") and args:
+        key = args[0]
+        if isinstance(key, Const) and hashable(key.value) and not owner.partial:
+            default = args[1] if len(args) > 1 else Const(None)
+            if name == "setdefault":
+                return owner.entries.setdefault(key.value, (key, default))[1]
+            if key.value in owner.entries:
+                return owner.entries.pop(key.value)[1]
+            if len(args) > 1:
+                return default
     if isinstance(owner, Seq) and name == "append" and len(args) == 1:
         owner.items.append(args[0])
         return Const(None)
@@ -362,6 +472,13 @@ def container_call(
     if isinstance(owner, Mapping) and name == "update" and args and isinstance(args[0], Mapping):
         owner.entries.update(args[0].entries)
         return Const(None)
+    if isinstance(owner, Const) and isinstance(owner.value, str) and name == "join" and args:
+        parts = items(args[0])
+        texts = [p.value for p in parts or [] if isinstance(p, Const) and isinstance(p.value, str)]
+        if parts is not None and len(texts) == len(parts):
+            if sum(map(len, texts)) + len(owner.value) * len(texts) > MAX_TEXT:
+                return Unknown("a string toolgen does not compute: it would be too long", node)
+            return Const(owner.value.join(texts))
     if isinstance(owner, Const) and isinstance(owner.value, str) and name in _STR_METHODS:
         constants = [a.value for a in args if isinstance(a, Const)]
         if len(constants) == len(args):
