@@ -142,7 +142,9 @@ mcp = FastMCP.from_openapi(
 """
 
 #: The same server, given the document's tools by FastMCP 3's provider.
-PROVIDED = SERVER.split("mcp = FastMCP.from_openapi(")[0] + """
+PROVIDED = (
+    SERVER.split("mcp = FastMCP.from_openapi(")[0]
+    + """
 mcp = FastMCP("shop")
 mcp.add_provider(
     OpenAPIProvider(
@@ -153,6 +155,7 @@ mcp.add_provider(
     )
 )
 """
+)
 
 
 @pytest.fixture(params=[SERVER, PROVIDED], ids=["from_openapi", "add_provider"])
@@ -196,7 +199,8 @@ def test_tools_of_an_openapi_document_are_what_fastmcp_lists(served: Project, ru
 def test_an_edit_of_the_document_is_seen_by_the_next_build(served: Project, run: Runner) -> None:
     """The YAML file is a dependency of the unit that read it (the unit cache is used)."""
     assert run("build", cwd=served.root).code == 0
-    served.write("src/shop/openapi.yaml", SPEC.replace("operationId: get-item", "operationId: fetch-item"))
+    edited = SPEC.replace("operationId: get-item", "operationId: fetch-item")
+    served.write("src/shop/openapi.yaml", edited)
     result = run("build", cwd=served.root)
     assert result.code == 0, result.out
     names = sorted(t["name"] for t in served.generated("mcp/tools.json")["tools"])

@@ -1431,7 +1431,8 @@ def test_modules_a_server_discovers_in_its_folder_are_imported(tmp_path: Path) -
         mcp = FastMCP("d")
         for entry in TOOLS.copy():
             mcp.tool(name=entry["name"], description=entry["description"])(entry["func"])
-        if FOUND == ["alpha", "beta"] and SCRIPTS == ["__init__.py", "_private.py", "alpha.py", "beta.py"]:
+        ALL = ["__init__.py", "_private.py", "alpha.py", "beta.py"]
+        if FOUND == ["alpha", "beta"] and SCRIPTS == ALL:
             @mcp.tool
             def listed() -> None: ...
         """,
@@ -1498,7 +1499,8 @@ def test_enum_members_descriptors_and_container_methods(tmp_path: Path) -> None:
     options.setdefault("b", 3)
     joined = "-".join(sorted(names))
     if Config.PROFILE == "core" and options == {"a": 1, "b": 3} and search.__name__ == "search":
-        if joined == "make_note-make_task-start" and Path("/x/y.json").with_name("z.txt").name == "z.txt":
+        renamed = Path("/x/y.json").with_name("z.txt")
+        if joined == "make_note-make_task-start" and renamed.name == "z.txt":
             mcp.tool(name=search.__name__)(search)
     """
     _, found = _project_run(tmp_path, {"app/server.py": server}, {})
