@@ -367,7 +367,8 @@ class ModuleIndex:
             return "file"
         if self._outside(path):
             return None
-        return "folder" if Path(os.path.realpath(path)).is_dir() else ""
+        real = Path(os.path.realpath(path))
+        return "folder" if real.is_dir() else "file" if real.exists() else ""
 
     def listing(self, path: str) -> list[str] | None:
         """The names in the project's folder `path`, sorted (as `pkgutil` and a server that

@@ -147,7 +147,7 @@ def opened(path: str, mode: str | None, node: ast.AST, disk: Disk) -> Value:
     data = None if absent(path) else disk.data_file(path)
     if data is not None:
         return Opened(path, data, binary="b" in mode)
-    if absent(path) or disk.holds(path) is not True:  # FileNotFoundError, as Python raises
+    if absent(path) or not disk.holds(path):  # FileNotFoundError, as Python raises
         raise Raising(f"`{path}` does not exist where the server starts", node)
     return Unknown(f"`{path}` is not a file toolgen reads", node)
 
@@ -156,7 +156,7 @@ def listed(folder: str, pattern: str | None, node: ast.AST, disk: Disk) -> Value
     """`folder.iterdir()`, `folder.glob("*.py")`: the paths in the project's folder, sorted
     (one level: a pattern with a folder in it is not followed)."""
     names = None if absent(folder) or pattern is None or "/" in pattern else disk.listing(folder)
-    if names is None:
+    if names is None or pattern is None:
         return Unknown(f"what is in `{folder}` is known only where the server runs", node)
     kept = [n for n in names if fnmatch.fnmatchcase(n, pattern)]  # dot files too, as pathlib
     return Seq([FilePath(posixpath.join(folder, n)) for n in kept], "list")

@@ -733,7 +733,8 @@ class Interpreter:
             found: list[Value] = []
             for folder in (t for t in texts if t is not None):
                 for name, is_package in _modules_in(self.index, folder):
-                    entry = [self.unknown("a module finder", node), Const(name), Const(is_package)]
+                    finder = self.unknown("a module finder", node)
+                    entry: list[Value] = [finder, Const(name), Const(is_package)]
                     found.append(Seq(entry, "tuple"))
             return Seq(found, "list")
         given = args[0] if args else kwargs.get("name")
@@ -1141,14 +1142,11 @@ class Interpreter:
         for base in self.mro(cls):
             if attr in base.namespace:
                 found = base.namespace[attr]
-                getter = (
-                    self.class_attribute(found.cls, "__get__", found)
-                    if isinstance(found, Instance)
-                    else None
-                )
-                if getter is not None:  # a descriptor: reading it calls its `__get__`
-                    owner = instance if not isinstance(instance, Class) else Const(None)
-                    return self.call(getter, [owner, cls], {}, found.cls.node)
+                if isinstance(found, Instance):  # a descriptor: reading it calls `__get__`
+                    getter = self.class_attribute(found.cls, "__get__", found)
+                    if getter is not None:
+                        owner = instance if not isinstance(instance, Class) else Const(None)
+                        return self.call(getter, [owner, cls], {}, found.cls.node)
                 return bind_member(found, instance, base)
         return None
 

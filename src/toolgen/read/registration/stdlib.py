@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import operator
 from collections.abc import Callable
 from collections.abc import Mapping as MappingABC
+from typing import Any
 
 from toolgen.read.registration.context import Context
 from toolgen.read.registration.values import (
@@ -217,20 +219,15 @@ def _sorted(found: list[Value], kwargs: dict[str, Value]) -> list[Value]:
     """`sorted(...)` of constants Python can order, without `key`; in the order given
     otherwise (what toolgen reads of a list of tools does not depend on its order)."""
     reverse = kwargs.get("reverse", Const(False))
-    if "key" in kwargs or not isinstance(reverse, Const):
+    constants = [i for i in found if isinstance(i, Const)]
+    if "key" in kwargs or not isinstance(reverse, Const) or len(constants) != len(found):
         return found
+    keyed: list[tuple[Any, Const]] = [(c.value, c) for c in constants]
     try:
-        return sorted(
-            found,
-            key=lambda i: i.value if isinstance(i, Const) else _no_order(),
-            reverse=bool(reverse.value),
-        )
-    except TypeError:
+        keyed.sort(key=operator.itemgetter(0), reverse=bool(reverse.value))
+    except TypeError:  # values Python does not order (`1 < "a"`)
         return found
-
-
-def _no_order() -> object:
-    raise TypeError("not a constant")
+    return [c for _, c in keyed]
 
 
 def _dict(args: list[Value], kwargs: dict[str, Value], node: ast.AST) -> Value:
