@@ -72,8 +72,24 @@ What it evaluates
   `AnsweredTools` effect (the function is evaluated as unreached ones are: the word
   `tools/list` counts as a registration word).
 - The command line is empty too: `sys.argv` is `[""]`, and an `argparse.ArgumentParser`
-  parses it to its defaults (`cli_args`). So are the working and home folders: a relative
-  path or one under `~` does not exist (`files`); other paths may.
+  parses it to its defaults (`cli_args`). So are the working and home folders, and the
+  machine holds nothing of the server's but the project (`files`): a relative path, one
+  under `~` and one off the project do not exist, and opening one raises. The network is
+  absent: a request (`NETWORK`: `httpx.get`, a client's `get`) raises. A call that raises
+  unwinds the calls in progress (`Raising`) to the `try` whose body it interrupts, whose
+  handlers run; a `raise` statement's exception is not followed past its function.
+- The project's own files are what it holds: `__file__` is the module's path, a regular file
+  inside the project (`Path(__file__).parent / "spec.yaml"`, `importlib.resources.files`)
+  exists and opens (`Opened`), and JSON and YAML load to values (`data`; YAML with the safe
+  loader only). A folder's listing is known (`iterdir`, `glob`, `pkgutil.iter_modules`), and
+  `importlib.import_module` imports. What is read is a dependency of the unit that read it.
+- A generator's body runs when it is called, as iterating it would run it: what it yields
+  is a list, known when no branch or loop of it was undecided.
+- A FastMCP server made from an OpenAPI document (`FastMCP.from_openapi`, an
+  `OpenAPIProvider` given to `add_provider`, FastMCP 2's `FastMCPOpenAPI`) lists the
+  document's operations as that FastMCP version converts them (`toolgen.read.openapi`); its
+  `route_map_fn` and `mcp_component_fn` are run by the interpreter, for each route
+  (`openapi_servers`).
 - A low-level SDK server (`mcp.server.Server`, a preset's server class too): the function
   `@server.list_tools()` decorates (mcp 1) or `Server(on_list_tools=...)` names (mcp 2) is
   a `ListedTools` effect; `listed` runs it with unknown arguments once its module is
@@ -83,8 +99,8 @@ What it evaluates
 
 What it never does
 ------------------
-Import or execute any of the code it reads; open files, sockets or subprocesses; follow a
-value it cannot know. Anything else is `Unknown(why, where)`: an unknown callee called gives
+Import or execute any of the code it reads; write files, open sockets or subprocesses, or
+read a file the project does not hold; follow a value it cannot know. Anything else is `Unknown(why, where)`: an unknown callee called gives
 `Unknown`, an unknown value's attribute is `Unknown`, and a registration whose function is
 unknown is a located TG106 note, never a guess.
 
@@ -115,15 +131,19 @@ from an installed package: a path), `Server` (a framework's server object: prese
 made), `Method` (a framework method of a server, or a registration method of an unknown
 owner), `Registrar` (`mcp.tool(name=...)`: a server method called with options, waiting for
 its function), `ToolOf` (`Tool.from_function(fn, ...)`), `Lister` (`server.list_tools()`,
-waiting for its handler), `Record` (an SDK data object: `Tool(...)`), `SchemaOf`
-(`Model.model_json_schema`), `Super`, `ContainerMethod` (`TOOLS.append`), `Unknown`.
+waiting for its handler), `Record` (an SDK data object: `Tool(...)`; FastMCP's `RouteMap`,
+`OpenAPIProvider`, and the route and tool its OpenAPI hooks are given), `SchemaOf`
+(`Model.model_json_schema`), `FilePath` and `PathMethod` (a known path, its methods),
+`Opened` (a file of the project opened to be read), `ArgParser`, `Super`, `ContainerMethod`
+(`TOOLS.append`), `Unknown`.
 
 Effects (`effects`)
 -------------------
 `Registered` (a function registered with a server, with the call that carries its options and
 the options' values), `Mounted` (a server's tools listed by another), `ListedTools` (a
 low-level SDK server's handler of `tools/list`), `AnsweredTools` (a server written by hand:
-the tools it answers `tools/list` with), and `Note`s
+the tools it answers `tools/list` with), `OpenAPITools` (the tools FastMCP converts from an
+OpenAPI document, as it lists them), and `Note`s
 (`unfollowed`, TG106: what could not be followed, and why; `bound`: a bound reached; `env`:
 a read of the process environment).
 
