@@ -100,9 +100,10 @@ What it evaluates
 What it never does
 ------------------
 Import or execute any of the code it reads; write files, open sockets or subprocesses, or
-read a file the project does not hold; follow a value it cannot know. Anything else is `Unknown(why, where)`: an unknown callee called gives
-`Unknown`, an unknown value's attribute is `Unknown`, and a registration whose function is
-unknown is a located TG106 note, never a guess.
+read a file the project does not hold; follow a value it cannot know. Anything else is
+`Unknown(why, where)`: an unknown callee called gives `Unknown`, an unknown value's attribute
+is `Unknown`, and a registration whose function is unknown is a located TG106 note, never a
+guess.
 
 Bounds
 ------

@@ -13,16 +13,8 @@ what FastMCP decided before it, with a note.
 from __future__ import annotations
 
 import ast
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from toolgen.read.openapi import (
-    MCP_TYPES,
-    Component,
-    OpenAPIError,
-    Route,
-    RouteMap,
-    convert,
-)
 from toolgen.read.registration.context import Context, Framework, shown
 from toolgen.read.registration.data import MAX_DATA_VALUES, value_of
 from toolgen.read.registration.effects import OpenAPITools
@@ -37,6 +29,12 @@ from toolgen.read.registration.values import (
     Value,
 )
 
+if TYPE_CHECKING:
+    from toolgen.read.openapi import Component, Route, RouteMap
+
+#: What FastMCP's `MCPType` names (`toolgen.read.openapi.MCP_TYPES`; the conversion is
+#: imported only by a project that makes such a server).
+MCP_TYPES = ("TOOL", "RESOURCE", "RESOURCE_TEMPLATE", "EXCLUDE")
 #: FastMCP's classes made here (by their last name): route maps; FastMCP 3's provider of a
 #: document's tools, which a server is given with `add_provider`; FastMCP 2's server class.
 MAKERS = frozenset({"RouteMap", "OpenAPIProvider", "FastMCPOpenAPI"})
@@ -86,6 +84,8 @@ def from_openapi(
 ) -> None:
     """Record the tools `FastMCP.from_openapi(...)` gives `server`, or say why they cannot
     be known."""
+    from toolgen.read.openapi import OpenAPIError, convert
+
     spec_value = args[0] if args else next((kwargs[k] for k in SPEC_KEYWORDS if k in kwargs), None)
     try:
         if spec_value is None:
@@ -232,6 +232,8 @@ def _type_name(value: Value) -> str | None:
 
 
 def _route_map(item: Value, node: ast.AST) -> RouteMap:
+    from toolgen.read.openapi import RouteMap
+
     if not (isinstance(item, Record) and item.path == "RouteMap"):
         why = item.why if isinstance(item, Unknown) else "not a `RouteMap(...)`"
         raise NotKnown(f"a route map: {why}", node)
