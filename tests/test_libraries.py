@@ -294,3 +294,20 @@ def test_a_standard_library_name_the_table_does_not_know_is_not_looked_for(tmp_p
         "TG201 [error] cannot resolve `PathLike`: os.PathLike is outside the project and not a "
         "type toolgen knows"
     ) in result.out
+
+
+def test_field_and_annotated_re_exported_by_a_library_are_pydantics(tmp_path, run) -> None:
+    """`from sdk.types import Annotated, Field`, where the installed package re-exports
+    typing's and pydantic's: the field is described and constrained as pydantic's is."""
+    project = _project(tmp_path)
+    Project(tmp_path / "lib").write(
+        "sdk/types.py",
+        """
+        from typing import Annotated
+        from pydantic import Field
+        """,
+    )
+    params = 'folder: Annotated[str, Field(description="The folder.", min_length=2)]'
+    _build(project, run, params, "from sdk.types import Annotated, Field")
+    prop = project.descriptor("lookup")["parameters"]["properties"]["folder"]
+    assert prop == {"type": "string", "description": "The folder.", "minLength": 2}
