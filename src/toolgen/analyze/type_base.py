@@ -128,14 +128,14 @@ class BuilderBase:
         if symbol is None:
             if not strict:
                 return Symbol(dotted, "external")
-        elif not strict and follow is None and symbol.is_external and not _known(symbol.path):
+            why = self.index.unreadable_behind((module.name, dotted))
+            message = f"cannot resolve `{dotted}` in module {module.name}"
+            raise self.problem("TG201", message + (f" ({why})" if why else ""), node, module)
+        if not strict and follow is None and symbol.is_external and not _known(symbol.path):
             # a re-export of a name toolgen knows (`from mcp.types import Field`): that name
             found = None if _stdlib(symbol.path) else self.index.resolve_library(symbol.path)
             if found is not None and found.is_external and _known(found.path):
                 return found
-            why = self.index.unreadable_behind((module.name, dotted))
-            message = f"cannot resolve `{dotted}` in module {module.name}"
-            raise self.problem("TG201", message + (f" ({why})" if why else ""), node, module)
         follow = strict if follow is None else follow
         if follow and symbol.is_external and not _known(symbol.path) and not _stdlib(symbol.path):
             found = self.index.resolve_library(symbol.path)
