@@ -1541,3 +1541,44 @@ def test_requests_over_a_client_and_async_runners(tmp_path: Path) -> None:
     """
     _, found = _project_run(tmp_path, {"app/server.py": server}, {})
     assert [dict(h.values).get("name") for h in found.handlers] == ["tool_offline"]
+
+
+def test_a_container_changed_in_a_way_toolgen_cannot_follow_is_unknown_not_stale(
+    tmp_path: Path,
+) -> None:
+    """`names.sort(key=...)` and `extra.update(unknown)` change them in place: toolgen does not
+    compute that, so they are unknown afterwards (never read as they were before); `set()`
+    is a set, and what `add`, `discard` and `clear` do is known."""
+    server = """
+    import os
+    from fastmcp import FastMCP
+
+    mcp = FastMCP("d")
+
+
+    def make(name):
+        def handler(x: int) -> int:
+            return x
+
+        mcp.tool(name=name)(handler)
+
+
+    names = ["b", "a"]
+    names.sort(key=len)
+    extra = {"kept": 1}
+    extra.update(os.environ)
+    chosen = set()
+    chosen.add("one")
+    chosen.add("two")
+    chosen.discard("two")
+    gone = ["x"]
+    gone.clear()
+    make(names[0])
+    make(extra.get("kept", "absent"))
+    if chosen == {"one"} and gone == []:
+        make("known")
+    """
+    _, found = _project_run(tmp_path, {"app/server.py": server}, {})
+    # stale, they would be "b" and 1; unknown, both are one registration of an unknown name
+    assert [dict(h.values).get("name") for h in found.handlers] == [None, "known"]
+    assert found.handlers[0].unknown == frozenset({"name"})

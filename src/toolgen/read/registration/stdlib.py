@@ -189,7 +189,7 @@ Builtin = Callable[[list[Value], dict[str, Value], ast.AST], Value]
 def _sequence(kind: str) -> Builtin:
     def make(args: list[Value], kwargs: dict[str, Value], node: ast.AST) -> Value:
         if not args:
-            return Seq([], "tuple" if kind == "tuple" else "list")
+            return Seq([], "tuple" if kind == "tuple" else "set" if kind == "set" else "list")
         found = items(args[0])
         if found is None:
             return Unknown(f"{kind}() of a value toolgen cannot know", node)
@@ -490,7 +490,53 @@ def container_call(
                     return Unknown(f"`str.{name}` of more than {MAX_ITEMS} parts", node)
                 return Seq([Const(r) for r in result], "list")
             return Const(result)
-    return Unknown(f"`{name}` of a value toolgen does not follow", node)
+    if isinstance(owner, Seq) and name == "clear" and not args:
+        owner.items.clear()
+        return Const(None)
+    if isinstance(owner, Mapping) and name == "clear" and not args:
+        owner.entries.clear()
+        owner.partial = False
+        return Const(None)
+    gone = args[0] if len(args) == 1 else None
+    removes = isinstance(owner, Seq) and owner.kind == "set" and name in ("discard", "remove")
+    if removes and isinstance(gone, Const) and hashable(gone.value):
+        assert isinstance(owner, Seq)
+        owner.items[:] = [
+            i for i in owner.items if not (isinstance(i, Const) and i.value == gone.value)
+        ]
+        return Const(None)
+    why = f"`{name}` of a value toolgen does not follow"
+    if isinstance(owner, Seq) and name in SEQ_MUTATORS:
+        # it changed in a way toolgen cannot follow: what it holds is no longer known (its one
+        # unknown item makes every use of it unknown, as a loop over it runs once)
+        owner.items[:] = [Unknown(why, node)]
+    elif isinstance(owner, Mapping) and name in MAPPING_MUTATORS:
+        owner.entries.clear()
+        owner.partial = True
+    return Unknown(why, node)
+
+
+#: Methods that change a list or set, and a dict, in place: one toolgen does not follow (or
+#: with arguments it cannot know) leaves the container unknown, never as it was.
+SEQ_MUTATORS = frozenset(
+    {
+        "append",
+        "extend",
+        "insert",
+        "remove",
+        "pop",
+        "clear",
+        "sort",
+        "reverse",
+        "add",
+        "discard",
+        "update",
+        "difference_update",
+        "intersection_update",
+        "symmetric_difference_update",
+    }
+)
+MAPPING_MUTATORS = frozenset({"update", "pop", "popitem", "clear", "setdefault"})
 
 
 def _replaced_too_long(text: str, args: list[object]) -> bool:
