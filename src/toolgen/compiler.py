@@ -11,11 +11,12 @@ import collections
 import keyword
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Generic, Protocol
 
 from pydantic import ValidationError
 
+from toolgen.analyze import tool_transforms
 from toolgen.analyze.decorators import decorator_options
 from toolgen.analyze.docstrings import (
     PLACEHOLDER,
@@ -49,6 +50,7 @@ from toolgen.analyze.registered import find_registrations
 from toolgen.analyze.scopes import Scope
 from toolgen.analyze.sections import SectionReader
 from toolgen.analyze.signature import Param, exposed_parameters
+from toolgen.analyze.tool_transforms import FunctionFacts, TransformProblem
 from toolgen.analyze.types import (
     FIELD_CALLS,
     MISSING,
@@ -70,7 +72,7 @@ from toolgen.file_units import (
     strongest_finds,
     without_twins,
 )
-from toolgen.frameworks import Framework
+from toolgen.frameworks import Framework, installed_framework
 from toolgen.incremental.cache import file_sha
 from toolgen.lint import LintContext, lint
 from toolgen.names import name_problem
@@ -84,6 +86,8 @@ from toolgen.read.discover import (
     skipped_diagnostics,
 )
 from toolgen.read.index import Dependencies, Module, ModuleIndex, dotted_name
+from toolgen.read.registration.effects import Transformed
+from toolgen.read.registration.values import Function
 from toolgen.render.registry import CATALOG, reserved
 from toolgen.schema_ops import expanded_size, inline_refs, size
 from toolgen.validate import schema_errors, schema_problems
@@ -490,6 +494,7 @@ def compile_file(
                     return unit.suppressions
                 return others.setdefault(home.shown, FileSuppressions.parse(home.source))
 
+            read: dict[int, FunctionFacts | str] = {}  # each `transform_fn`, read once
             entries = [name for owner, name in config.scripts if owner == file.module]
             presets, env = config_presets(config), dict(config.env)
             found = find_registrations(module, index, presets, env, entries)
@@ -502,6 +507,9 @@ def compile_file(
                 else:
                     unit.handlers.append((note.location, (note.location, -1, root), [note]))
             for listed in found.listed:
+                if listed.transform is not None:  # a tool a server's transform made
+                    listed, noted = transformed(listed, listed.transform, index, config, read)
+                    unit.diagnostics.extend(noted)
                 ignores = ignores_of(listed.module)
                 descriptor, problems = compile_listed(listed, config, policy, ignores)
                 where = listed.module.location(listed.node)
@@ -547,6 +555,73 @@ def compile_file(
     if file.module not in shared:  # no other file has used it so far: free its syntax tree
         index.release(file.module)
     return unit
+
+
+def transformed(
+    listed: ListedTool,
+    spec: Transformed,
+    index: ModuleIndex,
+    config: Config,
+    read: dict[int, FunctionFacts | str] | None = None,
+) -> tuple[ListedTool, list[Diagnostic]]:
+    """`listed` with the entry FastMCP makes by transforming it (`Tool.from_tool`); as it was
+    given to the transform, with a TG106 note, when that cannot be known."""
+    framework = config.publisher("fastmcp") or installed_framework("fastmcp")
+
+    known = {} if read is None else read
+
+    def facts_of(function: Function) -> FunctionFacts | str:
+        if id(function.node) not in known:
+            known[id(function.node)] = transform_fn_facts(function, index, config)
+        return known[id(function.node)]
+
+    try:
+        made = tool_transforms.entry(spec, facts_of, framework)
+    except TransformProblem as exc:
+        name = listed.entry.get("name")
+        message = (
+            f"`{name}`: what `Tool.from_tool` makes of it cannot be known ({exc.why}); it is "
+            "published untransformed"
+        )
+        return replace(listed, transform=None), [
+            Diagnostic("TG106", message, exc.spec.site.location(exc.spec.node))
+        ]
+    return replace(listed, entry=made, transform=None), []
+
+
+def transform_fn_facts(
+    function: Function, index: ModuleIndex, config: Config
+) -> FunctionFacts | str:
+    """What FastMCP reads of a `transform_fn`: the handler analysis of it as a FastMCP tool
+    (its `**kwargs` skipped: FastMCP forwards them); a reason when it cannot be read."""
+    node = function.node
+    if isinstance(node, ast.Lambda):
+        return "a lambda"
+    kwargs = node.args.kwarg.arg if node.args.kwarg is not None else None
+    skipped = config.skip_params + ((kwargs,) if kwargs else ())
+    call = ast.copy_location(ast.Call(ast.Name("tool", ast.Load()), [], []), node)
+    handler = Handler(
+        function.module,
+        node,
+        function.qualname,
+        call,
+        function.in_class,
+        function.kind == "static",
+        PRESETS["fastmcp"],
+        "tool",
+    )
+    settings = replace(config, skip_params=skipped, min_level=0)
+    descriptor, problems = compile_handler(handler, index, settings)
+    if descriptor is None or descriptor.framework is None:
+        errors = [p for p in problems if p.severity is Level.ERROR]
+        return errors[0].message if errors else "no FastMCP entry is made of it"
+    made = descriptor.framework.mcp
+    return FunctionFacts(
+        made.get("inputSchema", {}),
+        made.get("outputSchema"),
+        tool_transforms.returns_tool_result(function),
+        kwargs is not None,
+    )
 
 
 def compile_listed(

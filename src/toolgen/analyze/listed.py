@@ -13,10 +13,16 @@ import ast
 from dataclasses import dataclass
 from typing import Any
 
+from toolgen.analyze.tool_transforms import untransformed
 from toolgen.analyze.types import SchemaBuilder, TypeProblem
 from toolgen.diagnostics import Diagnostic
 from toolgen.read.index import Module, ModuleIndex
-from toolgen.read.registration.effects import AnsweredTools, ListedTools, OpenAPITools
+from toolgen.read.registration.effects import (
+    AnsweredTools,
+    ListedTools,
+    OpenAPITools,
+    Transformed,
+)
 from toolgen.read.registration.known import WIRE_NAMES, NotKnown, SchemaMaker, known_value
 from toolgen.read.registration.values import (
     Const,
@@ -44,6 +50,9 @@ class ListedTool:
     server: str | None
     lister_module: str
     lister_qualname: str
+    #: a tool a server's transform made (`entry` is then the tool it was given): the
+    #: compiler makes its entry (`toolgen.analyze.tool_transforms`)
+    transform: Transformed | None = None
 
 
 def listed_tools(
@@ -111,16 +120,14 @@ def answered_tools(effect: AnsweredTools) -> tuple[list[ListedTool], list[Diagno
 def converted_tools(effect: OpenAPITools) -> list[ListedTool]:
     """The tools FastMCP converts from an OpenAPI document, as it lists them."""
     made = (effect.site.name, "from_openapi")
-    return [
-        ListedTool(
-            {k: tool[k] for k in TOOL_FIELDS if k in tool},
-            effect.site,
-            effect.node,
-            effect.server.key,
-            *made,
-        )
-        for tool in effect.tools
-    ]
+    tools: list[ListedTool] = []
+    for tool in effect.tools:
+        given = untransformed(tool)
+        entry = {k: given[k] for k in TOOL_FIELDS if k in given}
+        spec = tool if isinstance(tool, Transformed) else None
+        server = effect.server.key
+        tools.append(ListedTool(entry, effect.site, effect.node, server, *made, transform=spec))
+    return tools
 
 
 def _entry(

@@ -90,6 +90,15 @@ What it evaluates
   document's operations as that FastMCP version converts them (`toolgen.read.openapi`); its
   `route_map_fn` and `mcp_component_fn` are run by the interpreter, for each route
   (`openapi_servers`).
+- FastMCP's tool transformation (`tool_transforms`): `server.add_transform(T)` of a project
+  subclass of FastMCP's `Transform` runs `T.list_tools(tools)` over the server's tools whose
+  entries are known data (an OpenAPI document's), given as records of FastMCP's `Tool`
+  fields; what it returns replaces them (a record given: unchanged; `Tool.from_tool(...)`:
+  a `Transformed` the analysis finishes, `toolgen.analyze.tool_transforms`). So does
+  `server.add_tool(Tool.from_tool(await server.get_tool("x"), ...))`, and
+  `server.disable(names=...)` hides such tools. Decorated tools are not passed (their
+  schemas are the analysis's): a server with both is a note; a transform whose answer, or an
+  `ArgTransform` whose option, cannot be known leaves the tools as they were, with a note.
 - A low-level SDK server (`mcp.server.Server`, a preset's server class too): the function
   `@server.list_tools()` decorates (mcp 1) or `Server(on_list_tools=...)` names (mcp 2) is
   a `ListedTools` effect; `listed` runs it with unknown arguments once its module is
@@ -144,7 +153,7 @@ Effects (`effects`)
 the options' values), `Mounted` (a server's tools listed by another), `ListedTools` (a
 low-level SDK server's handler of `tools/list`), `AnsweredTools` (a server written by hand:
 the tools it answers `tools/list` with), `OpenAPITools` (the tools FastMCP converts from an
-OpenAPI document, as it lists them), and `Note`s
+OpenAPI document, as it lists them; some `Transformed` by the server's transforms), and `Note`s
 (`unfollowed`, TG106: what could not be followed, and why; `bound`: a bound reached; `env`:
 a read of the process environment).
 

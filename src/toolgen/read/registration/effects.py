@@ -61,12 +61,38 @@ class AnsweredTools:
 
 
 @dataclass(frozen=True)
+class ArgTransform:
+    """FastMCP's `ArgTransform(...)` of one argument: the fields given, as data."""
+
+    fields: tuple[tuple[str, Any], ...]
+
+
+@dataclass(frozen=True)
+class Transformed:
+    """`Tool.from_tool(parent, ...)` of a tool whose entry is known: the `transform_fn`
+    (None: none), the `transform_args` and the options given as data, made at `node` of
+    `site`. The analysis makes its entry as FastMCP does (`toolgen.analyze.tool_transforms`)."""
+
+    parent: ToolEntry
+    function: Function | None
+    arguments: dict[str, ArgTransform]
+    options: dict[str, Any]
+    node: ast.AST
+    site: Module
+
+
+#: A tool of a server whose `tools/list` entry is data: the entry, or a transform of one.
+ToolEntry = dict[str, Any] | Transformed
+
+
+@dataclass(frozen=True)
 class OpenAPITools:
     """`FastMCP.from_openapi(...)`: the tools `server` lists, converted from the document as
-    that FastMCP version does (`tools`: `tools/list` entries), made at `node` of `site`."""
+    that FastMCP version does (`tools`: `tools/list` entries; a server's `Transform` may
+    have made some `Transformed`), made at `node` of `site`."""
 
     server: Server
-    tools: tuple[dict[str, Any], ...]
+    tools: tuple[ToolEntry, ...]
     node: ast.AST
     site: Module
 

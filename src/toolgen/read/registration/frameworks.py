@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 
 from toolgen.read.index import Module
-from toolgen.read.registration import openapi_servers
+from toolgen.read.registration import openapi_servers, tool_transforms
 from toolgen.read.registration.context import Context, Framework, shown
 from toolgen.read.registration.effects import ListedTools, Mounted, Registered
 from toolgen.read.registration.values import (
@@ -46,6 +46,8 @@ RECORDS = frozenset({"Tool", "ToolAnnotations", "ListToolsResult"})
 RECORD_PACKAGES = frozenset({"mcp", "mcp_types"})
 #: Class methods of a server class that make a server whose tools only the run time reads.
 GENERATED = {"from_openapi": "an OpenAPI document", "from_fastapi": "a FastAPI app"}
+#: FastMCP's tool classes whose `from_tool` makes a transformed tool.
+TOOL_CLASSES = frozenset({"Tool", "FunctionTool", "TransformedTool"})
 #: How deep a class's bases are followed to a framework's server class.
 MAX_BASES = 16
 
@@ -145,6 +147,11 @@ def call_external(
             node,
         )
         return Server(made.name, node, ctx.site)
+    fastmcp = path.startswith("fastmcp.")
+    if fastmcp and attr == "from_tool" and owner.rpartition(".")[2] in TOOL_CLASSES:
+        return tool_transforms.from_tool(ctx, args, kwargs, node)
+    if fastmcp and attr == tool_transforms.ARG_TRANSFORM:
+        return tool_transforms.arg_transform(args, kwargs, node, ctx)
     if attr == "from_function" and owner.rpartition(".")[2] in ("Tool", "FunctionTool") and args:
         assert isinstance(node, ast.Call)
         return ToolOf(args[0], node, ctx.site, tuple(kwargs.items()))
@@ -178,6 +185,17 @@ def call_method(
     """`mcp.tool(...)`, `mcp.add_tool(...)`, `mcp.mount(...)`; any other method of a server
     gives what toolgen cannot know."""
     framework = next((f for f in ctx.frameworks if f.name == method.preset), None)
+    owner = method.owner
+    if owner is not None and method.preset == "fastmcp":
+        first = args[0] if args else None
+        if method.name == "get_tool" and not kwargs:
+            return tool_transforms.get_tool(ctx, owner, args, node)
+        if method.name == "disable" and not args:
+            return tool_transforms.disable(ctx, owner, kwargs, node)
+        transformed = isinstance(first, Record) and first.path == tool_transforms.TRANSFORMED
+        if method.name in ADD_METHODS and transformed:
+            assert isinstance(first, Record)
+            return tool_transforms.add_tool(ctx, owner, first, node)
     registers = framework is not None and method.name in framework.methods
     if registers or method.name in ADD_METHODS:
         first = args[0] if args else None
@@ -202,6 +220,8 @@ def call_method(
         return Unknown(f"`{shown(node)}` used without a function", node)
     if method.name in MOUNT_METHODS and method.owner is not None:
         return mount(ctx, method.owner, args, kwargs, node)
+    if method.name == "add_transform" and method.owner is not None and args:
+        return tool_transforms.add_transform(ctx, method.owner, args[0], node)
     if method.name == "add_provider" and method.owner is not None and args:
         return openapi_servers.add_provider(ctx, method.owner, args[0], node)
     if method.name in LIST_METHODS and method.owner is not None and isinstance(node, ast.Call):
@@ -264,6 +284,8 @@ def register(
         return target
     registered = Registered(function, node, site, preset, method, server, tuple(options.items()))
     ctx.record(registered)
+    if server is not None and tool_transforms.transforms_of(server):
+        tool_transforms.handlers_untransformed(ctx, node)
     return target
 
 

@@ -192,6 +192,9 @@ class Interpreter:
             self.registered.add(place(effect.function))
         self.sink.append(effect)
 
+    def recorded(self) -> list[Effect]:
+        return self.sink
+
     def note(self, kind: NoteKind, message: str, node: ast.AST | None) -> Unknown:
         key = (kind, message, id(node))
         if key not in self._noted:  # a loop or a recursion says it once

@@ -15,6 +15,7 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING, Any
 
+from toolgen.read.registration import tool_transforms
 from toolgen.read.registration.context import Context, Framework, shown
 from toolgen.read.registration.data import MAX_DATA_VALUES, value_of
 from toolgen.read.registration.effects import OpenAPITools
@@ -118,7 +119,10 @@ def from_openapi(
         return
     for problem in converted.problems:
         ctx.note("unfollowed", f"`{shown(node)}`: {problem}", node)
-    ctx.record(OpenAPITools(server, tuple(converted.tools), node, ctx.site))
+    made = OpenAPITools(server, tuple(converted.tools), node, ctx.site)
+    for transform in tool_transforms.transforms_of(server):  # given before the tools
+        made = tool_transforms.apply(ctx, transform, made, node)
+    ctx.record(made)
 
 
 def _version(framework: Framework) -> tuple[int, int, int]:
