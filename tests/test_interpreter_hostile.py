@@ -324,3 +324,23 @@ def test_a_name_left_out_is_printed_on_one_line(project: Project, run: Runner) -
     for fmt in ("text", "github"):
         result = run("build", "--format", fmt, cwd=project.root)
         assert "\n::error::forged" not in result.out + result.err
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        'import importlib\n\nimportlib.import_module("")\n',
+        'import importlib\n\nimportlib.import_module("a..b")\n',
+        'import importlib\n\nimportlib.import_module("a" * 10000)\n',
+        "import " + "a" * 300 + "\n",
+    ],
+    ids=["empty", "empty part", "long", "long statement"],
+)
+def test_a_module_name_no_file_can_have_is_no_traceback(
+    project: Project, run: Runner, code: str
+) -> None:
+    project.write("pyproject.toml", CONFIG + MARKERS)
+    project.write("src/server.py", HEAD + code + AFTER)
+    result = run("build", cwd=project.root)
+    assert result.code == 0, result.out + result.err
+    assert _names(project) == ["after"]

@@ -610,7 +610,11 @@ def _find(name: str, roots: list[Path]) -> tuple[Path | None, list[Path]]:
     rel = Path(*name.split("."))
     for root in roots:
         for candidate in (root / rel / "__init__.py", root / rel.with_suffix(".py")):
-            if candidate.is_file():
+            try:
+                found = candidate.is_file()
+            except OSError:  # a name too long for a file's (`import aaa…` of 300 letters)
+                found = False
+            if found:
                 return candidate, missing
             missing.append(candidate)
     return None, missing

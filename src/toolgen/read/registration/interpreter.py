@@ -758,6 +758,8 @@ class Interpreter:
             level = len(name) - len(name.lstrip("."))
             base = package.value.rsplit(".", level - 1)[0] if level > 1 else package.value
             name = f"{base}.{name.lstrip('.')}" if name.strip(".") else base
+        if not all(part.isidentifier() for part in name.split(".")):  # "", "a..b", "x\0"
+            raise Raising(f"no module is named {name[:100]!r}", node)  # as Python raises
         for i in range(1, name.count(".") + 2):  # parents first, as an import does
             self.project_module(".".join(name.split(".")[:i]))
         return self.module_value(name)
