@@ -505,3 +505,51 @@ def test_a_data_file_the_server_reads_is_a_dependency_of_its_unit(
     third = run("build", cwd=project.root)
     assert third.code == 0, third.out
     assert _names(project) == ["gamma"]
+
+
+PLUGINS = '''
+import json
+from pathlib import Path
+
+from fastmcp import FastMCP
+
+mcp = FastMCP("x")
+HERE = Path(__file__).parent
+NAME = "with_plugins" if (HERE / "plugins").is_dir() else "without"
+try:
+    NAME = json.loads((HERE / "name.json").read_text())["name"]
+except OSError:
+    pass
+
+
+@mcp.tool(name=NAME)
+def tool(x: int) -> int:
+    """Tool."""
+    return x
+'''
+
+
+def test_a_path_that_becomes_a_folder_or_a_symlink_target_is_seen_by_the_cache(
+    project: Project, run: Runner
+) -> None:
+    """A path looked for and missing was looked for again as a file only (a folder made
+    there was not seen), and a symlink to nothing was no dependency at all (its target made
+    was not seen): `check` passed, and the next build kept what the cache had."""
+    project.write("pyproject.toml", CONFIG + 'markers = ["fastmcp"]\n')
+    project.write("src/server.py", PLUGINS)
+    assert run("build", cwd=project.root).code == 0
+    assert _names(project) == ["without"]
+    (project.root / "src/plugins").mkdir()
+    assert run("check", cwd=project.root).code != 0
+    assert run("build", cwd=project.root).code == 0
+    assert _names(project) == ["with_plugins"]
+    (project.root / "src/plugins").rmdir()
+    assert run("build", cwd=project.root).code == 0
+    assert _names(project) == ["without"]
+    (project.root / "src/name.json").symlink_to("real.json")
+    assert run("build", cwd=project.root).code == 0
+    assert _names(project) == ["without"]
+    project.write("src/real.json", '{"name": "from_data"}')
+    assert run("check", cwd=project.root).code != 0
+    assert run("build", cwd=project.root).code == 0
+    assert _names(project) == ["from_data"]

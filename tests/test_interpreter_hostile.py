@@ -211,3 +211,136 @@ def test_a_unit_finds_the_same_whatever_the_cache_or_the_file_names(
     server.write_text(server.read_text().replace("import a\n", "import z\n"))
     assert run("build", "--no-cache", cwd=project.root).code == 0
     assert _tree(project) == first
+
+
+def _published(project: Project) -> str:
+    return "".join(p.read_text() for p in sorted(project.out.rglob("*")) if p.is_file())
+
+
+def test_a_hidden_file_of_the_project_is_not_read(project: Project, run: Runner) -> None:
+    """`.git/config` holds the token CI checked the project out with: no byte of it reaches
+    the generated files or a diagnostic (a tool named with it would quote it)."""
+    project.write("pyproject.toml", CONFIG + MARKERS)
+    project.write(".git/config", "[http]\n\textraheader = AUTHORIZATION: basic SECRET\n")
+    project.write(".env", "TOKEN=SECRET\n")
+    read = "(Path(__file__).parent.parent / {0!r}).read_text()"
+    code = (
+        "from pathlib import Path\n\n"
+        f"@mcp.tool(name={read.format('.git/config')}, description={read.format('.env')})\n"
+        'def t(x: int) -> int:\n    """T."""\n    return x\n'
+    )
+    project.write("src/server.py", HEAD + code + AFTER)
+    result = run("build", cwd=project.root)
+    assert "SECRET" not in result.out + result.err + _published(project)
+    assert "after" in _names(project)
+
+
+def test_a_deep_copy_of_data_that_holds_itself_is_its_copy(project: Project, run: Runner) -> None:
+    """`copy.deepcopy` of a dict that holds itself ran into Python's recursion limit, and
+    the module's registrations after it were lost."""
+    project.write("pyproject.toml", CONFIG + MARKERS)
+    code = 'import copy\n\nd = {"name": "after"}\nd["self"] = d\nc = copy.deepcopy(d)\n'
+    code += 'NAME = c["self"]["self"]["name"]\n'
+    tool = AFTER.replace("@mcp.tool\n", "@mcp.tool(name=NAME)\n").replace("after(", "f(")
+    project.write("src/server.py", HEAD + code + tool)
+    result = run("build", cwd=project.root)
+    assert result.code == 0, result.out
+    assert "recursion" not in result.out
+    assert _names(project) == ["after"]
+
+
+def test_a_yaml_document_of_more_values_than_held_is_not_loaded(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """PyYAML makes the whole node graph before a value is made (a 30 MB flow list took 6 GB
+    and a minute): its events are counted first."""
+    yaml = pytest.importorskip("yaml")
+    from toolgen.read.registration import data
+
+    def refuse(*args: object, **kwargs: object) -> object:
+        raise AssertionError("loaded")
+
+    monkeypatch.setattr(data, "MAX_DATA_VALUES", 100)
+    monkeypatch.setattr(yaml, "load", refuse)
+    with pytest.raises(data.TooLarge):
+        data._yaml("[" + "1," * 1000 + "1]")
+
+
+def test_a_loop_of_slow_steps_stops_at_the_time_budget(
+    project: Project, run: Runner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A load is one step however long it takes: the time was looked at every 1024 steps, so
+    a loop of loads of a large document ran for hours. It is looked at after each."""
+    import time
+
+    from toolgen.read.registration import data, interpreter
+
+    slow = data.load
+
+    def load(*args: Any) -> Any:
+        time.sleep(0.05)
+        return slow(*args)
+
+    monkeypatch.setattr(interpreter, "MAX_SECONDS", 0.3)
+    monkeypatch.setattr(interpreter.data, "load", load)
+    project.write("pyproject.toml", CONFIG + MARKERS)
+    code = "import json\n\nfor i in range(5000):\n    json.loads('[1]')\n"
+    project.write("src/server.py", HEAD + code + AFTER)
+    started = time.monotonic()
+    run("build", "--no-cache", "--verbose", cwd=project.root)
+    assert time.monotonic() - started < 5
+
+
+def test_a_folder_of_more_names_than_a_list_holds_is_unknown(
+    project: Project, run: Runner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`pkgutil.iter_modules` looked at each of 100,000 folders (16 s, one step)."""
+    from toolgen.read.registration import files, stdlib
+
+    monkeypatch.setattr(stdlib, "MAX_ITEMS", 5)
+    monkeypatch.setattr(files, "MAX_ITEMS", 5)
+    project.write("pyproject.toml", CONFIG + MARKERS)
+    for i in range(6):
+        project.write(f"src/many/d{i}/__init__.py", "")
+    code = (
+        "import pkgutil\nfrom pathlib import Path\n\nHERE = Path(__file__).parent\n"
+        'A = [m[1] for m in pkgutil.iter_modules([str(HERE / "many")])]\n'
+        'B = [p.name for p in (HERE / "many").iterdir()]\n'
+        'NAME = "none" if A or B else "after"\n'
+    )
+    tool = AFTER.replace("@mcp.tool\n", "@mcp.tool(name=NAME)\n").replace("after(", "f(")
+    project.write("src/server.py", HEAD + code + tool)
+    result = run("build", cwd=project.root)
+    assert "none" not in _names(project), result.out
+
+
+def test_a_name_left_out_is_printed_on_one_line(project: Project, run: Runner) -> None:
+    """A line break in a tool's name started a line of its own: `::error ...` there is a
+    workflow command GitHub's runner acts on."""
+    project.write("pyproject.toml", CONFIG + MARKERS)
+    code = '@mcp.tool(name="a\\n::error::forged")\n'
+    code += 'def t(x: int) -> int:\n    """T."""\n    return x\n'
+    project.write("src/server.py", HEAD + code + AFTER)
+    for fmt in ("text", "github"):
+        result = run("build", "--format", fmt, cwd=project.root)
+        assert "\n::error::forged" not in result.out + result.err
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        'import importlib\n\nimportlib.import_module("")\n',
+        'import importlib\n\nimportlib.import_module("a..b")\n',
+        'import importlib\n\nimportlib.import_module("a" * 10000)\n',
+        "import " + "a" * 300 + "\n",
+    ],
+    ids=["empty", "empty part", "long", "long statement"],
+)
+def test_a_module_name_no_file_can_have_is_no_traceback(
+    project: Project, run: Runner, code: str
+) -> None:
+    project.write("pyproject.toml", CONFIG + MARKERS)
+    project.write("src/server.py", HEAD + code + AFTER)
+    result = run("build", cwd=project.root)
+    assert result.code == 0, result.out + result.err
+    assert _names(project) == ["after"]

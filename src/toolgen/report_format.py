@@ -115,13 +115,20 @@ def _build_text(report: Report) -> str:
                 f"in {report.out}\n"
             )
     if left_out:
-        listed = ", ".join(f"{name} ({where})" for name, where in left_out)
+        # a name is the project's text: a line break in it would start a line of its own
+        # (`::error ...`, a workflow command a CI runner acts on)
+        listed = ", ".join(f"{one_name(name)} ({where})" for name, where in left_out)
         message = f"{plural(len(left_out), 'tool')} left out for errors: {listed}"
         if fmt == "github":
             out.append(f"::error title=toolgen: tools left out::{message}\n")
         else:
             out.append(f"toolgen: {message}\n")
     return "".join(out)
+
+
+def one_name(name: str) -> str:
+    """`name` on one line: its line breaks escaped (and so its backslashes)."""
+    return name.replace("\\", "\\\\").replace("\r", "\\r").replace("\n", "\\n")
 
 
 def _check_text(report: Report) -> str:

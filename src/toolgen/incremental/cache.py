@@ -110,6 +110,16 @@ def is_file(path: str) -> bool:
         return False
 
 
+def present(path: str) -> bool:
+    """Whether anything is at `path` now (a file, a folder): what a path looked for and
+    missing may become (a server that asks whether its `plugins` folder exists)."""
+    try:
+        os.stat(path)  # hot path: plain strings
+    except OSError:
+        return False
+    return True
+
+
 def checksum(data: bytes) -> bytes:
     """Two 32-bit checks of `data` (damage, not tampering: names and idents, not entries)."""
     return checksum_of((data,))

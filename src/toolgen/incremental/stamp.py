@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import os
 
-from toolgen.incremental.cache import checksum_of, file_sha, is_file, load_entry, prune, store_entry
+from toolgen.incremental.cache import checksum_of, file_sha, load_entry, present, prune, store_entry
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
 if TYPE_CHECKING:
@@ -203,7 +203,7 @@ def replay_loaded(
         resolved = all(os.path.realpath(link) == to for link, to in links.items())
         if not checker.listed(stamp["folders"], lambda: _sources_hold(stamp), resolved):
             return None
-        if any(is_file(p) for p in stamp["missing"]):
+        if any(present(p) for p in stamp["missing"]):
             return None
         base = stamp["out"]
         if not checker.listed(stamp["out_folders"], lambda: _outputs_hold(stamp)):

@@ -28,7 +28,7 @@ from toolgen.analyze.handlers import Mount
 from toolgen.descriptor import ToolDescriptor
 from toolgen.diagnostics import Location, diagnostic_from_dict, has_errors
 from toolgen.file_units import FileUnit, T
-from toolgen.incremental.cache import file_sha, is_file, load_entry, prune, store_entry
+from toolgen.incremental.cache import file_sha, load_entry, present, prune, store_entry
 from toolgen.policy import FileSuppressions
 from toolgen.read.discover import SourceFile
 from toolgen.read.index import Dependencies
@@ -79,7 +79,7 @@ class UnitCache:
 
     def exists(self, path: str) -> bool:
         if path not in self._exists:
-            self._exists[path] = is_file(path)
+            self._exists[path] = present(path)
         return self._exists[path]
 
     def _key(self, file: SourceFile, roots: tuple[str, ...]) -> str | None:

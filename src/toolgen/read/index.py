@@ -389,19 +389,32 @@ class ModuleIndex:
         return names
 
     def _outside(self, path: str) -> bool:
+        """Whether `path` is not the project's to read: outside it (or a symlink out of it),
+        or in a hidden folder of it, or a hidden file (`.git/config` holds the token CI
+        checked the project out with, `.toolgen_cache` what earlier builds made, `.env` a
+        developer's secrets: none of them is the project's data)."""
         if self.project is None or not Path(path).is_absolute():
             return True
         given = Path(os.path.normpath(path))
         real = Path(os.path.realpath(given))
-        return not (given.is_relative_to(self.project) and real.is_relative_to(self.project))
+        for where in (given, real):
+            if not where.is_relative_to(self.project):
+                return True
+            if any(part.startswith(".") for part in where.relative_to(self.project).parts):
+                return True
+        return False
 
     def _read_data(self, given: Path, key: str) -> bytes | None:
         if self._outside(str(given)):
             return None
         try:
             data = read_capped(os.path.realpath(given), MAX_DATA_BYTES)
-        except Unreadable:  # absent (then a dependency: it may appear), or no regular file
-            self._probes[key] = ([] if os.path.lexists(given) else [given], None)
+        except Unreadable:
+            if not given.exists():  # absent, or a symlink to nothing: it may appear
+                self._probes[key] = ([given], None)
+            else:  # a folder, a FIFO, a file over the cap: never taken as unchanged
+                self._probes[key] = ([], given)
+                self.read[given] = "no regular file"
             return None
         self._probes[key] = ([], given)
         self.read[given] = hashlib.sha256(data).hexdigest()
@@ -597,7 +610,11 @@ def _find(name: str, roots: list[Path]) -> tuple[Path | None, list[Path]]:
     rel = Path(*name.split("."))
     for root in roots:
         for candidate in (root / rel / "__init__.py", root / rel.with_suffix(".py")):
-            if candidate.is_file():
+            try:
+                found = candidate.is_file()
+            except OSError:  # a name too long for a file's (`import aaa…` of 300 letters)
+                found = False
+            if found:
                 return candidate, missing
             missing.append(candidate)
     return None, missing

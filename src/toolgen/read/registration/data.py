@@ -52,6 +52,12 @@ def _yaml(text: str | bytes) -> Any:
     import yaml  # only where a server reads YAML
 
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    # PyYAML builds the whole node graph before a value is made: a 30 MB flow list is 15
+    # million nodes (gigabytes, a minute). Its events are counted first, one at a time, and
+    # a document of more than the values it may hold (an alias is one) is not loaded.
+    for count, _ in enumerate(yaml.parse(text, Loader=loader)):
+        if count > MAX_DATA_VALUES * 2:  # a value is at most a start and an end event
+            raise TooLarge
     return yaml.load(text, Loader=loader)
 
 

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Literal, Protocol
 
 from toolgen.read.registration.frames import Raising
+from toolgen.read.registration.stdlib import MAX_ITEMS
 from toolgen.read.registration.values import (
     Const,
     FilePath,
@@ -156,7 +157,7 @@ def listed(folder: str, pattern: str | None, node: ast.AST, disk: Disk) -> Value
     """`folder.iterdir()`, `folder.glob("*.py")`: the paths in the project's folder, sorted
     (one level: a pattern with a folder in it is not followed)."""
     names = None if absent(folder) or pattern is None or "/" in pattern else disk.listing(folder)
-    if names is None or pattern is None:
+    if names is None or pattern is None or len(names) > MAX_ITEMS:
         return Unknown(f"what is in `{folder}` is known only where the server runs", node)
     kept = [n for n in names if fnmatch.fnmatchcase(n, pattern)]  # dot files too, as pathlib
     return Seq([FilePath(posixpath.join(folder, n)) for n in kept], "list")

@@ -339,6 +339,16 @@ class Interpreter:
         return self.state(module)
 
     # -- guards ---------------------------------------------------------------------------
+    def in_time(self, node: ast.AST) -> None:
+        """`OutOfBudget` past the unit's time. `_enter` asks every 1024 steps; a step that
+        may take long on its own (a data file loaded, a folder listed: one step each) asks
+        when it is done, or a loop of them would run 1024 before the time is looked at."""
+        if time.monotonic() > self.deadline:
+            spent = f"MAX_SECONDS = {MAX_SECONDS} seconds"
+            if self.deadline >= self.project_deadline:
+                spent = f"MAX_PROJECT_SECONDS = {MAX_PROJECT_SECONDS} seconds for all files"
+            raise OutOfBudget(f"more than {spent}", node, timed=True)
+
     def _enter(self, node: ast.AST) -> bool:
         """Count a step and a level of nesting (the caller leaves it: `self.nesting -= 1`);
         False, and no level, when too deeply nested. (Not a context manager: this runs for
@@ -347,11 +357,8 @@ class Interpreter:
         if self.steps > self.max_steps[1]:
             name, most = self.max_steps
             raise OutOfBudget(f"more than {name} = {most} evaluation steps", node)
-        if not self.steps % 1024 and time.monotonic() > self.deadline:
-            spent = f"MAX_SECONDS = {MAX_SECONDS} seconds"
-            if self.deadline >= self.project_deadline:
-                spent = f"MAX_PROJECT_SECONDS = {MAX_PROJECT_SECONDS} seconds for all files"
-            raise OutOfBudget(f"more than {spent}", node, timed=True)
+        if not self.steps % 1024:
+            self.in_time(node)
         if self.nesting >= MAX_NESTING:
             self.note("bound", f"nested more than MAX_NESTING = {MAX_NESTING} deep", node)
             return False
@@ -735,7 +742,10 @@ class Interpreter:
                 return None
             found: list[Value] = []
             for folder in (t for t in texts if t is not None):
-                for name, is_package in _modules_in(self.index, folder):
+                modules = _modules_in(self.index, folder)
+                if modules is None:
+                    return None
+                for name, is_package in modules:
                     finder = self.unknown("a module finder", node)
                     entry: list[Value] = [finder, Const(name), Const(is_package)]
                     found.append(Seq(entry, "tuple"))
@@ -751,6 +761,8 @@ class Interpreter:
             level = len(name) - len(name.lstrip("."))
             base = package.value.rsplit(".", level - 1)[0] if level > 1 else package.value
             name = f"{base}.{name.lstrip('.')}" if name.strip(".") else base
+        if not all(part.isidentifier() for part in name.split(".")):  # "", "a..b", "x\0"
+            raise Raising(f"no module is named {name[:100]!r}", node)  # as Python raises
         for i in range(1, name.count(".") + 2):  # parents first, as an import does
             self.project_module(".".join(name.split(".")[:i]))
         return self.module_value(name)
@@ -1235,7 +1247,9 @@ class Interpreter:
         if isinstance(callee, ParserMethod):
             return cli_args.parser_call(callee, args, kwargs, node)
         if isinstance(callee, PathMethod):
-            return files.method(callee, args, node, self.index)
+            made = files.method(callee, args, node, self.index)
+            self.in_time(node)
+            return made
         if isinstance(callee, ContainerMethod):
             return stdlib.container_call(self, callee, args, node)
         if isinstance(callee, Instance):
@@ -1258,6 +1272,8 @@ class Interpreter:
             found = files.call(callee.path, args, kwargs, node, self.index)
         if found is None:
             found = data.load(callee.path, args, node)
+        if found is not None:
+            self.in_time(node)  # reading and loading files take time of their own
         if found is None and callee.path in NETWORK:
             raise Raising(f"`{callee.path}` needs the network, which a server starts without", node)
         if found is None:
@@ -1525,11 +1541,14 @@ TOOLS_LIST = "tools/list"
 _ANSWERS: weakref.WeakKeyDictionary[ast.AST, bool] = weakref.WeakKeyDictionary()
 
 
-def _modules_in(index: ModuleIndex, folder: str) -> list[tuple[str, bool]]:
+def _modules_in(index: ModuleIndex, folder: str) -> list[tuple[str, bool]] | None:
     """The modules (`name.py`) and packages (`name/__init__.py`) in the project's `folder`,
-    as `pkgutil.iter_modules` names them."""
+    as `pkgutil.iter_modules` names them; None: it has more than `stdlib.MAX_ITEMS` names."""
     found: list[tuple[str, bool]] = []
-    for entry in index.listing(folder) or []:
+    names = index.listing(folder) or []
+    if len(names) > stdlib.MAX_ITEMS:  # each is looked at: a list no operation makes
+        return None
+    for entry in names:
         path = f"{folder.rstrip('/')}/{entry}"
         if entry.endswith(".py") and entry != "__init__.py" and entry[:-3].isidentifier():
             found.append((entry[:-3], False))

@@ -133,23 +133,42 @@ def call_stdlib(
 RUNNERS = frozenset({"anyio.run", "trio.run"})
 
 
-def copied(value: Value, deep: bool, budget: list[int] | None = None) -> Value:
+#: How deep `copy.deepcopy` copies (below: the values themselves, not copies).
+MAX_COPY_DEPTH = 100
+
+
+def copied(
+    value: Value,
+    deep: bool,
+    budget: list[int] | None = None,
+    memo: dict[int, Value] | None = None,
+    depth: int = 0,
+) -> Value:
     """`copy.copy(x)`, `copy.deepcopy(x)` of a known list or dict (a new one, as mutating
     the copy leaves the original alone); any other value is itself (at most `MAX_ITEMS`
-    containers are copied)."""
+    containers are copied, `MAX_COPY_DEPTH` deep). A container met again (one that holds
+    itself) is its copy again, as `deepcopy`'s memo makes it."""
     budget = budget if budget is not None else [MAX_ITEMS]
+    memo = memo if memo is not None else {}
+    if id(value) in memo:
+        return memo[id(value)]
     budget[0] -= 1
-    if budget[0] < 0:
+    if budget[0] < 0 or depth > MAX_COPY_DEPTH:
         return value
     if isinstance(value, Seq):
-        items = [copied(i, deep, budget) for i in value.items] if deep else list(value.items)
-        return Seq(items, value.kind)
+        made = Seq([], value.kind)
+        memo[id(value)] = made
+        if deep:
+            made.items.extend(copied(i, deep, budget, memo, depth + 1) for i in value.items)
+        else:
+            made.items.extend(value.items)
+        return made
     if isinstance(value, Mapping):
-        entries = {
-            k: (key, copied(item, deep, budget) if deep else item)
-            for k, (key, item) in value.entries.items()
-        }
-        return Mapping(entries, value.partial)
+        copy = Mapping({}, value.partial)
+        memo[id(value)] = copy
+        for k, (key, item) in value.entries.items():
+            copy.entries[k] = (key, copied(item, deep, budget, memo, depth + 1) if deep else item)
+        return copy
     return value
 
 
