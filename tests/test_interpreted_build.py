@@ -553,3 +553,33 @@ def test_a_path_that_becomes_a_folder_or_a_symlink_target_is_seen_by_the_cache(
     assert run("check", cwd=project.root).code != 0
     assert run("build", cwd=project.root).code == 0
     assert _names(project) == ["from_data"]
+
+
+def test_a_file_beside_the_sources_is_not_the_servers(project: Project, run: Runner) -> None:
+    """Data files are read from the folders the sources are imported from: a file a CI step
+    left at the project's root (`sources = ["src"]`) does not exist for the server, and none
+    of its bytes reaches the output or the diagnostics."""
+    project.write("pyproject.toml", CONFIG + 'markers = ["fastmcp"]\n')
+    project.write("workspace-token.txt", "ghp_secret_token_value")
+    project.write(
+        "src/server.py",
+        '''
+        from pathlib import Path
+
+        from fastmcp import FastMCP
+
+        mcp = FastMCP("x")
+        TOKEN = Path(__file__).parent.parent / "workspace-token.txt"
+        NAME = TOKEN.read_text() if TOKEN.exists() else "plain"
+
+
+        @mcp.tool(name=NAME)
+        def show(key: str) -> str:
+            """Show a value."""
+            return key
+        ''',
+    )
+    result = run("build", "--verbose", cwd=project.root)
+    assert result.code == 0, result.out
+    assert _names(project) == ["plain"]
+    assert "ghp_secret" not in result.out + result.err

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Literal
 
 from toolgen.diagnostics import Diagnostic, Location
-from toolgen.read.files import MAX_SOURCE_BYTES, Unreadable, decode, read_capped
+from toolgen.read.files import MAX_SOURCE_BYTES, Unreadable, decode, open_regular, read_capped
 from toolgen.read.newer import TypeAlias, parse_newer
 
 BindingKind = Literal["import", "class", "function", "assign", "module", "typealias"]
@@ -158,8 +158,9 @@ WELL_KNOWN_MODULES = frozenset(
 LIBRARY = "+"
 #: How they name a data file a server reads (`ModuleIndex.data_file`).
 DATA = "<file>"
-#: The most bytes a data file may have for toolgen to read it.
+#: The most bytes a data file may have for toolgen to read it, and all of a build's together.
 MAX_DATA_BYTES = 32_000_000
+MAX_DATA_TOTAL = 128_000_000
 
 
 def well_known(dotted: str) -> bool:
@@ -301,6 +302,8 @@ class ModuleIndex:
         self._sources: dict[Path, Module | None] = {}  # sources not importable by their name
         self._keys_by_module: dict[str, set[tuple[str, str]]] = {}  # resolutions through each
         self._data: dict[Path, bytes | None] = {}  # the data files read (`data_file`)
+        self._data_bytes = 0  # how many bytes of them
+        self._held: dict[Path, Literal["file", "folder", ""]] = {}  # what `holds` found
 
     # -- loading -------------------------------------------------------------------------
     def add_file(self, name: str, path: Path) -> Module | None:
@@ -356,19 +359,42 @@ class ModuleIndex:
         self.touched.add(key)
         if given in self._data:
             return self._data[given]
-        self._data[given] = self._read_data(given, key)
-        return self._data[given]
+        data = self._read_data(given, key)
+        if data is not None and self._data_bytes + len(data) > MAX_DATA_TOTAL:
+            data = None  # the build has read enough data: the rest is unknown
+        self._data_bytes += len(data or b"")
+        self._data[given] = data
+        return data
 
     def holds(self, path: str) -> Literal["file", "folder", ""] | None:
         """What the project holds at `path` (absolute): a (data) file, a folder, or nothing
         (""); None when `path` is not the project's to say. A file looked for and not found is
         a dependency, as a module is."""
-        if self.data_file(path) is not None:
-            return "file"
         if self._outside(path):
             return None
-        real = Path(os.path.realpath(path))
-        return "folder" if real.is_dir() else "file" if real.exists() else ""
+        given = Path(os.path.normpath(path))
+        if given not in self._held:  # what is there, its hash a dependency (not its bytes kept)
+            self.touched.add(DATA + str(given))
+            self._held[given] = self._look(given, DATA + str(given))
+        return self._held[given]
+
+    def _look(self, given: Path, key: str) -> Literal["file", "folder", ""]:
+        real = Path(os.path.realpath(given))
+        if real.is_dir():
+            self._probes[key] = ([], given)
+            self.read[given] = "a folder"  # no file's sha256: never taken as unchanged
+            return "folder"
+        if not real.exists():
+            self._probes[key] = ([given], None)  # absent, or a symlink to nothing: it may appear
+            return ""
+        self._probes[key] = ([], given)
+        try:
+            handle, _ = open_regular(str(real))
+            with handle:
+                self.read[given] = hashlib.file_digest(handle, "sha256").hexdigest()
+        except OSError:
+            self.read[given] = "no regular file"
+        return "file"
 
     def listing(self, path: str) -> list[str] | None:
         """The names in the project's folder `path`, sorted (as `pkgutil` and a server that
@@ -389,16 +415,18 @@ class ModuleIndex:
         return names
 
     def _outside(self, path: str) -> bool:
-        """Whether `path` is not the project's to read: outside it (or a symlink out of it),
-        or in a hidden folder of it, or a hidden file (`.git/config` holds the token CI
-        checked the project out with, `.toolgen_cache` what earlier builds made, `.env` a
-        developer's secrets: none of them is the project's data)."""
+        """Whether `path` is not the project's to read: outside the folders its sources are
+        imported from (or a symlink out of them: a file a CI step left in the workspace is
+        not the project's), or in a hidden folder, or a hidden file (`.git/config` holds the
+        token CI checked the project out with, `.toolgen_cache` what earlier builds made,
+        `.env` a developer's secrets: none of them is the project's data)."""
         if self.project is None or not Path(path).is_absolute():
             return True
         given = Path(os.path.normpath(path))
         real = Path(os.path.realpath(given))
+        roots = [r for r in self.search_roots if r.is_relative_to(self.project)]
         for where in (given, real):
-            if not where.is_relative_to(self.project):
+            if not any(where.is_relative_to(root) for root in roots):
                 return True
             if any(part.startswith(".") for part in where.relative_to(self.project).parts):
                 return True
