@@ -196,6 +196,7 @@ def compile_units(
         config.max_source_bytes,
         config.library_paths,
         config.root,
+        config.sources,
     )
     result: Compilation[T] = Compilation(search_roots=[str(r) for r in index.search_roots])
     result.sources = listing

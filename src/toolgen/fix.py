@@ -818,7 +818,9 @@ def fix_files(config: Config, mode: FixMode) -> FixReport:
     files, listing = list_sources(config.sources, config.root)
     limit = config.max_source_bytes
     roots = search_roots(files, config.root)
-    index = ModuleIndex(roots, config.display, limit, config.library_paths, config.root)
+    index = ModuleIndex(
+        roots, config.display, limit, config.library_paths, config.root, config.sources
+    )
     report = FixReport(mode, files=len(files))
     report.diagnostics.extend(skipped_diagnostics(listing, config.display))
     registered = _registered(index, files, config)
@@ -907,7 +909,12 @@ def exposed_params(
     if module is not None and module.path != file.path:
         # another file already has this module name: read this one on its own
         index = ModuleIndex(
-            index.search_roots, config.display, index.limit, index.library_roots, index.project
+            index.search_roots,
+            config.display,
+            index.limit,
+            index.library_roots,
+            index.project,
+            index.data_roots,
         )
         module = index.add_file(file.module, file.path)
     if module is None:

@@ -275,8 +275,14 @@ class ModuleIndex:
         limit: int = MAX_SOURCE_BYTES,
         libraries: Sequence[Path] = (),
         project: Path | None = None,
+        data_roots: Sequence[Path] | None = None,
     ) -> None:
         self.search_roots = list(dict.fromkeys(r.resolve() for r in search_roots))
+        #: Where a server's data files may be read from (`data_file`): the configured sources
+        #: (a source file: its folder); by default, the search roots.
+        self.data_roots = [
+            (r if r.is_dir() else r.parent).resolve() for r in (data_roots or search_roots)
+        ]
         #: The folder every module found in it must resolve inside (None: not checked): a
         #: model module symlinked out of the project is not read (TG015), as a source is not.
         self.project = project.resolve() if project is not None else None
@@ -424,7 +430,7 @@ class ModuleIndex:
             return True
         given = Path(os.path.normpath(path))
         real = Path(os.path.realpath(given))
-        roots = [r for r in self.search_roots if r.is_relative_to(self.project)]
+        roots = [r for r in self.data_roots if r.is_relative_to(self.project)]
         for where in (given, real):
             if not any(where.is_relative_to(root) for root in roots):
                 return True
