@@ -84,8 +84,7 @@ from toolgen.read.registration.values import (
     Value,
 )
 
-#: Calls that reach over the network: they raise, since the server is read as it starts with
-#: none (as the environment is read empty), so a `try` falls back to its handler.
+#: What a request is called, as a function of an HTTP package or a method of its client.
 VERBS = ("get", "post", "put", "patch", "delete", "head", "options", "request", "send", "stream")
 #: The clients whose requests go over the network, by the paths of their classes.
 NETWORK_CLIENTS = frozenset(
@@ -96,6 +95,8 @@ NETWORK_CLIENTS = frozenset(
         "aiohttp.ClientSession",
     }
 )
+#: Calls that reach over the network: they raise, since the server is read as it starts with
+#: none (as the environment is read empty), so a `try` falls back to its handler.
 NETWORK = frozenset(
     f"{owner}.{verb}"
     for owner in ("httpx", "httpx2", "requests", *NETWORK_CLIENTS)
