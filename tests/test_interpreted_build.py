@@ -583,3 +583,46 @@ def test_a_file_beside_the_sources_is_not_the_servers(project: Project, run: Run
     assert result.code == 0, result.out
     assert _names(project) == ["plain"]
     assert "ghp_secret" not in result.out + result.err
+
+
+REMADE = '''
+import inspect
+from typing import Any, cast
+
+from fastmcp import FastMCP
+
+mcp = FastMCP("x")
+
+
+def flatten(func):
+    def wrapper(**kwargs):
+        return func(**kwargs)
+
+    cast(Any, wrapper).__signature__ = inspect.Signature([])
+    return wrapper
+
+
+@mcp.tool
+def show(key: str) -> str:
+    """Show a value."""
+    return key
+
+
+mcp.tool(flatten(show), name="flat")
+for tool in mcp._tool_manager._tools.values():
+    tool.parameters.pop("title", None)
+'''
+
+
+def test_schemas_made_or_changed_at_run_time_are_warned(project: Project, run: Runner) -> None:
+    """A function's `__signature__` set (through `typing.cast` too), and a reach into the
+    server's own registry of tools: TG110 warnings where the code does it."""
+    project.write("pyproject.toml", CONFIG + 'markers = ["fastmcp"]\n')
+    project.write("src/server.py", REMADE)
+    result = run("build", cwd=project.root)
+    assert (
+        "src/server.py:13:5: TG110 [warning] `flatten.<locals>.wrapper.__signature__` is set here"
+    ) in result.out
+    assert "src/server.py:24:13: TG110 [warning] `mcp._tool_manager` is the framework's own" in (
+        result.out
+    )

@@ -157,6 +157,13 @@ RULES: dict[str, Rule] = _rules(
      "(a function from a list built at run time, a tool object made at run time, tools made "
      "from a fetched document). If a decorator of the project collects those functions, "
      "declare it in [tool.toolgen.decorators]; tools made at run time cannot be read."),
+    ("TG110", W, "a tool's parameters or schema are made or changed at run time",
+     "The code sets a function's `__signature__` (a framework reads the tool's parameters "
+     "from it), or reaches into the server's own registry of tools (`_tool_manager`, "
+     "`_local_provider`) where it may rewrite their schemas: toolgen publishes the tools as "
+     "their `def` and registration declare them, which may differ from what the server "
+     "lists. Declare the parameters in the `def` (or a model), and shape schemas with the "
+     "framework's own options."),
     ("TG105", W, "handlers in a module that Python cannot import by its name",
      "A file or folder name such as `my-tools.py` is no module name: `toolgen serve`, "
      "`--verify-runtime` and your own code cannot import the handlers. Rename it (my_tools.py)."),

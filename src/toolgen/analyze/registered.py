@@ -72,10 +72,14 @@ def find_registrations(
 
 def _diagnostics(notes: Iterable[Note]) -> list[Diagnostic]:
     return [
-        Diagnostic("TG106", note.message, note.site.location(note.node))
+        Diagnostic(NOTE_CODES[note.kind], note.message, note.site.location(note.node))
         for note in notes
-        if note.kind in ("unfollowed", "bound")
+        if note.kind in NOTE_CODES
     ]
+
+
+#: The diagnostic each kind of note is told as (`env` notes are not told).
+NOTE_CODES = {"unfollowed": "TG106", "bound": "TG106", "remade": "TG110"}
 
 
 def registrations(

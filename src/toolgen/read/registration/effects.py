@@ -97,7 +97,7 @@ class OpenAPITools:
     site: Module
 
 
-NoteKind = Literal["unfollowed", "bound", "env"]
+NoteKind = Literal["unfollowed", "bound", "env", "remade"]
 
 
 @dataclass(frozen=True)

@@ -106,6 +106,9 @@ NETWORK = frozenset(
 IMPORTERS = frozenset({"importlib.import_module", "pkgutil.iter_modules"})
 #: What `functools.update_wrapper` copies onto the wrapper (`functools.WRAPPER_ASSIGNMENTS`).
 WRAPPER_ASSIGNMENTS = frozenset({"__name__", "__qualname__", "__doc__", "__module__"})
+#: A server's private registries of its tools (the MCP SDK's and FastMCP 2's `_tool_manager`,
+#: FastMCP 3's `_local_provider`): code that reaches into one may change the tools.
+TOOL_REGISTRIES = frozenset({"_tool_manager", "_local_provider", "_providers"})
 #: Standard modules whose attributes are those of any Python's (`getattr(sys, "frozen",
 #: False)` is False where a server runs from its package, as toolgen reads it).
 PLAIN_MODULES = {"sys": sys, "os": os}
@@ -674,7 +677,7 @@ class Interpreter:
         if isinstance(target, ast.Name):
             self.bind(target.id, value, frame)
         elif isinstance(target, ast.Attribute):
-            self.set_attribute(self.expr(target.value, frame), target.attr, value)
+            self.set_attribute(self.expr(target.value, frame), target.attr, value, target)
         elif isinstance(target, ast.Subscript):
             self.set_item(self.expr(target.value, frame), self.expr(target.slice, frame), value)
         elif isinstance(target, ast.Tuple | ast.List):
@@ -698,7 +701,17 @@ class Interpreter:
         for target, item in zip(targets, found, strict=False):
             self.assign(target, item, frame)
 
-    def set_attribute(self, owner: Value, attr: str, value: Value) -> None:
+    def set_attribute(
+        self, owner: Value, attr: str, value: Value, node: ast.AST | None = None
+    ) -> None:
+        if attr == "__signature__" and isinstance(owner, Function | Bound):
+            function = owner.function if isinstance(owner, Bound) else owner
+            self.note(
+                "remade",
+                f"`{function.qualname}.__signature__` is set here: a framework reads the "
+                "tool's parameters from it, toolgen from the `def` (its schema may differ)",
+                node,
+            )
         if isinstance(owner, Instance | Server):
             owner.attrs[attr] = value
         elif isinstance(owner, Record):  # a framework's object a hook edits (`tool.name = ...`)
@@ -1076,6 +1089,14 @@ class Interpreter:
         if isinstance(owner, Server):
             if attr in owner.attrs:
                 return owner.attrs[attr]
+            if attr in TOOL_REGISTRIES:
+                self.note(
+                    "remade",
+                    f"`{shown(node)}` is the framework's own registry of tools: what the code "
+                    "does to them there (a schema rewritten, a tool removed) is not followed, "
+                    "and they are published as registered",
+                    node,
+                )
             found = None if owner.cls is None else self.class_attribute(owner.cls, attr, owner)
             return found if found is not None else frameworks.server_attribute(self, owner, attr)
         if isinstance(owner, Class):
@@ -1291,7 +1312,7 @@ class Interpreter:
         if len(args) < 2 or not (isinstance(args[1], Const) and isinstance(args[1].value, str)):
             return None
         if path == "builtins.setattr" and len(args) == 3:
-            self.set_attribute(args[0], args[1].value, args[2])
+            self.set_attribute(args[0], args[1].value, args[2], node)
             return Const(None)
         owner, name = args[0], args[1].value
         # what a plain interpreter's `sys` has (no `sys._MEIPASS` of a frozen bundle)

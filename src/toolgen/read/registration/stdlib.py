@@ -119,6 +119,8 @@ def call_stdlib(
         return wrapper if wrapper is not None else Unknown("update_wrapper of nothing", node)
     if path in RUNNERS and args:  # `anyio.run(main, x)`: the runner calls it
         return ctx.call(args[0], args[1:], kwargs, node)
+    if path in ("typing.cast", "typing_extensions.cast") and len(args) == 2:
+        return args[1]  # `cast(T, x)` is `x`
     if path == "asyncio.run" and args:  # `asyncio.run(main())`: an `async def` ran when called
         return args[0]
     if path in ("copy.copy", "copy.deepcopy") and args:
