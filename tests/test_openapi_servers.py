@@ -222,3 +222,34 @@ def test_a_document_toolgen_cannot_know_is_a_located_note(project: Project, run:
     result = run("build", "--verbose", cwd=project.root)
     assert "TG107" in result.out
     assert "src/server.py:5:7: TG106" in result.out
+
+
+def test_a_hook_that_spends_the_units_steps_stops_the_unit(project: Project, run: Runner) -> None:
+    """The converter catches a hook's exceptions per route, as FastMCP does; the unit's
+    budget running out in a hook is none of them: the unit stops, and no tool is published
+    without the renaming the hook would have made."""
+    project.write("pyproject.toml", CONFIG + 'markers = ["fastmcp"]\n')
+    paths = {
+        f"/r{i}": {"get": {"operationId": f"op_{i}", "responses": {"200": {"description": "ok"}}}}
+        for i in range(100)
+    }
+    document = {"openapi": "3.1.0", "info": {"title": "t", "version": "1"}, "paths": paths}
+    project.write(
+        "src/server.py",
+        f"""
+        from fastmcp import FastMCP
+
+        SPEC = {document!r}
+
+        def rename(route, component):
+            for i in range(10_000):
+                pass
+            component.name = "renamed_" + component.name
+
+        mcp = FastMCP.from_openapi(SPEC, client=None, mcp_component_fn=rename)
+        """,
+    )
+    result = run("build", "--verbose", cwd=project.root)
+    assert "evaluation of this statement stopped: more than MAX_STEPS" in result.out
+    assert "mcp_component_fn failed" not in result.out
+    assert not (project.root / "generated" / "mcp" / "tools.json").exists()

@@ -19,6 +19,7 @@ from toolgen.read.registration import tool_transforms
 from toolgen.read.registration.context import Context, Framework, shown
 from toolgen.read.registration.data import MAX_DATA_VALUES, value_of
 from toolgen.read.registration.effects import OpenAPITools
+from toolgen.read.registration.frames import OutOfBudget
 from toolgen.read.registration.known import NotKnown, known_value
 from toolgen.read.registration.values import (
     Const,
@@ -117,6 +118,8 @@ def from_openapi(
         why = f"`{shown(node)}`: its OpenAPI document cannot be read ({exc})"
         ctx.note("unfollowed", why, node)
         return
+    if hooks.stopped is not None:  # the converter caught it as a failing hook's exception
+        raise hooks.stopped
     for problem in converted.problems:
         ctx.note("unfollowed", f"`{shown(node)}`: {problem}", node)
     made = OpenAPITools(server, tuple(converted.tools), node, ctx.site)
@@ -139,11 +142,23 @@ class _Hooks:
         self.ctx, self.node = ctx, node
         self.route_map_fn = None if _none(route_map_fn) else route_map_fn
         self.component_fn = None if _none(component_fn) else component_fn
+        #: the unit's budget, spent in a hook: the unit stops (the converter, as FastMCP,
+        #: catches a hook's exceptions per route; this is none of the server's)
+        self.stopped: OutOfBudget | None = None
+
+    def _call(self, function: Value, arguments: list[Value]) -> Value:
+        if self.stopped is not None:
+            raise self.stopped
+        try:
+            return self.ctx.call(function, arguments, {}, self.node)
+        except OutOfBudget as exc:
+            self.stopped = exc
+            raise
 
     def route_type(self, route: Route, kind: str) -> str | None:
         assert self.route_map_fn is not None
         arguments: list[Value] = [self._route(route), _mcp_type(kind)]
-        given = self.ctx.call(self.route_map_fn, arguments, {}, self.node)
+        given = self._call(self.route_map_fn, arguments)
         if isinstance(given, Const) and given.value is None:
             return None
         found = _type_name(given)
@@ -160,7 +175,7 @@ class _Hooks:
     def component(self, route: Route, component: Component) -> None:
         assert self.component_fn is not None
         record = Record("OpenAPITool", _fields(component), self.node, self.ctx.site)
-        self.ctx.call(self.component_fn, [self._route(route), record], {}, self.node)
+        self._call(self.component_fn, [self._route(route), record])
         for name, value in record.kwargs.items():
             try:
                 _apply(component, name, known_value(value, self.node, most=MAX_DATA_VALUES))
