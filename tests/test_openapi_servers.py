@@ -253,3 +253,29 @@ def test_a_hook_that_spends_the_units_steps_stops_the_unit(project: Project, run
     assert "evaluation of this statement stopped: more than MAX_STEPS" in result.out
     assert "mcp_component_fn failed" not in result.out
     assert not (project.root / "generated" / "mcp" / "tools.json").exists()
+
+
+def test_fields_a_hook_sets_that_mcp_refuses_leave_the_tool_out(
+    project: Project, run: Runner
+) -> None:
+    """An entry whose title is no string, or whose hints are no booleans, is refused by the
+    MCP `Tool` model: the tool is left out (TG403), never written into `mcp/tools.json`."""
+    project.write("pyproject.toml", CONFIG + 'markers = ["fastmcp"]\n')
+    paths = {"/r": {"get": {"operationId": "op", "responses": {"200": {"description": "ok"}}}}}
+    document = {"openapi": "3.1.0", "info": {"title": "t", "version": "1"}, "paths": paths}
+    project.write(
+        "src/server.py",
+        f"""
+        from fastmcp import FastMCP
+
+        def annotate(route, component):
+            component.annotations = {{"title": 5, "readOnlyHint": "yes"}}
+
+        mcp = FastMCP.from_openapi({document!r}, client=None, mcp_component_fn=annotate)
+        """,
+    )
+    result = run("build", cwd=project.root)
+    assert result.code == 1, result.out
+    assert "`op`: its title is no string" in result.out
+    assert "`op`: its annotations' readOnlyHint is no boolean" in result.out
+    assert project.generated("mcp/tools.json")["tools"] == []

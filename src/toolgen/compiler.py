@@ -625,6 +625,32 @@ def transform_fn_facts(
     )
 
 
+def entry_field_problems(entry: dict[str, Any]) -> list[str]:
+    """What of a listed entry's fields the MCP `Tool` model refuses (its schemas are checked
+    apart): a title or description that is no string, annotations that are no object or whose
+    title is no string or hints no booleans, a `_meta` that is no object."""
+    wrong = [
+        f"its {key} is no string"
+        for key in ("title", "description")
+        if entry.get(key) is not None and not isinstance(entry[key], str)
+    ]
+    annotations = entry.get("annotations")
+    if annotations is not None and not isinstance(annotations, dict):
+        wrong.append("its annotations are no object")
+    elif annotations is not None:
+        title = annotations.get("title")
+        if title is not None and not isinstance(title, str):
+            wrong.append("its annotations' title is no string")
+        wrong.extend(
+            f"its annotations' {hint} is no boolean"
+            for hint in HINT_KEYS.values()
+            if annotations.get(hint) is not None and not isinstance(annotations[hint], bool)
+        )
+    if entry.get("_meta") is not None and not isinstance(entry["_meta"], dict):
+        wrong.append("its _meta is no object")
+    return wrong
+
+
 def compile_listed(
     listed: ListedTool, config: Config, policy: Policy, ignores: FileSuppressions
 ) -> tuple[ToolDescriptor | None, list[Diagnostic]]:
@@ -645,6 +671,8 @@ def compile_listed(
         elif schema is not None and schema.get("type") != "object":
             message = f"`{entry['name']}`: its {key} is no object schema (MCP lists objects)"
             problems.append(Diagnostic("TG403", message, where))
+    for wrong_field in entry_field_problems(entry):
+        problems.append(Diagnostic("TG403", f"`{entry['name']}`: {wrong_field}", where))
     if any(p.severity is Level.ERROR for p in problems):
         return None, policy.apply(problems, {listed.module.shown: ignores})
     risk = DEFAULT_RISK
