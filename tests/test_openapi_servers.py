@@ -279,3 +279,47 @@ def test_fields_a_hook_sets_that_mcp_refuses_leave_the_tool_out(
     assert "`op`: its title is no string" in result.out
     assert "`op`: its annotations' readOnlyHint is no boolean" in result.out
     assert project.generated("mcp/tools.json")["tools"] == []
+
+
+@pytest.mark.parametrize(
+    ("hook", "listed"),
+    [
+        ("def hook(route, component):\n    yield\n    component.name = 'gen'", ["op"]),
+        ("async def hook(route, component):\n    component.name = 'coro'", ["op"]),
+        ("def hook(route, kind):\n    yield\n    return None", []),
+    ],
+    ids=["component_fn_generator", "component_fn_async", "route_map_fn_generator"],
+)
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
+def test_a_hook_whose_call_runs_nothing_is_not_run(
+    project: Project, run: Runner, hook: str, listed: list[str]
+) -> None:
+    """FastMCP calls its hooks and never awaits or iterates what they return: a generator's
+    or an `async def`'s body never runs (a route_map_fn's generator, taken as the route's
+    type, makes nothing of it). The oracle is FastMCP."""
+    project.write("pyproject.toml", CONFIG + 'markers = ["fastmcp"]\n')
+    keyword = "route_map_fn" if "kind" in hook else "mcp_component_fn"
+    paths = {"/r": {"get": {"operationId": "op", "responses": {"200": {"description": "ok"}}}}}
+    document = {
+        "openapi": "3.1.0",
+        "info": {"title": "t", "version": "1"},
+        "servers": [{"url": "http://127.0.0.1:9"}],
+        "paths": paths,
+    }
+    project.write("src/shop/__init__.py", "")
+    project.write(
+        "src/shop/server.py",
+        f"from fastmcp import FastMCP\n\n{hook}\n\n"
+        f"mcp = FastMCP.from_openapi({document!r}, {keyword}=hook)\n",
+    )
+    try:
+        result = run("build", cwd=project.root)
+        assert result.code in (0, 1), result.out
+        written = (project.root / "generated" / "mcp" / "tools.json").exists()
+        ours = [t["name"] for t in project.generated("mcp/tools.json")["tools"]] if written else []
+        theirs = [t["name"] for t in _listed_by_fastmcp(project)]
+    finally:
+        for name in [m for m in sys.modules if m == "shop" or m.startswith("shop.")]:
+            del sys.modules[name]
+    assert ours == theirs == listed

@@ -321,3 +321,19 @@ def test_a_tool_changed_in_place_is_a_note(project: Project, run: Runner) -> Non
     assert "changed in place" in result.out, result.out
     tools = {t["name"]: t for t in project.generated("mcp/tools.json")["tools"]}
     assert tools["get_item"]["description"] == "Get one item."
+
+
+def test_a_list_tools_fastmcp_cannot_await_is_a_note(project: Project, run: Runner) -> None:
+    """FastMCP awaits `list_tools`: one that is no `async def` (or yields) fails the listing,
+    so its body is not run as if it were."""
+    project.write("pyproject.toml", CONFIG + 'markers = ["fastmcp"]\n')
+    project.write("src/shop/__init__.py", "")
+    server = WRAPPED.replace(
+        "    async def list_tools(self, tools):", "    def list_tools(self, tools):"
+    )
+    project.write("src/shop/server.py", server)
+    result = run("build", "--verbose", cwd=project.root)
+    assert result.code == 0, result.out
+    assert "its `list_tools` returns a value, which FastMCP cannot await" in result.out
+    tools = {t["name"]: t for t in project.generated("mcp/tools.json")["tools"]}
+    assert "note" not in tools["get_item"]["inputSchema"]["properties"]

@@ -17,6 +17,7 @@ from toolgen.read.registration.values import (
     External,
     Function,
     Method,
+    Partial,
     Unknown,
     Value,
     unwrap,
@@ -203,3 +204,24 @@ def is_generator(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> b
                 stack.extend(ast.iter_child_nodes(current))
         _GENERATORS[key] = found
     return _GENERATORS[key]
+
+
+def call_kind(value: Value) -> str | None:
+    """What calling `value` makes, when it is a project function (through bound methods and
+    partials; a wrapper is what is called, not what it wraps): "value" (its body runs),
+    "coroutine", "generator" or "async generator" (its body runs only when awaited or
+    iterated, which the caller may never do); None for anything else."""
+    for _ in range(16):
+        if isinstance(value, Bound):
+            value = value.function
+        elif isinstance(value, Partial):
+            value = value.func
+        else:
+            break
+    if not isinstance(value, Function):
+        return None
+    node = value.node
+    asynchronous = isinstance(node, ast.AsyncFunctionDef)
+    if is_generator(node):
+        return "async generator" if asynchronous else "generator"
+    return "coroutine" if asynchronous else "value"

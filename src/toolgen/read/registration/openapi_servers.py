@@ -19,7 +19,7 @@ from toolgen.read.registration import tool_transforms
 from toolgen.read.registration.context import Context, Framework, shown
 from toolgen.read.registration.data import MAX_DATA_VALUES, value_of
 from toolgen.read.registration.effects import OpenAPITools
-from toolgen.read.registration.frames import OutOfBudget
+from toolgen.read.registration.frames import OutOfBudget, call_kind
 from toolgen.read.registration.known import NotKnown, known_value
 from toolgen.read.registration.values import (
     Const,
@@ -157,6 +157,17 @@ class _Hooks:
 
     def route_type(self, route: Route, kind: str) -> str | None:
         assert self.route_map_fn is not None
+        made = call_kind(self.route_map_fn)
+        if made not in (None, "value"):
+            # FastMCP takes the coroutine or generator it is given back as the route's type,
+            # which is none of `MCPType`'s: the route is neither a tool nor anything else
+            self.ctx.note(
+                "unfollowed",
+                f"`route_map_fn` for {route.method} {route.path}: it returns a {made}, never "
+                "run; FastMCP makes nothing of the route",
+                self.node,
+            )
+            return "EXCLUDE"
         arguments: list[Value] = [self._route(route), _mcp_type(kind)]
         given = self._call(self.route_map_fn, arguments)
         if isinstance(given, Const) and given.value is None:
@@ -174,6 +185,8 @@ class _Hooks:
 
     def component(self, route: Route, component: Component) -> None:
         assert self.component_fn is not None
+        if call_kind(self.component_fn) not in (None, "value"):
+            return  # FastMCP calls it and never awaits or iterates what it returns
         record = Record("OpenAPITool", _fields(component), self.node, self.ctx.site)
         self._call(self.component_fn, [self._route(route), record])
         for name, value in record.kwargs.items():

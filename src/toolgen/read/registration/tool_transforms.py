@@ -28,6 +28,7 @@ from toolgen.read.registration.effects import (
     ToolEntry,
     Transformed,
 )
+from toolgen.read.registration.frames import call_kind
 from toolgen.read.registration.known import NotKnown, known_value
 from toolgen.read.registration.values import (
     CALLABLE_FUNCTION,
@@ -186,6 +187,16 @@ def apply(ctx: Context, transform: Value, effect: OpenAPITools, node: ast.AST) -
     given = [dict(r.kwargs) for r in records]  # a record changed in place is not known
     method = ctx.attribute(transform, "list_tools", node)
     if isinstance(method, External):  # FastMCP's own `list_tools`: the tools as they are
+        return effect
+    made = call_kind(method)
+    if made not in (None, "coroutine"):  # FastMCP awaits what it returns
+        what = "a value" if made == "value" else f"a {made}"
+        ctx.note(
+            "unfollowed",
+            f"`{shown(node)}`: its `list_tools` returns {what}, which FastMCP cannot await "
+            "(its listing fails); the tools are published untransformed",
+            node,
+        )
         return effect
     answer = ctx.call(method, [Seq(list(records), "list")], {}, node)
     if isinstance(answer, Seq) and answer.kind in ("list", "tuple"):
