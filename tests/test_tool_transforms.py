@@ -337,3 +337,25 @@ def test_a_list_tools_fastmcp_cannot_await_is_a_note(project: Project, run: Runn
     assert "its `list_tools` returns a value, which FastMCP cannot await" in result.out
     tools = {t["name"]: t for t in project.generated("mcp/tools.json")["tools"]}
     assert "note" not in tools["get_item"]["inputSchema"]["properties"]
+
+
+def test_a_chain_of_a_thousand_transformed_tools_is_a_note(project: Project, run: Runner) -> None:
+    """Each `Tool.from_tool` of another is a few Python frames when read: a chain past
+    MAX_CHAIN is a located note on that tool, not the whole module stopped at Python's
+    recursion limit."""
+    project.write("pyproject.toml", CONFIG + 'markers = ["fastmcp"]\n')
+    project.write("src/shop/__init__.py", "")
+    server = WRAPPED.replace(
+        "return [t if _has_note(t) else Tool.from_tool(t, transform_fn=with_note) for t in tools]",
+        "made = []\n"
+        "        for t in tools:\n"
+        "            for _ in range(1000):\n"
+        "                t = Tool.from_tool(t)\n"
+        "            made.append(t)\n"
+        "        return made",
+    )
+    project.write("src/shop/server.py", server)
+    result = run("build", "--verbose", cwd=project.root)
+    assert result.code == 0, result.out
+    assert "recursion limit" not in result.out, result.out
+    assert "a chain of more than MAX_CHAIN = 64 `Tool.from_tool`" in result.out, result.out

@@ -91,6 +91,9 @@ ARG_POSITIONS = (
 )
 #: How deep a chain of bases is followed to FastMCP's `Transform`.
 MAX_BASES = 16
+#: How many `Tool.from_tool` of one another a tool may be made by: each is a few Python
+#: frames here and in the analysis, and Python's recursion limit must never be reached.
+MAX_CHAIN = 64
 
 
 def from_tool(ctx: Context, args: list[Value], kwargs: dict[str, Value], node: ast.AST) -> Value:
@@ -356,6 +359,17 @@ def transformed(
     node: ast.AST,
 ) -> Transformed:
     """`Tool.from_tool(...)` of a known tool, as data the analysis finishes."""
+    chain, above = 0, item.kwargs["<parent>"]
+    while isinstance(above, Record) and above.path == TRANSFORMED:
+        chain, above = chain + 1, above.kwargs["<parent>"]
+        if chain >= MAX_CHAIN:
+            raise NotKnown(f"a chain of more than MAX_CHAIN = {MAX_CHAIN} `Tool.from_tool`", node)
+    own = above.kwargs.get(ENTRY) if isinstance(above, Record) else None
+    entry = own.value if isinstance(own, Const) else None
+    while isinstance(entry, Transformed):  # a tool made so before, through `get_tool`
+        chain, entry = chain + 1, entry.parent
+        if chain >= MAX_CHAIN:
+            raise NotKnown(f"a chain of more than MAX_CHAIN = {MAX_CHAIN} `Tool.from_tool`", node)
     parent = _entry(ctx, item.kwargs["<parent>"], records, tools, position, node)
     given = item.kwargs.get("<given>")
     names = [c.value for c in given.items if isinstance(c, Const)] if isinstance(given, Seq) else []
