@@ -780,3 +780,65 @@ def test_the_file_that_mounts_servers_is_in_the_sources(folder: Path, run) -> No
     assert result.out.splitlines()[0] == "toolgen: found 2 FastMCP tools in app"
     assert built(folder, run) == ["forecast", "fs_read"]
     assert not (folder / "generated" / "weather").exists()  # one catalog
+
+
+LISTED_SERVERS = {
+    "openapi": (
+        "FastMCP",
+        """
+        from fastmcp import FastMCP
+
+        SPEC = {
+            "openapi": "3.0.3",
+            "info": {"title": "t", "version": "1"},
+            "paths": {
+                "/items": {"get": {"operationId": "list_items", "responses": {"200": {}}}},
+                "/items/{id}": {
+                    "get": {
+                        "operationId": "get_item",
+                        "parameters": [
+                            {"name": "id", "in": "path", "required": True, "schema": {}}
+                        ],
+                        "responses": {"200": {}},
+                    }
+                },
+            },
+        }
+        mcp = FastMCP.from_openapi(SPEC, name="shop")
+        """,
+    ),
+    "low-level": (
+        "MCP SDK",
+        """
+        from mcp.server import Server
+        from mcp.types import Tool
+
+        server = Server("shop")
+
+
+        @server.list_tools()
+        async def tools() -> list[Tool]:
+            schema = {"type": "object", "properties": {"id": {"type": "string"}}}
+            return [
+                Tool(name="list_items", description="List.", inputSchema=schema),
+                Tool(name="get_item", description="Get one.", inputSchema=schema),
+            ]
+        """,
+    ),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(LISTED_SERVERS))
+def test_init_finds_the_tools_a_server_lists(folder: Path, run, kind: str) -> None:  # type: ignore[no-untyped-def]
+    """A server whose tools come from an OpenAPI document, or from a low-level server's
+    `tools/list` handler: `init` finds them, as `build` does, and writes no example."""
+    label, source = LISTED_SERVERS[kind]
+    (folder / "server.py").write_text(textwrap.dedent(source).lstrip(), encoding="utf-8")
+    result = run("init", cwd=folder)
+    assert result.code == 0, result.out
+    assert f"found 2 {label} tools in server.py" in result.out
+    assert not (folder / EXAMPLE).exists()
+    build = run("build", cwd=folder)
+    assert build.code == 0, build.out
+    listed = json.loads((folder / "generated/mcp/tools.json").read_text())["tools"]
+    assert sorted(t["name"] for t in listed) == ["get_item", "list_items"]

@@ -29,6 +29,8 @@ FRAMEWORK_MODULES = {
     "fastmcp": "fastmcp",
     "mcp.server.fastmcp": "mcp",
     "mcp.server.mcpserver": "mcp",
+    "mcp.server.lowlevel": "mcp",  # the low-level server: its tools are what it lists
+    "mcp.server.Server": "mcp",
     "agents": "openai-agents",
     "langchain_core": "langchain",
     "langchain.tools": "langchain",
@@ -36,7 +38,7 @@ FRAMEWORK_MODULES = {
     "pydantic_ai": "pydantic-ai",
 }
 #: Names `mcp.server` re-exports its servers by (`from mcp.server import FastMCP`).
-MCP_SERVERS = frozenset({"FastMCP", "MCPServer", "fastmcp", "mcpserver"})
+MCP_SERVERS = frozenset({"FastMCP", "MCPServer", "fastmcp", "mcpserver", "Server", "lowlevel"})
 #: How each preset's tools are named to the user ("found 18 FastMCP tools").
 LABELS = {
     "toolgen": "toolgen",
@@ -137,8 +139,10 @@ def _registrations(
             unfollowed[file.path] = registrations.unfollowed
         if registrations.mounts and mounting is not None:
             mounting.append(file.path)
-        if registrations.handlers:
-            found[file.path] = Counter(h.preset.name for h in registrations.handlers)
+        counted = Counter(h.preset.name for h in registrations.handlers)
+        counted.update(tool.preset for tool in registrations.listed)  # servers' listed tools
+        if counted:
+            found[file.path] = counted
     return found
 
 

@@ -53,6 +53,8 @@ class ListedTool:
     #: a tool a server's transform made (`entry` is then the tool it was given): the
     #: compiler makes its entry (`toolgen.analyze.tool_transforms`)
     transform: Transformed | None = None
+    #: the framework whose server lists it (`mcp` for a low-level or hand-written server)
+    preset: str = "mcp"
 
 
 def listed_tools(
@@ -88,7 +90,16 @@ def listed_tools(
             continue
         function = effect.function
         lister = (function.module.name, function.qualname)
-        tools.append(ListedTool(entry, item.module, item.node, effect.server.key, *lister))
+        tools.append(
+            ListedTool(
+                entry,
+                item.module,
+                item.node,
+                effect.server.key,
+                *lister,
+                preset=effect.server.preset,
+            )
+        )
     return tools, problems
 
 
@@ -126,7 +137,10 @@ def converted_tools(effect: OpenAPITools) -> list[ListedTool]:
         entry = {k: given[k] for k in TOOL_FIELDS if k in given}
         spec = tool if isinstance(tool, Transformed) else None
         server = effect.server.key
-        tools.append(ListedTool(entry, effect.site, effect.node, server, *made, transform=spec))
+        preset = effect.server.preset
+        tools.append(
+            ListedTool(entry, effect.site, effect.node, server, *made, spec, preset=preset)
+        )
     return tools
 
 
