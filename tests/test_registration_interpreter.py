@@ -1582,3 +1582,27 @@ def test_a_container_changed_in_a_way_toolgen_cannot_follow_is_unknown_not_stale
     # stale, they would be "b" and 1; unknown, both are one registration of an unknown name
     assert [dict(h.values).get("name") for h in found.handlers] == [None, "known"]
     assert found.handlers[0].unknown == frozenset({"name"})
+
+
+def test_a_join_of_a_set_of_strings_is_unknown_sorted_it_is_known(tmp_path: Path) -> None:
+    """Python salts string hashes per process: `"_".join({"a", "b"})` may be "a_b" or "b_a".
+    Sorted first, it is known."""
+    server = """
+    from fastmcp import FastMCP
+
+    mcp = FastMCP("d")
+    PARTS = {"beta", "alpha"}
+
+
+    def make(name):
+        def handler(x: int) -> int:
+            return x
+
+        mcp.tool(name=name)(handler)
+
+
+    make("_".join(PARTS))
+    make("_".join(sorted(PARTS)))
+    """
+    _, found = _project_run(tmp_path, {"app/server.py": server}, {})
+    assert [dict(h.values).get("name") for h in found.handlers] == [None, "alpha_beta"]

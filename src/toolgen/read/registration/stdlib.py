@@ -492,6 +492,8 @@ def container_call(
         return Const(None)
     if isinstance(owner, Const) and isinstance(owner.value, str) and name == "join" and args:
         parts = items(args[0])
+        if _hash_ordered(args[0]):
+            return Unknown("a join of a set of strings: their order changes from run to run", node)
         texts = [p.value for p in parts or [] if isinstance(p, Const) and isinstance(p.value, str)]
         if parts is not None and len(texts) == len(parts):
             if sum(map(len, texts)) + len(owner.value) * len(texts) > MAX_TEXT:
@@ -558,6 +560,15 @@ SEQ_MUTATORS = frozenset(
     }
 )
 MAPPING_MUTATORS = frozenset({"update", "pop", "popitem", "clear", "setdefault"})
+
+
+def _hash_ordered(value: Value) -> bool:
+    """Whether iterating `value` gives its items in an order Python makes up each run: a set
+    of two strings or more (their hashes are salted per process)."""
+    if not (isinstance(value, Seq) and value.kind == "set"):
+        return False
+    texts = [i for i in value.items if isinstance(i, Const) and isinstance(i.value, str | bytes)]
+    return len(value.items) > 1 and bool(texts)
 
 
 def _replaced_too_long(text: str, args: list[object]) -> bool:
