@@ -1240,7 +1240,7 @@ def test_a_data_file_of_the_project_is_read_as_the_server_reads_it(tmp_path: Pat
 def test_a_file_outside_the_project_is_not_read(tmp_path: Path) -> None:
     """A symlink out of the project, or an absolute path elsewhere, is not read: what is on
     the machine that runs toolgen is not the project's, and where the server starts it
-    does not exist (opening it raises)."""
+    does not exist (opening it raises; with no `try` around, its data is unknown)."""
     outside = tmp_path / "outside"
     outside.mkdir()
     (outside / "names.json").write_text('{"tools": ["secret"]}', encoding="utf-8")
@@ -1274,7 +1274,10 @@ def test_a_file_outside_the_project_is_not_read(tmp_path: Path) -> None:
     assert module is not None
     evaluation = evaluate(module, index, FASTMCP)
     found = registrations(evaluation.effects, FASTMCP)
-    assert found.handlers == []  # neither file exists where the server starts: both raise
+    # neither file exists where the server starts: outside a `try`, what opening one gives is
+    # unknown, and each loop over its data runs once with an unknown name
+    assert [dict(h.values).get("name") for h in found.handlers] == [None]
+    assert found.handlers[0].unknown == frozenset({"name"})
     assert "secret" not in repr(evaluation.effects)
     assert str(outside) not in "".join(map(str, index.read))
 
@@ -1606,3 +1609,42 @@ def test_a_join_of_a_set_of_strings_is_unknown_sorted_it_is_known(tmp_path: Path
     """
     _, found = _project_run(tmp_path, {"app/server.py": server}, {})
     assert [dict(h.values).get("name") for h in found.handlers] == [None, "alpha_beta"]
+
+
+def test_a_raise_no_try_catches_leaves_its_value_unknown_and_goes_on(tmp_path: Path) -> None:
+    """Opening a missing file or calling the network outside any `try`: where the server
+    runs and lists tools, the file is there and the network up, so what the call gives is
+    unknown and the code after it still registers (inside a `try`, the handler runs)."""
+    server = """
+    import json
+
+    import httpx
+    from fastmcp import FastMCP
+
+    mcp = FastMCP("d")
+
+
+    def settings():
+        with open("/etc/app/settings.json") as f:
+            return json.load(f)
+
+
+    def main():
+        config = settings()
+        live = httpx.get("https://example.invalid/config").json()
+
+        @mcp.tool(name=config.get("name", "x"))
+        def configured(x: int) -> int:
+            return x
+
+        @mcp.tool
+        def after(x: int) -> int:
+            return x
+
+
+    main()
+    """
+    _, found = _project_run(tmp_path, {"app/server.py": server}, {})
+    by_name = {h.qualname: h for h in found.handlers}
+    assert sorted(by_name) == ["main.<locals>.after", "main.<locals>.configured"]
+    assert by_name["main.<locals>.configured"].unknown == frozenset({"name"})

@@ -182,6 +182,7 @@ class Interpreter:
         #: what the generators being run have yielded (None: not known)
         self.yielded: list[list[Value] | None] = []
         self.blind_loops = 0  # loops run once over what toolgen cannot know
+        self.trying = 0  # the `try` bodies with handlers being evaluated (`fails`)
         #: how many undecided branches left a loop or a function while others did not
         self.undecided_exits = 0
         self._site: list[Module] = []
@@ -522,7 +523,11 @@ class Interpreter:
         orelse: list[ast.stmt] = getattr(stmt, "orelse", [])
         finalbody: list[ast.stmt] = getattr(stmt, "finalbody", [])
         unknowns = self.unknowns
-        signal = self.block(body, frame)
+        self.trying += bool(handlers)
+        try:
+            signal = self.block(body, frame)
+        finally:
+            self.trying -= bool(handlers)
         if isinstance(signal, Raise) and handlers:
             signal = self.fork([h.body for h in handlers], frame)
         elif signal is None and handlers and self.unknowns != unknowns:
@@ -1269,7 +1274,10 @@ class Interpreter:
         if isinstance(callee, ParserMethod):
             return cli_args.parser_call(callee, args, kwargs, node)
         if isinstance(callee, PathMethod):
-            made = files.method(callee, args, node, self.index)
+            try:
+                made = files.method(callee, args, node, self.index)
+            except Raising as exc:
+                return self.fails(exc)
             self.in_time(node)
             return made
         if isinstance(callee, ContainerMethod):
@@ -1283,6 +1291,23 @@ class Interpreter:
         return self.unknown("a call toolgen does not follow", node)
 
     def call_external(
+        self, callee: External, args: list[Value], kwargs: dict[str, Value], node: ast.AST
+    ) -> Value:
+        try:
+            return self._call_external(callee, args, kwargs, node)
+        except Raising as exc:
+            return self.fails(exc)
+
+    def fails(self, exc: Raising) -> Value:
+        """A call that raises where the server starts (a missing file, the network): inside
+        a `try`, it raises, and the handler runs; outside any, the server would stop there,
+        which no server that lists tools does where it runs (the file is there, the network
+        is up): what the call gives is unknown, and the evaluation goes on."""
+        if self.trying:
+            raise exc
+        return self.unknown(exc.why, exc.node)
+
+    def _call_external(
         self, callee: External, args: list[Value], kwargs: dict[str, Value], node: ast.AST
     ) -> Value:
         found = frameworks.call_external(self, callee, args, kwargs, node)
