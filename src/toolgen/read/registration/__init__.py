@@ -77,7 +77,9 @@ What it evaluates
   under `~` and one off the project do not exist, and opening one raises. The network is
   absent: a request (`NETWORK`: `httpx.get`, a client's `get`) raises. A call that raises
   unwinds the calls in progress (`Raising`) to the `try` whose body it interrupts, whose
-  handlers run; a `raise` statement's exception is not followed past its function.
+  handlers run; with no `try` around it (the server would stop, which one that lists tools
+  does not do where it runs) its value is `Unknown` and the evaluation goes on. A `raise`
+  statement's exception is not followed past its function.
 - The project's own files are what it holds: `__file__` is the module's path, a regular file
   inside the project (`Path(__file__).parent / "spec.yaml"`, `importlib.resources.files`)
   exists and opens (`Opened`), and JSON and YAML load to values (`data`; YAML with the safe

@@ -5,7 +5,8 @@ project holds: it exists when the file does, and a server that opens it reads it
 (`Opened`); JSON and YAML are loaded by `data`. Any other path does not exist: one relative to
 the (empty) working folder, under the (empty) home folder (`~`), or elsewhere on the machine
 (`/data/shops.json`, `/etc/app/config.yaml`): `Path(".env").exists()` is False, and opening it
-raises, as `FileNotFoundError` is raised where the server starts with nothing beside it.
+raises, as `FileNotFoundError` is raised where the server starts with nothing beside it
+(inside a `try`; outside any, what it gives is unknown: `Interpreter.fails`).
 """
 
 from __future__ import annotations
