@@ -1,12 +1,13 @@
 """The file system a server starts with, as toolgen reads it: a fresh machine that holds the
 project and nothing of the server's configuration. A path inside the project's sources
 (`Path(__file__).parent / "openapi.yaml"`, `importlib.resources.files("pkg")`; not a hidden
-one, `toolgen.read.index.ModuleIndex.data_file`) is what the project holds: it exists when the file does, and a server that opens it reads its text
-(`Opened`); JSON and YAML are loaded by `data`. Any other path does not exist: one relative to
-the (empty) working folder, under the (empty) home folder (`~`), or elsewhere on the machine
-(`/data/shops.json`, `/etc/app/config.yaml`): `Path(".env").exists()` is False, and opening it
-raises, as `FileNotFoundError` is raised where the server starts with nothing beside it
-(inside a `try`; outside any, what it gives is unknown: `Interpreter.fails`).
+one: `toolgen.read.index.ModuleIndex.data_file`) is what the project holds: it exists when
+the file does, and a server that opens it reads its text (`Opened`); JSON and YAML are
+loaded by `data`. Any other path does not exist: one relative to the (empty) working folder,
+under the (empty) home folder (`~`), or elsewhere on the machine (`/data/shops.json`,
+`/etc/app/config.yaml`): `Path(".env").exists()` is False, and opening it raises, as
+`FileNotFoundError` is raised where the server starts with nothing beside it (inside a
+`try`; outside any, what it gives is unknown: `Interpreter.fails`).
 """
 
 from __future__ import annotations
