@@ -626,3 +626,34 @@ def test_schemas_made_or_changed_at_run_time_are_warned(project: Project, run: R
     assert "src/server.py:24:13: TG110 [warning] `mcp._tool_manager` is the framework's own" in (
         result.out
     )
+
+
+FLAGGED = '''
+from pathlib import Path
+
+from app.server import mcp
+
+if (Path(__file__).parent / "on.json").exists():
+
+    @mcp.tool
+    def NAME_tool(key: str) -> str:
+        """Show a value."""
+        return key
+'''
+
+
+def test_every_unit_that_asks_whether_a_file_exists_depends_on_it(
+    project: Project, run: Runner
+) -> None:
+    """Two files ask whether the same data file exists; once it appears, the next build
+    (cache on) sees it in both, not only in the first one that asked."""
+    project.write("pyproject.toml", CONFIG + 'markers = ["fastmcp"]\n')
+    project.write("src/app/__init__.py", "")
+    project.write("src/app/server.py", 'from fastmcp import FastMCP\n\nmcp = FastMCP("x")\n')
+    project.write("src/app/first.py", FLAGGED.replace("NAME", "first"))
+    project.write("src/app/second.py", FLAGGED.replace("NAME", "second"))
+    assert run("build", cwd=project.root).code == 1  # no tool yet (TG107)
+    project.write("src/app/on.json", "{}")
+    result = run("build", cwd=project.root)
+    assert result.code == 0, result.out
+    assert _names(project) == ["first_tool", "second_tool"]

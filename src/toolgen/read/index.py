@@ -309,7 +309,7 @@ class ModuleIndex:
         self._keys_by_module: dict[str, set[tuple[str, str]]] = {}  # resolutions through each
         self._data: dict[Path, bytes | None] = {}  # the data files read (`data_file`)
         self._data_bytes = 0  # how many bytes of them
-        self._held: dict[Path, Literal["file", "folder", ""]] = {}  # what `holds` found
+        self._held: dict[Path, Literal["file", "folder", ""] | None] = {}  # what `holds` found
 
     # -- loading -------------------------------------------------------------------------
     def add_file(self, name: str, path: Path) -> Module | None:
@@ -368,6 +368,8 @@ class ModuleIndex:
         data = self._read_data(given, key)
         if data is not None and self._data_bytes + len(data) > MAX_DATA_TOTAL:
             data = None  # the build has read enough data: the rest is unknown
+        if data is not None:
+            self._held[given] = "file"  # `holds` need not hash it again
         self._data_bytes += len(data or b"")
         self._data[given] = data
         return data
@@ -376,12 +378,13 @@ class ModuleIndex:
         """What the project holds at `path` (absolute): a (data) file, a folder, or nothing
         (""); None when `path` is not the project's to say. A file looked for and not found is
         a dependency, as a module is."""
-        if self._outside(path):
+        if not Path(path).is_absolute():
             return None
         given = Path(os.path.normpath(path))
+        key = DATA + str(given)
+        self.touched.add(key)  # every unit that asks depends on it, not only the first
         if given not in self._held:  # what is there, its hash a dependency (not its bytes kept)
-            self.touched.add(DATA + str(given))
-            self._held[given] = self._look(given, DATA + str(given))
+            self._held[given] = None if self._outside(path) else self._look(given, key)
         return self._held[given]
 
     def _look(self, given: Path, key: str) -> Literal["file", "folder", ""]:
@@ -407,18 +410,12 @@ class ModuleIndex:
         sorts them see them); None when it is not one of the project's folders. The unit
         that lists a folder is evaluated again on every build (a file added there changes
         what it finds, and the cache keeps no listing)."""
-        if self.holds(path) != "folder":
+        if self.holds(path) != "folder":  # a dependency never taken as unchanged (`_look`)
             return None
         try:
-            names = sorted(entry.name for entry in Path(os.path.realpath(path)).iterdir())
+            return sorted(entry.name for entry in Path(os.path.realpath(path)).iterdir())
         except OSError:
             return None
-        given = Path(os.path.normpath(path))
-        key = DATA + str(given)
-        self.touched.add(key)
-        self._probes[key] = ([], given)
-        self.read[given] = "a folder's listing"  # no file's sha256: never taken as unchanged
-        return names
 
     def _outside(self, path: str) -> bool:
         """Whether `path` is not the project's to read: outside the folders its sources are
