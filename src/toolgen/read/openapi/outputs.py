@@ -24,6 +24,18 @@ def _pick_schema(content: dict[str, JSON]) -> JSON | None:
     return schema if schema and isinstance(schema, dict) else None
 
 
+def _primary_schema(route: Route) -> JSON | None:
+    """The schema of the primary success response (200, 201, 202, 204, else any 2xx), by its
+    JSON-like content type first."""
+    responses = route.responses
+    resp = next((responses[c] for c in ("200", "201", "202", "204") if c in responses), None)
+    if resp is None:
+        resp = next((r for c, r in responses.items() if c.startswith("2")), None)
+    if resp is None or not resp.content_schema:
+        return None
+    return _pick_schema(resp.content_schema)
+
+
 def _wrap(schema: JSON) -> JSON:
     return {
         "type": "object",
@@ -34,13 +46,7 @@ def _wrap(schema: JSON) -> JSON:
 
 
 def output_v3(route: Route, version: Version) -> JSON | None:
-    responses = route.responses
-    resp = next((responses[c] for c in ("200", "201", "202", "204") if c in responses), None)
-    if resp is None:
-        resp = next((r for c, r in responses.items() if c.startswith("2")), None)
-    if resp is None or not resp.content_schema:
-        return None
-    schema = _pick_schema(resp.content_schema)
+    schema = _primary_schema(route)
     if schema is None:
         return None
     out = replace_ref_with_defs(schema, v4=False)
@@ -75,12 +81,7 @@ def output_v4(route: Route) -> JSON | None:
         return None
     if any(c.startswith("2") and not r.content_schema for c, r in responses.items()):
         return None  # a success without a body cannot promise structured output
-    resp = next((responses[c] for c in ("200", "201", "202", "204") if c in responses), None)
-    if resp is None:
-        resp = next((r for c, r in responses.items() if c.startswith("2")), None)
-    if resp is None or not resp.content_schema:
-        return None
-    schema = _pick_schema(resp.content_schema)
+    schema = _primary_schema(route)
     if schema is None:
         return None
     out = replace_ref_with_defs(schema, v4=True)
