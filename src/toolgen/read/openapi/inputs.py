@@ -37,6 +37,15 @@ def _param_schema(p: Any, colliding: set[str]) -> tuple[str, JSON]:
     return f"{p.name}__{p.location}", schema
 
 
+def _add_parameters(route: Route, colliding: set[str], props: JSON, required: list[str]) -> None:
+    """The route's parameters as properties, in order (a colliding name suffixed)."""
+    for p in route.parameters:
+        name, schema = _param_schema(p, colliding)
+        if p.required:
+            required.append(name)
+        props[name] = schema
+
+
 # 3.4.3 suffixes a name repeated across locations, and keeps a discriminator's tag required
 _V343 = (3, 4, 3)
 
@@ -68,11 +77,7 @@ def combine_v3(route: Route, version: Version) -> JSON:
     if version >= _V343:
         counts = Counter(p.name for p in route.parameters)
         colliding |= {n for n, c in counts.items() if c > 1}
-    for p in route.parameters:
-        name, schema = _param_schema(p, colliding)
-        if p.required:
-            required.append(name)
-        props[name] = schema
+    _add_parameters(route, colliding, props, required)
     if body and body.content_schema:
         if "$ref" in body_schema and not body_props:
             props["body"] = body_schema
@@ -295,11 +300,7 @@ def combine_v4(route: Route) -> JSON:
         body_names.add(body_name)
     counts = Counter(p.name for p in route.parameters)
     colliding = (names & body_names) | {n for n, c in counts.items() if c > 1}
-    for p in route.parameters:
-        name, schema = _param_schema(p, colliding)
-        if p.required:
-            required.append(name)
-        props[name] = schema
+    _add_parameters(route, colliding, props, required)
     if body and body.content_schema:
         if body_props:
             props.update(body_props)
