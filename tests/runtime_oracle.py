@@ -10,6 +10,7 @@ from __future__ import annotations
 import inspect
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from pydantic import create_model
@@ -63,3 +64,39 @@ def comparable(static: dict[str, Any], runtime: dict[str, Any]) -> dict[str, Any
         props[name] = schema
     out["properties"] = props
     return out
+
+
+def framework_listing(
+    folder: Path, module: str, preset: str = "fastmcp", attr: str = "mcp"
+) -> list[dict[str, Any]]:
+    """The `tools/list` a fixture project's server answers, asked of the framework itself:
+    `module` imported from `folder` (and forgotten after, with its package, so the next
+    fixture of the same name is imported afresh), its server `attr` listed through FastMCP's
+    client, or by the MCP SDK's server."""
+    import asyncio
+    import importlib
+
+    package = module.partition(".")[0]
+
+    def forget() -> None:
+        for name in [m for m in sys.modules if m == package or m.startswith(package + ".")]:
+            del sys.modules[name]
+
+    forget()
+    sys.path.insert(0, str(folder))
+    try:
+        server = getattr(importlib.import_module(module), attr)
+    finally:
+        sys.path.remove(str(folder))
+        forget()
+
+    async def listing() -> list[Any]:
+        if preset == "fastmcp":
+            import fastmcp
+
+            async with fastmcp.Client(server) as client:
+                return list(await client.list_tools())
+        return list(await server.list_tools())
+
+    tools = asyncio.run(listing())
+    return [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in tools]

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from conftest import CONFIG, Project, Run
+from runtime_oracle import framework_listing
 
 Runner = Callable[..., Run]
 
@@ -321,21 +322,4 @@ def test_content_returns_and_ellipsis_defaults_are_what_the_framework_lists(
 
 
 def _framework_listing(project: Project, preset: str) -> list[dict[str, Any]]:
-    import asyncio
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("degrade_fixture", project.root / "src/s.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-
-    async def listing() -> list[Any]:
-        if preset == "fastmcp":
-            import fastmcp
-
-            async with fastmcp.Client(module.mcp) as client:
-                return list(await client.list_tools())
-        return list(await module.mcp.list_tools())
-
-    tools = asyncio.run(listing())
-    return [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in tools]
+    return framework_listing(project.root / "src", "s", preset)

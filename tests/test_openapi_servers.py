@@ -6,16 +6,14 @@ same project and lists its tools through FastMCP's client."""
 
 from __future__ import annotations
 
-import asyncio
-import importlib
 import json
-import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 
 from conftest import CONFIG, Project, Run
+from runtime_oracle import framework_listing
 
 Runner = Callable[..., Run]
 
@@ -159,29 +157,16 @@ mcp.add_provider(
 
 
 @pytest.fixture(params=[SERVER, PROVIDED], ids=["from_openapi", "add_provider"])
-def served(project: Project, request: pytest.FixtureRequest) -> Iterator[Project]:
+def served(project: Project, request: pytest.FixtureRequest) -> Project:
     project.write("pyproject.toml", CONFIG + 'markers = ["fastmcp"]\n')
     project.write("src/shop/__init__.py", "")
     project.write("src/shop/server.py", request.param)
     project.write("src/shop/openapi.yaml", SPEC)
-    yield project
-    for name in [m for m in sys.modules if m == "shop" or m.startswith("shop.")]:
-        del sys.modules[name]
+    return project
 
 
 def _listed_by_fastmcp(project: Project) -> list[dict[str, Any]]:
-    sys.path.insert(0, str(project.root / "src"))
-    try:
-        server = importlib.import_module("shop.server").mcp
-    finally:
-        sys.path.remove(str(project.root / "src"))
-
-    async def listing() -> list[dict[str, Any]]:
-        async with fastmcp.Client(server) as client:
-            tools = await client.list_tools()
-        return [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in tools]
-
-    return asyncio.run(listing())
+    return framework_listing(project.root / "src", "shop.server")
 
 
 def test_tools_of_an_openapi_document_are_what_fastmcp_lists(served: Project, run: Runner) -> None:
@@ -313,13 +298,9 @@ def test_a_hook_whose_call_runs_nothing_is_not_run(
         f"from fastmcp import FastMCP\n\n{hook}\n\n"
         f"mcp = FastMCP.from_openapi({document!r}, {keyword}=hook)\n",
     )
-    try:
-        result = run("build", cwd=project.root)
-        assert result.code in (0, 1), result.out
-        written = (project.root / "generated" / "mcp" / "tools.json").exists()
-        ours = [t["name"] for t in project.generated("mcp/tools.json")["tools"]] if written else []
-        theirs = [t["name"] for t in _listed_by_fastmcp(project)]
-    finally:
-        for name in [m for m in sys.modules if m == "shop" or m.startswith("shop.")]:
-            del sys.modules[name]
+    result = run("build", cwd=project.root)
+    assert result.code in (0, 1), result.out
+    written = (project.root / "generated" / "mcp" / "tools.json").exists()
+    ours = [t["name"] for t in project.generated("mcp/tools.json")["tools"]] if written else []
+    theirs = [t["name"] for t in _listed_by_fastmcp(project)]
     assert ours == theirs == listed

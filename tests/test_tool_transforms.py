@@ -6,16 +6,14 @@ test imports the same project and lists its tools through FastMCP's client."""
 
 from __future__ import annotations
 
-import asyncio
-import importlib
 import json
-import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 
 from conftest import CONFIG, Project, Run
+from runtime_oracle import framework_listing
 
 Runner = Callable[..., Run]
 
@@ -194,31 +192,23 @@ mcp.disable(names={"get_item"})
 )
 
 
+def _shop(project: Project, server: str) -> None:
+    """A project whose package `shop` has `server` as its `server.py`."""
+    project.write("pyproject.toml", CONFIG + 'markers = ["fastmcp"]\n')
+    project.write("src/shop/__init__.py", "")
+    project.write("src/shop/server.py", server)
+
+
 @pytest.fixture(
     params=[WRAPPED, ARGUMENTS, ADDED], ids=["transform_fn", "transform_args", "add_tool"]
 )
-def served(project: Project, request: pytest.FixtureRequest) -> Iterator[Project]:
-    project.write("pyproject.toml", CONFIG + 'markers = ["fastmcp"]\n')
-    project.write("src/shop/__init__.py", "")
-    project.write("src/shop/server.py", request.param)
-    yield project
-    for name in [m for m in sys.modules if m == "shop" or m.startswith("shop.")]:
-        del sys.modules[name]
+def served(project: Project, request: pytest.FixtureRequest) -> Project:
+    _shop(project, request.param)
+    return project
 
 
 def _listed_by_fastmcp(project: Project) -> list[dict[str, Any]]:
-    sys.path.insert(0, str(project.root / "src"))
-    try:
-        server = importlib.import_module("shop.server").mcp
-    finally:
-        sys.path.remove(str(project.root / "src"))
-
-    async def listing() -> list[dict[str, Any]]:
-        async with fastmcp.Client(server) as client:
-            tools = await client.list_tools()
-        return [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in tools]
-
-    return asyncio.run(listing())
+    return framework_listing(project.root / "src", "shop.server")
 
 
 def test_transformed_tools_are_what_fastmcp_lists(served: Project, run: Runner) -> None:
@@ -237,9 +227,7 @@ def test_transformed_tools_are_what_fastmcp_lists(served: Project, run: Runner) 
 def test_the_transform_fn_argument_comes_first_and_closes_the_schema(
     project: Project, run: Runner
 ) -> None:
-    project.write("pyproject.toml", CONFIG + 'markers = ["fastmcp"]\n')
-    project.write("src/shop/__init__.py", "")
-    project.write("src/shop/server.py", WRAPPED)
+    _shop(project, WRAPPED)
     assert run("build", cwd=project.root).code == 0
     tools = {t["name"]: t for t in project.generated("mcp/tools.json")["tools"]}
     schema = tools["get_item"]["inputSchema"]
@@ -250,8 +238,6 @@ def test_the_transform_fn_argument_comes_first_and_closes_the_schema(
 
 
 def test_a_transform_toolgen_cannot_follow_is_a_located_note(project: Project, run: Runner) -> None:
-    project.write("pyproject.toml", CONFIG + 'markers = ["fastmcp"]\n')
-    project.write("src/shop/__init__.py", "")
     server = WRAPPED.replace(
         "return [t if _has_note(t) else Tool.from_tool(t, transform_fn=with_note) for t in tools]",
         "return reshape_elsewhere(tools)",
@@ -259,7 +245,7 @@ def test_a_transform_toolgen_cannot_follow_is_a_located_note(project: Project, r
         "from pydantic import Field",
         "from pydantic import Field\nfrom other import reshape_elsewhere",
     )
-    project.write("src/shop/server.py", server)
+    _shop(project, server)
     result = run("build", "--verbose", cwd=project.root)
     assert result.code == 0, result.out
     line = server.lstrip("\n").splitlines().index("mcp.add_transform(NoteTransform())") + 1
@@ -272,12 +258,10 @@ def test_a_transform_toolgen_cannot_follow_is_a_located_note(project: Project, r
 def test_an_argument_transform_toolgen_cannot_read_is_a_located_note(
     project: Project, run: Runner
 ) -> None:
-    project.write("pyproject.toml", CONFIG + 'markers = ["fastmcp"]\n')
-    project.write("src/shop/__init__.py", "")
     server = ARGUMENTS.replace(
         'ArgTransform(name="item_id", description="Which.")', "ArgTransform(type=int)"
     )
-    project.write("src/shop/server.py", server)
+    _shop(project, server)
     result = run("build", "--verbose", cwd=project.root)
     assert result.code == 0, result.out
     assert "TG106" in result.out and "ArgTransform(type=...)" in result.out, result.out
@@ -287,8 +271,6 @@ def test_an_argument_transform_toolgen_cannot_read_is_a_located_note(
 
 
 def test_decorated_tools_beside_a_transform_are_noted(project: Project, run: Runner) -> None:
-    project.write("pyproject.toml", CONFIG + 'markers = ["fastmcp"]\n')
-    project.write("src/shop/__init__.py", "")
     server = (
         WRAPPED
         + '''
@@ -299,7 +281,7 @@ def ping() -> str:
     return "pong"
 '''
     )
-    project.write("src/shop/server.py", server)
+    _shop(project, server)
     result = run("build", "--verbose", cwd=project.root)
     assert result.code == 0, result.out
     assert "decorated tools are published untransformed" in result.out, result.out
@@ -309,13 +291,11 @@ def ping() -> str:
 
 
 def test_a_tool_changed_in_place_is_a_note(project: Project, run: Runner) -> None:
-    project.write("pyproject.toml", CONFIG + 'markers = ["fastmcp"]\n')
-    project.write("src/shop/__init__.py", "")
     server = WRAPPED.replace(
         "return [t if _has_note(t) else Tool.from_tool(t, transform_fn=with_note) for t in tools]",
         "for t in tools:\n            t.description = 'changed'\n        return tools",
     )
-    project.write("src/shop/server.py", server)
+    _shop(project, server)
     result = run("build", "--verbose", cwd=project.root)
     assert result.code == 0, result.out
     assert "changed in place" in result.out, result.out
@@ -326,12 +306,10 @@ def test_a_tool_changed_in_place_is_a_note(project: Project, run: Runner) -> Non
 def test_a_list_tools_fastmcp_cannot_await_is_a_note(project: Project, run: Runner) -> None:
     """FastMCP awaits `list_tools`: one that is no `async def` (or yields) fails the listing,
     so its body is not run as if it were."""
-    project.write("pyproject.toml", CONFIG + 'markers = ["fastmcp"]\n')
-    project.write("src/shop/__init__.py", "")
     server = WRAPPED.replace(
         "    async def list_tools(self, tools):", "    def list_tools(self, tools):"
     )
-    project.write("src/shop/server.py", server)
+    _shop(project, server)
     result = run("build", "--verbose", cwd=project.root)
     assert result.code == 0, result.out
     assert "its `list_tools` returns a value, which FastMCP cannot await" in result.out
@@ -343,8 +321,6 @@ def test_a_chain_of_a_thousand_transformed_tools_is_a_note(project: Project, run
     """Each `Tool.from_tool` of another is a few Python frames when read: a chain past
     MAX_CHAIN is a located note on that tool, not the whole module stopped at Python's
     recursion limit."""
-    project.write("pyproject.toml", CONFIG + 'markers = ["fastmcp"]\n')
-    project.write("src/shop/__init__.py", "")
     server = WRAPPED.replace(
         "return [t if _has_note(t) else Tool.from_tool(t, transform_fn=with_note) for t in tools]",
         "made = []\n"
@@ -354,7 +330,7 @@ def test_a_chain_of_a_thousand_transformed_tools_is_a_note(project: Project, run
         "            made.append(t)\n"
         "        return made",
     )
-    project.write("src/shop/server.py", server)
+    _shop(project, server)
     result = run("build", "--verbose", cwd=project.root)
     assert result.code == 0, result.out
     assert "recursion limit" not in result.out, result.out
