@@ -1065,20 +1065,7 @@ class Interpreter:
         return known
 
     def truth(self, value: Value) -> bool | None:
-        if isinstance(value, Const):
-            try:
-                return bool(value.value)
-            except (TypeError, ValueError):  # a constant's truth: never raises, kept safe
-                return None
-        if isinstance(value, Seq):
-            return bool(value.items)
-        if isinstance(value, Mapping):
-            return True if value.entries else (None if value.partial else False)
-        if isinstance(value, Function | Bound | Class | ModuleValue | Server | Partial):
-            return True
-        if isinstance(value, FilePath | Record | ArgParser | Opened):  # no __bool__/__len__
-            return True
-        return None
+        return stdlib.truth(value)
 
     # -- attributes -----------------------------------------------------------------------------
     def attribute(self, owner: Value, attr: str, node: ast.AST) -> Value:

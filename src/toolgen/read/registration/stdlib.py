@@ -15,15 +15,21 @@ from typing import Any
 
 from toolgen.read.registration.context import Context
 from toolgen.read.registration.values import (
+    ArgParser,
     Bound,
     Class,
     Const,
     ContainerMethod,
     External,
+    FilePath,
     Function,
     Mapping,
+    ModuleValue,
+    Opened,
     Partial,
+    Record,
     Seq,
+    Server,
     Unknown,
     Value,
 )
@@ -307,16 +313,21 @@ def _len(args: list[Value], kwargs: dict[str, Value], node: ast.AST) -> Value:
     )
 
 
-def _truth(value: Value) -> bool | None:
+def truth(value: Value) -> bool | None:
+    """`bool(value)`, when toolgen knows it."""
     if isinstance(value, Const):
         try:
             return bool(value.value)
-        except Exception:  # a constant's `__bool__` is Python's own
+        except (TypeError, ValueError):  # a constant's truth: never raises, kept safe
             return None
     if isinstance(value, Seq):
         return bool(value.items)
-    if isinstance(value, Mapping) and not value.partial:
-        return bool(value.entries)
+    if isinstance(value, Mapping):
+        return True if value.entries else (None if value.partial else False)
+    if isinstance(value, Function | Bound | Class | ModuleValue | Server | Partial):
+        return True
+    if isinstance(value, FilePath | Record | ArgParser | Opened):  # no __bool__/__len__
+        return True
     return None
 
 
@@ -328,7 +339,7 @@ def _any_all(wanted: bool) -> Builtin:
         found = items(args[0]) if len(args) == 1 else None
         if found is None:
             return Unknown("any()/all() of a value toolgen cannot know", node)
-        truths = [_truth(item) for item in found]
+        truths = [truth(item) for item in found]
         if wanted in truths:
             return Const(wanted)
         if None in truths:
@@ -441,14 +452,9 @@ def container_call(
         return copied(owner, deep=False)
     if isinstance(owner, Seq) and owner.kind == "set" and name in ("add", "update"):
         added = args if name == "add" else [i for a in args for i in (items(a) or [a])]
-        if len(args) == (1 if name == "add" else len(args)) and all(
-            isinstance(a, Const) and hashable(a.value) for a in added
-        ):
-            seen = {i.value for i in owner.items if isinstance(i, Const) and hashable(i.value)}
-            for item in added:
-                if isinstance(item, Const) and item.value not in seen:
-                    seen.add(item.value)
-                    owner.items.append(item)
+        one = name == "update" or len(args) == 1
+        if one and all(isinstance(a, Const) and hashable(a.value) for a in added):
+            owner.items[:] = _distinct([*owner.items, *added])
             return Const(None)
     if isinstance(owner, Mapping) and name in ("pop", "setdefault") and args:
         key = args[0]
