@@ -363,3 +363,34 @@ def test_a_tool_whose_server_cannot_be_told_among_several_is_said(project: Proje
     ) in result.out
     assert (project.out / "other" / "descriptors" / "c.json").is_file()
     assert (project.out / "one" / "descriptors" / "a.json").is_file()
+
+
+def test_servers_that_instances_hold_are_a_catalog_each(project: Project, run) -> None:  # type: ignore[no-untyped-def]
+    """Two classes that each build a server in `__init__` (`self.server = ...`), with a tool of
+    the same name: two catalogs, named after each class's attribute, not one with a clash."""
+    holder = (
+        "from fastmcp import FastMCP\n\n\n"
+        "class {cls}:\n"
+        "    def __init__(self) -> None:\n"
+        "        self.server = FastMCP('{cls}')\n"
+        "        self.server.tool(self.status)\n\n"
+        "    def status(self, {param}: int) -> str:\n"
+        "        '''The status.'''\n"
+        "        return ''\n\n\n"
+        "def main() -> None:\n"
+        "    {cls}().server.run()\n"
+    )
+    _project(project, holder.format(cls="Plain", param="a"))
+    project.write("src/app/enhanced.py", holder.format(cls="Enhanced", param="b"))
+    result = run("build", cwd=project.root)
+    assert result.code == 0, result.out
+    tools = {
+        folder: json.loads((project.out / folder / "mcp" / "tools.json").read_text())["tools"]
+        for folder in ("app.server.Plain.server", "app.enhanced.Enhanced.server")
+    }
+    assert {f: [t["name"] for t in listed] for f, listed in tools.items()} == {
+        "app.server.Plain.server": ["status"],
+        "app.enhanced.Enhanced.server": ["status"],
+    }
+    assert list(tools["app.server.Plain.server"][0]["inputSchema"]["properties"]) == ["a"]
+    assert list(tools["app.enhanced.Enhanced.server"][0]["inputSchema"]["properties"]) == ["b"]
