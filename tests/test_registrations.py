@@ -394,3 +394,51 @@ def test_servers_that_instances_hold_are_a_catalog_each(project: Project, run) -
     }
     assert list(tools["app.server.Plain.server"][0]["inputSchema"]["properties"]) == ["a"]
     assert list(tools["app.enhanced.Enhanced.server"][0]["inputSchema"]["properties"]) == ["b"]
+
+
+def test_alternative_tool_sets_are_a_catalog_each(project: Project, run) -> None:  # type: ignore[no-untyped-def]
+    """Two functions nothing in the project calls register a tool of the same name on a server
+    toolgen cannot tell (one set per version, the server registering one of them, chosen
+    where toolgen cannot see): each set is a catalog of its own, with a note, and neither is
+    dropped as the other's duplicate. Functions whose names do not clash stay one catalog."""
+    tree = (
+        "def register(mcp):\n"
+        "    @mcp.tool()\n"
+        "    def status({params}) -> str:\n"
+        "        '''The status.'''\n"
+        "        return ''\n\n"
+        "    @mcp.tool()\n"
+        "    def {extra}() -> str:\n"
+        "        '''More.'''\n"
+        "        return ''\n"
+    )
+    _project(project, "from fastmcp import FastMCP\n")
+    project.write("src/app/tools/__init__.py", "")
+    project.write("src/app/tools/v1.py", tree.format(params="a: int", extra="old"))
+    project.write("src/app/tools/v2.py", tree.format(params="a: int, b: int = 0", extra="new"))
+    result = run("build", "--verbose", cwd=project.root)
+    assert result.code == 0, result.out
+    listed = {
+        version: json.loads(
+            (project.out / f"app.tools.{version}.register" / "mcp" / "tools.json").read_text()
+        )["tools"]
+        for version in ("v1", "v2")
+    }
+    assert {v: [t["name"] for t in tools] for v, tools in listed.items()} == {
+        "v1": ["old", "status"],
+        "v2": ["new", "status"],
+    }
+    assert list(listed["v2"][1]["inputSchema"]["properties"]) == ["a", "b"]
+    assert (
+        "src/app/tools/v1.py:3:5: TG106 [info] catalog `app.tools.v1.register`: the 2 tools "
+        "`app.tools.v1.register` registers on a server toolgen cannot tell"
+    ) in result.out
+    # no name in common: one catalog, as before
+    project.write(
+        "src/app/tools/v2.py",
+        tree.format(params="a: int", extra="new").replace("def status", "def health"),
+    )
+    result = run("build", cwd=project.root)
+    assert result.code == 0, result.out
+    tools = json.loads((project.out / "mcp" / "tools.json").read_text())["tools"]
+    assert [t["name"] for t in tools] == ["health", "new", "old", "status"]

@@ -70,6 +70,7 @@ from toolgen.file_units import (
     T,
     strength,
     strongest_finds,
+    with_alternatives,
     without_twins,
 )
 from toolgen.frameworks import Framework, installed_framework
@@ -221,6 +222,7 @@ def compile_units(
     strongest = strongest_finds(units)
     reached = {where for unit in units if unit is not None for where in unit.reached}
     units = without_twins(units, strongest, reached)
+    units, alternatives = with_alternatives(units)
     parents: dict[str, Mount] = {}
     for unit in units:
         assert unit is not None
@@ -316,6 +318,17 @@ def compile_units(
             f"(a parameter, `self.mcp`): they are in catalog `{names[None]}`"
         )
         result.diagnostics.append(Diagnostic("TG106", message, other[0]))
+    for server in sorted(alternatives):
+        folder = names.get(server)
+        mine = [w for k, w in result.locations.items() if folder and k.startswith(f"{folder}/")]
+        if mine:
+            message = (
+                f"catalog `{folder}`: the {plural(len(mine), 'tool')} `{cut(server)}` "
+                "registers on a server toolgen cannot tell (nothing in the project calls it), "
+                "of which another such function registers some names too: a server registers "
+                "one of these sets, chosen where toolgen cannot see"
+            )
+            result.diagnostics.append(Diagnostic("TG106", message, min(mine)))
     if not result.descriptors and not result.left_out:
         result.diagnostics.append(_nothing_found(config, files, index, result.diagnostics))
     for framework in config.frameworks:  # its installed version shapes the MCP entries

@@ -94,8 +94,8 @@ class FileUnit(Generic[T]):
         return self.diagnostics + [d for _, _, problems in self.handlers for d in problems]
 
 
-#: Where a function is written: its file (as read), line and column.
-Place = tuple[str, int, int]
+#: Where a function is written (its file as read, line and column), and its dotted name.
+Place = tuple[str, int, int, str]
 #: Where a registration is written, how much its unit knew of it (`strength`), and the
 #: function the unit ran with unknown arguments to find it, if it did (its `Place`).
 Found = tuple[Location, int, Place | None]
@@ -177,3 +177,45 @@ def without_twins(
             )
         )
     return kept
+
+
+def with_alternatives(units: list[FileUnit[T] | None]) -> tuple[list[FileUnit[T] | None], set[str]]:
+    """The units with a server for the tools of each function run with arguments unknown
+    (nothing in the project calls it) that registers, on a server toolgen cannot tell, a
+    tool of a name another such function registers too: the function's dotted name. A
+    package may hold a set of tools per version, each registered by a function of its own,
+    of which the server registers one, chosen where toolgen cannot see: each set is then a
+    catalog, and none is dropped as a duplicate of another. And those names."""
+    origins: dict[str, set[Place]] = {}
+    for unit in units:
+        assert unit is not None
+        servers = unit.servers + [None] * (len(unit.tools) - len(unit.servers))
+        for (tool, _), server, (_, _, root) in zip(unit.tools, servers, unit.found, strict=True):
+            if server is None and root is not None:
+                origins.setdefault(tool.name, set()).add(root)
+        for (claim, server), (_, _, root) in zip(unit.claims, unit.failed_found, strict=True):
+            if claim is not None and server is None and root is not None:
+                origins.setdefault(claim, set()).add(root)
+    split = {root for roots in origins.values() if len(roots) > 1 for root in roots}
+    if not split:
+        return units, set()
+
+    def server_of(server: str | None, found: Found) -> str | None:
+        root = found[2]
+        return root[3] if server is None and root in split else server
+
+    kept: list[FileUnit[T] | None] = []
+    for unit in units:
+        assert unit is not None
+        servers = unit.servers + [None] * (len(unit.tools) - len(unit.servers))
+        kept.append(
+            dataclasses.replace(
+                unit,
+                servers=[server_of(s, f) for s, f in zip(servers, unit.found, strict=True)],
+                claims=[
+                    (claim, server_of(server, found))
+                    for (claim, server), found in zip(unit.claims, unit.failed_found, strict=True)
+                ],
+            )
+        )
+    return kept, {root[3] for root in split}

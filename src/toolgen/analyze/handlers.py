@@ -42,7 +42,7 @@ class Handler:
     unknown: frozenset[str] = field(default=frozenset(), compare=False)
     #: where the function is written that its unit ran with arguments unknown, nothing there
     #: reaching it, to find this handler (None: found by what the unit runs as Python would)
-    root: tuple[str, int, int] | None = None
+    root: tuple[str, int, int, str] | None = None
 
     @property
     def weak(self) -> bool:
@@ -85,7 +85,7 @@ class Registrations:
     #: the tools low-level servers list (`toolgen.analyze.listed`)
     listed: list[ListedTool] = field(default_factory=list)
     #: where the functions the unit's evaluation ran are written (path, line, column)
-    reached: frozenset[tuple[str, int, int]] = frozenset()
+    reached: frozenset[tuple[str, int, int, str]] = frozenset()
     #: TG106s of functions run with arguments unknown, each with that function's place:
     #: noise when another unit runs that function with its arguments
-    weak_notes: list[tuple[Diagnostic, tuple[str, int, int]]] = field(default_factory=list)
+    weak_notes: list[tuple[Diagnostic, tuple[str, int, int, str]]] = field(default_factory=list)

@@ -230,11 +230,11 @@ def _place(where: Location) -> list[Any]:
     return [where.path, where.line, where.col]
 
 
-def _root(stored: Any) -> tuple[str, int, int] | None:
+def _root(stored: Any) -> tuple[str, int, int, str] | None:
     if stored is None:
         return None
-    path, line, col = stored
-    return (str(path), int(line), int(col))
+    path, line, col, name = stored
+    return (str(path), int(line), int(col), str(name))
 
 
 def _restore(
@@ -288,7 +288,9 @@ def restore_with(entry: dict[str, Any], tool: Callable[[dict[str, Any]], T]) -> 
         )
         for path, line, col, at_path, at_line, at_col, known, root, rows in entry["handlers"]
     ]
-    unit.reached = [(str(path), int(line), int(col)) for path, line, col in entry["reached"]]
+    unit.reached = [
+        (str(path), int(line), int(col), str(name)) for path, line, col, name in entry["reached"]
+    ]
     return unit
 
 
@@ -316,8 +318,8 @@ def _check(entry: dict[str, Any]) -> None:
     rows = list(entry["diagnostics"])
     roots = [stored[4] for stored in entry["found"] if stored[4] is not None]
     roots += [stored[7] for stored in entry["handlers"] if stored[7] is not None]
-    for path, line, col in [*roots, *entry["reached"]]:
-        texts.append(path)
+    for path, line, col, name in [*roots, *entry["reached"]]:
+        texts += (path, name)
         numbers += (line, col)
     for path, line, col, known, _ in entry["found"]:
         texts.append(path)

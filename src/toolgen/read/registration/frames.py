@@ -99,13 +99,14 @@ class Raising(Exception):
         self.node = node
 
 
-Place = tuple[str, int, int]
+Place = tuple[str, int, int, str]
 
 
 def place(function: Function) -> Place:
-    """Where `function` is written: its file, line and column."""
+    """Where `function` is written (its file, line and column), and its dotted name."""
     node = function.node
-    return (str(function.module.path), node.lineno, node.col_offset)
+    module = function.module
+    return (str(module.path), node.lineno, node.col_offset, f"{module.name}.{function.qualname}")
 
 
 Signal = Return | Break | Continue | Raise | None
