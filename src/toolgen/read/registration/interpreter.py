@@ -720,10 +720,10 @@ class Interpreter:
         if isinstance(owner, Instance | Server):
             owner.attrs[attr] = value
             cls = owner.cls
-            if isinstance(value, Server) and not value.keys and cls is not None:
+            if isinstance(value, Server) and not value.held and cls is not None:
                 # a server each instance holds (`self.server = Server(...)`) is named after its
                 # class's attribute, so two classes' servers are two catalogs, not one
-                value.keys.append(f"{cls.module.name}.{cls.qualname}.{attr}")
+                value.held.append(f"{cls.module.name}.{cls.qualname}.{attr}")
         elif isinstance(owner, Record):  # a framework's object a hook edits (`tool.name = ...`)
             owner.kwargs[attr] = value
         elif isinstance(owner, Class):

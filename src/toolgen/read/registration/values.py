@@ -114,7 +114,8 @@ class External:
 @dataclass(frozen=True, eq=False)
 class Server:
     """A framework's server (or agent) object, made by one of a preset's classes or a project
-    subclass (`cls`) of one. `keys` names it: the module-level names it was first bound to."""
+    subclass (`cls`) of one. `keys` names it: the module-level names it was first bound to;
+    else `held`: the attributes of a project class's instances it was first stored in."""
 
     preset: str
     node: ast.AST
@@ -122,10 +123,12 @@ class Server:
     cls: Class | None = None
     attrs: dict[str, Value] = field(default_factory=dict)
     keys: list[str] = field(default_factory=list)
+    held: list[str] = field(default_factory=list)
 
     @property
     def key(self) -> str | None:
-        return self.keys[0] if self.keys else None
+        names = self.keys or self.held
+        return names[0] if names else None
 
 
 @dataclass(frozen=True)
