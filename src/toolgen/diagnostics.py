@@ -156,7 +156,10 @@ RULES: dict[str, Rule] = _rules(
      "The call registers with a server something toolgen cannot name without running the code "
      "(a function from a list built at run time, a tool object made at run time, tools made "
      "from a fetched document). If a decorator of the project collects those functions, "
-     "declare it in [tool.toolgen.decorators]; tools made at run time cannot be read."),
+     "declare it in [tool.toolgen.decorators]; tools made at run time cannot be read. Also "
+     "said of tools whose server toolgen cannot tell among several (catalog `other`), and of "
+     "the tool sets of functions nothing calls that register the same names (a catalog "
+     "each)."),
     ("TG110", W, "a tool's parameters or schema are made or changed at run time",
      "The code sets a function's `__signature__` (a framework reads the tool's parameters "
      "from it), or reaches into the server's own registry of tools (`_tool_manager`, "
