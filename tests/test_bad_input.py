@@ -3,6 +3,8 @@ touches nothing under generated/ when any handler has an error."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from conftest import Project, tool_source
@@ -395,6 +397,44 @@ def test_malformed_examples(built: Project, run) -> None:
     assert "src/bad.py:15:9: TG307 [error] example calls `other`, expected lookup" in out
     assert "src/bad.py:18:9: TG307 [error] example argument `query` is not a literal" in out
     assert "src/bad.py:21:9: TG307 [error] example result is neither JSON nor a Python" in out
+
+
+def test_a_frameworks_docstring_sections_never_cost_its_tool(project: Project, run) -> None:
+    """A FastMCP handler's docstring is its own text (the framework publishes it as written):
+    a doctest-style example with positional arguments, one whose arguments the schema refuses,
+    and a malformed Errors entry are warnings, left out of the descriptor; a good example
+    stays. The same docstring on a toolgen handler is an error (`test_malformed_examples`)."""
+    project.write(
+        "pyproject.toml",
+        '[tool.toolgen]\nsources = ["src"]\nmarkers = ["fastmcp"]\nmin_level = 0\n',
+    )
+    project.write(
+        "src/server.py",
+        "from fastmcp import FastMCP\n"
+        "mcp = FastMCP('x')\n\n\n"
+        "@mcp.tool()\n"
+        "def lookup(query: str) -> str:\n"
+        '    """Look a word up.\n\n'
+        "    Errors:\n"
+        "        lower_case: not a code\n\n"
+        "    Examples:\n"
+        '        >>> lookup("positional")\n'
+        '        "x"\n\n'
+        "        >>> lookup(query=3)\n"
+        '        "x"\n\n'
+        '        >>> lookup(query="word")\n'
+        '        "a word"\n'
+        '    """\n'
+        "    return query\n",
+    )
+    result = run("build", cwd=project.root)
+    assert result.code == 0, result.out
+    assert "src/server.py:10:9: TG304 [warning] Errors entry 'lower_case:" in result.out
+    assert 'src/server.py:13:9: TG307 [warning] example `lookup("positional")`' in result.out
+    assert "src/server.py:16:9: TG501 [warning] example arguments:" in result.out
+    descriptor = json.loads((project.out / "descriptors" / "lookup.json").read_text())
+    assert descriptor["examples"] == [{"arguments": {"query": "word"}, "result": "a word"}]
+    assert descriptor["errors"] == []
 
 
 def test_values_python_reads_but_json_has_not(built: Project, run) -> None:

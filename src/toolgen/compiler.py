@@ -869,9 +869,9 @@ class _HandlerCompiler:
                     "section; the decorator's is used",
                     self.option_at(key),
                 )
-        self.problems.extend(reader.diagnostics)
+        self.problems.extend(self.own_text(reader.diagnostics))
         if whole:  # also when another error stops the tool: all of its problems at once
-            self.check_examples(examples, parameters_schema, returns_schema, errors)
+            examples = self.check_examples(examples, parameters_schema, returns_schema, errors)
         if self.failed():
             return None, self.problems
 
@@ -1216,31 +1216,50 @@ class _HandlerCompiler:
             self.problems.append(problem)
             return {}
 
+    def own_text(self, problems: list[Diagnostic]) -> list[Diagnostic]:
+        """`problems` of the docstring's contract sections (Errors, Idempotency, Examples):
+        errors for a toolgen handler; for a framework's, whose docstring is its own text
+        (the framework publishes it as written), warnings: what is malformed is left out of
+        the descriptor, never the tool."""
+        if self.preset.native:
+            return problems
+        return [
+            Diagnostic(d.code, d.message, d.location, Level.WARNING)
+            if d.severity is Level.ERROR
+            else d
+            for d in problems
+        ]
+
     def check_examples(
         self,
         examples: list[tuple[dict[str, Any], DocLine]],
         parameters_schema: dict[str, Any],
         returns_schema: dict[str, Any],
         errors: list[dict[str, Any]],
-    ) -> None:
+    ) -> list[tuple[dict[str, Any], DocLine]]:
+        """The examples that agree with the schemas and the Errors section; each problem of
+        the others is reported (`own_text`)."""
         declared = {e["code"] for e in errors} | {IMPLICIT_ERROR}
+        kept: list[tuple[dict[str, Any], DocLine]] = []
         for example, line in examples:
             at = Location(self.module.shown, line.line, line.col)
+            found: list[Diagnostic] = []
             error_code = example.get("error", {}).get("code")
             if error_code != IMPLICIT_ERROR:  # a rejection example's arguments are meant to fail
                 for problem in schema_errors(parameters_schema, example["arguments"]):
                     partial = problem.keyword == "required" and problem.pointer == "/"
                     code = "TG504" if partial else "TG501"
-                    self.problems.append(Diagnostic(code, f"example arguments: {problem}", at))
+                    found.append(Diagnostic(code, f"example arguments: {problem}", at))
             if "result" in example and returns_schema:
                 for problem in schema_errors(returns_schema, example["result"]):
-                    self.problems.append(Diagnostic("TG502", f"example result: {problem}", at))
+                    found.append(Diagnostic("TG502", f"example result: {problem}", at))
             if error_code is not None and error_code not in declared:
-                self.problems.append(
-                    Diagnostic(
-                        "TG503", f"example error code {error_code} is not declared in Errors", at
-                    )
-                )
+                message = f"example error code {error_code} is not declared in Errors"
+                found.append(Diagnostic("TG503", message, at))
+            self.problems.extend(self.own_text(found))
+            if not found:
+                kept.append((example, line))
+        return kept
 
 
 def _with_defs(schema: dict[str, Any], builder: SchemaBuilder) -> dict[str, Any]:
