@@ -442,3 +442,32 @@ def test_alternative_tool_sets_are_a_catalog_each(project: Project, run) -> None
     assert result.code == 0, result.out
     tools = json.loads((project.out / "mcp" / "tools.json").read_text())["tools"]
     assert [t["name"] for t in tools] == ["health", "new", "old", "status"]
+
+
+def test_a_server_a_function_builds_lists_what_is_mounted_into_it(project: Project, run) -> None:  # type: ignore[no-untyped-def]
+    """`mcp = FastMCP(...)` inside `build_server()` (no module-level name) is one server all the
+    same: a module-level server mounted into it is listed by it, under its namespace, in one
+    catalog, not a catalog of its own beside `other`."""
+    project.write(
+        "src/app/sub.py",
+        "from fastmcp import FastMCP\n"
+        "server = FastMCP('sub')\n\n\n"
+        "@server.tool\ndef ping() -> str:\n    '''Ping.'''\n    return ''\n",
+    )
+    _project(
+        project,
+        "from fastmcp import FastMCP\n"
+        "from app import sub\n\n\n"
+        "def build_server() -> FastMCP:\n"
+        "    mcp = FastMCP('main')\n\n"
+        "    @mcp.tool\n    def meta() -> str:\n        '''Meta.'''\n        return ''\n\n"
+        "    mcp.mount(sub.server, namespace='sub')\n"
+        "    return mcp\n\n\n"
+        "def main() -> None:\n"
+        "    build_server().run()\n",
+    )
+    result = run("build", cwd=project.root)
+    assert result.code == 0, result.out
+    tools = json.loads((project.out / "mcp" / "tools.json").read_text())["tools"]
+    assert [t["name"] for t in tools] == ["meta", "sub_ping"]
+    assert not (project.out / "other").exists()

@@ -657,6 +657,10 @@ class Interpreter:
         scope.names[name] = value
         if scope.is_module and isinstance(value, Server) and not value.keys:
             value.keys.append(f"{scope.module.name}.{name}")  # how `server_key` names it
+        elif isinstance(value, Server) and not value.local and scope.function is not None:
+            # a server a function builds (`mcp = FastMCP(...)` in `build_server()`) is that
+            # server wherever it goes: what is mounted into it is listed by it
+            value.local.append(f"{scope.module.name}.{scope.function.qualname}.{name}")
 
     def lookup(self, name: str, frame: Frame, node: ast.AST) -> Value:
         scope = self.module_frame(frame) if name in frame.declared_global else frame

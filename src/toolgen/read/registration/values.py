@@ -115,7 +115,8 @@ class External:
 class Server:
     """A framework's server (or agent) object, made by one of a preset's classes or a project
     subclass (`cls`) of one. `keys` names it: the module-level names it was first bound to;
-    else `held`: the attributes of a project class's instances it was first stored in."""
+    else `held`: the attributes of a project class's instances it was first stored in; else
+    `local`: the local names of the functions it was first bound to."""
 
     preset: str
     node: ast.AST
@@ -124,10 +125,11 @@ class Server:
     attrs: dict[str, Value] = field(default_factory=dict)
     keys: list[str] = field(default_factory=list)
     held: list[str] = field(default_factory=list)
+    local: list[str] = field(default_factory=list)
 
     @property
     def key(self) -> str | None:
-        names = self.keys or self.held
+        names = self.keys or self.held or self.local
         return names[0] if names else None
 
 
