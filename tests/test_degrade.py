@@ -323,3 +323,64 @@ def test_content_returns_and_ellipsis_defaults_are_what_the_framework_lists(
 
 def _framework_listing(project: Project, preset: str) -> list[dict[str, Any]]:
     return framework_listing(project.root / "src", "s", preset)
+
+
+LISTED = """
+import os
+
+from mcp import types
+from mcp.server.lowlevel import Server
+from pydantic import BaseModel
+
+
+def models():
+    class Out(BaseModel):
+        hits: int
+
+    return Out
+
+
+Out = models()
+QUERY = {"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]}
+
+
+async def on_list(ctx, params):
+    return types.ListToolsResult(
+        tools=[
+            types.Tool(
+                name="count",
+                title=os.environ["COUNT_TITLE"],
+                description="Count.",
+                input_schema=QUERY,
+                output_schema=Out.model_json_schema(),
+            )
+        ]
+    )
+
+
+server = Server("s", on_list_tools=on_list)
+"""
+
+
+def test_a_listed_tools_field_known_only_at_run_time_costs_that_field(
+    project: Project, run: Runner
+) -> None:
+    """A low-level server's `Tool(...)` whose output schema toolgen cannot make (a model a
+    function defines) and whose title is read from the environment: listed with its name,
+    description and input schema as written, without those two, each said (TG401)."""
+    pytest.importorskip("mcp.server.lowlevel")
+    project.write("pyproject.toml", CONFIG + 'markers = ["mcp"]\n')
+    project.write("src/s.py", LISTED)
+    result = run("build", cwd=project.root)
+    assert result.code == 0, result.out
+    assert "TG401 [warning] `Tool(...)`'s `outputSchema` cannot be read" in result.out
+    assert "TG401 [warning] `Tool(...)`'s `title` cannot be read" in result.out
+    assert "tool `count` is published without it" in result.out
+    (tool,) = project.generated("mcp/tools.json")["tools"]
+    assert tool["name"] == "count" and tool["description"] == "Count."
+    assert tool["inputSchema"] == {
+        "type": "object",
+        "properties": {"q": {"type": "string"}},
+        "required": ["q"],
+    }
+    assert "outputSchema" not in tool and "title" not in tool

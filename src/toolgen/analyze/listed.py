@@ -15,7 +15,7 @@ from typing import Any
 
 from toolgen.analyze.tool_transforms import untransformed
 from toolgen.analyze.types import SchemaBuilder, TypeProblem
-from toolgen.diagnostics import Diagnostic
+from toolgen.diagnostics import Diagnostic, Level
 from toolgen.read.index import Module, ModuleIndex
 from toolgen.read.registration.effects import (
     AnsweredTools,
@@ -81,13 +81,21 @@ def listed_tools(
             message = f"a tool `{effect.function.qualname}` lists cannot be known ({why})"
             problems.append(Diagnostic("TG106", message, site.location(node)))
             continue
+        left_out: list[tuple[str, NotKnown]] = []
         try:
-            entry = _entry(item.kwargs, item.node, schema_of)
+            entry = _entry(item.kwargs, item.node, schema_of, left_out)
         except NotKnown as exc:
             message = f"`Tool(...)` cannot be read without running the code: {exc.why}"
             where = item.module.location(exc.node or item.node)
             problems.append(Diagnostic("TG106", message, where))
             continue
+        for key, unknown in left_out:
+            message = (
+                f"`Tool(...)`'s `{key}` cannot be read without running the code "
+                f"({unknown.why}): tool `{entry['name']}` is published without it"
+            )
+            where = item.module.location(unknown.node or item.node)
+            problems.append(Diagnostic("TG401", message, where, Level.WARNING))
         function = effect.function
         lister = (function.module.name, function.qualname)
         tools.append(
@@ -145,14 +153,25 @@ def converted_tools(effect: OpenAPITools) -> list[ListedTool]:
 
 
 def _entry(
-    given: dict[str, Value], node: ast.AST, schema_of: SchemaMaker | None = None
+    given: dict[str, Value],
+    node: ast.AST,
+    schema_of: SchemaMaker | None = None,
+    left_out: list[tuple[str, NotKnown]] | None = None,
 ) -> dict[str, Any]:
-    """A tool's fields (by the SDK's names or the wire's) as the entry it lists."""
+    """A tool's fields (by the SDK's names or the wire's) as the entry it lists. With
+    `left_out`, a field the tool can be listed without (all but `name` and `inputSchema`)
+    that cannot be known is left out, and said there: it costs that field, not the tool."""
     fields = {WIRE_NAMES.get(k, k): v for k, v in given.items()}
     entry: dict[str, Any] = {}
     for key in TOOL_FIELDS:
         if key in fields:
-            value = known_value(fields[key], node, schema_of)
+            try:
+                value = known_value(fields[key], node, schema_of)
+            except NotKnown as exc:
+                if left_out is None or key in ("name", "inputSchema"):
+                    raise
+                left_out.append((key, exc))
+                continue
             if value is not None:
                 entry[key] = value
     if not isinstance(entry.get("name"), str):
