@@ -1330,6 +1330,68 @@ def test_the_network_is_absent_so_a_try_falls_back(tmp_path: Path) -> None:
     assert _names(found) == ["fallback", "live"]
 
 
+def test_a_failure_a_handler_raises_on_reaches_the_callers_try(tmp_path: Path) -> None:
+    """A client method catches the request's error and raises one of the project's own:
+    the failure is as certain as the request's, so the caller's `try` falls back. A `raise`
+    of the project's that no failure led to is still not followed past its function."""
+    server = """
+    import httpx
+    from fastmcp import FastMCP
+
+    mcp = FastMCP("d")
+
+
+    class ApiError(Exception):
+        pass
+
+
+    class Client:
+        def __init__(self):
+            self.http = httpx.Client(base_url="https://example.invalid")
+
+        def get(self, path):
+            try:
+                return self.http.get(path).json()
+            except httpx.HTTPStatusError as exc:
+                raise ApiError("status") from exc
+            except httpx.HTTPError as exc:
+                raise ApiError("connection") from exc
+
+
+    def suffix():
+        try:
+            return " " + Client().get("/about")["about"]
+        except Exception:
+            return ""
+
+
+    def checked(flag):
+        if flag:
+            raise ApiError("no")
+        return "checked"
+
+
+    def label():
+        try:
+            return checked(True)
+        except ApiError:
+            return "caught"
+
+
+    @mcp.tool(name="search" + suffix())
+    def search(q: str) -> str:
+        return q
+
+
+    @mcp.tool(name=label())
+    def other(q: str) -> str:
+        return q
+    """
+    _, found = _project_run(tmp_path, {"app/server.py": server}, {})
+    assert found.handlers[0].values == (("name", "search"),)
+    assert "name" in found.handlers[1].unknown
+
+
 def test_builtins_a_selection_is_made_with(tmp_path: Path) -> None:
     """`isinstance` of known values, `any`/`all`, set operations (with a dict's keys), and
     `getattr(sys, name, default)` of what a plain Python's `sys` has not (a frozen bundle's

@@ -529,7 +529,12 @@ class Interpreter:
         finally:
             self.trying -= bool(handlers)
         if isinstance(signal, Raise) and handlers:
+            failed = signal is FAILED
             signal = self.fork([h.body for h in handlers], frame)
+            if failed and isinstance(signal, Raise):
+                # the body fails where the server starts, and every handler raises on (an
+                # error of the project's own, `raise McpError(...) from exc`): so does this
+                signal = FAILED
         elif signal is None and handlers and self.unknowns != unknowns:
             # the body made something toolgen cannot know: it may have raised
             signal = self.fork([orelse, *(h.body for h in handlers)], frame)
