@@ -1710,3 +1710,42 @@ def test_a_raise_no_try_catches_leaves_its_value_unknown_and_goes_on(tmp_path: P
     by_name = {h.qualname: h for h in found.handlers}
     assert sorted(by_name) == ["main.<locals>.after", "main.<locals>.configured"]
     assert by_name["main.<locals>.configured"].unknown == frozenset({"name"})
+
+
+def test_text_functions_of_the_standard_library_are_computed(tmp_path: Path) -> None:
+    """`textwrap.dedent` and `inspect.cleandoc` of a known string are known, as Python
+    computes them; of a string toolgen cannot know, unknown."""
+    import inspect
+    import textwrap
+
+    text = r'"\n    Look a word up.\n\n      In the dictionary.\n    "'
+    _, found = _run(
+        tmp_path,
+        {
+            "app/server.py": f"""
+            import inspect
+            import os
+            import textwrap
+            from fastmcp import FastMCP
+
+            mcp = FastMCP("d")
+
+            @mcp.tool(description=textwrap.dedent({text}))
+            def one(q: str) -> str:
+                return q
+
+            @mcp.tool(description=inspect.cleandoc({text}))
+            def two(q: str) -> str:
+                return q
+
+            @mcp.tool(description=textwrap.dedent(os.environ.get("ABOUT")))
+            def three(q: str) -> str:
+                return q
+            """
+        },
+    )
+    raw = "\n    Look a word up.\n\n      In the dictionary.\n    "
+    one, two, three = found.handlers
+    assert one.values == (("description", textwrap.dedent(raw)),)
+    assert two.values == (("description", inspect.cleandoc(raw)),)
+    assert "description" in three.unknown

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import inspect
 import operator
+import textwrap
 from collections.abc import Callable
 from collections.abc import Mapping as MappingABC
 from typing import Any
@@ -131,10 +133,23 @@ def call_stdlib(
         return args[0]
     if path in ("copy.copy", "copy.deepcopy") and args:
         return copied(args[0], deep=path == "copy.deepcopy")
+    if path in TEXT_FUNCTIONS and len(args) == 1 and not kwargs:
+        text = args[0]
+        if isinstance(text, Const) and isinstance(text.value, str) and fits(text.value):
+            return Const(TEXT_FUNCTIONS[path](text.value))
+        return None
     module, _, name = path.rpartition(".")
     if module == "builtins" and name in BUILTINS:
         return BUILTINS[name](args, kwargs, node)
     return None
+
+
+#: Functions of one string the standard library computes from it alone (a tool's description
+#: is often written `textwrap.dedent("""...""")`).
+TEXT_FUNCTIONS: dict[str, Callable[[str], str]] = {
+    "textwrap.dedent": textwrap.dedent,
+    "inspect.cleandoc": inspect.cleandoc,
+}
 
 
 #: What runs an async function it is given, with the arguments after it.
