@@ -471,3 +471,41 @@ def test_a_server_a_function_builds_lists_what_is_mounted_into_it(project: Proje
     tools = json.loads((project.out / "mcp" / "tools.json").read_text())["tools"]
     assert [t["name"] for t in tools] == ["meta", "sub_ping"]
     assert not (project.out / "other").exists()
+
+
+def test_a_server_written_by_hand_that_relays_another_is_a_catalog_of_its_own(
+    project: Project, run
+) -> None:  # type: ignore[no-untyped-def]
+    """A module that answers JSON-RPC `tools/list` by hand with what the project's SDK
+    server lists (a second way to serve the same tools) is a server of its own: the
+    relayed tools are no duplicates of the SDK server's."""
+    project.write(
+        "pyproject.toml", '[tool.toolgen]\nsources = ["src"]\nmarkers = ["mcp"]\nmin_level = 0\n'
+    )
+    project.write("src/app/__init__.py", "")
+    project.write(
+        "src/app/server.py",
+        "from mcp.server.lowlevel import Server\n"
+        "from mcp.types import Tool\n\n"
+        "server = Server('s')\n\n\n"
+        "@server.list_tools()\n"
+        "async def list_tools():\n"
+        "    return [Tool(name='scan', description='Scan.', inputSchema={'type': 'object'})]\n",
+    )
+    project.write(
+        "src/app/stdio.py",
+        "from app.server import list_tools\n\n\n"
+        "async def handle(message):\n"
+        "    if message['method'] == 'tools/list':\n"
+        "        tools = await list_tools()\n"
+        "        listed = [\n"
+        "            {'name': t.name, 'description': t.description, 'inputSchema': t.inputSchema}\n"
+        "            for t in tools\n"
+        "        ]\n"
+        "        return {'result': {'tools': listed}}\n",
+    )
+    result = run("build", cwd=project.root)
+    assert result.code == 0, result.out
+    for catalog in ("server", "stdio"):
+        tools = json.loads((project.out / catalog / "mcp" / "tools.json").read_text())["tools"]
+        assert [(t["name"], t["inputSchema"]) for t in tools] == [("scan", {"type": "object"})]

@@ -132,7 +132,10 @@ def answered_tools(effect: AnsweredTools) -> tuple[list[ListedTool], list[Diagno
             problems.append(Diagnostic("TG106", message, effect.site.location(effect.node)))
             continue
         answering = (effect.site.name, "tools/list")
-        tools.append(ListedTool(entry, effect.site, effect.node, None, *answering))
+        # the module that answers is a server of its own: what an SDK server of the project
+        # lists too (the answer often relays it) is no duplicate of that server's tools
+        server = effect.site.name
+        tools.append(ListedTool(entry, effect.site, effect.node, server, *answering))
     return tools, problems
 
 
