@@ -1749,3 +1749,87 @@ def test_text_functions_of_the_standard_library_are_computed(tmp_path: Path) -> 
     assert one.values == (("description", textwrap.dedent(raw)),)
     assert two.values == (("description", inspect.cleandoc(raw)),)
     assert "description" in three.unknown
+
+
+def test_init_subclass_runs_when_a_subclass_is_made(tmp_path: Path) -> None:
+    """A base class whose `__init_subclass__` collects each subclass (with the class
+    statement's keywords): the subclasses the project defines are collected as Python
+    collects them, and the loop over the collection registers each."""
+    files = {
+        "app/plugins.py": """
+        PLUGINS = []
+
+        class Plugin:
+            label = ""
+
+            def __init_subclass__(cls, name="", **options):
+                super().__init_subclass__(**options)
+                if name:
+                    cls.label = name
+                    PLUGINS.append(cls)
+
+            @staticmethod
+            def handle(q: str) -> str:
+                return q
+
+        class Search(Plugin, name="search"):
+            pass
+
+        class Fetch(Plugin, name="fetch"):
+            pass
+
+        class Abstract(Plugin):
+            pass
+        """,
+        "app/server.py": """
+        from fastmcp import FastMCP
+        from app.plugins import PLUGINS
+
+        mcp = FastMCP("p")
+        for plugin in PLUGINS:
+            mcp.tool(name=plugin.label)(plugin.handle)
+        """,
+    }
+    _, found = _run(tmp_path, files)
+    assert [dict(h.values)["name"] for h in found.handlers] == ["search", "fetch"]
+
+
+def test_a_from_import_runs_the_packages_above_the_module_first(tmp_path: Path) -> None:
+    """`from app.tools.registry import TOOLS` runs `app/tools/__init__.py` before
+    `registry`, as Python does: what the package's modules add to the registry is there."""
+    files = {
+        "app/tools/__init__.py": """
+        from app.tools import ping, echo
+        """,
+        "app/tools/registry.py": """
+        TOOLS = {}
+
+        def add(fn):
+            TOOLS[fn.__name__] = fn
+            return fn
+        """,
+        "app/tools/ping.py": """
+        from app.tools.registry import add
+
+        @add
+        def ping() -> str:
+            return "pong"
+        """,
+        "app/tools/echo.py": """
+        from app.tools.registry import add
+
+        @add
+        def echo(text: str) -> str:
+            return text
+        """,
+        "app/server.py": """
+        from fastmcp import FastMCP
+        from app.tools.registry import TOOLS
+
+        mcp = FastMCP("p")
+        for name, fn in TOOLS.items():
+            mcp.tool(name=name)(fn)
+        """,
+    }
+    _, found = _run(tmp_path, files)
+    assert [dict(h.values)["name"] for h in found.handlers] == ["ping", "echo"]

@@ -630,14 +630,32 @@ class Interpreter:
     def define_class(self, node: ast.ClassDef, frame: Frame) -> None:
         decorators = [self.expr(d, frame) for d in node.decorator_list]
         bases = tuple(self.expr(b, frame) for b in node.bases)
-        for keyword in node.keywords:
-            self.expr(keyword.value, frame)
+        keywords = {k.arg: self.expr(k.value, frame) for k in node.keywords}
         qualname = frame.prefix + node.name
         body = Frame(frame.module, {}, frame, f"{qualname}.", class_node=node)
         self.block(node.body, body)
-        value: Value = Class(node, frame.module, qualname, bases, body.names)
-        value = self.decorate(value, decorators, node.decorator_list, frame)
+        made = Class(node, frame.module, qualname, bases, body.names)
+        self.init_subclass(made, keywords, node)
+        value = self.decorate(made, decorators, node.decorator_list, frame)
         self.bind(node.name, value, frame)
+
+    def init_subclass(
+        self, cls: Class, keywords: dict[str | None, Value], node: ast.ClassDef
+    ) -> None:
+        """What making `cls` runs, as Python runs it: the `__init_subclass__` of the nearest
+        project class it derives from (a class method, whatever its decorator), with the
+        class statement's keywords but `metaclass` (a base that registers every subclass
+        as a tool)."""
+        if None in keywords:  # `class C(Base, **options)`: what it passes cannot be known
+            return
+        for base in self.mro(cls)[1:]:
+            hook = base.namespace.get("__init_subclass__")
+            if hook is None:
+                continue
+            if isinstance(hook, Function) and hook.kind != "static":
+                given = {str(k): v for k, v in keywords.items() if k != "metaclass"}
+                self.call(Bound(hook, cls), [], given, node)
+            return
 
     # -- names ----------------------------------------------------------------------------
     def module_frame(self, frame: Frame) -> Frame:
@@ -806,6 +824,9 @@ class Interpreter:
 
     def import_from(self, stmt: ast.ImportFrom, frame: Frame) -> None:
         base = _absolute(frame.module, stmt.level, stmt.module)
+        parts = base.split(".") if base else []
+        for i in range(1, len(parts)):  # its packages first, as an import runs them
+            self.project_module(".".join(parts[:i]))
         state = self.project_module(base) if base else None
         for alias in stmt.names:
             if alias.name == "*":
