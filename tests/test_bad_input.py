@@ -437,6 +437,30 @@ def test_a_frameworks_docstring_sections_never_cost_its_tool(project: Project, r
     assert descriptor["errors"] == []
 
 
+def test_a_lint_rule_never_costs_a_frameworks_tool(project: Project, run) -> None:
+    """A lint rule at level error (TG911: the description says read-only, the annotations
+    say it writes) is a warning for a FastMCP handler: the tool is published as FastMCP
+    lists it."""
+    project.write(
+        "pyproject.toml",
+        '[tool.toolgen]\nsources = ["src"]\nmarkers = ["fastmcp"]\nmin_level = 0\n',
+    )
+    project.write(
+        "src/server.py",
+        "from fastmcp import FastMCP\n"
+        "mcp = FastMCP('x')\n\n\n"
+        "@mcp.tool(annotations={'readOnlyHint': False})\n"
+        "def export() -> str:\n"
+        '    """Export a read-only snapshot."""\n'
+        "    return ''\n",
+    )
+    result = run("build", cwd=project.root)
+    assert result.code == 0, result.out
+    assert "src/server.py:6:1: TG911 [warning] tool export: description says" in result.out
+    tools = json.loads((project.out / "mcp" / "tools.json").read_text())["tools"]
+    assert [t["name"] for t in tools] == ["export"]
+
+
 def test_values_python_reads_but_json_has_not(built: Project, run) -> None:
     """Found by fuzzing: a status of digits int() cannot read (`²`) was a ValueError, and a
     result of NaN or Infinity (which Python's json module reads) was written into the JSON."""

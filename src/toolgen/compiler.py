@@ -1034,8 +1034,14 @@ class _HandlerCompiler:
             params={p.name: p.node for p in self.params},
             has_default={p.name: p.default is not None for p in self.params},
         )
-        for code, message, node in lint(descriptor, context):
-            self.report(code, f"tool {descriptor.name}: {message}", node or self.node)
+        found = [
+            Diagnostic(
+                code, f"tool {descriptor.name}: {message}", self.module.location(at or self.node)
+            )
+            for code, message, at in lint(descriptor, context)
+        ]
+        # a lint rule reads heuristics into a framework's text: it never costs that tool
+        self.problems.extend(self.own_text(found))
         budget = self.config.budget_description_chars
         if budget is not None and len(descriptor.description) > budget:
             self.report(
@@ -1217,10 +1223,10 @@ class _HandlerCompiler:
             return {}
 
     def own_text(self, problems: list[Diagnostic]) -> list[Diagnostic]:
-        """`problems` of the docstring's contract sections (Errors, Idempotency, Examples):
-        errors for a toolgen handler; for a framework's, whose docstring is its own text
-        (the framework publishes it as written), warnings: what is malformed is left out of
-        the descriptor, never the tool."""
+        """`problems` of the docstring's contract sections (Errors, Idempotency, Examples)
+        and of the lint rules: errors for a toolgen handler; for a framework's, whose
+        docstring is its own text (the framework publishes it as written), warnings: what is
+        malformed is left out of the descriptor, never the tool."""
         if self.preset.native:
             return problems
         return [
