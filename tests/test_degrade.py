@@ -341,7 +341,8 @@ def models():
 
 
 Out = models()
-QUERY = {"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]}
+ZONE = {"type": "string", "description": f"In zone {os.environ['ZONE']}."}
+QUERY = {"type": "object", "properties": {"q": ZONE}, "required": ["q"]}
 
 
 async def on_list(ctx, params):
@@ -366,15 +367,19 @@ def test_a_listed_tools_field_known_only_at_run_time_costs_that_field(
     project: Project, run: Runner
 ) -> None:
     """A low-level server's `Tool(...)` whose output schema toolgen cannot make (a model a
-    function defines) and whose title is read from the environment: listed with its name,
-    description and input schema as written, without those two, each said (TG401)."""
+    function defines), whose title is read from the environment, and whose input schema
+    describes a property with text from the environment: listed with its name, description
+    and input schema as written, without those three, each said (TG401)."""
     pytest.importorskip("mcp.server.lowlevel")
     project.write("pyproject.toml", CONFIG + 'markers = ["mcp"]\n')
     project.write("src/s.py", LISTED)
     result = run("build", cwd=project.root)
     assert result.code == 0, result.out
-    assert "TG401 [warning] `Tool(...)`'s `outputSchema` cannot be read" in result.out
-    assert "TG401 [warning] `Tool(...)`'s `title` cannot be read" in result.out
+    assert "TG401 [warning] `Tool(...)`: `outputSchema` cannot be read" in result.out
+    assert "TG401 [warning] `Tool(...)`: `title` cannot be read" in result.out
+    assert "TG401 [warning] `Tool(...)`: a description or title in its `inputSchema`" in (
+        result.out
+    )
     assert "tool `count` is published without it" in result.out
     (tool,) = project.generated("mcp/tools.json")["tools"]
     assert tool["name"] == "count" and tool["description"] == "Count."

@@ -91,7 +91,7 @@ def listed_tools(
             continue
         for key, unknown in left_out:
             message = (
-                f"`Tool(...)`'s `{key}` cannot be read without running the code "
+                f"`Tool(...)`: {key} cannot be read without running the code "
                 f"({unknown.why}): tool `{entry['name']}` is published without it"
             )
             where = item.module.location(unknown.node or item.node)
@@ -162,18 +162,25 @@ def _entry(
     left_out: list[tuple[str, NotKnown]] | None = None,
 ) -> dict[str, Any]:
     """A tool's fields (by the SDK's names or the wire's) as the entry it lists. With
-    `left_out`, a field the tool can be listed without (all but `name` and `inputSchema`)
-    that cannot be known is left out, and said there: it costs that field, not the tool."""
+    `left_out`, a field the tool can be listed without (all but `name` and `inputSchema`),
+    or a description or title in its schemas, that cannot be known is left out, and said
+    there (what, and why): it costs that piece, not the tool."""
     fields = {WIRE_NAMES.get(k, k): v for k, v in given.items()}
     entry: dict[str, Any] = {}
     for key in TOOL_FIELDS:
         if key in fields:
+            vague: list[NotKnown] = []
+            schema = key in ("inputSchema", "outputSchema") and left_out is not None
             try:
-                value = known_value(fields[key], node, schema_of)
+                value = known_value(
+                    fields[key], node, schema_of, left_out=vague if schema else None
+                )
+                if left_out is not None:
+                    left_out.extend((f"a description or title in its `{key}`", w) for w in vague)
             except NotKnown as exc:
                 if left_out is None or key in ("name", "inputSchema"):
                     raise
-                left_out.append((key, exc))
+                left_out.append((f"`{key}`", exc))
                 continue
             if value is not None:
                 entry[key] = value

@@ -47,19 +47,34 @@ MAX_DEPTH = 100
 MAX_VALUES = 100_000
 
 
+#: A JSON Schema's keywords that only say what a value means, never what it may be: in a
+#: schema whose other parts are known, one of these that is not is left out, not the schema
+#: (a property's description that names the machine's time zone).
+ANNOTATIONS = frozenset({"description", "title", "examples", "$comment"})
+
+
 def known_value(
-    value: Value, at: ast.AST, schema_of: SchemaMaker | None = None, most: int = MAX_VALUES
+    value: Value,
+    at: ast.AST,
+    schema_of: SchemaMaker | None = None,
+    most: int = MAX_VALUES,
+    left_out: list[NotKnown] | None = None,
 ) -> Any:
     """`value` as the JSON data it stands for (None: a field left out). `schema_of` gives
-    the schema of a model's `model_json_schema()`; `most` caps the values read."""
-    return _Reader(schema_of, most).data(value, at, 0)
+    the schema of a model's `model_json_schema()`; `most` caps the values read. With
+    `left_out`, the data is a schema: an annotation (`ANNOTATIONS`) in it that cannot be
+    known is left out, and why is added there."""
+    return _Reader(schema_of, most, left_out).data(value, at, 0)
 
 
 class _Reader:
-    def __init__(self, schema_of: SchemaMaker | None, most: int) -> None:
+    def __init__(
+        self, schema_of: SchemaMaker | None, most: int, left_out: list[NotKnown] | None = None
+    ) -> None:
         self.schema_of = schema_of
         self.most = most
         self.count = 0
+        self.left_out = left_out
 
     def data(self, value: Value, at: ast.AST, depth: int) -> Any:
         self.count += 1
@@ -89,7 +104,12 @@ class _Reader:
             for key, item in value.entries.values():
                 if not (isinstance(key, Const) and isinstance(key.value, str)):
                     raise NotKnown("a dict key that is not a string", at)
-                found[key.value] = self.data(item, at, depth)
+                try:
+                    found[key.value] = self.data(item, at, depth)
+                except NotKnown as exc:
+                    if self.left_out is None or key.value not in ANNOTATIONS:
+                        raise
+                    self.left_out.append(exc)
             return found
         if isinstance(value, Record) and value.path == "ToolAnnotations":
             fields = {
