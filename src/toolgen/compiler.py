@@ -1243,8 +1243,9 @@ class _HandlerCompiler:
         returns_schema: dict[str, Any],
         errors: list[dict[str, Any]],
     ) -> list[tuple[dict[str, Any], DocLine]]:
-        """The examples that agree with the schemas and the Errors section; each problem of
-        the others is reported (`own_text`)."""
+        """The examples, each problem reported (`own_text`); of a framework's handler, only
+        those that agree with the schemas and the Errors section (a toolgen handler's stay
+        in the descriptor, for its rules' levels to decide)."""
         declared = {e["code"] for e in errors} | {IMPLICIT_ERROR}
         kept: list[tuple[dict[str, Any], DocLine]] = []
         for example, line in examples:
@@ -1263,7 +1264,7 @@ class _HandlerCompiler:
                 message = f"example error code {error_code} is not declared in Errors"
                 found.append(Diagnostic("TG503", message, at))
             self.problems.extend(self.own_text(found))
-            if not found:
+            if not found or self.preset.native:  # a toolgen handler's stay: its rules say
                 kept.append((example, line))
         return kept
 
