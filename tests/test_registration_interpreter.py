@@ -1332,8 +1332,10 @@ def test_the_network_is_absent_so_a_try_falls_back(tmp_path: Path) -> None:
 
 def test_a_failure_a_handler_raises_on_reaches_the_callers_try(tmp_path: Path) -> None:
     """A client method catches the request's error and raises one of the project's own:
-    the failure is as certain as the request's, so the caller's `try` falls back. A `raise`
-    of the project's that no failure led to is still not followed past its function."""
+    the failure is as certain as the request's, so the caller's `try` falls back; a caller
+    with no `try` gets an unknown value and goes on (the server would stop there, and a
+    server that lists tools does not). A `raise` of the project's that no failure led to is
+    still not followed past its function."""
     server = """
     import httpx
     from fastmcp import FastMCP
@@ -1378,6 +1380,18 @@ def test_a_failure_a_handler_raises_on_reaches_the_callers_try(tmp_path: Path) -
             return "caught"
 
 
+    def late() -> str:
+        return ""
+
+
+    def build():
+        about = Client().get("/about")  # no `try` around: unknown, and the function goes on
+        mcp.tool(name="late")(late)
+
+
+    build()
+
+
     @mcp.tool(name="search" + suffix())
     def search(q: str) -> str:
         return q
@@ -1388,8 +1402,8 @@ def test_a_failure_a_handler_raises_on_reaches_the_callers_try(tmp_path: Path) -
         return q
     """
     _, found = _project_run(tmp_path, {"app/server.py": server}, {})
-    assert found.handlers[0].values == (("name", "search"),)
-    assert "name" in found.handlers[1].unknown
+    assert [h.values for h in found.handlers[:2]] == [(("name", "late"),), (("name", "search"),)]
+    assert "name" in found.handlers[2].unknown
 
 
 def test_builtins_a_selection_is_made_with(tmp_path: Path) -> None:

@@ -1492,8 +1492,8 @@ class Interpreter:
             if isinstance(signal, Raise) or frame.maybe_returned:
                 return self.unknown(f"what `{function.qualname}` yields", node)
             return Seq(collected, "list")
-        if signal is FAILED:
-            raise Raising(f"`{function.qualname}` raises", node)
+        if signal is FAILED:  # to the caller's `try`; with none, the value is unknown
+            return self.fails(Raising(f"`{function.qualname}` raises", node))
         if isinstance(signal, Raise):
             return self.unknown(f"`{function.qualname}` raises", node)
         result = signal.value if isinstance(signal, Return) else Const(None)
