@@ -233,7 +233,7 @@ def compile_units(
     misnamed: dict[int, Diagnostic] = {}
     for unit in units:
         assert unit is not None
-        servers = unit.servers + [None] * (len(unit.tools) - len(unit.servers))
+        servers = unit.tool_servers()
         if parents and rename is not None:
             unit.tools = [
                 (_mounted(tool, server, parents, rename, config.platforms, misnamed, where), where)
@@ -307,11 +307,7 @@ def compile_units(
         )
         result.diagnostics.append(Diagnostic("TG020", message, min(places)))
     unplaced = names.get(None)  # several servers, and tools on one toolgen cannot tell
-    other = [
-        where
-        for key, where in result.locations.items()
-        if unplaced and key.startswith(f"{unplaced}/")
-    ]
+    other = _placed_in(result.locations, unplaced)
     if other:
         message = (
             f"{len(other)} tools are registered on a server toolgen cannot tell among several "
@@ -320,7 +316,7 @@ def compile_units(
         result.diagnostics.append(Diagnostic("TG106", message, other[0]))
     for server in sorted(alternatives):
         folder = names.get(server)
-        mine = [w for k, w in result.locations.items() if folder and k.startswith(f"{folder}/")]
+        mine = _placed_in(result.locations, folder)
         if mine:
             message = (
                 f"catalog `{folder}`: the {plural(len(mine), 'tool')} `{cut(server)}` "
@@ -340,6 +336,11 @@ def compile_units(
     result.names = [qualified(result.catalog_of.get(id(d), ""), d.name) for d in result.descriptors]
     result.diagnostics = sort_diagnostics(policy.apply(result.diagnostics, result.suppressions))
     return result
+
+
+def _placed_in(locations: dict[str, Location], catalog: str | None) -> list[Location]:
+    """Where the tools of `catalog` (`catalog/name` in `locations`) are defined."""
+    return [w for key, w in locations.items() if catalog and key.startswith(f"{catalog}/")]
 
 
 def qualified(catalog: str, name: str) -> str:

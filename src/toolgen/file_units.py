@@ -90,6 +90,10 @@ class FileUnit(Generic[T]):
         self.failed_found.append(found)
         self.handlers.append((where, found, problems))
 
+    def tool_servers(self) -> list[str | None]:
+        """`servers`, one for each of `tools` (None where a unit holds fewer)."""
+        return self.servers + [None] * (len(self.tools) - len(self.servers))
+
     def all_diagnostics(self) -> list[Diagnostic]:
         return self.diagnostics + [d for _, _, problems in self.handlers for d in problems]
 
@@ -145,7 +149,7 @@ def without_twins(
     kept: list[FileUnit[T] | None] = []
     for unit in units:
         assert unit is not None
-        servers = unit.servers + [None] * (len(unit.tools) - len(unit.servers))
+        servers = unit.tool_servers()
         finished = unit.finished + [None] * (len(unit.tools) - len(unit.finished))
         tools = [
             (entry, server, done, found)
@@ -189,7 +193,7 @@ def with_alternatives(units: list[FileUnit[T] | None]) -> tuple[list[FileUnit[T]
     origins: dict[str, set[Place]] = {}
     for unit in units:
         assert unit is not None
-        servers = unit.servers + [None] * (len(unit.tools) - len(unit.servers))
+        servers = unit.tool_servers()
         for (tool, _), server, (_, _, root) in zip(unit.tools, servers, unit.found, strict=True):
             if server is None and root is not None:
                 origins.setdefault(tool.name, set()).add(root)
@@ -207,7 +211,7 @@ def with_alternatives(units: list[FileUnit[T] | None]) -> tuple[list[FileUnit[T]
     kept: list[FileUnit[T] | None] = []
     for unit in units:
         assert unit is not None
-        servers = unit.servers + [None] * (len(unit.tools) - len(unit.servers))
+        servers = unit.tool_servers()
         kept.append(
             dataclasses.replace(
                 unit,

@@ -343,6 +343,13 @@ class Interpreter:
             return None
         return self.state(module)
 
+    def imported(self, name: str) -> ModuleState | None:
+        """`project_module(name)` after the packages above it, as an import runs them."""
+        parts = name.split(".")
+        for i in range(1, len(parts)):
+            self.project_module(".".join(parts[:i]))
+        return self.project_module(name)
+
     # -- guards ---------------------------------------------------------------------------
     def in_time(self, node: ast.AST) -> None:
         """`OutOfBudget` past the unit's time. `_enter` asks every 1024 steps; a step that
@@ -773,8 +780,7 @@ class Interpreter:
     def import_names(self, stmt: ast.Import, frame: Frame) -> None:
         for alias in stmt.names:
             parts = alias.name.split(".")
-            for i in range(1, len(parts) + 1):
-                self.project_module(".".join(parts[:i]))
+            self.imported(alias.name)
             if alias.asname:
                 self.bind(alias.asname, self.module_value(alias.name), frame)
             else:
@@ -814,8 +820,7 @@ class Interpreter:
             name = f"{base}.{name.lstrip('.')}" if name.strip(".") else base
         if not all(part.isidentifier() for part in name.split(".")):  # "", "a..b", "x\0"
             raise Raising(f"no module is named {name[:100]!r}", node)  # as Python raises
-        for i in range(1, name.count(".") + 2):  # parents first, as an import does
-            self.project_module(".".join(name.split(".")[:i]))
+        self.imported(name)
         return self.module_value(name)
 
     def module_value(self, name: str) -> Value:
@@ -824,10 +829,7 @@ class Interpreter:
 
     def import_from(self, stmt: ast.ImportFrom, frame: Frame) -> None:
         base = _absolute(frame.module, stmt.level, stmt.module)
-        parts = base.split(".") if base else []
-        for i in range(1, len(parts)):  # its packages first, as an import runs them
-            self.project_module(".".join(parts[:i]))
-        state = self.project_module(base) if base else None
+        state = self.imported(base) if base else None
         for alias in stmt.names:
             if alias.name == "*":
                 if state is not None:
