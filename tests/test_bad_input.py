@@ -3,8 +3,6 @@ touches nothing under generated/ when any handler has an error."""
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from conftest import Project, tool_source
@@ -399,17 +397,22 @@ def test_malformed_examples(built: Project, run) -> None:
     assert "src/bad.py:21:9: TG307 [error] example result is neither JSON nor a Python" in out
 
 
+def _fastmcp_server(project: Project, source: str) -> None:
+    """A project of one FastMCP module, `src/server.py`."""
+    project.write(
+        "pyproject.toml",
+        '[tool.toolgen]\nsources = ["src"]\nmarkers = ["fastmcp"]\nmin_level = 0\n',
+    )
+    project.write("src/server.py", source)
+
+
 def test_a_frameworks_docstring_sections_never_cost_its_tool(project: Project, run) -> None:
     """A FastMCP handler's docstring is its own text (the framework publishes it as written):
     a doctest-style example with positional arguments, one whose arguments the schema refuses,
     and a malformed Errors entry are warnings, left out of the descriptor; a good example
     stays. The same docstring on a toolgen handler is an error (`test_malformed_examples`)."""
-    project.write(
-        "pyproject.toml",
-        '[tool.toolgen]\nsources = ["src"]\nmarkers = ["fastmcp"]\nmin_level = 0\n',
-    )
-    project.write(
-        "src/server.py",
+    _fastmcp_server(
+        project,
         "from fastmcp import FastMCP\n"
         "mcp = FastMCP('x')\n\n\n"
         "@mcp.tool()\n"
@@ -432,7 +435,7 @@ def test_a_frameworks_docstring_sections_never_cost_its_tool(project: Project, r
     assert "src/server.py:10:9: TG304 [warning] Errors entry 'lower_case:" in result.out
     assert 'src/server.py:13:9: TG307 [warning] example `lookup("positional")`' in result.out
     assert "src/server.py:16:9: TG501 [warning] example arguments:" in result.out
-    descriptor = json.loads((project.out / "descriptors" / "lookup.json").read_text())
+    descriptor = project.descriptor("lookup")
     assert descriptor["examples"] == [{"arguments": {"query": "word"}, "result": "a word"}]
     assert descriptor["errors"] == []
 
@@ -441,12 +444,8 @@ def test_a_lint_rule_never_costs_a_frameworks_tool(project: Project, run) -> Non
     """A lint rule at level error (TG911: the description says read-only, the annotations
     say it writes) is a warning for a FastMCP handler: the tool is published as FastMCP
     lists it."""
-    project.write(
-        "pyproject.toml",
-        '[tool.toolgen]\nsources = ["src"]\nmarkers = ["fastmcp"]\nmin_level = 0\n',
-    )
-    project.write(
-        "src/server.py",
+    _fastmcp_server(
+        project,
         "from fastmcp import FastMCP\n"
         "mcp = FastMCP('x')\n\n\n"
         "@mcp.tool(annotations={'readOnlyHint': False})\n"
@@ -457,8 +456,7 @@ def test_a_lint_rule_never_costs_a_frameworks_tool(project: Project, run) -> Non
     result = run("build", cwd=project.root)
     assert result.code == 0, result.out
     assert "src/server.py:6:1: TG911 [warning] tool export: description says" in result.out
-    tools = json.loads((project.out / "mcp" / "tools.json").read_text())["tools"]
-    assert [t["name"] for t in tools] == ["export"]
+    assert [t["name"] for t in project.generated("mcp/tools.json")["tools"]] == ["export"]
 
 
 def test_values_python_reads_but_json_has_not(built: Project, run) -> None:

@@ -85,10 +85,10 @@ def test_what_registers_where_is_in_the_descriptor_source() -> None:
     assert set(ours["manage_jobs"].parameters["properties"]) == {"operation", "job_name"}
 
 
-def _project(project: Project, server: str, config: str = "") -> None:
+def _project(project: Project, server: str, config: str = "", marker: str = "fastmcp") -> None:
     project.write(
         "pyproject.toml",
-        '[tool.toolgen]\nsources = ["src"]\nmarkers = ["fastmcp"]\nmin_level = 0\n' + config,
+        f'[tool.toolgen]\nsources = ["src"]\nmarkers = ["{marker}"]\nmin_level = 0\n' + config,
     )
     project.write("src/app/__init__.py", "")
     project.write("src/app/server.py", server)
@@ -385,7 +385,7 @@ def test_servers_that_instances_hold_are_a_catalog_each(project: Project, run) -
     result = run("build", cwd=project.root)
     assert result.code == 0, result.out
     tools = {
-        folder: json.loads((project.out / folder / "mcp" / "tools.json").read_text())["tools"]
+        folder: project.generated(f"{folder}/mcp/tools.json")["tools"]
         for folder in ("app.server.Plain.server", "app.enhanced.Enhanced.server")
     }
     assert {f: [t["name"] for t in listed] for f, listed in tools.items()} == {
@@ -419,9 +419,7 @@ def test_alternative_tool_sets_are_a_catalog_each(project: Project, run) -> None
     result = run("build", "--verbose", cwd=project.root)
     assert result.code == 0, result.out
     listed = {
-        version: json.loads(
-            (project.out / f"app.tools.{version}.register" / "mcp" / "tools.json").read_text()
-        )["tools"]
+        version: project.generated(f"app.tools.{version}.register/mcp/tools.json")["tools"]
         for version in ("v1", "v2")
     }
     assert {v: [t["name"] for t in tools] for v, tools in listed.items()} == {
@@ -440,7 +438,7 @@ def test_alternative_tool_sets_are_a_catalog_each(project: Project, run) -> None
     )
     result = run("build", cwd=project.root)
     assert result.code == 0, result.out
-    tools = json.loads((project.out / "mcp" / "tools.json").read_text())["tools"]
+    tools = project.generated("mcp/tools.json")["tools"]
     assert [t["name"] for t in tools] == ["health", "new", "old", "status"]
 
 
@@ -468,7 +466,7 @@ def test_a_server_a_function_builds_lists_what_is_mounted_into_it(project: Proje
     )
     result = run("build", cwd=project.root)
     assert result.code == 0, result.out
-    tools = json.loads((project.out / "mcp" / "tools.json").read_text())["tools"]
+    tools = project.generated("mcp/tools.json")["tools"]
     assert [t["name"] for t in tools] == ["meta", "sub_ping"]
     assert not (project.out / "other").exists()
 
@@ -479,18 +477,15 @@ def test_a_server_written_by_hand_that_relays_another_is_a_catalog_of_its_own(
     """A module that answers JSON-RPC `tools/list` by hand with what the project's SDK
     server lists (a second way to serve the same tools) is a server of its own: the
     relayed tools are no duplicates of the SDK server's."""
-    project.write(
-        "pyproject.toml", '[tool.toolgen]\nsources = ["src"]\nmarkers = ["mcp"]\nmin_level = 0\n'
-    )
-    project.write("src/app/__init__.py", "")
-    project.write(
-        "src/app/server.py",
+    _project(
+        project,
         "from mcp.server.lowlevel import Server\n"
         "from mcp.types import Tool\n\n"
         "server = Server('s')\n\n\n"
         "@server.list_tools()\n"
         "async def list_tools():\n"
         "    return [Tool(name='scan', description='Scan.', inputSchema={'type': 'object'})]\n",
+        marker="mcp",
     )
     project.write(
         "src/app/stdio.py",
@@ -507,5 +502,5 @@ def test_a_server_written_by_hand_that_relays_another_is_a_catalog_of_its_own(
     result = run("build", cwd=project.root)
     assert result.code == 0, result.out
     for catalog in ("server", "stdio"):
-        tools = json.loads((project.out / catalog / "mcp" / "tools.json").read_text())["tools"]
+        tools = project.generated(f"{catalog}/mcp/tools.json")["tools"]
         assert [(t["name"], t["inputSchema"]) for t in tools] == [("scan", {"type": "object"})]
