@@ -1065,7 +1065,9 @@ class _HandlerCompiler:
 
     def parameters_schema(self) -> dict[str, Any]:
         # defaults and annotations are evaluated where the `def` is: in the functions around it
-        builder = SchemaBuilder(self.index, Scope(self.module, self.node))
+        builder = SchemaBuilder(
+            self.index, Scope(self.module, self.node), arbitrary=self.preset.arbitrary_types
+        )
         if self.decorator.args_schema is not None:
             return self.args_schema(builder, self.decorator.args_schema)
         params, found = exposed_parameters(self.handler, self.config.skip_params, builder)

@@ -24,8 +24,9 @@ Schema = dict[str, Any]
 #: How many bodies one index keeps (the oldest go first): every class of a large project.
 MAX_BODIES = 4096
 
-#: The class, its path, its kind ("model", "enum", ...) and the `extra` config around it.
-BodyKey = tuple[ast.ClassDef, str, str, str | None]
+#: The class, its path, its kind ("model", "enum", ...), the `extra` config around it and
+#: whether the model around allows arbitrary types (not asked for a model: its own config says).
+BodyKey = tuple[ast.ClassDef, str, str, str | None, bool]
 
 
 @dataclass(frozen=True)

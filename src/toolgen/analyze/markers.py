@@ -47,6 +47,10 @@ class Preset:
     #: the JSON type the framework publishes for a parameter without an annotation (None: no
     #: type, as pydantic reads it: `Any`); the MCP SDK says "string"
     untyped: str | None = None
+    #: the framework builds its arguments model with pydantic's `arbitrary_types_allowed`: a
+    #: type pydantic can only check with `isinstance` (`bytearray`) then has no JSON schema,
+    #: and pydantic leaves it out of a union (`SchemaBuilder.arbitrary`)
+    arbitrary_types: bool = False
 
 
 _MCP_CONTEXT = frozenset(
@@ -106,6 +110,7 @@ PRESETS: dict[str, Preset] = {
         options=_MCP_OPTIONS,
         positional_name=True,  # `tool(name=None, title=None, ...)`: `@mcp.tool("x")`
         untyped="string",
+        arbitrary_types=True,  # `ArgModelBase.model_config`
     ),
     "openai-agents": Preset(
         "openai-agents",

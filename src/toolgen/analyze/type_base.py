@@ -34,10 +34,15 @@ class BuilderBase:
     """The state of one `SchemaBuilder` and the services its parts (`type_primitives`,
     `type_metadata`, `type_classes`) share."""
 
-    def __init__(self, index: ModuleIndex, scope: Scope | None = None) -> None:
+    def __init__(
+        self, index: ModuleIndex, scope: Scope | None = None, *, arbitrary: bool = False
+    ) -> None:
         self.index = index
         #: where a handler's defaults and metadata are evaluated (the functions around it)
         self.scope = scope
+        #: the model being built allows arbitrary types (the framework's arguments model,
+        #: `Preset.arbitrary_types`, or a model's config): see `arbitrary`
+        self._arbitrary = [arbitrary]
         self.defs: dict[str, Schema] = {}
         self._def_names: dict[str, str] = {}
         self._expanding: set[str] = set()
@@ -62,6 +67,12 @@ class BuilderBase:
         self._type_steps = 0
         self._reading: tuple[ast.AST, Module] | None = None
         self._open = 0
+
+    @property
+    def arbitrary(self) -> bool:
+        """Does the model around allow arbitrary types? Then a union member of
+        `INSTANCE_ONLY` is left out of the union's schema, as pydantic leaves it out."""
+        return self._arbitrary[-1]
 
     def _reads(self, node: ast.AST, module: Module) -> tuple[ast.AST, Module] | None:
         """Enter `schema` or `field_schema` for `node` (`_leaves` on the way out): the anchor

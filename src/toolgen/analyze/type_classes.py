@@ -197,7 +197,8 @@ class ClassSchemas(BuilderBase):
         if not (extra is None or isinstance(extra, str)):
             return self._build_body(symbol, kind)
         assert isinstance(node, ast.ClassDef)
-        key = (node, symbol.path, kind, extra)
+        # a model's own config decides for its fields; a dataclass's, the model's around it
+        key = (node, symbol.path, kind, extra, kind != "model" and self.arbitrary)
         found = self._bodies.get(key, self.index)
         if found is not None:
             return found
@@ -295,14 +296,14 @@ class ClassSchemas(BuilderBase):
                 continue
             if isinstance(value, ast.Call):
                 for kw in value.keywords:
-                    if kw.arg in ("extra", "json_schema_extra"):
+                    if kw.arg in ("extra", "json_schema_extra", "arbitrary_types_allowed"):
                         config[kw.arg] = self._literal(kw.value, module)
                     elif kw.arg == "alias_generator":
                         config[kw.arg] = self._alias_generator(kw.value, module)
             elif isinstance(value, ast.Dict):
                 for key, item in zip(value.keys, value.values, strict=True):
                     name = key.value if isinstance(key, ast.Constant) else None
-                    if name in ("extra", "json_schema_extra"):
+                    if name in ("extra", "json_schema_extra", "arbitrary_types_allowed"):
                         config[name] = self._literal(item, module)
                     elif name == "alias_generator":
                         config[name] = self._alias_generator(item, module)
@@ -340,13 +341,16 @@ class ClassSchemas(BuilderBase):
     def _object_body(self, symbol: Symbol, kind: str) -> Schema:
         config = self.model_config(symbol) if kind == "model" else {}
         extra = config.get("extra") if kind == "model" else self._extra[-1]
+        arbitrary = config.get("arbitrary_types_allowed") is True if kind == "model" else None
         if kind == "dataclass" and self._is_pydantic_dataclass(symbol):
-            extra = None  # a pydantic dataclass has a config of its own
+            extra, arbitrary = None, False  # a pydantic dataclass has a config of its own
         self._extra.append(extra)
+        self._arbitrary.append(self.arbitrary if arbitrary is None else arbitrary)
         try:
             out = self._fields_body(symbol, kind)
         finally:
             self._extra.pop()
+            self._arbitrary.pop()
         if extra in ("forbid", "allow"):
             out["additionalProperties"] = extra == "allow"
         if isinstance(config.get("json_schema_extra"), dict):

@@ -15,7 +15,7 @@ from toolgen.analyze.type_base import (
     subscript_args,
     text_of,
 )
-from toolgen.analyze.type_tables import FIXED_SCHEMAS, STRING_FORMATS
+from toolgen.analyze.type_tables import FIXED_SCHEMAS, INSTANCE_ONLY, STRING_FORMATS
 from toolgen.read.index import Module, Symbol, dotted_name
 
 
@@ -150,17 +150,24 @@ class PrimitiveSchemas(BuilderBase):
         """Like typing and pydantic: nested unions are flattened and `None` goes last, while
         a member that is a union only in its schema (an `Annotated` one) keeps its order."""
         branches: list[Schema] = []
-        has_none = False
+        has_none = skipped_instance = False
         for member, home in self._flat_members(members, module, 0):
             if isinstance(member, ast.Constant) and member.value is None:
                 has_none = True
                 continue
             if self._is_skipped(member, home):
                 continue  # `X | SkipJsonSchema[None]`: accepted, but not shown in the schema
+            if self.arbitrary and self._instance_only(member, home):
+                skipped_instance = True
+                continue
             schema = self.schema(member, home)
             for branch in schema["anyOf"] if set(schema) == {"anyOf"} else [schema]:
                 if branch not in branches:
                     branches.append(branch)
+        if skipped_instance and not branches:
+            # pydantic has no schema for a union of such types alone: say which, as for one
+            member, home = next(m for m in self._flat_members(members, module, 0))
+            return self.schema(member, home)
         if has_none and {"type": "null"} not in branches:
             branches.append({"type": "null"})
         return branches[0] if len(branches) == 1 else {"anyOf": branches}
@@ -212,6 +219,12 @@ class PrimitiveSchemas(BuilderBase):
             if not (isinstance(m, ast.Constant) and m.value is None)
             and not self._is_skipped(m, module)
         )
+
+    def _instance_only(self, node: ast.expr, module: Module) -> bool:
+        """Is `node` a type pydantic checks only with `isinstance` (no JSON schema)?"""
+        if dotted_name(node) is None:
+            return False
+        return self._resolve(node, module, strict=False).path in INSTANCE_ONLY
 
     def _is_skipped(self, node: ast.expr, module: Module) -> bool:
         if is_str(node):

@@ -146,3 +146,7 @@ STRING_FORMATS = {
     "pathlib.Path": "path",
     "pathlib.PurePath": "path",
 }
+
+#: builtins pydantic has no schema of its own for: with arbitrary types allowed it checks them
+#: with `isinstance`, and its JSON schema leaves them out of a union ("skipped-choice")
+INSTANCE_ONLY = frozenset({"builtins.bytearray", "builtins.memoryview"})

@@ -20,6 +20,7 @@ ToolName = Literal[
     "numpy_tool",
     "optionals",
     "ping",
+    "raw_upload",
     "recursive",
     "scalars",
     "shaped",
@@ -45,6 +46,7 @@ DESCRIPTORS: dict[ToolName, str] = {
     "numpy_tool": "descriptors/numpy_tool.json",
     "optionals": "descriptors/optionals.json",
     "ping": "descriptors/ping.json",
+    "raw_upload": "descriptors/raw_upload.json",
     "recursive": "descriptors/recursive.json",
     "scalars": "descriptors/scalars.json",
     "shaped": "descriptors/shaped.json",
@@ -352,6 +354,25 @@ class PingArgs(TypedDict):
     pass
 
 
+class Part(TypedDict):
+    """A stdlib dataclass takes the config of the model around it."""
+
+    body: str
+
+
+class Raw(TypedDict):
+    """Arbitrary types allowed: pydantic checks bytearray and memoryview with isinstance and
+    leaves them out of a union's schema."""
+
+    data: NotRequired[str | None]
+    parts: NotRequired[list[Part]]
+
+
+class RawUploadArgs(TypedDict):
+    #: The bytes, in parts.
+    raw: Raw
+
+
 class Node(TypedDict):
     """A tree node (recursive)."""
 
@@ -423,6 +444,7 @@ ARGUMENTS: dict[ToolName, Any] = {
     "numpy_tool": NumpyToolArgs,
     "optionals": OptionalsArgs,
     "ping": PingArgs,
+    "raw_upload": RawUploadArgs,
     "recursive": RecursiveArgs,
     "scalars": ScalarsArgs,
     "shaped": ShapedArgs,

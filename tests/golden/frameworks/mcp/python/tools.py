@@ -13,6 +13,7 @@ ToolName = Literal[
     "retire",
     "set_price",
     "stock_level",
+    "store_blob",
 ]
 
 
@@ -26,6 +27,7 @@ DESCRIPTORS: dict[ToolName, str] = {
     "retire": "descriptors/retire.json",
     "set_price": "descriptors/set_price.json",
     "stock_level": "descriptors/stock_level.json",
+    "store_blob": "descriptors/store_blob.json",
 }
 
 
@@ -99,6 +101,20 @@ class StockLevelArgs(TypedDict):
     sku: str
 
 
+class Chunk(TypedDict):
+    data: str
+    offset: NotRequired[int]
+
+
+class StoreBlobArgs(TypedDict):
+    #: Where.
+    key: str
+    #: What.
+    value: str | int
+    #: More of it.
+    chunks: NotRequired[list[Chunk] | None]
+
+
 #: The arguments TypedDict of each tool, by name.
 ARGUMENTS: dict[ToolName, Any] = {
     "count": CountArgs,
@@ -109,4 +125,5 @@ ARGUMENTS: dict[ToolName, Any] = {
     "retire": RetireArgs,
     "set_price": SetPriceArgs,
     "stock_level": StockLevelArgs,
+    "store_blob": StoreBlobArgs,
 }
