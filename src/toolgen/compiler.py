@@ -38,12 +38,14 @@ from toolgen.analyze.framework_facts import (
 from toolgen.analyze.handlers import Handler, Mount, nested_too_deeply
 from toolgen.analyze.listed import ListedTool
 from toolgen.analyze.literals import surrogate_node, unwritable
-from toolgen.analyze.markers import PRESETS, config_presets
+from toolgen.analyze.markers import PRESETS, Preset, config_presets
 from toolgen.analyze.publication import (
     ANNOTATION_KEYS,
     HINT_KEYS,
     HandlerFacts,
     framework_tool,
+    listed_schema,
+    registry_entry,
     renamed_entry,
 )
 from toolgen.analyze.registered import find_registrations
@@ -87,8 +89,9 @@ from toolgen.read.discover import (
     skipped_diagnostics,
 )
 from toolgen.read.index import Dependencies, Module, ModuleIndex, dotted_name
+from toolgen.read.registration import edited
 from toolgen.read.registration.effects import Transformed
-from toolgen.read.registration.values import Function
+from toolgen.read.registration.values import Function, HandleKey, handle_key
 from toolgen.render.registry import CATALOG, reserved
 from toolgen.schema_ops import expanded_size, inline_refs, size
 from toolgen.validate import schema_errors, schema_problems
@@ -490,6 +493,54 @@ def _unknown_decorators(config: Config, index: ModuleIndex) -> list[Diagnostic]:
     return found
 
 
+def registry_edits(
+    run: tuple[Module, ModuleIndex, list[Preset], dict[str, str], list[str]],
+    config: Config,
+    compiled: list[tuple[Handler, ToolDescriptor]],
+    forms: dict[HandleKey, dict[str, Any]],
+    where: list[Location],
+) -> list[Diagnostic]:
+    """What the unit's code does to its tools in the framework's own registry (`where` it
+    reads it), done to their MCP entries: the unit is evaluated again with the entries as
+    the registry holds them (`forms`). A tool whose entry the code changes in a way toolgen
+    cannot know keeps it as made, with a TG110."""
+    changed, unknown = edited(*run, forms)
+    names = [t.name for t in unknown]
+    for handler, descriptor in compiled:
+        fields = changed.get(handle_key(handler.node, handler.decorator), {})
+        publisher = config.publisher(handler.preset.name)
+        if descriptor.framework is None or publisher is None or not fields:
+            continue
+        for key in ("inputSchema", "outputSchema"):
+            if isinstance(fields.get(key), dict):
+                fields[key] = listed_schema(publisher, fields[key])
+        if not _listable(fields):
+            names.append(descriptor.name)  # no entry a server could list: left as made
+            continue
+        for name, value in fields.items():
+            if value is None:
+                descriptor.framework.mcp.pop(name, None)
+            else:
+                descriptor.framework.mcp[name] = value
+    if not names:
+        return []
+    message = (
+        f"the code changes {plural(len(names), 'tool')} ({', '.join(sorted(set(names)))}) in "
+        "the framework's own registry in ways toolgen cannot follow: their MCP entries are "
+        "published as registered, which may differ from what the server lists"
+    )
+    return [Diagnostic("TG110", message, min(where))]
+
+
+def _listable(fields: dict[str, Any]) -> bool:
+    """Are the changed fields of an MCP entry what `tools/list` can carry (an object for
+    `inputSchema`, an object or nothing for `outputSchema` and a text or nothing for
+    `description`)?"""
+    nothing = type(None)
+    kinds = {"inputSchema": (dict,), "outputSchema": (dict, nothing), "description": (str, nothing)}
+    return all(isinstance(value, kinds[key]) for key, value in fields.items())
+
+
 def compile_file(
     file: SourceFile, index: ModuleIndex, config: Config, policy: Policy, shared: set[str]
 ) -> FileUnit[ToolDescriptor]:
@@ -536,12 +587,17 @@ def compile_file(
                     unit.add_tool(descriptor, where, listed.server, known, problems)
                 else:
                     unit.add_failed(name, name, where, listed.server, known, problems)
+            compiled: list[tuple[Handler, ToolDescriptor]] = []
+            # each tool's entry as the framework's registry holds it, if the code reads that
+            forms: dict[HandleKey, dict[str, Any]] | None = {} if found.registry else None
             for handler in found.handlers:
                 node, home = handler.node, handler.module
                 ignores = ignores_of(home)
                 first = min([d.lineno for d in node.decorator_list] + [node.lineno])
                 ignores.add_handler(first, node.lineno, node.end_lineno or node.lineno)
-                descriptor, problems = compile_handler(handler, index, config, policy, ignores)
+                descriptor, problems = compile_handler(
+                    handler, index, config, policy, ignores, forms
+                )
                 where = home.location(node)
                 at = handler.at.location(handler.decorator)
                 known = (
@@ -551,10 +607,15 @@ def compile_file(
                 )
                 if descriptor is not None:
                     unit.add_tool(descriptor, where, handler.server, known, problems)
+                    compiled.append((handler, descriptor))
                 else:
                     name, claimed = intended_name(handler, index)
                     claim = name if claimed else None
                     unit.add_failed(name, claim, where, handler.server, known, problems)
+            if forms:
+                run = (module, index, presets, env, entries)
+                edits = registry_edits(run, config, compiled, forms, found.registry)
+                unit.diagnostics.extend(edits)
     if unit.tools and not importable(file.module):
         unit.diagnostics.append(
             Diagnostic(
@@ -760,12 +821,16 @@ def compile_handler(
     config: Config,
     policy: Policy | None = None,
     ignores: FileSuppressions | None = None,
+    forms: dict[HandleKey, dict[str, Any]] | None = None,
 ) -> tuple[ToolDescriptor | None, list[Diagnostic]]:
     """The descriptor of one handler, or None when it has an error; and every diagnostic
-    (configured levels and `# toolgen: ignore[...]` comments applied)."""
+    (configured levels and `# toolgen: ignore[...]` comments applied). With `forms`, its
+    entry as the framework's registry holds it is kept there (`registry_edits`)."""
     try:
         ignored = {handler.module.shown: ignores} if ignores else {}
-        return _HandlerCompiler(handler, index, config, policy or Policy(), ignored).run()
+        compiler = _HandlerCompiler(handler, index, config, policy or Policy(), ignored)
+        compiler.forms = forms
+        return compiler.run()
     except RecursionError:
         return None, [nested_too_deeply(handler)]
 
@@ -783,6 +848,7 @@ class _HandlerCompiler:
     ) -> None:
         self.policy = policy
         self.ignores = ignores
+        self.forms: dict[HandleKey, dict[str, Any]] | None = None
         self.params: list[Param] = []
         self.handler = handler
         self.module = handler.module
@@ -985,6 +1051,9 @@ class _HandlerCompiler:
             ),
             structured=self.structured_given(),
         )
+        if self.forms is not None:
+            key = handle_key(self.handler.node, self.handler.decorator)
+            self.forms[key] = registry_entry(publisher, handler)
         return {
             "name": publisher.name,
             "version": publisher.version,

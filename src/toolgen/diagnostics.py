@@ -162,11 +162,12 @@ RULES: dict[str, Rule] = _rules(
      "each)."),
     ("TG110", W, "a tool's parameters or schema are made or changed at run time",
      "The code sets a function's `__signature__` (a framework reads the tool's parameters "
-     "from it), or reaches into the server's own registry of tools (`_tool_manager`, "
-     "`_local_provider`) where it may rewrite their schemas: toolgen publishes the tools as "
-     "their `def` and registration declare them, which may differ from what the server "
-     "lists. Declare the parameters in the `def` (or a model), and shape schemas with the "
-     "framework's own options."),
+     "from it), or changes tools in the server's own registry (`_local_provider`, "
+     "`_tool_manager`) in a way toolgen cannot follow (a value or a branch known only at run "
+     "time, or a bound reached): toolgen publishes those tools as their `def` and "
+     "registration declare them, which may differ from what the server lists. (Changes it can "
+     "follow are published as the server lists them.) Declare the parameters in the `def` "
+     "(or a model), and shape schemas with the framework's own options."),
     ("TG105", W, "handlers in a module that Python cannot import by its name",
      "A file or folder name such as `my-tools.py` is no module name: `toolgen serve`, "
      "`--verify-runtime` and your own code cannot import the handlers. Rename it (my_tools.py)."),

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from toolgen.analyze.markers import PRESETS, Preset
-from toolgen.diagnostics import Diagnostic
+from toolgen.diagnostics import Diagnostic, Location
 from toolgen.read.index import Module
 
 if TYPE_CHECKING:
@@ -89,3 +89,6 @@ class Registrations:
     #: TG106s of functions run with arguments unknown, each with that function's place:
     #: noise when another unit runs that function with its arguments
     weak_notes: list[tuple[Diagnostic, tuple[str, int, int, str]]] = field(default_factory=list)
+    #: where the unit reads a framework's own registry of tools: it is evaluated again once
+    #: the tools' entries are made (`toolgen.read.registration.registries`)
+    registry: list[Location] = field(default_factory=list)

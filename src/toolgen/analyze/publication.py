@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import inspect
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -101,6 +102,22 @@ def framework_tool(framework: Framework, handler: HandlerFacts) -> dict[str, Any
     if framework.name == "fastmcp":
         return _fastmcp(framework, handler)
     return _mcp_sdk(framework, handler)
+
+
+def registry_entry(framework: Framework, handler: HandlerFacts) -> dict[str, Any]:
+    """The entry as `framework`'s own registry holds it, where code may rewrite it
+    (`toolgen.read.registration.registries`): FastMCP 3 and later keep the `$ref`s and
+    inline them as they list the tool (`listed_schema`)."""
+    if framework.name == "fastmcp":
+        return _fastmcp(framework, handler, listed=not framework.since(3))
+    return _mcp_sdk(framework, handler)
+
+
+def listed_schema(framework: Framework, schema: Schema) -> Schema:
+    """A schema of a registry's entry (`registry_entry`) as `framework` lists it."""
+    if framework.name == "fastmcp" and framework.since(3):
+        schema = dereference(schema)
+    return wire_order(schema) if framework.wire_order else schema
 
 
 # -- the MCP SDK -----------------------------------------------------------------------------
@@ -182,7 +199,9 @@ def runtime_doc(docstring: str | None) -> str | None:
 
 
 # -- FastMCP ---------------------------------------------------------------------------------
-def _fastmcp(framework: Framework, handler: HandlerFacts) -> dict[str, Any]:
+def _fastmcp(framework: Framework, handler: HandlerFacts, listed: bool = True) -> dict[str, Any]:
+    """FastMCP's entry; not `listed`: with the `$ref`s FastMCP 3 inlines only as it lists."""
+    inline = dereference if listed else _as_is
     description, described = fastmcp_docstring(framework, handler.docstring)
     entry: dict[str, Any] = {"name": handler.name}
     annotation_title = (handler.annotations or {}).get("title")
@@ -210,8 +229,8 @@ def _fastmcp(framework: Framework, handler: HandlerFacts) -> dict[str, Any]:
             prop["title"] = title  # an author's Field(title=...) is kept from 4.1 on
         if name in described and "description" not in prop:
             prop["description"] = described[name]
-    entry["inputSchema"] = dereference(parameters)
-    output = _fastmcp_output(framework, handler.returns)
+    entry["inputSchema"] = inline(parameters)
+    output = _fastmcp_output(framework, handler.returns, inline)
     if output is not None:
         entry["outputSchema"] = output
     if handler.annotations:
@@ -271,7 +290,13 @@ def fastmcp_docstring(
     return text, {}
 
 
-def _fastmcp_output(framework: Framework, returns: Returns) -> Schema | None:
+def _as_is(schema: Schema) -> Schema:
+    return schema
+
+
+def _fastmcp_output(
+    framework: Framework, returns: Returns, inline: Callable[[Schema], Schema] = dereference
+) -> Schema | None:
     form, schema = returns.form, returns.schema
     if returns.given is not UNSET:  # `output_schema=None`, or the author's own schema
         return returns.given if isinstance(returns.given, dict) else None
@@ -285,4 +310,4 @@ def _fastmcp_output(framework: Framework, returns: Returns) -> Schema | None:
     if not is_object(base):
         wrapped_schema = wrapped(schema, "_WrappedResult")
         base = {**wrapped_schema, "x-fastmcp-wrap-result": True}
-    return dereference(prune_titles(resolve_root_ref(base)))
+    return inline(prune_titles(resolve_root_ref(base)))

@@ -52,6 +52,9 @@ def find_registrations(
     effects = evaluation.effects + started.effects + weak.effects
     found = registrations(effects, presets, dict(weak.roots))
     found.reached = evaluation.reached | started.reached
+    found.registry = [
+        e.site.location(e.node) for e in effects if isinstance(e, Note) and e.kind == "registry"
+    ]
     answered = {id(e.node): e for e in effects if isinstance(e, AnsweredTools)}
     for answer in answered.values():  # a server written by hand
         tools, problems = answered_tools(answer)

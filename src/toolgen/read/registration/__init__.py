@@ -108,6 +108,15 @@ What it evaluates
   `ListToolsResult(...)` of the SDK made with known arguments are `Record`s, and
   `Model.model_json_schema()` of a project pydantic model is a `SchemaOf` the analysis makes.
 
+- A framework's own registry of a server's tools (`registries`): `mcp._local_provider`
+  (FastMCP 3 and later), `mcp._tool_manager` (FastMCP 2, the MCP SDK) is a `Registry`, its
+  `_components`/`_tools` a dict of `ToolHandle`s (the tools registered so far). Their
+  `parameters`, `output_schema` and `description` are unknown at first: a unit that reads a
+  registry is evaluated again once the analysis has made the entries (`edited`), with them
+  given as data; what the code leaves in them is what the server lists. A change made in
+  branches toolgen cannot choose between, or one it cannot follow, or a bound reached during
+  that evaluation, leaves the tools it touched as registered.
+
 What it never does
 ------------------
 Import or execute any of the code it reads; write files, open sockets or subprocesses, or
@@ -167,6 +176,7 @@ here), with the server and the arguments it passes.
 
 from toolgen.read.registration.evaluation import (
     Evaluation,
+    edited,
     evaluate,
     fresh,
     listed,
@@ -174,4 +184,4 @@ from toolgen.read.registration.evaluation import (
     unreached,
 )
 
-__all__ = ["Evaluation", "evaluate", "fresh", "listed", "scripts", "unreached"]
+__all__ = ["Evaluation", "edited", "evaluate", "fresh", "listed", "scripts", "unreached"]

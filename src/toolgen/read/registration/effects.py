@@ -97,13 +97,15 @@ class OpenAPITools:
     site: Module
 
 
-NoteKind = Literal["unfollowed", "bound", "env", "remade"]
+NoteKind = Literal["unfollowed", "bound", "env", "remade", "registry"]
 
 
 @dataclass(frozen=True)
 class Note:
-    """What could not be followed (`unfollowed`, TG106), a bound reached (`bound`), or a read
-    of the process environment (`env`), located."""
+    """What could not be followed (`unfollowed`, TG106), a bound reached (`bound`), a read
+    of the process environment (`env`), a tool's parameters made at run time (`remade`,
+    TG110), or a framework's registry of tools read (`registry`: the unit runs again once
+    the schemas are made, `toolgen.read.registration.registries`), located."""
 
     kind: NoteKind
     message: str

@@ -17,8 +17,10 @@ import weakref
 from collections.abc import Iterable, Sequence
 from collections.abc import Mapping as MappingABC
 from dataclasses import dataclass
+from typing import Any
 
 from toolgen.read.index import Module, ModuleIndex
+from toolgen.read.registration import registries
 from toolgen.read.registration.context import Framework, PresetLike
 from toolgen.read.registration.effects import Effect, ListedTools, Mounted, Note, Registered
 from toolgen.read.registration.frames import Frame, Place, place
@@ -30,6 +32,7 @@ from toolgen.read.registration.frameworks import (
     server_class,
 )
 from toolgen.read.registration.interpreter import (
+    MAX_EDIT_STEPS,
     MAX_PROJECT_SECONDS,
     MAX_UNREACHED_STEPS,
     TOOLS_LIST,
@@ -39,10 +42,12 @@ from toolgen.read.registration.values import (
     Class,
     External,
     Function,
+    HandleKey,
     Instance,
     Method,
     Registrar,
     Server,
+    ToolHandle,
     Unknown,
     Value,
 )
@@ -208,6 +213,31 @@ def listed(
     with run.unit(effects, effect.function.module):
         value = run.call_function(effect.function, [], {}, effect.node, known=False)
     return value, [e for e in effects if isinstance(e, Note)]
+
+
+def edited(
+    module: Module,
+    index: ModuleIndex,
+    presets: Sequence[PresetLike],
+    env: MappingABC[str, str] | None,
+    entry_points: Sequence[str],
+    entries: dict[HandleKey, dict[str, Any]],
+) -> tuple[dict[HandleKey, dict[str, Any]], list[ToolHandle]]:
+    """`module`'s unit evaluated again (its top level, console scripts and unreached
+    functions, as the first time), now with each registered tool's `tools/list` entry
+    given (`entries`, by registration): the fields the code changed, by registration, and
+    the tools whose entry it changed in ways toolgen cannot know (`registries`)."""
+    fresh(index)
+    run = interpreter(index, presets, env)
+    run.entries = entries
+    run.unit_steps = ("MAX_EDIT_STEPS", MAX_EDIT_STEPS)
+    try:
+        evaluate(module, index, presets, env)
+        started = scripts(module, index, presets, env, entry_points)
+        unreached(module, index, presets, env, reached=started.reached)
+        return registries.edits(run)
+    finally:
+        fresh(index)  # the next unit starts from nothing, as it always does
 
 
 def _functions(

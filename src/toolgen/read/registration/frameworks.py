@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 
 from toolgen.read.index import Module
-from toolgen.read.registration import openapi_servers, tool_transforms
+from toolgen.read.registration import openapi_servers, registries, tool_transforms
 from toolgen.read.registration.context import Context, Framework, shown
 from toolgen.read.registration.effects import ListedTools, Mounted, Registered
 from toolgen.read.registration.values import (
@@ -284,6 +284,8 @@ def register(
         return target
     registered = Registered(function, node, site, preset, method, server, tuple(options.items()))
     ctx.record(registered)
+    if server is not None:
+        registries.handle(function, node, server, options)
     if server is not None and tool_transforms.transforms_of(server):
         tool_transforms.handlers_untransformed(ctx, node)
     return target

@@ -19,10 +19,18 @@ import weakref
 from collections.abc import Iterator, Sequence
 from collections.abc import Mapping as MappingABC
 from contextlib import contextmanager
-from typing import Literal
+from typing import Any, Literal
 
 from toolgen.read.index import Module, ModuleIndex, _absolute, canonical_external
-from toolgen.read.registration import cli_args, data, files, frameworks, operators, stdlib
+from toolgen.read.registration import (
+    cli_args,
+    data,
+    files,
+    frameworks,
+    operators,
+    registries,
+    stdlib,
+)
 from toolgen.read.registration.context import Framework, shown
 from toolgen.read.registration.effects import (
     AnsweredTools,
@@ -65,6 +73,7 @@ from toolgen.read.registration.values import (
     External,
     FilePath,
     Function,
+    HandleKey,
     Instance,
     Lister,
     Mapping,
@@ -76,10 +85,12 @@ from toolgen.read.registration.values import (
     PathMethod,
     Record,
     Registrar,
+    Registry,
     SchemaOf,
     Seq,
     Server,
     Super,
+    ToolHandle,
     Unknown,
     Value,
 )
@@ -132,6 +143,9 @@ MAX_RECURSION = 3
 MAX_NESTING = 150
 #: Evaluation steps of one unit (a module's top level, or one unreached function).
 MAX_STEPS = 200_000
+#: The same, when the unit runs again to follow what it does to its tools' schemas
+#: (`registries`): walking the schemas of many tools of large models takes many more.
+MAX_EDIT_STEPS = 2_000_000
 #: Evaluation steps of one unreached function: such a function registers a few tools or
 #: none, and most are not registration code at all (a helper that builds 10,000 things).
 MAX_UNREACHED_STEPS = 20_000
@@ -177,6 +191,7 @@ class Interpreter:
         self.nesting = 0
         self.steps = 0
         self.max_steps = ("MAX_STEPS", MAX_STEPS)
+        self.unit_steps = ("MAX_STEPS", MAX_STEPS)  # what a unit may take, by default
         self.deadline = time.monotonic() + MAX_SECONDS
         self.unknowns = 0  # how many unknown values were made (a `try` body's failures)
         #: what the generators being run have yielded (None: not known)
@@ -186,6 +201,17 @@ class Interpreter:
         #: how many undecided branches left a loop or a function while others did not
         self.undecided_exits = 0
         self._site: list[Module] = []
+        #: each registered tool's `tools/list` entry, when the analysis has made them and
+        #: the unit runs again to follow what its code does to them (`registries`)
+        self.entries: dict[HandleKey, dict[str, Any]] | None = None
+        #: the registered tools whose entry the code read or set, by id()
+        self.touched: dict[int, ToolHandle] = {}
+        #: containers changed where toolgen cannot tell whether the change runs (in one of
+        #: branches it cannot choose between), or changed in a way it cannot follow, by id();
+        #: kept while `entries` are given
+        self.tainted: set[int] = set()
+        self.forking = 0  # the undecided branches being evaluated
+        self.bounded = False  # a bound was reached: what the code did may be cut short
 
     # -- the Context frameworks and stdlib need -------------------------------------------
     @property
@@ -201,6 +227,7 @@ class Interpreter:
         return self.sink
 
     def note(self, kind: NoteKind, message: str, node: ast.AST | None) -> Unknown:
+        self.bounded = self.bounded or kind == "bound"
         key = (kind, message, id(node))
         if key not in self._noted:  # a loop or a recursion says it once
             self._noted.add(key)
@@ -216,7 +243,7 @@ class Interpreter:
     # -- units ------------------------------------------------------------------------------
     @contextmanager
     def unit(
-        self, sink: list[Effect], module: Module, steps: tuple[str, int] = ("MAX_STEPS", MAX_STEPS)
+        self, sink: list[Effect], module: Module, steps: tuple[str, int] | None = None
     ) -> Iterator[None]:
         """Evaluate a unit: its effects go to `sink`, with budgets of its own (`steps`: the
         bound's name and value)."""
@@ -229,7 +256,8 @@ class Interpreter:
             self.max_steps,
             self.blind,
         )
-        self.sink, self.steps, self._noted, self.max_steps = sink, 0, set(), steps
+        self.sink, self.steps, self._noted = sink, 0, set()
+        self.max_steps = steps or self.unit_steps
         self.blind = set()
         self.deadline = min(time.monotonic() + MAX_SECONDS, self.project_deadline)
         self._site.append(module)
@@ -450,6 +478,9 @@ class Interpreter:
             for target in stmt.targets:
                 if isinstance(target, ast.Name):
                     self.scope_of(target.id, frame).names.pop(target.id, None)
+                elif isinstance(target, ast.Subscript):
+                    owner = self.expr(target.value, frame)
+                    self.del_item(owner, self.expr(target.slice, frame))
         elif isinstance(stmt, ast.Raise):
             if stmt.exc is not None:
                 self.expr(stmt.exc, frame)
@@ -466,11 +497,15 @@ class Interpreter:
         before = dict(frame.names)
         after: list[dict[str, Value]] = []
         signals: list[Signal] = []
-        for body in branches:
-            frame.names.clear()
-            frame.names.update(before)
-            signals.append(self.block(body, frame))
-            after.append(dict(frame.names))
+        self.forking += len(branches) > 1
+        try:
+            for body in branches:
+                frame.names.clear()
+                frame.names.update(before)
+                signals.append(self.block(body, frame))
+                after.append(dict(frame.names))
+        finally:
+            self.forking -= len(branches) > 1
         frame.names.clear()
         frame.names.update(join_names(after, self.unknown))
         if len({type(s) for s in signals}) > 1:
@@ -751,6 +786,9 @@ class Interpreter:
                 "tool's parameters from it, toolgen from the `def` (its schema may differ)",
                 node,
             )
+        if isinstance(owner, ToolHandle):
+            registries.touched(self, owner)
+            owner.attrs[attr] = value
         if isinstance(owner, Instance | Server):
             owner.attrs[attr] = value
             cls = owner.cls
@@ -769,12 +807,33 @@ class Interpreter:
         if isinstance(owner, Mapping):
             if isinstance(key, Const) and stdlib.hashable(key.value):
                 owner.entries[key.value] = (key, value)
+                self.mutated(owner, True)
             else:
                 owner.partial = True
         elif isinstance(owner, Seq) and isinstance(key, Const) and type(key.value) is int:
             size = len(owner.items)
             if -size <= key.value < size:  # else: IndexError at run time
                 owner.items[key.value] = value
+                self.mutated(owner, True)
+        else:
+            self.mutated(owner, False)
+
+    def del_item(self, owner: Value, key: Value) -> None:
+        """`del owner[key]` of a dict: the key gone (a missing one raises at run time)."""
+        known = isinstance(key, Const) and stdlib.hashable(key.value)
+        if isinstance(owner, Mapping) and known and not owner.partial:
+            assert isinstance(key, Const)
+            owner.entries.pop(key.value, None)
+            self.mutated(owner, True)
+        else:
+            self.mutated(owner, False)
+
+    def mutated(self, owner: Value, followed: bool) -> None:
+        """A container changed (`followed`), or changed in a way toolgen cannot follow:
+        while entries are given (`registries`), one changed so, or changed in undecided
+        branches, makes an entry that holds it unknown."""
+        if self.entries is not None and (not followed or self.forking):
+            self.tainted.add(id(owner))
 
     # -- imports ----------------------------------------------------------------------------
     def import_names(self, stmt: ast.Import, frame: Frame) -> None:
@@ -1118,6 +1177,16 @@ class Interpreter:
         if isinstance(owner, Server):
             if attr in owner.attrs:
                 return owner.attrs[attr]
+            found_registry = registries.registry(self, owner, attr)
+            if found_registry is not None:
+                if self.entries is None:
+                    self.note(
+                        "registry",
+                        f"`{shown(node)}` is the framework's own registry of tools: what the "
+                        "code does to them there is followed once their schemas are made",
+                        node,
+                    )
+                return found_registry
             if attr in TOOL_REGISTRIES:
                 self.note(
                     "remade",
@@ -1128,6 +1197,10 @@ class Interpreter:
                 )
             found = None if owner.cls is None else self.class_attribute(owner.cls, attr, owner)
             return found if found is not None else frameworks.server_attribute(self, owner, attr)
+        if isinstance(owner, Registry):
+            return registries.registry_attribute(self, owner, attr, node)
+        if isinstance(owner, ToolHandle):
+            return registries.handle_attribute(self, owner, attr, node)
         if isinstance(owner, Class):
             found = self.class_attribute(owner, attr, owner)
             if found is None and attr == "model_json_schema" and self.is_model(owner):

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from collections.abc import Mapping as MappingABC
 from typing import Any
 
+from toolgen.read.registration import registries
 from toolgen.read.registration.context import Context
 from toolgen.read.registration.values import (
     ArgParser,
@@ -32,6 +33,7 @@ from toolgen.read.registration.values import (
     Record,
     Seq,
     Server,
+    ToolHandle,
     Unknown,
     Value,
 )
@@ -379,6 +381,12 @@ def _isinstance(args: list[Value], kwargs: dict[str, Value], node: ast.AST) -> V
     value, classes = args
     wanted = classes.items if isinstance(classes, Seq) else [classes]
     paths = [c.path for c in wanted if isinstance(c, External)]
+    if isinstance(value, ToolHandle) and len(paths) == len(wanted):
+        # a tool of a framework's registry: of its tool classes, and of no builtin class
+        if any(registries.is_tool_class(p) for p in paths):
+            return Const(True)
+        if all(p.startswith(("builtins.", "fastmcp.", "mcp.")) for p in paths):
+            return Const("builtins.object" in paths)
     if len(paths) != len(wanted) or not all(p.startswith("builtins.") for p in paths):
         return Unknown("isinstance() of a class toolgen cannot tell", node)
     names = {p.removeprefix("builtins.") for p in paths}
@@ -462,6 +470,17 @@ def container_call(
     ctx: Context, method: ContainerMethod, args: list[Value], node: ast.AST
 ) -> Value:
     """`TOOLS.append(f)`, `REGISTRY.items()`, `"x".upper()`: what lists of tools are made of."""
+    owner, name = method.owner, method.name
+    if (isinstance(owner, Seq) and name in SEQ_MUTATORS) or (
+        isinstance(owner, Mapping) and name in MAPPING_MUTATORS
+    ):
+        ctx.mutated(owner, True)  # one not followed is made unknown below
+    return _container_call(ctx, method, args, node)
+
+
+def _container_call(
+    ctx: Context, method: ContainerMethod, args: list[Value], node: ast.AST
+) -> Value:
     owner, name = method.owner, method.name
     if isinstance(owner, Seq | Mapping) and name == "copy" and not args:
         return copied(owner, deep=False)

@@ -126,11 +126,48 @@ class Server:
     keys: list[str] = field(default_factory=list)
     held: list[str] = field(default_factory=list)
     local: list[str] = field(default_factory=list)
+    #: the tools registered with it so far, as its framework's registry holds them
+    tools: list[ToolHandle] = field(default_factory=list)
 
     @property
     def key(self) -> str | None:
         names = self.keys or self.held or self.local
         return names[0] if names else None
+
+
+@dataclass(frozen=True)
+class Registry:
+    """A framework's own store of a server's tools (`mcp._local_provider`,
+    `mcp._tool_manager`), which code that rewrites registered tools reads them from
+    (`toolgen.read.registration.registries`)."""
+
+    server: Server
+
+
+@dataclass(eq=False)
+class ToolHandle:
+    """A tool object in a server's registry: `function` registered by `node` under `name`.
+    `attrs`: its attributes as the code read or set them (`parameters`: the `tools/list`
+    schema, known when the interpreter runs again with the analysis's schemas)."""
+
+    function: Function
+    node: ast.expr
+    server: Server
+    name: str
+    attrs: dict[str, Value] = field(default_factory=dict)
+
+    @property
+    def key(self) -> HandleKey:
+        return handle_key(self.function.node, self.node)
+
+
+#: A registration, the same in every evaluation of a unit: the function's and the
+#: registering node's identities (not the server's name: it may be bound only later).
+HandleKey = tuple[int, int]
+
+
+def handle_key(function: ast.AST, node: ast.AST) -> HandleKey:
+    return (id(function), id(node))
 
 
 @dataclass(frozen=True)
@@ -287,6 +324,8 @@ Value = (
     | ModuleValue
     | External
     | Server
+    | Registry
+    | ToolHandle
     | Method
     | Registrar
     | ToolOf
