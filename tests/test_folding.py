@@ -173,7 +173,7 @@ HUGE = "x" * 10**9
 ZERO = 1 / 0
 METHOD = "ab".title()
 FROM_BROKEN = SIZE
-COMPREHENSION = [x for x in "ab"]
+COMPREHENSION = [x for x in {"a", "b"}]
 INDEX_FIELD = "{0[0]}".format("ab")
 NOT_JSON = 1e999
 ALIAS = FROM_BROKEN
@@ -246,7 +246,11 @@ REFUSED = {
         "`'ab'.title()` calls the method `title` of a str, which toolgen does not evaluate",
     ),
     "FROM_BROKEN": ("24:15", "`SIZE` is imported from `pkg.broken`, which toolgen could not read"),
-    "COMPREHENSION": ("25:17", "`[x for x in 'ab']` is a comprehension"),
+    "COMPREHENSION": (
+        "25:29",
+        "`{'a', 'b'}` puts a set's items in a row, in an order decided at run time "
+        "(use sorted(...))",
+    ),
     "INDEX_FIELD": (
         "26:15",
         "`'{0[0]}'.format('ab')` has a placeholder toolgen does not fill (`{0[0]}`)",

@@ -12,6 +12,7 @@ from toolgen.analyze.fold_base import (
     Ctx,
     NotStatic,
     equal_form,
+    is_int,
     source,
     type_name,
     which,
@@ -30,6 +31,7 @@ _STR_METHODS = frozenset(
 )
 _BUILTINS = frozenset(
     {"list", "tuple", "set", "frozenset", "sorted", "dict", "len", "str", "int", "float", "bool"}
+    | {"range", "enumerate", "zip"}
 )
 _FELL_OFF = object()  # a helper body that ended without `return`
 
@@ -148,6 +150,8 @@ class CallFolder:
         refused = NotStatic(
             node, ctx.module, f"`{source(node)}` calls `{name}` in a way toolgen does not evaluate"
         )
+        if name in ("range", "enumerate", "zip"):
+            return self.sequence(name, args, kwargs, node, ctx, refused)
         if name == "dict":
             if len(args) > 1:
                 raise refused
@@ -192,6 +196,35 @@ class CallFolder:
         if not isinstance(value, int | float | str):
             raise refused
         return self.folder.guard(node, ctx, lambda: (int if name == "int" else float)(value))
+
+    def sequence(
+        self,
+        name: str,
+        args: list[Any],
+        kwargs: dict[str, Any],
+        node: ast.Call,
+        ctx: Ctx,
+        refused: NotStatic,
+    ) -> list[Any]:
+        """`range(...)`, `enumerate(X, start)`, `zip(X, Y)`: what iterating them gives."""
+        folder = self.folder
+        if name == "range":
+            if kwargs or not 1 <= len(args) <= 3 or not all(is_int(a) for a in args):
+                raise refused
+            numbers = folder.guard(node, ctx, lambda: range(*args))
+            if len(numbers) > MAX_LENGTH:
+                raise NotStatic(node, ctx.module, f"`{source(node)}` is too long to fold")
+            return list(numbers)
+        if name == "enumerate":
+            start = kwargs.pop("start", args[1] if len(args) == 2 else 0)
+            if kwargs or len(args) not in (1, 2) or not is_int(start):
+                raise refused
+            items = folder.iterate(args[0], node, ctx, ordered=True)
+            return [(start + i, item) for i, item in enumerate(items)]
+        if kwargs:
+            raise refused
+        columns = [folder.iterate(a, node, ctx, ordered=True) for a in args]
+        return list(zip(*columns, strict=False))
 
     def record(self, node: ast.Call, ctx: Ctx) -> dict[str, Any]:
         """`ToolAnnotations(readOnlyHint=True)`: the dict of its keyword arguments."""

@@ -69,10 +69,6 @@ _BINARY = BINARY
 _COMPARE = COMPARE
 _KINDS = {
     "Lambda": "a lambda",
-    "ListComp": "a comprehension",
-    "SetComp": "a comprehension",
-    "DictComp": "a comprehension",
-    "GeneratorExp": "a generator",
     "Await": "an `await`",
     "Yield": "a `yield`",
     "YieldFrom": "a `yield`",
@@ -108,6 +104,11 @@ def enum_values(cls: ast.ClassDef, module: Module, index: ModuleIndex) -> dict[s
     return {name: folder.data(value, cls, module) for name, value in raw.items()}
 
 
+class Generated(list[Any]):
+    """What a generator expression yields: its items, to be consumed (`tuple(...)`); as a
+    value of its own it is a generator, no data."""
+
+
 class Folder:
     """Folds expressions; its parts fold text, enum members and calls."""
 
@@ -136,6 +137,8 @@ class Folder:
         return method(node, ctx)
 
     def data(self, value: Any, node: ast.AST, module: Module) -> Any:
+        if isinstance(value, Generated):
+            raise NotStatic(node, module, f"`{source(node)}` is a generator")
         try:
             return jsonable(plain(value))
         except (ValueError, RecursionError) as exc:
@@ -169,6 +172,66 @@ class Folder:
             else:
                 out.append(self.value(node, ctx))
         return out
+
+    # -- comprehensions: each `for` over a folded iterable, its `if`s folded per item --------
+    def fold_ListComp(self, node: ast.ListComp, ctx: Ctx) -> list[Any]:
+        return [value for _, value in self.comprehension(node, node.elt, ctx, ordered=True)]
+
+    def fold_GeneratorExp(self, node: ast.GeneratorExp, ctx: Ctx) -> Generated:
+        made = self.comprehension(node, node.elt, ctx, ordered=True)
+        return Generated(value for _, value in made)
+
+    def fold_SetComp(self, node: ast.SetComp, ctx: Ctx) -> set[Any]:
+        items = [value for _, value in self.comprehension(node, node.elt, ctx, ordered=False)]
+        made: set[Any] = self.guard(node, ctx, lambda: {equal_form(item) for item in items})
+        return made
+
+    def fold_DictComp(self, node: ast.DictComp, ctx: Ctx) -> dict[Any, Any]:
+        out: dict[Any, Any] = {}
+        for local, value in self.comprehension(node, node.value, ctx, ordered=True):
+            key = equal_form(self.value(node.key, local))
+            self.guard(node.key, ctx, lambda: out.__setitem__(key, value))  # noqa: B023
+        return out
+
+    def comprehension(
+        self, node: ast.expr, element: ast.expr, ctx: Ctx, *, ordered: bool
+    ) -> list[tuple[Ctx, Any]]:
+        """Each item a comprehension makes, with the names its `for`s bound (Python runs
+        the loops nested, left to right, and an `if` skips an item)."""
+        generators: list[ast.comprehension] = getattr(node, "generators", [])
+        made: list[tuple[Ctx, Any]] = []
+
+        def run(at: int, here: Ctx) -> None:
+            if at == len(generators):
+                made.append((here, self.value(element, here)))
+                self.check_size(made, node, ctx)
+                return
+            loop = generators[at]
+            if loop.is_async:
+                raise NotStatic(loop.iter, ctx.module, f"`{source(node)}` is asynchronous")
+            iterable = self.value(loop.iter, here)
+            for item in self.iterate(iterable, loop.iter, ctx, ordered=ordered):
+                inner = Ctx(here.module, here.scope, {**(here.local or {})})
+                self.unpack(loop.target, item, inner, node)
+                if all(self.truth(self.value(test, inner)) for test in loop.ifs):
+                    run(at + 1, inner)
+
+        run(0, ctx)
+        return made
+
+    def unpack(self, target: ast.expr, item: Any, ctx: Ctx, node: ast.expr) -> None:
+        """Bind a comprehension's target (a name, or a tuple of them) to `item`."""
+        assert ctx.local is not None
+        if isinstance(target, ast.Name):
+            ctx.local[target.id] = item
+            return
+        parts = target.elts if isinstance(target, ast.Tuple | ast.List) else None
+        if parts is not None and isinstance(item, tuple | list) and len(parts) == len(item):
+            for part, value in zip(parts, item, strict=True):
+                self.unpack(part, value, ctx, node)
+            return
+        why = f"`{source(target)}` in `{source(node)}` unpacks what toolgen does not bind"
+        raise NotStatic(target, ctx.module, why)
 
     def fold_Dict(self, node: ast.Dict, ctx: Ctx) -> dict[Any, Any]:
         out: dict[Any, Any] = {}

@@ -131,6 +131,10 @@ class PrimitiveSchemas(BuilderBase):
         values: list[Any] = []
         for arg in args:
             values.append(self._literal(arg, module))
+        if len(args) == 1 and not isinstance(args[0], ast.Constant) and isinstance(values[0], list):
+            # `Literal[NAMES]` of a tuple: the subscript's tuple is its arguments, as Python
+            # reads `Literal[("a", "b")]` (folded data has no tuples: one list stands for it)
+            values = values[0]
         if all(_hashable(v) for v in values):  # dedupe, keeping 1 and True apart
             values = list({(type(v), v): v for v in values}.values())
         types = {json_type(v) for v in values}

@@ -7,6 +7,7 @@ from typing import Any, Literal, NotRequired, TypedDict
 ToolName = Literal[
     "aliased",
     "aliases",
+    "classify",
     "constrained",
     "containers",
     "enums",
@@ -33,6 +34,7 @@ ToolName = Literal[
 DESCRIPTORS: dict[ToolName, str] = {
     "aliased": "descriptors/aliased.json",
     "aliases": "descriptors/aliases.json",
+    "classify": "descriptors/classify.json",
     "constrained": "descriptors/constrained.json",
     "containers": "descriptors/containers.json",
     "enums": "descriptors/enums.json",
@@ -89,6 +91,13 @@ class AliasesArgs(TypedDict):
     maybe: NotRequired[int | None]
     #: A NewType.
     user: NotRequired[str]
+
+
+class ClassifyArgs(TypedDict):
+    #: Any of the systems.
+    code: Literal["cpv", "cpc", "bkp"]
+    #: One of the systems after the first.
+    later: NotRequired[Literal["cpc", "bkp"]]
 
 
 class ConstrainedArgs(TypedDict):
@@ -431,6 +440,7 @@ class StaticToolArgs(TypedDict):
 ARGUMENTS: dict[ToolName, Any] = {
     "aliased": AliasedArgs,
     "aliases": AliasesArgs,
+    "classify": ClassifyArgs,
     "constrained": ConstrainedArgs,
     "containers": ContainersArgs,
     "enums": EnumsArgs,
