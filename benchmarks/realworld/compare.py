@@ -175,6 +175,12 @@ class Result:
     error_examples: list[str] = field(default_factory=list)
 
 
+def _fit(wanted: set[str], tools: list[dict[str, Any]]) -> tuple[int, int]:
+    """How well a catalog fits the oracle's names: how many it holds, then how few others."""
+    names = {t.get("name") for t in tools}
+    return len(wanted & names), -len(names - wanted)
+
+
 def compare_tools(
     name: str, oracle: list[dict[str, Any]], produced: list[dict[str, Any]]
 ) -> Result:
@@ -409,7 +415,8 @@ def run_entry(
         except OSError as exc:
             code, stderr, stdout = 127, f"cannot run {cmd[0]}: {exc}", ""
         # one catalog (generated/mcp/tools.json), or one per server object somewhere under
-        # generated/: the catalog that holds most of the oracle's tools is compared
+        # generated/: the catalog that holds most of the oracle's tools is compared (of two
+        # that hold as many, the one with fewer tools the oracle does not list)
         produced: list[dict[str, Any]] = []
         wanted = {t["name"] for t in oracle}
         gen = project / "generated"
@@ -422,9 +429,7 @@ def run_entry(
                 stderr += f"\n({out.relative_to(project)} is not JSON: {exc})"
                 continue
             tools = data.get("tools", []) if isinstance(data, dict) else []
-            if len(wanted & {t.get("name") for t in tools}) > len(
-                wanted & {t.get("name") for t in produced}
-            ):
+            if _fit(wanted, tools) > _fit(wanted, produced):
                 produced = tools
         res = compare_tools(name, oracle, produced)
         res.exit_code = code
