@@ -1,8 +1,9 @@
-"""Code that rewrites registered tools in the framework's own registry (a pass that slims
-every schema, a description changed after registration): toolgen evaluates the unit again
-with each tool's entry as the registry holds it, and publishes what the code leaves there.
-The oracle is the framework itself: the same fixture, imported here, listed by FastMCP or by
-the MCP SDK. What toolgen cannot follow keeps the entry as registered, with a TG110."""
+"""What a framework's own registry of tools lists. Code that rewrites registered tools there
+(a pass that slims every schema, a description changed after registration): toolgen
+evaluates the unit again with each tool's entry as the registry holds it, and publishes what
+the code leaves there; what it cannot follow keeps the entry as registered, with a TG110. And
+a name registered twice with one server: the one the registry keeps. The oracle is the
+framework itself: the same fixture, imported here, listed by FastMCP or by the MCP SDK."""
 
 from __future__ import annotations
 
@@ -299,3 +300,117 @@ def test_an_edit_cut_short_by_a_bound_is_not_published_half_done(
     ours = {t["name"]: t for t in project.generated("mcp/tools.json")["tools"]}
     assert "x-depth" not in ours["ping"]["inputSchema"]
     assert "TG110" in result.out
+
+
+# -- one name registered twice with one server -----------------------------------------------
+TWICE = '''
+{server}
+
+
+@mcp.tool()
+def lookup(sku: str) -> str:
+    """Look an item up by its code."""
+    return sku
+
+
+@mcp.tool()
+def lookup(sku: str, store: str = "main") -> str:  # noqa: F811
+    """Look an item up in a store."""
+    return sku
+'''
+
+
+@pytest.mark.parametrize("preset", ["mcp", "fastmcp"])
+def test_a_name_registered_again_is_listed_as_the_framework_lists_it(
+    project: Project, run: Runner, preset: str
+) -> None:
+    """The MCP SDK keeps the first registration of a name, FastMCP the last: toolgen
+    publishes that one, with a TG111 at the other, where it once left both out (TG102)."""
+    pytest.importorskip(preset)
+    servers = {
+        "mcp": "from mcp.server.mcpserver import MCPServer\n\nmcp = MCPServer('s')",
+        "fastmcp": "from fastmcp import FastMCP\n\nmcp = FastMCP('s')",
+    }
+    project.write("pyproject.toml", CONFIG + f'markers = ["{preset}"]\n')
+    project.write("src/s.py", TWICE.format(server=servers[preset]))
+    result = run("build", cwd=project.root)
+    assert result.code == 0, result.out
+    ours = {t["name"]: t for t in project.generated("mcp/tools.json")["tools"]}
+    theirs = {t["name"]: t for t in framework_listing(project.root / "src", "s", preset)}
+    assert sorted(ours) == sorted(theirs) == ["lookup"]
+    assert ours["lookup"]["inputSchema"] == theirs["lookup"]["inputSchema"]
+    assert ours["lookup"]["description"] == theirs["lookup"]["description"]
+    other = "src/s.py:13:1" if preset == "mcp" else "src/s.py:7:1"
+    assert f"{other}: TG111 [warning] tool `lookup` is registered with server `s.mcp`" in result.out
+
+
+VERSIONS = '''
+from fastmcp import FastMCP
+
+mcp = FastMCP("s")
+
+
+@mcp.tool(name="lookup", version="1.10")
+def lookup_new(sku: str, store: str = "main") -> str:
+    """Look an item up in a store."""
+    return sku
+
+
+@mcp.tool(name="lookup", version="1.9")
+def lookup_old(sku: str) -> str:
+    """Look an item up by its code."""
+    return sku
+'''
+
+
+def test_fastmcp_lists_the_highest_version_of_a_name(project: Project, run: Runner) -> None:
+    pytest.importorskip("fastmcp")
+    project.write("pyproject.toml", CONFIG + 'markers = ["fastmcp"]\n')
+    project.write("src/s.py", VERSIONS)
+    result = run("build", cwd=project.root)
+    assert result.code == 0, result.out
+    ours = {t["name"]: t for t in project.generated("mcp/tools.json")["tools"]}
+    theirs = {t["name"]: t for t in framework_listing(project.root / "src", "s")}
+    assert ours["lookup"]["inputSchema"] == theirs["lookup"]["inputSchema"]
+    assert "store" in ours["lookup"]["inputSchema"]["properties"]
+
+
+ALTERNATIVES = '''
+import random
+
+from fastmcp import FastMCP
+
+mcp = FastMCP("s")
+
+
+def register(server, wired):
+    if not wired:
+
+        @server.tool(name="lookup")
+        def stub(sku: str) -> str:
+            """Look nothing up."""
+            return sku
+
+        return
+
+    @server.tool(name="lookup")
+    def wired_lookup(sku: str, store: str = "main") -> str:
+        """Look an item up in a store."""
+        return sku
+
+
+register(mcp, random.random() > 0.5)
+'''
+
+
+def test_registrations_in_branches_toolgen_cannot_choose_stay_ambiguous(
+    project: Project, run: Runner
+) -> None:
+    """An early `return` on a condition known only at run time: the two registrations are
+    alternatives, not a sequence, so neither is taken to be the one listed."""
+    project.write("pyproject.toml", CONFIG + 'markers = ["fastmcp"]\n')
+    project.write("src/s.py", ALTERNATIVES)
+    result = run("build", cwd=project.root)
+    assert result.code == 1
+    assert "TG102 [error] tool name `lookup` is already used" in result.out
+    assert "TG111" not in result.out

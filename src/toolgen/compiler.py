@@ -532,6 +532,74 @@ def registry_edits(
     return [Diagnostic("TG110", message, min(where))]
 
 
+#: Which of the tools registered under one name with one server the framework lists: the MCP
+#: SDK keeps the first (and warns), FastMCP replaces it with the last (and warns).
+KEPT = {"mcp": "first", "fastmcp": "last"}
+
+
+def unlisted(
+    unit: FileUnit[ToolDescriptor], placed: list[tuple[int, Handler, ToolDescriptor]]
+) -> None:
+    """Leave out of `unit` the tools its server does not list because another handler was
+    registered with it under the same name (`KEPT`; FastMCP 3 lists the highest of tools
+    given versions), with a TG111 each. Registrations with two server objects (a factory
+    called twice), with one toolgen cannot tell, found with arguments unknown, or made in
+    branches toolgen cannot choose between are no such sequence: those stay TG102s."""
+    groups: dict[tuple[int, str], list[tuple[int, Handler, ToolDescriptor]]] = {}
+    for entry in placed:
+        _, handler, descriptor = entry
+        owner = handler.server_object
+        if owner is not None and not handler.weak and handler.preset.name in KEPT:
+            groups.setdefault((owner, descriptor.name), []).append(entry)
+    dropped: list[int] = []
+    for (_, name), entries in groups.items():
+        server = str(entries[0][1].server)
+        presets = {handler.preset.name for _, handler, _ in entries}
+        if len(entries) < 2 or len(presets) != 1:
+            continue
+        if _alternatives([handler for _, handler, _ in entries]):
+            continue  # which branch registers is known only at run time
+        preset = presets.pop()
+        versions = [dict(handler.values).get("version") for _, handler, _ in entries]
+        texts = [v for v in versions if isinstance(v, str)]
+        if preset == "fastmcp" and len(texts) == len(entries):
+            # the highest version; of equal ones the last, which replaced the others
+            keep = max(reversed(range(len(entries))), key=lambda i: _version_key(texts[i]))
+        else:
+            keep = 0 if KEPT[preset] == "first" else len(entries) - 1
+        kept_at = unit.tools[entries[keep][0]][1]
+        for i, (at, _, _) in enumerate(entries):
+            if i == keep:
+                continue
+            message = (
+                f"tool `{cut(name)}` is registered with server `{cut(server)}` at {kept_at} "
+                "too: the server lists that registration, not this one"
+            )
+            unit.diagnostics.append(Diagnostic("TG111", message, unit.tools[at][1]))
+            dropped.append(at)
+    for at in sorted(dropped, reverse=True):
+        del unit.tools[at], unit.servers[at], unit.found[at]
+
+
+def _alternatives(handlers: list[Handler]) -> bool:
+    """Were two of `handlers` registered in different branches of one undecided choice?"""
+    taken: dict[int, int] = {}
+    for handler in handlers:
+        for choice, branch in handler.branches:
+            if taken.setdefault(choice, branch) != branch:
+                return True
+    return False
+
+
+def _version_key(text: str) -> tuple[int, tuple[int, ...], str]:
+    """A tool version as FastMCP orders them: numbered releases (`1.10` after `1.9`, a
+    leading `v` dropped) before other texts, which go by their text."""
+    parts = text.removeprefix("v").split(".")
+    if all(p.isdigit() for p in parts):
+        return (0, tuple(int(p) for p in parts), "")
+    return (1, (), text)
+
+
 def _listable(fields: dict[str, Any]) -> bool:
     """Are the changed fields of an MCP entry what `tools/list` can carry (an object for
     `inputSchema`, an object or nothing for `outputSchema` and a text or nothing for
@@ -588,6 +656,7 @@ def compile_file(
                 else:
                     unit.add_failed(name, name, where, listed.server, known, problems)
             compiled: list[tuple[Handler, ToolDescriptor]] = []
+            placed: list[tuple[int, Handler, ToolDescriptor]] = []  # and where in `unit.tools`
             # each tool's entry as the framework's registry holds it, if the code reads that
             forms: dict[HandleKey, dict[str, Any]] | None = {} if found.registry else None
             for handler in found.handlers:
@@ -606,12 +675,14 @@ def compile_file(
                     handler.root,
                 )
                 if descriptor is not None:
+                    placed.append((len(unit.tools), handler, descriptor))
                     unit.add_tool(descriptor, where, handler.server, known, problems)
                     compiled.append((handler, descriptor))
                 else:
                     name, claimed = intended_name(handler, index)
                     claim = name if claimed else None
                     unit.add_failed(name, claim, where, handler.server, known, problems)
+            unlisted(unit, placed)
             if forms:
                 run = (module, index, presets, env, entries)
                 edits = registry_edits(run, config, compiled, forms, found.registry)

@@ -168,6 +168,11 @@ RULES: dict[str, Rule] = _rules(
      "registration declare them, which may differ from what the server lists. (Changes it can "
      "follow are published as the server lists them.) Declare the parameters in the `def` "
      "(or a model), and shape schemas with the framework's own options."),
+    ("TG111", W, "a tool name registered again with the same server",
+     "Two handlers are registered under one name with the same server. The frameworks do not "
+     "refuse it: the MCP SDK keeps the first registration, FastMCP the last (from FastMCP 3, "
+     "of tools given versions, the highest version), and toolgen publishes the one the server "
+     "lists. Give each tool a name of its own."),
     ("TG105", W, "handlers in a module that Python cannot import by its name",
      "A file or folder name such as `my-tools.py` is no module name: `toolgen serve`, "
      "`--verify-runtime` and your own code cannot import the handlers. Rename it (my_tools.py)."),

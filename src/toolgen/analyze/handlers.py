@@ -43,6 +43,11 @@ class Handler:
     #: where the function is written that its unit ran with arguments unknown, nothing there
     #: reaching it, to find this handler (None: found by what the unit runs as Python would)
     root: tuple[str, int, int, str] | None = None
+    #: the server object's identity in its unit's evaluation (two calls of one factory make
+    #: two servers of one key): which registrations share a server (`compiler.unlisted`)
+    server_object: int | None = field(default=None, compare=False)
+    #: the undecided branches it was registered in (`Registered.branches`)
+    branches: tuple[tuple[int, int], ...] = field(default=(), compare=False)
 
     @property
     def weak(self) -> bool:

@@ -51,6 +51,9 @@ class Preset:
     #: type pydantic can only check with `isinstance` (`bytearray`) then has no JSON schema,
     #: and pydantic leaves it out of a union (`SchemaBuilder.arbitrary`)
     arbitrary_types: bool = False
+    #: the framework publishes `*args` and `**kwargs` as properties of those names, required,
+    #: of their annotation (the MCP SDK's arguments model has a field for each parameter)
+    star_params: bool = False
 
 
 _MCP_CONTEXT = frozenset(
@@ -111,6 +114,7 @@ PRESETS: dict[str, Preset] = {
         positional_name=True,  # `tool(name=None, title=None, ...)`: `@mcp.tool("x")`
         untyped="string",
         arbitrary_types=True,  # `ArgModelBase.model_config`
+        star_params=True,
     ),
     "openai-agents": Preset(
         "openai-agents",

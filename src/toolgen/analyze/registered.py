@@ -175,4 +175,6 @@ def _handler(
         values,
         unknown,
         root=root,
+        server_object=None if effect.server is None else id(effect.server),
+        branches=effect.branches,
     )

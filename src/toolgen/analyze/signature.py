@@ -32,7 +32,14 @@ def parameters(
     if handler.in_class and not handler.is_static and pairs:
         pairs = pairs[1:]  # self / cls
     posonly = {id(a) for a in args.posonlyargs}
+    # `*args` and `**kwargs` are properties of their own name where the framework says so
+    # (the MCP SDK: required, of their annotation), in the signature's order
+    published = handler.preset.star_params
+    if published and args.vararg is not None:
+        pairs.append((args.vararg, None))
     pairs += list(zip(args.kwonlyargs, args.kw_defaults, strict=True))
+    if published and args.kwarg is not None:
+        pairs.append((args.kwarg, None))
 
     def skipped(name: str) -> bool:
         return any(fnmatchcase(name, pattern) for pattern in skip_params)
@@ -52,7 +59,7 @@ def parameters(
             continue
         params.append(Param(arg.arg, arg.annotation, default, arg))
     for star, kind in ((args.vararg, "*"), (args.kwarg, "**")):
-        if star is not None and not skipped(star.arg):
+        if star is not None and not skipped(star.arg) and not published:
             problems.append(
                 Diagnostic(
                     "TG204",

@@ -24,6 +24,10 @@ class Registered:
     method: str | None
     server: Server | None
     options: tuple[tuple[str, Value], ...] = ()
+    #: the branches toolgen cannot choose between it was made in, outermost first: each
+    #: (which such choice, which branch); two made in different branches of one choice are
+    #: alternatives, only one of which runs
+    branches: tuple[tuple[int, int], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -282,7 +282,8 @@ def register(
             node,
         )
         return target
-    registered = Registered(function, node, site, preset, method, server, tuple(options.items()))
+    made = (function, node, site, preset, method, server, tuple(options.items()))
+    registered = Registered(*made, branches=ctx.branches)
     ctx.record(registered)
     if server is not None:
         registries.handle(function, node, server, options)

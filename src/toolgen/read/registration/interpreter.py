@@ -211,12 +211,23 @@ class Interpreter:
         #: kept while `entries` are given
         self.tainted: set[int] = set()
         self.forking = 0  # the undecided branches being evaluated
+        #: the branch of each undecided choice being evaluated (`Registered.branches`), and
+        #: how many such choices were made
+        self.branch_path: list[tuple[int, int]] = []
+        self.choices = 0
+        #: the choice just made, when some of its branches left the block and others did
+        #: not (`block` continues in the branch that falls through)
+        self.fell_through: tuple[int, int] | None = None
         self.bounded = False  # a bound was reached: what the code did may be cut short
 
     # -- the Context frameworks and stdlib need -------------------------------------------
     @property
     def site(self) -> Module:
         return self._site[-1]
+
+    @property
+    def branches(self) -> tuple[tuple[int, int], ...]:
+        return tuple(self.branch_path)
 
     def record(self, effect: Effect) -> None:
         if isinstance(effect, Registered | ListedTools):
@@ -407,11 +418,20 @@ class Interpreter:
 
     # -- statements ---------------------------------------------------------------------------
     def block(self, body: list[ast.stmt], frame: Frame) -> Signal:
-        for stmt in body:
-            signal = self.statement(stmt, frame)
-            if signal is not None:
-                return signal
-        return None
+        depth = len(self.branch_path)
+        try:
+            for stmt in body:
+                signal = self.statement(stmt, frame)
+                if signal is not None:
+                    return signal
+                if self.fell_through is not None:
+                    # some branches of that choice left: what follows runs in the others
+                    self.branch_path.append(self.fell_through)
+                    self.fell_through = None
+            return None
+        finally:
+            self.fell_through = None
+            del self.branch_path[depth:]
 
     def statement(self, stmt: ast.stmt, frame: Frame) -> Signal:
         if not self._enter(stmt):
@@ -498,11 +518,17 @@ class Interpreter:
         after: list[dict[str, Value]] = []
         signals: list[Signal] = []
         self.forking += len(branches) > 1
+        self.choices += 1
+        choice = self.choices
         try:
-            for body in branches:
+            for at, body in enumerate(branches):
                 frame.names.clear()
                 frame.names.update(before)
-                signals.append(self.block(body, frame))
+                self.branch_path.append((choice, at))
+                try:
+                    signals.append(self.block(body, frame))
+                finally:
+                    self.branch_path.pop()
                 after.append(dict(frame.names))
         finally:
             self.forking -= len(branches) > 1
@@ -510,6 +536,7 @@ class Interpreter:
         frame.names.update(join_names(after, self.unknown))
         if len({type(s) for s in signals}) > 1:
             self.undecided_exits += 1
+            self.fell_through = (choice, len(branches))
         returned = [s.value for s in signals if isinstance(s, Return)]
         if len(returned) == len(signals):
             return Return(join(returned, self.unknown))

@@ -11,6 +11,7 @@ ToolName = Literal[
     "note_item",
     "restock",
     "retire",
+    "route",
     "set_price",
     "stock_level",
     "store_blob",
@@ -25,6 +26,7 @@ DESCRIPTORS: dict[ToolName, str] = {
     "note_item": "descriptors/note_item.json",
     "restock": "descriptors/restock.json",
     "retire": "descriptors/retire.json",
+    "route": "descriptors/route.json",
     "set_price": "descriptors/set_price.json",
     "stock_level": "descriptors/stock_level.json",
     "store_blob": "descriptors/store_blob.json",
@@ -87,6 +89,15 @@ class RetireArgs(TypedDict):
     priority: NotRequired[Priority]
 
 
+class RouteArgs(TypedDict):
+    #: Where from.
+    origin: NotRequired[str]
+    stops: str
+    #: How many routes.
+    limit: NotRequired[int]
+    extra: Any
+
+
 class SetPriceArgs(TypedDict):
     #: The item.
     sku: str
@@ -123,6 +134,7 @@ ARGUMENTS: dict[ToolName, Any] = {
     "note_item": NoteItemArgs,
     "restock": RestockArgs,
     "retire": RetireArgs,
+    "route": RouteArgs,
     "set_price": SetPriceArgs,
     "stock_level": StockLevelArgs,
     "store_blob": StoreBlobArgs,
