@@ -86,11 +86,14 @@ _tidy()
 """
 
 
-def _listings(project: Project, run: Runner) -> tuple[dict[str, Any], dict[str, Any], str]:
+def _listings(
+    project: Project, run: Runner, preset: str = "fastmcp"
+) -> tuple[dict[str, Any], dict[str, Any], str]:
+    """toolgen's MCP entries and the framework's own listing of the fixture, by name."""
     result = run("build", cwd=project.root)
     assert result.code == 0, result.out
     ours = {t["name"]: t for t in project.generated("mcp/tools.json")["tools"]}
-    theirs = {t["name"]: t for t in framework_listing(project.root / "src", "s")}
+    theirs = {t["name"]: t for t in framework_listing(project.root / "src", "s", preset)}
     return ours, theirs, result.out
 
 
@@ -179,34 +182,15 @@ def test_the_mcp_sdk_registry_is_followed_too(project: Project, run: Runner) -> 
     pytest.importorskip("mcp")
     project.write("pyproject.toml", CONFIG + 'markers = ["mcp"]\n')
     project.write("src/s.py", MCP_SDK)
-    result = run("build", cwd=project.root)
-    assert result.code == 0, result.out
-    ours = {t["name"]: t for t in project.generated("mcp/tools.json")["tools"]}
-    theirs = {t["name"]: t for t in framework_listing(project.root / "src", "s", "mcp")}
+    ours, theirs, _ = _listings(project, run, "mcp")
     assert ours["lookup"]["inputSchema"] == theirs["lookup"]["inputSchema"]
     assert ours["lookup"]["description"] == theirs["lookup"]["description"] == "LOOK AN ITEM UP."
 
 
-UNDECIDED = '''
+#: A server with one tool, then what the code does to it in the registry.
+PING = '''
 import random
 
-from fastmcp import FastMCP
-
-mcp = FastMCP("s")
-
-
-@mcp.tool
-def ping(note: str | None = None) -> str:
-    """Answer."""
-    return "pong"
-
-
-for tool in mcp._local_provider._components.values():
-    if random.random() > 0.5:
-        tool.parameters["properties"].pop("note")
-'''
-
-UNFOLLOWED = '''
 from fastmcp import FastMCP
 
 from .rules import drop
@@ -221,27 +205,25 @@ def ping(note: str | None = None) -> str:
 
 
 for tool in mcp._local_provider._components.values():
-    for name in drop(tool):
+'''
+UNDECIDED = (
+    PING
+    + """    if random.random() > 0.5:
+        tool.parameters["properties"].pop("note")
+"""
+)
+UNFOLLOWED = (
+    PING
+    + """    for name in drop(tool):
         tool.parameters["properties"].pop(name)
-'''
-
-
-UNLISTABLE = '''
-from fastmcp import FastMCP
-
-mcp = FastMCP("s")
-
-
-@mcp.tool
-def ping(note: str | None = None) -> str:
-    """Answer."""
-    return "pong"
-
-
-for tool in mcp._local_provider._components.values():
-    tool.parameters = ["note"]
+"""
+)
+UNLISTABLE = (
+    PING
+    + """    tool.parameters = ["note"]
     tool.description = float("nan")
-'''
+"""
+)
 
 
 @pytest.mark.parametrize(
@@ -333,15 +315,12 @@ def test_a_name_registered_again_is_listed_as_the_framework_lists_it(
     }
     project.write("pyproject.toml", CONFIG + f'markers = ["{preset}"]\n')
     project.write("src/s.py", TWICE.format(server=servers[preset]))
-    result = run("build", cwd=project.root)
-    assert result.code == 0, result.out
-    ours = {t["name"]: t for t in project.generated("mcp/tools.json")["tools"]}
-    theirs = {t["name"]: t for t in framework_listing(project.root / "src", "s", preset)}
+    ours, theirs, out = _listings(project, run, preset)
     assert sorted(ours) == sorted(theirs) == ["lookup"]
     assert ours["lookup"]["inputSchema"] == theirs["lookup"]["inputSchema"]
     assert ours["lookup"]["description"] == theirs["lookup"]["description"]
     other = "src/s.py:13:1" if preset == "mcp" else "src/s.py:7:1"
-    assert f"{other}: TG111 [warning] tool `lookup` is registered with server `s.mcp`" in result.out
+    assert f"{other}: TG111 [warning] tool `lookup` is registered with server `s.mcp`" in out
 
 
 VERSIONS = '''
@@ -367,10 +346,7 @@ def test_fastmcp_lists_the_highest_version_of_a_name(project: Project, run: Runn
     pytest.importorskip("fastmcp")
     project.write("pyproject.toml", CONFIG + 'markers = ["fastmcp"]\n')
     project.write("src/s.py", VERSIONS)
-    result = run("build", cwd=project.root)
-    assert result.code == 0, result.out
-    ours = {t["name"]: t for t in project.generated("mcp/tools.json")["tools"]}
-    theirs = {t["name"]: t for t in framework_listing(project.root / "src", "s")}
+    ours, theirs, _ = _listings(project, run)
     assert ours["lookup"]["inputSchema"] == theirs["lookup"]["inputSchema"]
     assert "store" in ours["lookup"]["inputSchema"]["properties"]
 
