@@ -743,3 +743,26 @@ def test_a_validation_alias_that_names_nothing(built: Project, run) -> None:
         ),
     )
     _fails(built, run, 1, "TG205 [error] Field(validation_alias=...) must be a string")
+
+
+def test_a_union_of_none_and_a_type_pydantic_only_checks_is_no_schema(
+    project: Project, run
+) -> None:  # type: ignore[no-untyped-def]
+    """In the MCP SDK's model `bytearray` is left out of a union; with nothing but `None`
+    left, pydantic has no schema to give, and toolgen says so rather than publish
+    `{"type": "null"}`."""
+    project.write(
+        "pyproject.toml", '[tool.toolgen]\nsources = ["src"]\nmarkers = ["mcp"]\nmin_level = 0\n'
+    )
+    project.write(
+        "src/server.py",
+        "from mcp.server.mcpserver import MCPServer\n\n"
+        "mcp = MCPServer('s')\n\n\n"
+        "@mcp.tool()\n"
+        "def put(value: None | bytearray = None) -> str:\n"
+        '    """Put a value."""\n'
+        "    return ''\n",
+    )
+    result = run("build", cwd=project.root)
+    assert result.code == 1
+    assert "src/server.py:7:23: TG202 [error] `bytearray` (builtins.bytearray)" in result.out

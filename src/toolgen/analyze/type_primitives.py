@@ -154,7 +154,8 @@ class PrimitiveSchemas(BuilderBase):
         """Like typing and pydantic: nested unions are flattened and `None` goes last, while
         a member that is a union only in its schema (an `Annotated` one) keeps its order."""
         branches: list[Schema] = []
-        has_none = skipped_instance = False
+        has_none = False
+        instance_only: tuple[ast.expr, Module] | None = None  # the first member left out
         for member, home in self._flat_members(members, module, 0):
             if isinstance(member, ast.Constant) and member.value is None:
                 has_none = True
@@ -162,16 +163,15 @@ class PrimitiveSchemas(BuilderBase):
             if self._is_skipped(member, home):
                 continue  # `X | SkipJsonSchema[None]`: accepted, but not shown in the schema
             if self.arbitrary and self._instance_only(member, home):
-                skipped_instance = True
+                instance_only = instance_only or (member, home)
                 continue
             schema = self.schema(member, home)
             for branch in schema["anyOf"] if set(schema) == {"anyOf"} else [schema]:
                 if branch not in branches:
                     branches.append(branch)
-        if skipped_instance and not branches:
+        if instance_only is not None and not branches:
             # pydantic has no schema for a union of such types alone: say which, as for one
-            member, home = next(m for m in self._flat_members(members, module, 0))
-            return self.schema(member, home)
+            return self.schema(*instance_only)
         if has_none and {"type": "null"} not in branches:
             branches.append({"type": "null"})
         return branches[0] if len(branches) == 1 else {"anyOf": branches}
