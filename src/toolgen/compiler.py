@@ -782,9 +782,7 @@ def compile_handler(
     entry as the framework's registry holds it is kept there (`registry_edits`)."""
     try:
         ignored = {handler.module.shown: ignores} if ignores else {}
-        compiler = _HandlerCompiler(handler, index, config, policy or Policy(), ignored)
-        compiler.forms = forms
-        return compiler.run()
+        return _HandlerCompiler(handler, index, config, policy or Policy(), ignored, forms).run()
     except RecursionError:
         return None, [nested_too_deeply(handler)]
 
@@ -799,10 +797,12 @@ class _HandlerCompiler:
         config: Config,
         policy: Policy,
         ignores: dict[str, FileSuppressions],
+        forms: dict[HandleKey, dict[str, Any]] | None = None,
     ) -> None:
         self.policy = policy
         self.ignores = ignores
-        self.forms: dict[HandleKey, dict[str, Any]] | None = None
+        #: where its entry as the framework's registry holds it goes (`registry_edits`)
+        self.forms = forms
         self.params: list[Param] = []
         self.handler = handler
         self.module = handler.module

@@ -17,7 +17,7 @@ from toolgen.analyze.listed import answered_tools, converted_tools, listed_tools
 from toolgen.analyze.markers import Preset
 from toolgen.diagnostics import Diagnostic
 from toolgen.read.index import Module, ModuleIndex
-from toolgen.read.registration import evaluate, fresh, listed, scripts, unreached
+from toolgen.read.registration import fresh, listed, run_unit
 from toolgen.read.registration.effects import (
     AnsweredTools,
     Effect,
@@ -46,9 +46,7 @@ def find_registrations(
     console scripts call (`entry_points`, `[project.scripts]`) cause when called so, then
     what its functions none of that reaches cause when run with unknown arguments."""
     fresh(index)  # a unit evaluates what it imports itself (`toolgen.file_units`)
-    evaluation = evaluate(module, index, presets, env)
-    started = scripts(module, index, presets, env, entry_points)
-    weak = unreached(module, index, presets, env, reached=started.reached)
+    evaluation, started, weak = run_unit(module, index, presets, env, entry_points)
     effects = evaluation.effects + started.effects + weak.effects
     found = registrations(effects, presets, dict(weak.roots))
     found.reached = evaluation.reached | started.reached

@@ -180,8 +180,18 @@ from toolgen.read.registration.evaluation import (
     evaluate,
     fresh,
     listed,
+    run_unit,
     scripts,
     unreached,
 )
 
-__all__ = ["Evaluation", "edited", "evaluate", "fresh", "listed", "scripts", "unreached"]
+__all__ = [
+    "Evaluation",
+    "edited",
+    "evaluate",
+    "fresh",
+    "listed",
+    "run_unit",
+    "scripts",
+    "unreached",
+]

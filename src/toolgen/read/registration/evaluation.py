@@ -215,6 +215,22 @@ def listed(
     return value, [e for e in effects if isinstance(e, Note)]
 
 
+def run_unit(
+    module: Module,
+    index: ModuleIndex,
+    presets: Sequence[PresetLike],
+    env: MappingABC[str, str] | None,
+    entry_points: Sequence[str],
+) -> tuple[Evaluation, Evaluation, Evaluation]:
+    """What a file's unit evaluates, in order: `module`'s top level (`evaluate`), the
+    functions its console scripts name (`scripts`), then its functions neither reached
+    (`unreached`)."""
+    evaluation = evaluate(module, index, presets, env)
+    started = scripts(module, index, presets, env, entry_points)
+    weak = unreached(module, index, presets, env, reached=started.reached)
+    return evaluation, started, weak
+
+
 def edited(
     module: Module,
     index: ModuleIndex,
@@ -232,9 +248,7 @@ def edited(
     run.entries = entries
     run.unit_steps = ("MAX_EDIT_STEPS", MAX_EDIT_STEPS)
     try:
-        evaluate(module, index, presets, env)
-        started = scripts(module, index, presets, env, entry_points)
-        unreached(module, index, presets, env, reached=started.reached)
+        run_unit(module, index, presets, env, entry_points)
         return registries.edits(run)
     finally:
         fresh(index)  # the next unit starts from nothing, as it always does

@@ -16,6 +16,7 @@ import ast
 from typing import TYPE_CHECKING, Any
 
 from toolgen.read.registration.data import TooLarge, value_of
+from toolgen.read.registration.known import NotKnown, known_value
 from toolgen.read.registration.values import (
     Const,
     Function,
@@ -25,7 +26,6 @@ from toolgen.read.registration.values import (
     Seq,
     Server,
     ToolHandle,
-    Unknown,
     Value,
 )
 
@@ -56,21 +56,32 @@ TOOL_CLASSES = frozenset({"Tool", "FunctionTool"})
 def registry(run: Interpreter, server: Server, attr: str) -> Value | None:
     """`server.<attr>` when it is its framework's registry at the version that publishes;
     `Unknown` when that version has no such attribute; None when `attr` is no registry."""
-    versions = REGISTRIES.get(server.preset, {}).get(attr)
-    if versions is None:
+    if attr not in REGISTRIES.get(server.preset, {}):
         return None
-    since, until = versions
-    version = next((f.version for f in run.frameworks if f.name == server.preset), ())
-    newest = not version
-    if (since and not newest and version < since) or (until and (newest or version >= until)):
+    if not _present(run, server.preset, attr):
         return run.unknown(f"this version of {server.preset} has no `{attr}`", None)
     return Registry(server)
+
+
+def _present(run: Interpreter, preset: str, attr: str) -> bool:
+    """Does the publishing version of `preset`'s framework have the registry `attr`?"""
+    versions = REGISTRIES.get(preset, {}).get(attr)
+    if versions is None:
+        return False
+    since, until = versions
+    version = next((f.version for f in run.frameworks if f.name == preset), ())
+    newest = not version
+    too_old = bool(since) and not newest and version < since
+    too_new = bool(until) and (newest or version >= until)
+    return not (too_old or too_new)
 
 
 def registry_attribute(run: Interpreter, owner: Registry, attr: str, node: ast.AST) -> Value:
     """The registry's store of tools: a dict of its tools by key, in registration order."""
     server = owner.server
-    store = next((s for r, s in STORES.items() if attr == s and _has(run, server, r)), None)
+    store = next(
+        (s for r, s in STORES.items() if attr == s and _present(run, server.preset, r)), None
+    )
     if store is None:
         return run.unknown(f"`{attr}` of a framework's registry", node)
     entries: dict[object, tuple[Value, Value]] = {}
@@ -80,10 +91,6 @@ def registry_attribute(run: Interpreter, owner: Registry, attr: str, node: ast.A
             continue  # the SDK keeps the first tool of a name
         entries[key] = (Const(key), handle)
     return Mapping(entries)
-
-
-def _has(run: Interpreter, server: Server, attr: str) -> bool:
-    return not isinstance(registry(run, server, attr), Unknown | None)
 
 
 def handle(function: Function, node: ast.expr, server: Server, options: dict[str, Value]) -> None:
@@ -131,8 +138,6 @@ def edits(run: Interpreter) -> tuple[dict[HandleKey, dict[str, Any]], list[ToolH
     (by key, then field; None: the field removed); and the tools whose entry cannot be
     known (a value toolgen cannot know, or changed where toolgen cannot tell whether it
     runs)."""
-    from toolgen.read.registration.known import NotKnown, known_value
-
     assert run.entries is not None
     changed: dict[HandleKey, dict[str, Any]] = {}
     unknown: list[ToolHandle] = []
