@@ -303,9 +303,13 @@ def unpack(whl: Path, cache: Path) -> Path:
         if dest.exists():
             shutil.rmtree(dest)
         dest.mkdir(parents=True)
-        with zipfile.ZipFile(whl) as zf:
-            zf.extractall(dest)
-        marker.write_text("ok\n")
+        try:
+            with zipfile.ZipFile(whl) as zf:
+                zf.extractall(dest)
+            marker.write_text("ok\n")
+        except BaseException:
+            shutil.rmtree(dest, ignore_errors=True)  # a half-unpacked wheel only takes room
+            raise
     return dest
 
 
@@ -344,16 +348,40 @@ def served_env(entry: dict[str, Any]) -> str:
     return f"env = {{{pairs}}}\n"
 
 
+def _link_or_copy(src: str, dst: str) -> None:
+    """A hard link to the unpacked wheel's file where the file system allows one: some wheels
+    carry hundreds of megabytes that toolgen never writes to, and a copy per run fills a small
+    disk. toolgen writes only under generated/, so sharing the files is safe."""
+    try:
+        os.link(src, dst)
+    except OSError:
+        shutil.copy2(src, dst)
+
+
 def make_project(entry: dict[str, Any], unpacked: Path, min_level: int) -> Path:
     project = Path(tempfile.mkdtemp(prefix=f"realworld-{_norm(entry['name'])}-"))
+    try:
+        _fill_project(project, entry, unpacked, min_level)
+    except BaseException:
+        shutil.rmtree(project, ignore_errors=True)
+        raise
+    return project
+
+
+def _fill_project(project: Path, entry: dict[str, Any], unpacked: Path, min_level: int) -> None:
     for rel in entry["copy"]:
         src = unpacked / rel
         dst = project / rel
         if src.is_dir():
-            shutil.copytree(src, dst, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+            shutil.copytree(
+                src,
+                dst,
+                ignore=shutil.ignore_patterns("__pycache__", "*.pyc"),
+                copy_function=_link_or_copy,
+            )
         elif src.is_file():
             dst.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(src, dst)
+            _link_or_copy(str(src), str(dst))
         else:
             raise RuntimeError(f"{rel} is not in the wheel")
     (project / "pyproject.toml").write_text(
@@ -371,7 +399,6 @@ def make_project(entry: dict[str, Any], unpacked: Path, min_level: int) -> Path:
         + entry.get("config", ""),  # last: it may open tables of its own
         encoding="utf-8",
     )
-    return project
 
 
 def run_entry(

@@ -406,6 +406,15 @@ def classify(logs: str, timed_out: bool) -> str:
 
 
 def examine(pos: int, name: str) -> dict[str, Any]:
+    """One candidate's verdict. Its venv is removed afterwards, whatever the verdict: the
+    oracle and the logs are what is kept, and venvs would soon fill the scratch disk."""
+    try:
+        return _examine(pos, name)
+    finally:
+        shutil.rmtree(SCRATCH / "c" / name / "venv", ignore_errors=True)
+
+
+def _examine(pos: int, name: str) -> dict[str, Any]:
     res: dict[str, Any] = {
         "pos": pos,
         "name": name,
