@@ -13,6 +13,7 @@ differences listed in NORMALISE with their reasons.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import importlib
 import sys
 from collections.abc import Callable
@@ -32,6 +33,8 @@ FRAMEWORKS = FIXTURES / "frameworks"
 
 def _static(preset: str) -> dict[str, ToolDescriptor]:
     config = load_config(FRAMEWORKS / f"{preset}.toml", cwd=REPO)
+    # compared with the framework on this Python: a docstring is what this Python makes of it
+    config = dataclasses.replace(config, python=(sys.version_info[0], sys.version_info[1]))
     result = generate(config)
     assert [d.format_text() for d in result.diagnostics if d.severity.value == "error"] == []
     return {d.name: d for d in result.descriptors}
@@ -65,12 +68,32 @@ def _openai_agents() -> dict[str, dict[str, Any]]:
     return {t.name: t.params_json_schema for t in tools}
 
 
-def _langchain() -> dict[str, dict[str, Any]]:
+def _langchain_tools() -> list[Any]:
+    """The fixture's `@tool` functions, and an instance of each tool class LangChain can build
+    with no arguments (one that leaves its name to its constructor cannot be)."""
+    import inspect
+
     from langchain_core.tools import BaseTool
+
+    tools = [v for v in vars(_module("langchain_tools")).values() if isinstance(v, BaseTool)]
+    for name in ("langchain_classes", "langchain_base"):
+        module = _module(name)
+        for cls in vars(module).values():
+            if not (isinstance(cls, type) and issubclass(cls, BaseTool)):
+                continue
+            if cls.__module__ != module.__name__ or inspect.isabstract(cls):
+                continue
+            try:
+                tools.append(cls())
+            except Exception:  # pydantic's ValidationError: no name or description given
+                continue
+    return tools
+
+
+def _langchain() -> dict[str, dict[str, Any]]:
     from langchain_core.utils.function_calling import convert_to_openai_tool
 
-    module = _module("langchain_tools")
-    tools = [v for v in vars(module).values() if isinstance(v, BaseTool)]
+    tools = _langchain_tools()
     return {t.name: convert_to_openai_tool(t)["function"]["parameters"] for t in tools}
 
 
@@ -143,9 +166,43 @@ def test_static_schema_equals_what_the_framework_publishes(preset: str) -> None:
     keys, _reason = NORMALISE[preset]
     for name, theirs in published.items():
         mine = ours[name].parameters
-        if preset in ("mcp", "langchain"):
+        if preset == "mcp":
             mine = _descriptions_only_where(theirs, mine)
         assert drop(mine, keys | {"title"}) == drop(theirs, keys | {"title"}), name
+
+
+def test_langchain_tool_classes_are_read_as_langchain_builds_them() -> None:
+    """Each `BaseTool` subclass LangChain can build is a tool, named and described as
+    `convert_to_openai_tool` sends it; abstract bases and classes named only where they are
+    constructed are not."""
+    pytest.importorskip("langchain_core")
+
+    ours = _static("langchain")
+    classes = [t for t in _langchain_tools() if type(t).__module__.endswith("_classes")]
+    assert sorted(t.name for t in classes) == [
+        "calculator",
+        "echo",
+        "notes",
+        "order_cancel",
+        "order_lookup",
+        "search",
+    ]
+    for tool in classes:
+        assert ours[tool.name].source.qualname == type(tool).__name__
+    assert "ShopBaseTool" not in {d.source.qualname for d in ours.values()}
+
+
+def test_langchain_descriptions_are_the_ones_it_sends() -> None:
+    """A tool's description as `convert_to_openai_tool` sends it: a class's `description`;
+    a `@tool` function's whole docstring (its Args section too) unless `parse_docstring=True`
+    or `description=` says otherwise."""
+    pytest.importorskip("langchain_core")
+    from langchain_core.utils.function_calling import convert_to_openai_tool
+
+    ours = _static("langchain")
+    for tool in _langchain_tools():
+        sent = convert_to_openai_tool(tool)["function"]
+        assert ours[tool.name].description == sent["description"], tool.name
 
 
 def test_framework_metadata_maps_onto_the_descriptor() -> None:

@@ -36,6 +36,7 @@ from toolgen.analyze.framework_facts import (
     return_form,
 )
 from toolgen.analyze.handlers import Handler, Mount, nested_too_deeply
+from toolgen.analyze.langchain_docs import parsed_description, whole_description
 from toolgen.analyze.listed import ListedTool
 from toolgen.analyze.literals import surrogate_node, unwritable
 from toolgen.analyze.markers import PRESETS, config_presets
@@ -810,13 +811,25 @@ class _HandlerCompiler:
         self.index = index
         self.config = config
         self.problems: list[Diagnostic] = []
-        self.doc = parse_docstring(self.node, config.docstring_style) or Docstring()
+        # a tool class's `_run` docstring is its code's business: the class describes the tool
+        self.doc = (
+            Docstring()
+            if handler.tool_class is not None
+            else parse_docstring(self.node, config.docstring_style) or Docstring()
+        )
         self.from_doc: set[str] = set()  # properties whose description is the docstring's
         self.keys: dict[str, str] = {}  # parameter name -> its property's name
         self.canonical_parameters: dict[str, Any] = {}  # before a preset's inlining
         self.preset = handler.preset
         self.decorator = decorator_options(handler, index)
         self.problems.extend(self.decorator.problems)
+        #: the framework reads the docstring as text (LangChain's `@tool` without
+        #: `parse_docstring`): the whole of it describes the tool, nothing a parameter
+        self.whole_docstring = (
+            self.preset.whole_docstring
+            and handler.tool_class is None
+            and not self.decorator.parse_docstring
+        )
 
     def report(self, code: str, message: str, node: ast.AST | Location | None) -> None:
         """A problem at `node` of the handler's module, or at a location already made."""
@@ -836,7 +849,7 @@ class _HandlerCompiler:
     def run(self) -> tuple[ToolDescriptor | None, list[Diagnostic]]:
         options, option_nodes = dict(self.decorator.options), self.decorator.nodes
         given_description = options.get("description")
-        description = options.pop("description", None) or self.doc.description
+        description = options.pop("description", None) or self.docstring_description()
         name = options.get("name", self.node.name)
         problem = name_problem(name, self.config.platforms)
         if problem is not None:
@@ -965,6 +978,17 @@ class _HandlerCompiler:
         self.contract_checks(descriptor)
         return (None if self.failed() else descriptor), self.problems
 
+    def docstring_description(self) -> str | None:
+        """What the docstring says the tool does, as the framework reads it."""
+        if self.preset.whole_docstring and self.handler.tool_class is None:
+            found = docstring_node(self.node)
+            if found is None:
+                return None
+            if self.decorator.parse_docstring:
+                return parsed_description(found[1]) or None
+            return whole_description(found[1], self.config.python) or None
+        return self.doc.description
+
     def framework_tool(
         self, publisher: Framework, name: str, description: Any, returns: dict[str, Any]
     ) -> dict[str, Any]:
@@ -1092,7 +1116,8 @@ class _HandlerCompiler:
             self.index, Scope(self.module, self.node), arbitrary=self.preset.arbitrary_types
         )
         if self.decorator.args_schema is not None:
-            return self.args_schema(builder, self.decorator.args_schema)
+            written = self.decorator.args_schema_module or self.module
+            return self.args_schema(builder, self.decorator.args_schema, written)
         params, found = exposed_parameters(self.handler, self.config.skip_params, builder)
         self.problems.extend(found)
         self.params = params
@@ -1117,7 +1142,15 @@ class _HandlerCompiler:
             except TypeProblem as exc:
                 self.problems.append(exc.diagnostic)
                 continue
-            entry = self.doc.params.get(param.name)
+            if param.star and self.preset.star_params == "containers":
+                schema, merged = _container(schema, param.star), FieldSpec(default=None)
+            text = self.annotated_text(param.annotation)
+            if text is not None:
+                schema = {
+                    "description": text,
+                    **{k: v for k, v in schema.items() if k != "description"},
+                }
+            entry = None if self.whole_docstring else self.doc.params.get(param.name)
             placeholder = entry is not None and entry.text == PLACEHOLDER
             if placeholder:
                 entry = None  # `toolgen fix` left it for the author: not a description yet
@@ -1133,13 +1166,7 @@ class _HandlerCompiler:
                     Diagnostic(
                         "TG301",
                         f"parameter `{param.name}` is not described: "
-                        + (
-                            f"replace the placeholder `{PLACEHOLDER}` in the docstring's Args "
-                            "section with what it means"
-                            if placeholder
-                            else "add it to the docstring's Args section (or give it "
-                            "Field(description=...))"
-                        ),
+                        + self.describe_advice(placeholder),
                         self.module.location(param.node),
                         # a framework's handlers are read as they are, and most real ones
                         # describe few parameters: a note, not a warning
@@ -1176,6 +1203,43 @@ class _HandlerCompiler:
             return schema
         return inline_refs(schema, only_with_siblings=self.preset.inline_defs == "with-siblings")
 
+    def describe_advice(self, placeholder: bool) -> str:
+        """How to describe a parameter, where the framework looks for a description."""
+        if self.handler.tool_class is not None:
+            return (
+                "the framework reads no docstring of `_run` (describe it with "
+                'Field(description=...) in args_schema, or Annotated[..., "..."])'
+            )
+        if self.whole_docstring:
+            return (
+                "the framework reads no docstring entry for it (describe it with "
+                'Field(description=...) or Annotated[..., "..."], or read the docstring with '
+                "parse_docstring=True)"
+            )
+        if placeholder:
+            return (
+                f"replace the placeholder `{PLACEHOLDER}` in the docstring's Args section with "
+                "what it means"
+            )
+        return "add it to the docstring's Args section (or give it Field(description=...))"
+
+    def annotated_text(self, annotation: ast.expr | None) -> str | None:
+        """`Annotated[int, "How many."]`: the string a framework that reads one
+        (`Preset.annotated_text`) publishes as the description; None when a described
+        `Field(...)` comes first (pydantic's description stands) or there is none."""
+        if not self.preset.annotated_text or not isinstance(annotation, ast.Subscript):
+            return None
+        head = self.index.resolve_expr(self.module, annotation.value)
+        items = annotation.slice
+        if head is None or head.path != "typing.Annotated" or not isinstance(items, ast.Tuple):
+            return None
+        for meta in items.elts[1:]:
+            if isinstance(meta, ast.Constant) and isinstance(meta.value, str):
+                return meta.value
+            if isinstance(meta, ast.Call) and any(k.arg == "description" for k in meta.keywords):
+                return None
+        return None
+
     def _default(self, builder: SchemaBuilder, default: ast.expr) -> FieldSpec:
         """A parameter's default. One only known at run time (an environment variable read,
         a command-line argument) costs a framework's tool that default, not the tool: the
@@ -1191,17 +1255,21 @@ class _HandlerCompiler:
             )
             return FieldSpec(has_factory=True)  # as a default made at run time shows
 
-    def args_schema(self, builder: SchemaBuilder, model: ast.expr) -> dict[str, Any]:
-        """LangChain `@tool(args_schema=Model)`: the model's fields are the parameters."""
+    def args_schema(
+        self, builder: SchemaBuilder, model: ast.expr, written: Module
+    ) -> dict[str, Any]:
+        """LangChain `@tool(args_schema=Model)` (or a tool class's `args_schema = Model`,
+        written in `written`): the model's fields are the parameters."""
         try:
-            ref = builder.schema(model, self.module)
+            ref = builder.schema(model, written)
         except TypeProblem as exc:
             self.problems.append(exc.diagnostic)
             return {"type": "object", "properties": {}, "additionalProperties": False}
         name = str(ref.get("$ref", "")).removeprefix("#/$defs/")
         body = builder.defs.pop(name, {})
         if body.get("type") != "object":
-            self.report("TG202", "args_schema must be a pydantic model class", model)
+            where = written.location(model)
+            self.report("TG202", "args_schema must be a pydantic model class", where)
             return {"type": "object", "properties": {}, "additionalProperties": False}
         schema = {k: v for k, v in body.items() if k != "description"}
         schema["additionalProperties"] = False
@@ -1309,6 +1377,14 @@ def _default_spec(builder: SchemaBuilder, default: ast.expr, module: Any) -> Fie
         if called is not None and called.path in FIELD_CALLS:
             return builder.field_call(default, module)
     return FieldSpec(default=builder.literal_default(default, module))
+
+
+def _container(item: dict[str, Any], star: str) -> dict[str, Any]:
+    """`*args: T` as an array of T, `**kwargs: T` as an object of T, defaulting to None: the
+    fields pydantic's `validate_arguments` makes of them (LangChain's schema of a function)."""
+    if star == "*":
+        return {"type": "array", "items": item, "default": None}
+    return {"type": "object", "additionalProperties": item or True, "default": None}
 
 
 def _all_args(node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.arg]:

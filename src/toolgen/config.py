@@ -117,6 +117,10 @@ class Config:
     #: The version of each framework preset in `markers` whose publication rules make its
     #: handlers' MCP entries (configured, installed or the newest: `toolgen.frameworks`).
     frameworks: tuple[Framework, ...] = ()
+    #: the Python the tools run on, as major and minor: what a docstring is at run time
+    #: depends on it (3.13 strips its indentation); `framework_versions = {python = "3.12"}`,
+    #: else the Python toolgen runs on
+    python: tuple[int, int] = (sys.version_info[0], sys.version_info[1])
     #: toolgen's own (enriched) MCP entries for framework handlers too (`mcp_enriched`).
     mcp_enriched: bool = False
     #: `[tool.toolgen.decorators]`: a project's own tool decorators, each with the marker
@@ -769,8 +773,8 @@ def _framework_versions(c: _Checking, key: str) -> dict[str, str]:
     if c.too_many(key):
         versions = {}
     for name, version in versions.items():
-        if name not in DISTRIBUTIONS:
-            known = ", ".join(DISTRIBUTIONS)
+        if name not in (*DISTRIBUTIONS, "python"):
+            known = ", ".join((*DISTRIBUTIONS, "python"))
             c.bad(key, f"unknown framework {cut(repr(name))} (known: {known})", name)
         elif not isinstance(version, str) or not VERSION.match(version):
             why = f'the version must be a string like "4", "4.2" or "4.2.3", not {version!r}'
@@ -778,6 +782,15 @@ def _framework_versions(c: _Checking, key: str) -> dict[str, str]:
         else:
             configured[name] = version
     return configured
+
+
+def _python(version: str | None) -> tuple[int, int]:
+    """`framework_versions`' `python` as (major, minor) ("3" is the newest 3.x), else the
+    running Python's."""
+    if version is None:
+        return sys.version_info[0], sys.version_info[1]
+    parts = [int(p) for p in version.split(".")]
+    return parts[0], parts[1] if len(parts) > 1 else 999
 
 
 def _bool(c: _Checking, key: str) -> Any:
@@ -982,6 +995,7 @@ def _check(
         library_paths=checked["library_paths"],
         max_source_bytes=checked["max_source_bytes"],
         frameworks=frameworks,
+        python=_python(configured.get("python")),
         mcp_enriched=checked["mcp_enriched"],
         decorators=checked["decorators"],
         env=checked["env"],

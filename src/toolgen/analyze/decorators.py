@@ -18,7 +18,7 @@ from toolgen.analyze.folding import NotStatic, fold
 from toolgen.analyze.handlers import Handler
 from toolgen.analyze.scopes import Scope
 from toolgen.diagnostics import Diagnostic, Level
-from toolgen.read.index import ModuleIndex
+from toolgen.read.index import Module, ModuleIndex
 
 #: Keyword arguments `@tool(...)` accepts (DESIGN §1, §3).
 DECORATOR_KEYS = frozenset(
@@ -57,6 +57,7 @@ class DecoratorInfo:
     problems: list[Diagnostic] = field(default_factory=list)
     hints: dict[str, bool] = field(default_factory=dict)  # MCP annotations -> idempotency block
     args_schema: ast.expr | None = None  # LangChain `args_schema=Model`
+    args_schema_module: Module | None = None  # where it is written, when not the handler's
     parse_docstring: bool = False  # LangChain `parse_docstring=True`
     #: arguments given that cannot be read statically (TG401), by name as written
     unread: set[str] = field(default_factory=set)
@@ -65,6 +66,8 @@ class DecoratorInfo:
 def decorator_options(handler: Handler, index: ModuleIndex) -> DecoratorInfo:
     """The options, the node of each (for locating later errors), and problems found."""
     reader = _Reader(handler, index)
+    if handler.tool_class is not None:
+        return _class_options(handler, reader)
     if handler.preset.native:
         return _native(handler, reader)
     return _foreign(handler, reader)
@@ -197,6 +200,35 @@ def _foreign(handler: Handler, reader: _Reader) -> DecoratorInfo:
         else:
             info.options[target] = value
             info.nodes[target] = kw
+    return info
+
+
+#: A tool class's attributes that say what a decorator's keywords say of a function.
+CLASS_OPTIONS = ("name", "description", "args_schema")
+
+
+def _class_options(handler: Handler, reader: _Reader) -> DecoratorInfo:
+    """A tool class (LangChain's `BaseTool` subclasses): its attributes, from the first class
+    of its chain that gives each, read where that class is written."""
+    tool, info = handler.tool_class, reader.info
+    assert tool is not None
+    shown = f"class `{tool.own.node.name}`"
+    for attr in CLASS_OPTIONS:
+        found = tool.attribute(attr)
+        if found is None:
+            continue
+        expr, link = found
+        if attr == "args_schema":
+            if not (isinstance(expr, ast.Constant) and expr.value is None):
+                info.args_schema, info.args_schema_module = expr, link.module
+            continue
+        try:
+            value = fold(expr, link.module, reader.index, Scope(link.module, expr))
+        except NotStatic as exc:
+            reader.not_static(attr, shown, exc)
+            continue
+        info.options[attr] = value
+        info.nodes[attr] = expr
     return info
 
 

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from toolgen.analyze.markers import PRESETS, Preset
 from toolgen.diagnostics import Diagnostic, Location
 from toolgen.read.index import Module
+from toolgen.read.tool_classes import ToolClass
 
 if TYPE_CHECKING:
     from toolgen.analyze.listed import ListedTool
@@ -48,6 +49,9 @@ class Handler:
     server_object: int | None = field(default=None, compare=False)
     #: the undecided branches it was registered in (`Registered.branches`)
     branches: tuple[tuple[int, int], ...] = field(default=(), compare=False)
+    #: a tool class (LangChain's `BaseTool` subclasses): `node` is its `_run`, and the class
+    #: body's attributes (`name`, `description`, `args_schema`) are the options
+    tool_class: ToolClass | None = field(default=None, compare=False)
 
     @property
     def weak(self) -> bool:

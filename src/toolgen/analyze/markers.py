@@ -51,9 +51,30 @@ class Preset:
     #: type pydantic can only check with `isinstance` (`bytearray`) then has no JSON schema,
     #: and pydantic leaves it out of a union (`SchemaBuilder.arbitrary`)
     arbitrary_types: bool = False
-    #: the framework publishes `*args` and `**kwargs` as properties of those names, required,
-    #: of their annotation (the MCP SDK's arguments model has a field for each parameter)
-    star_params: bool = False
+    #: the framework publishes `*args` and `**kwargs` as properties of those names: "as
+    #: typed", required, of their annotation (the MCP SDK's arguments model has a field for
+    #: each parameter); "containers", an array and an object of their annotation, defaulting
+    #: to None (LangChain's, made by pydantic's `validate_arguments`); "" not at all (TG204)
+    star_params: Literal["", "as typed", "containers"] = ""
+    #: the framework publishes a function's whole docstring as its description, and no
+    #: parameter descriptions from it, unless `parse_docstring=True` (LangChain's `@tool`:
+    #: `toolgen.analyze.langchain_docs`)
+    whole_docstring: bool = False
+    #: the framework takes a string in a parameter's `Annotated[...]` as its description
+    #: (LangChain's `_get_annotation_description`: the first string or described `Field`)
+    annotated_text: bool = False
+    #: markers in a parameter's `Annotated[...]` metadata (the class or an instance) that say
+    #: the framework fills it (LangChain's `InjectedToolArg` and its kinds)
+    injected_markers: frozenset[str] = frozenset()
+    #: the framework's arguments model is pydantic's `validate_arguments` one, where a
+    #: parameter whose name starts with `_` is a private attribute, not a field (LangChain)
+    private_underscore: bool = False
+    #: parameters the framework fills by their name, never a model (LangChain's `run_manager`
+    #: and `callbacks`, `FILTERED_ARGS`)
+    filled_params: frozenset[str] = frozenset()
+    #: base classes whose subclasses are tools (LangChain's `BaseTool`), by their dotted paths
+    #: (`toolgen.read.tool_classes`)
+    tool_bases: frozenset[str] = frozenset()
 
 
 _MCP_CONTEXT = frozenset(
@@ -114,7 +135,7 @@ PRESETS: dict[str, Preset] = {
         positional_name=True,  # `tool(name=None, title=None, ...)`: `@mcp.tool("x")`
         untyped="string",
         arbitrary_types=True,  # `ArgModelBase.model_config`
-        star_params=True,
+        star_params="as typed",
     ),
     "openai-agents": Preset(
         "openai-agents",
@@ -148,6 +169,51 @@ PRESETS: dict[str, Preset] = {
         },
         positional_name=True,
         inline_defs="all",  # what convert_to_openai_tool sends when tools are bound to a model
+        filled_params=frozenset({"run_manager", "callbacks"}),
+        private_underscore=True,
+        # what LangChain fills itself, never the model (`_is_injected_arg_type`, and a
+        # parameter typed `RunnableConfig`, `_get_runnable_config_param`)
+        context_types=frozenset(
+            {
+                "langchain_core.runnables.RunnableConfig",
+                "langchain_core.runnables.config.RunnableConfig",
+                "langchain.tools.ToolRuntime",
+                "langchain.tools.tool_node.ToolRuntime",
+                "langgraph.prebuilt.ToolRuntime",
+                "langgraph.prebuilt.tool_node.ToolRuntime",
+            }
+        ),
+        injected_markers=frozenset(
+            {
+                f"{module}.{name}"
+                for module in (
+                    "langchain_core.tools",
+                    "langchain_core.tools.base",
+                    "langchain.tools",
+                    "langgraph.prebuilt",
+                    "langgraph.prebuilt.tool_node",
+                )
+                for name in (
+                    "InjectedToolArg",
+                    "InjectedToolCallId",
+                    "InjectedState",
+                    "InjectedStore",
+                )
+            }
+        ),
+        annotated_text=True,
+        whole_docstring=True,
+        star_params="containers",
+        # `BaseTool` where it is defined, and the names LangChain's packages give it
+        tool_bases=frozenset(
+            {
+                "langchain_core.tools.base.BaseTool",
+                "langchain_core.tools.BaseTool",
+                "langchain.tools.BaseTool",
+                "langchain.tools.base.BaseTool",
+                "langchain_community.tools.BaseTool",
+            }
+        ),
     ),
     "pydantic-ai": Preset(
         "pydantic-ai",

@@ -26,6 +26,7 @@ from toolgen.read.registration.effects import (
     Note,
     OpenAPITools,
     Registered,
+    ToolClassMade,
 )
 from toolgen.read.registration.frames import Place
 from toolgen.read.registration.known import NotKnown, known_value
@@ -121,6 +122,13 @@ def registrations(
             root = roots.get(id(effect)) if roots is not None else None
             handler = _handler(effect, by_name[effect.preset], server, values, unknown, root)
             found.handlers.append(handler)
+        elif isinstance(effect, ToolClassMade) and effect.preset in by_name:
+            key = (id(effect.tool.own.node), id(effect.call), None, "")
+            if key not in seen:
+                seen.add(key)
+                made = _class_handler(effect, by_name[effect.preset], found.unfollowed)
+                if made is not None:
+                    found.handlers.append(made)
         elif isinstance(effect, Mounted):
             parent, child = effect.parent.key, effect.child.key
             if parent is not None and child is not None:
@@ -130,6 +138,45 @@ def registrations(
         elif isinstance(effect, Note):
             found.unfollowed.extend(_diagnostics([effect]))
     return found
+
+
+#: What a tool class must give itself for the framework to build it with no arguments.
+CLASS_NEEDS = ("name", "description")
+
+
+def _class_handler(
+    effect: ToolClassMade, preset: Preset, unfollowed: list[Diagnostic]
+) -> Handler | None:
+    """The handler a tool class is: its `_run`, with the class as the registration. None for
+    an abstract class (no `_run`: the framework cannot build it), and, with a note, for one
+    that leaves its name or description to the code that constructs it."""
+    tool = effect.tool
+    run = tool.method("_run")
+    if run is None:
+        return None
+    own = tool.own
+    lacking = [key for key in CLASS_NEEDS if tool.attribute(key) is None]
+    if lacking:
+        message = (
+            f"`{own.node.name}` is a tool class but gives no "
+            + " or ".join(f"`{key}`" for key in lacking)
+            + ": the code that constructs it does, which toolgen does not follow"
+        )
+        unfollowed.append(Diagnostic("TG106", message, own.module.location(own.node)))
+        return None
+    node, home = run
+    return Handler(
+        home.module,
+        node,
+        effect.qualname,
+        own.node.bases[0],
+        True,
+        False,
+        preset,
+        site=None if own.module is home.module else own.module,
+        branches=effect.branches,
+        tool_class=tool,
+    )
 
 
 def _values(effect: Registered) -> tuple[tuple[tuple[str, Any], ...], frozenset[str]]:

@@ -17,6 +17,7 @@ class Param:
     annotation: ast.expr | None
     default: ast.expr | None
     node: ast.arg
+    star: str = ""  # "*" for `*args`, "**" for `**kwargs`
 
 
 def parameters(
@@ -34,14 +35,19 @@ def parameters(
     posonly = {id(a) for a in args.posonlyargs}
     # `*args` and `**kwargs` are properties of their own name where the framework says so
     # (the MCP SDK: required, of their annotation), in the signature's order
-    published = handler.preset.star_params
+    published = bool(handler.preset.star_params)
     if published and args.vararg is not None:
         pairs.append((args.vararg, None))
     pairs += list(zip(args.kwonlyargs, args.kw_defaults, strict=True))
     if published and args.kwarg is not None:
         pairs.append((args.kwarg, None))
+    stars = {id(args.vararg): "*", id(args.kwarg): "**"}
+
+    filled, private = handler.preset.filled_params, handler.preset.private_underscore
 
     def skipped(name: str) -> bool:
+        if name in filled or (private and name.startswith("_")):
+            return True
         return any(fnmatchcase(name, pattern) for pattern in skip_params)
 
     params: list[Param] = []
@@ -57,7 +63,7 @@ def parameters(
                 )
             )
             continue
-        params.append(Param(arg.arg, arg.annotation, default, arg))
+        params.append(Param(arg.arg, arg.annotation, default, arg, stars.get(id(arg), "")))
     for star, kind in ((args.vararg, "*"), (args.kwarg, "**")):
         if star is not None and not skipped(star.arg) and not published:
             problems.append(
@@ -89,6 +95,13 @@ def exposed_parameters(
             for p in params
             if p.annotation is None
             or not builder.refers_to(p.annotation, handler.module, preset.context_types)
+        ]
+    if preset.injected_markers:
+        params = [
+            p
+            for p in params
+            if p.annotation is None
+            or not builder.marked_with(p.annotation, handler.module, preset.injected_markers)
         ]
     if preset.injected_by:
         params = [p for p in params if not _injected(p.default, handler, builder)]

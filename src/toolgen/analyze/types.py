@@ -109,6 +109,41 @@ class SchemaBuilder(PrimitiveSchemas, MetadataSchemas, ClassSchemas):
             return "alias"
         return None
 
+    def marked_with(
+        self, node: ast.expr, module: Module, paths: frozenset[str], depth: int = 0
+    ) -> bool:
+        """Does `Annotated[T, ...]` (also through an alias, or in `Optional[...]`) carry one of
+        `paths` among its metadata, as the class or an instance (`InjectedState("x")`)?"""
+        if depth > 20:
+            return False
+        if is_str(node):
+            try:
+                node = self._forward_ref(node, module)
+            except TypeProblem:
+                return False
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+            return any(self.marked_with(n, module, paths, depth + 1) for n in flatten_or(node))
+        if isinstance(node, ast.Subscript):
+            origin = self._resolve(node.value, module, strict=False)
+            args = subscript_args(node)
+            if origin.path == "typing.Annotated":
+                for meta in args[1:]:
+                    named = meta.func if isinstance(meta, ast.Call) else meta
+                    if dotted_name(named) is None:
+                        continue
+                    if self._resolve(named, module, strict=False).path in paths:
+                        return True
+                return False
+            if origin.path in ("typing.Optional", "typing.Union"):
+                return any(self.marked_with(a, module, paths, depth + 1) for a in args)
+            return False
+        if dotted_name(node) is None:
+            return False
+        symbol = self._resolve(node, module, strict=False)
+        if symbol.kind == "assign" and isinstance(symbol.node, ast.expr) and symbol.module:
+            return self.marked_with(symbol.node, symbol.module, paths, depth + 1)
+        return False
+
     def refers_to(
         self, node: ast.expr, module: Module, paths: frozenset[str], depth: int = 0
     ) -> bool:

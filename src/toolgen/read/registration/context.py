@@ -26,6 +26,8 @@ class PresetLike(Protocol):
     def factories(self) -> frozenset[str]: ...
     @property
     def version(self) -> tuple[int, ...]: ...
+    @property
+    def tool_bases(self) -> frozenset[str]: ...
 
 
 @dataclass(frozen=True)
@@ -35,10 +37,18 @@ class Framework:
     methods: frozenset[str] = frozenset()  # decorator methods of its servers: `@mcp.tool`
     factories: frozenset[str] = frozenset()  # its server classes: `FastMCP`
     version: tuple[int, ...] = ()  # the version that publishes; () the newest
+    tool_bases: frozenset[str] = frozenset()  # its tool base classes: LangChain's `BaseTool`
 
     @classmethod
     def of(cls, preset: PresetLike) -> Framework:
-        return cls(preset.name, preset.functions, preset.methods, preset.factories, preset.version)
+        return cls(
+            preset.name,
+            preset.functions,
+            preset.methods,
+            preset.factories,
+            preset.version,
+            preset.tool_bases,
+        )
 
 
 class Context(Protocol):

@@ -8,6 +8,7 @@ from typing import Any, Literal
 
 from toolgen.read.index import Module
 from toolgen.read.registration.values import Function, Server, Value
+from toolgen.read.tool_classes import ToolClass
 
 
 @dataclass(frozen=True)
@@ -101,6 +102,22 @@ class OpenAPITools:
     site: Module
 
 
+@dataclass(frozen=True)
+class ToolClassMade:
+    """A class statement that makes a tool class of `preset` (`toolgen.read.tool_classes`):
+    LangChain's tools are classes deriving from its `BaseTool`. `options` are the keywords a
+    constructor call gives (`SearchTool(name="search")`, `call` that call, written in
+    `site`); empty, with `call` None, for the class statement itself."""
+
+    tool: ToolClass
+    preset: str
+    site: Module
+    qualname: str
+    call: ast.expr | None = None
+    options: tuple[tuple[str, Value], ...] = ()
+    branches: tuple[tuple[int, int], ...] = ()
+
+
 NoteKind = Literal["unfollowed", "bound", "env", "remade", "registry"]
 
 
@@ -117,4 +134,4 @@ class Note:
     node: ast.AST | None
 
 
-Effect = Registered | Mounted | ListedTools | AnsweredTools | OpenAPITools | Note
+Effect = Registered | Mounted | ListedTools | AnsweredTools | OpenAPITools | ToolClassMade | Note

@@ -39,6 +39,7 @@ from toolgen.read.registration.effects import (
     Note,
     NoteKind,
     Registered,
+    ToolClassMade,
 )
 from toolgen.read.registration.frames import (
     BREAK,
@@ -94,6 +95,7 @@ from toolgen.read.registration.values import (
     Unknown,
     Value,
 )
+from toolgen.read.tool_classes import tool_class
 
 #: What a request is called, as a function of an HTTP package or a method of its client.
 VERBS = ("get", "post", "put", "patch", "delete", "head", "options", "request", "send", "stream")
@@ -704,9 +706,24 @@ class Interpreter:
         body = Frame(frame.module, {}, frame, f"{qualname}.", class_node=node)
         self.block(node.body, body)
         made = Class(node, frame.module, qualname, bases, body.names)
+        self.made_tool_class(node, frame.module, qualname)
         self.init_subclass(made, keywords, node)
         value = self.decorate(made, decorators, node.decorator_list, frame)
         self.bind(node.name, value, frame)
+
+    def made_tool_class(self, node: ast.ClassDef, module: Module, qualname: str) -> None:
+        """A class statement that makes a framework's tool class (LangChain's tools derive
+        from its `BaseTool`): the class is a tool."""
+        for framework in self.frameworks:
+            if not framework.tool_bases or not node.bases:
+                continue
+            found = tool_class(module, node, self.index, framework.tool_bases)
+            if found is not None:
+                made = ToolClassMade(
+                    found, framework.name, module, qualname, branches=self.branches
+                )
+                self.record(made)
+                return
 
     def init_subclass(
         self, cls: Class, keywords: dict[str | None, Value], node: ast.ClassDef

@@ -7,11 +7,18 @@ from typing import Any, Literal, NotRequired, TypedDict
 ToolName = Literal[
     "add_comment",
     "assign_issue",
+    "calculator",
     "close_issue",
     "create_issue",
+    "echo",
     "get_weather",
     "list_issues",
     "multiply",
+    "notes",
+    "order_cancel",
+    "order_lookup",
+    "reply",
+    "search",
     "web_search",
 ]
 
@@ -20,21 +27,25 @@ ToolName = Literal[
 DESCRIPTORS: dict[ToolName, str] = {
     "add_comment": "descriptors/add_comment.json",
     "assign_issue": "descriptors/assign_issue.json",
+    "calculator": "descriptors/calculator.json",
     "close_issue": "descriptors/close_issue.json",
     "create_issue": "descriptors/create_issue.json",
+    "echo": "descriptors/echo.json",
     "get_weather": "descriptors/get_weather.json",
     "list_issues": "descriptors/list_issues.json",
     "multiply": "descriptors/multiply.json",
+    "notes": "descriptors/notes.json",
+    "order_cancel": "descriptors/order_cancel.json",
+    "order_lookup": "descriptors/order_lookup.json",
+    "reply": "descriptors/reply.json",
+    "search": "descriptors/search.json",
     "web_search": "descriptors/web_search.json",
 }
 
 
 class AddCommentArgs(TypedDict):
-    #: The issue.
     issue_id: str
-    #: Comment text.
     body: str
-    #: Visible to staff only.
     internal: NotRequired[bool]
 
 
@@ -47,10 +58,15 @@ class AssignIssueArgs(TypedDict):
     notify: NotRequired[bool]
 
 
+class CalculatorArgs(TypedDict):
+    a: int
+    #: The second factor.
+    b: NotRequired[int]
+    precise: NotRequired[bool]
+
+
 class CloseIssueArgs(TypedDict):
-    #: The issue.
     issue_id: str
-    #: Closing comment.
     comment: NotRequired[str | None]
 
 
@@ -61,6 +77,12 @@ class CreateIssueArgs(TypedDict):
     priority: NotRequired[Literal["low", "high"]]
     #: Labels to set.
     labels: NotRequired[list[str] | None]
+
+
+class EchoArgs(TypedDict):
+    text: str
+    parts: NotRequired[list[int]]
+    extra: NotRequired[dict[str, Any]]
 
 
 class GetWeatherArgs(TypedDict):
@@ -78,23 +100,48 @@ class ListIssuesArgsPage(TypedDict):
 
 
 class ListIssuesArgs(TypedDict):
-    #: Which page.
     page: NotRequired[ListIssuesArgsPage | None]
     #: open or closed
     state: NotRequired[str]
 
 
 class MultiplyArgs(TypedDict):
-    #: First factor.
     a: int
-    #: Second factor.
     b: int
 
 
-class WebSearchArgs(TypedDict):
+class NotesArgs(TypedDict):
+    text: str
+    tags: NotRequired[list[str] | None]
+
+
+class OrderCancelArgs(TypedDict):
+    #: The order's number.
+    order_id: str
+    #: Include the order's lines.
+    with_items: NotRequired[bool]
+
+
+class OrderLookupArgs(TypedDict):
+    #: The order's number.
+    order_id: str
+    #: Include the order's lines.
+    with_items: NotRequired[bool]
+
+
+class ReplyArgs(TypedDict):
+    text: str
+
+
+class SearchArgs(TypedDict):
     #: Words to look for.
     query: str
     #: How many results.
+    max_results: NotRequired[int]
+
+
+class WebSearchArgs(TypedDict):
+    query: str
     max_results: NotRequired[int]
 
 
@@ -102,10 +149,17 @@ class WebSearchArgs(TypedDict):
 ARGUMENTS: dict[ToolName, Any] = {
     "add_comment": AddCommentArgs,
     "assign_issue": AssignIssueArgs,
+    "calculator": CalculatorArgs,
     "close_issue": CloseIssueArgs,
     "create_issue": CreateIssueArgs,
+    "echo": EchoArgs,
     "get_weather": GetWeatherArgs,
     "list_issues": ListIssuesArgs,
     "multiply": MultiplyArgs,
+    "notes": NotesArgs,
+    "order_cancel": OrderCancelArgs,
+    "order_lookup": OrderLookupArgs,
+    "reply": ReplyArgs,
+    "search": SearchArgs,
     "web_search": WebSearchArgs,
 }

@@ -1,0 +1,194 @@
+"""LangChain tools written as classes: a `BaseTool` subclass is a tool, read statically through
+the project's classes and the installed packages' ones (`toolgen.read.tool_classes`)."""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tests.conftest import Project
+
+from toolgen.analyze.langchain_docs import parsed_description, whole_description
+
+CONFIG = """
+[tool.toolgen]
+sources = ["src"]
+out = "generated"
+markers = ["langchain"]
+min_level = 0
+{extra}
+"""
+
+
+def _project(tmp_path: Path, extra: str = "") -> Project:
+    project = Project(tmp_path / "proj")
+    project.write("pyproject.toml", CONFIG.format(extra=extra))
+    return project
+
+
+def test_a_class_of_an_installed_package_gives_what_its_subclasses_inherit(tmp_path, run) -> None:
+    """A package's base for a family of tools (its description and input model, through a
+    mixin), read from the library folder, never imported."""
+    project = _project(tmp_path, 'library_paths = ["../lib"]')
+    lib = Project(tmp_path / "lib")
+    lib.write(
+        "shoptools/base.py",
+        """
+        from langchain_core.tools import BaseTool
+        from pydantic import BaseModel, Field
+
+
+        class OrderInput(BaseModel):
+            order_id: str = Field(description="The order's number.")
+
+
+        class Traced:
+            description: str = "Look up an order."
+
+
+        class ShopTool(Traced, BaseTool):
+            args_schema: type[BaseModel] = OrderInput
+        """,
+    )
+    project.write(
+        "src/tools.py",
+        """
+        from shoptools.base import ShopTool
+
+
+        class Lookup(ShopTool):
+            name: str = "lookup"
+
+            def _run(self, order_id: str) -> str:
+                return order_id
+        """,
+    )
+    result = run("build", cwd=project.root)
+    assert result.code == 0, result.out + result.err
+    lookup = project.descriptor("lookup")
+    assert lookup["description"] == "Look up an order."
+    assert lookup["parameters"]["properties"] == {
+        "order_id": {"description": "The order's number.", "type": "string"}
+    }
+    assert lookup["source"] == {"module": "tools", "qualname": "Lookup", "marker": "langchain"}
+
+
+def test_abstract_classes_are_no_tools_and_unnamed_ones_are_told(tmp_path, run) -> None:
+    project = _project(tmp_path)
+    project.write(
+        "src/tools.py",
+        """
+        from langchain_core.tools import BaseTool
+
+
+        class Base(BaseTool):
+            description: str = "Shared by the family."
+
+
+        class Unnamed(Base):
+            def _run(self, text: str) -> str:
+                return text
+
+
+        class NotATool:
+            name: str = "not_a_tool"
+            description: str = "Has the shape, not the base."
+
+            def _run(self, text: str) -> str:
+                return text
+
+
+        class Named(Base):
+            name: str = "named"
+
+            def _run(self, text: str) -> str:
+                return text
+        """,
+    )
+    result = run("build", "--verbose", cwd=project.root)
+    assert result.code == 0, result.out + result.err
+    names = sorted(p.stem for p in (project.out / "descriptors").glob("*.json"))
+    assert names == ["named"]
+    told = result.out + result.err
+    assert "src/tools.py:8:1: TG106 [info] `Unnamed` is a tool class but gives no `name`" in told, (
+        told
+    )
+
+
+def test_the_classes_are_read_only_for_the_langchain_preset(tmp_path, run) -> None:
+    project = _project(tmp_path)
+    project.write("pyproject.toml", CONFIG.format(extra="").replace('"langchain"', '"fastmcp"'))
+    project.write(
+        "src/tools.py",
+        """
+        from fastmcp import FastMCP
+        from langchain_core.tools import BaseTool
+
+        mcp = FastMCP("s")
+
+
+        @mcp.tool
+        def ping() -> str:
+            "Answer."
+            return "pong"
+
+
+        class Named(BaseTool):
+            name: str = "named"
+            description: str = "A LangChain tool."
+
+            def _run(self, text: str) -> str:
+                return text
+        """,
+    )
+    assert run("build", cwd=project.root).code == 0
+    assert sorted(p.stem for p in (project.out / "descriptors").glob("*.json")) == ["ping"]
+
+
+DOCSTRINGS = [
+    '''"""Multiply two integers.
+
+    Args:
+        a: First factor.
+    """''',
+    '''"""
+    Search the web.
+
+    Returns:
+        Pages.
+    """''',
+    '''"""One line."""''',
+    '''"""Summary.
+
+        Indented more.
+    Back.
+
+    Args:
+        q: The query.
+    """''',
+]
+
+
+@pytest.mark.parametrize("docstring", DOCSTRINGS)
+def test_descriptions_follow_what_this_python_makes_of_the_docstring(docstring: str) -> None:
+    """The oracle is Python itself (the function's `__doc__` as this interpreter compiles
+    it) and LangChain's own docstring parser, from the docstring as the source holds it."""
+    from langchain_core.utils.function_calling import _parse_google_docstring
+
+    source = "def f():\n" + textwrap.indent(docstring, "    ") + "\n"
+    function = ast.parse(source).body[0]
+    assert isinstance(function, ast.FunctionDef)
+    raw = ast.get_docstring(function, clean=False)
+    assert raw is not None
+    namespace: dict[str, Any] = {}
+    exec(source, namespace)
+    compiled = namespace["f"]
+    python = (sys.version_info[0], sys.version_info[1])
+    assert whole_description(raw, python) == textwrap.dedent(compiled.__doc__).strip()
+    parsed = _parse_google_docstring(inspect.getdoc(compiled), [])[0]
+    assert parsed_description(raw) == parsed
