@@ -192,3 +192,54 @@ def test_descriptions_follow_what_this_python_makes_of_the_docstring(docstring: 
     assert whole_description(raw, python) == textwrap.dedent(compiled.__doc__).strip()
     parsed = _parse_google_docstring(inspect.getdoc(compiled), [])[0]
     assert parsed_description(raw) == parsed
+
+
+def test_a_class_named_where_it_is_constructed_is_the_tool_each_construction_makes(
+    tmp_path, run
+) -> None:
+    project = _project(tmp_path)
+    project.write(
+        "src/tools.py",
+        """
+        from langchain_core.tools import BaseTool
+
+        PREFIX = "docs"
+
+
+        class Search(BaseTool):
+            description: str = "Search the pages."
+
+            def _run(self, query: str) -> list[str]:
+                return []
+
+
+        class Fetch(BaseTool):
+            name: str = "fetch"
+            description: str = "Fetch a page."
+
+            def _run(self, url: str) -> str:
+                return url
+
+
+        def tools(kind: str) -> list[BaseTool]:
+            return [
+                Search(name=f"{PREFIX}_search"),
+                Search(name="wiki_search", description="Search the wiki."),
+                Fetch(description="Fetch a page of " + kind + "."),
+            ]
+
+
+        TOOLS = tools("the docs")
+        """,
+    )
+    result = run("build", cwd=project.root)
+    assert result.code == 0, result.out + result.err
+    described = {
+        p.stem: project.descriptor(p.stem)["description"]
+        for p in (project.out / "descriptors").glob("*.json")
+    }
+    assert described == {
+        "docs_search": "Search the pages.",
+        "wiki_search": "Search the wiki.",
+        "fetch": "Fetch a page of the docs.",
+    }

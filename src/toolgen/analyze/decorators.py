@@ -229,6 +229,17 @@ def _class_options(handler: Handler, reader: _Reader) -> DecoratorInfo:
             continue
         info.options[attr] = value
         info.nodes[attr] = expr
+    # a construction's keywords, over the class's (`SearchTool(name="web_search")`)
+    for key, value in handler.values:
+        info.options[key] = value
+        info.nodes[key] = handler.decorator
+    for key in handler.unknown:
+        call = ast.unparse(handler.decorator)[:60]
+        message = f"`{key}` given to `{call}` is not a value toolgen can read statically"
+        where = handler.at.location(handler.decorator)
+        level = None if key == "name" else Level.WARNING
+        info.problems.append(Diagnostic("TG401", message, where, level))
+        info.options.pop(key, None)
     return info
 
 

@@ -18,6 +18,7 @@ from toolgen.analyze.markers import Preset
 from toolgen.diagnostics import Diagnostic
 from toolgen.read.index import Module, ModuleIndex
 from toolgen.read.registration import fresh, listed, run_unit
+from toolgen.read.registration.context import shown
 from toolgen.read.registration.effects import (
     AnsweredTools,
     Effect,
@@ -101,6 +102,9 @@ def registrations(
     }
     found = Registrations()
     seen: set[tuple[int, int, str | None, str]] = set()
+    constructed = {
+        id(e.tool.own.node) for e in effects if isinstance(e, ToolClassMade) and e.call is not None
+    }
     for effect in effects:
         if isinstance(effect, Registered):
             server = effect.server.key if effect.server is not None else None
@@ -123,12 +127,15 @@ def registrations(
             handler = _handler(effect, by_name[effect.preset], server, values, unknown, root)
             found.handlers.append(handler)
         elif isinstance(effect, ToolClassMade) and effect.preset in by_name:
-            key = (id(effect.tool.own.node), id(effect.call), None, "")
-            if key not in seen:
-                seen.add(key)
-                made = _class_handler(effect, by_name[effect.preset], found.unfollowed)
-                if made is not None:
-                    found.handlers.append(made)
+            # a class the code constructs with its name or description is the tools made so
+            values, unknown = _values(effect)
+            key = (id(effect.tool.own.node), id(effect.call), None, repr(values))
+            if key in seen or (effect.call is None and id(effect.tool.own.node) in constructed):
+                continue
+            seen.add(key)
+            made = _class_handler(effect, by_name[effect.preset], values, unknown, found)
+            if made is not None:
+                found.handlers.append(made)
         elif isinstance(effect, Mounted):
             parent, child = effect.parent.key, effect.child.key
             if parent is not None and child is not None:
@@ -145,48 +152,69 @@ CLASS_NEEDS = ("name", "description")
 
 
 def _class_handler(
-    effect: ToolClassMade, preset: Preset, unfollowed: list[Diagnostic]
+    effect: ToolClassMade,
+    preset: Preset,
+    values: tuple[tuple[str, Any], ...],
+    unknown: frozenset[str],
+    found: Registrations,
 ) -> Handler | None:
-    """The handler a tool class is: its `_run`, with the class as the registration. None for
-    an abstract class (no `_run`: the framework cannot build it), and, with a note, for one
-    that leaves its name or description to the code that constructs it."""
+    """The handler a tool class (or a construction of one) is: its `_run`, with the class
+    statement, or the constructor call, as the registration. None for an abstract class (no
+    `_run`: the framework cannot build it), and, with a note, for one that leaves its name
+    or description to code that constructs it where toolgen does not see it."""
     tool = effect.tool
     run = tool.method("_run")
     if run is None:
         return None
     own = tool.own
-    lacking = [key for key in CLASS_NEEDS if tool.attribute(key) is None]
+    given = {key for key, _ in effect.options}
+    lacking = [key for key in CLASS_NEEDS if key not in given and tool.attribute(key) is None]
+    if lacking and effect.call is not None:
+        message = (
+            f"`{shown(effect.call)}` constructs a tool with no "
+            + " or ".join(f"`{key}`" for key in lacking)
+            + ": the framework cannot build it"
+        )
+        found.unfollowed.append(Diagnostic("TG106", message, effect.site.location(effect.call)))
+        return None
     if lacking:
         message = (
             f"`{own.node.name}` is a tool class but gives no "
             + " or ".join(f"`{key}`" for key in lacking)
             + ": the code that constructs it does, which toolgen does not follow"
         )
-        unfollowed.append(Diagnostic("TG106", message, own.module.location(own.node)))
+        found.unfollowed.append(Diagnostic("TG106", message, own.module.location(own.node)))
         return None
     node, home = run
+    registration = effect.call if effect.call is not None else own.node.bases[0]
+    site = effect.site if effect.call is not None else own.module
     return Handler(
         home.module,
         node,
         effect.qualname,
-        own.node.bases[0],
+        registration,
         True,
         False,
         preset,
-        site=None if own.module is home.module else own.module,
+        site=None if site is home.module else site,
+        values=values,
+        unknown=unknown,
         branches=effect.branches,
         tool_class=tool,
     )
 
 
-def _values(effect: Registered) -> tuple[tuple[tuple[str, Any], ...], frozenset[str]]:
+def _values(
+    effect: Registered | ToolClassMade,
+) -> tuple[tuple[tuple[str, Any], ...], frozenset[str]]:
     """The registration's keyword arguments that the interpreter knows, as data; and those
     given that it cannot know."""
     known: list[tuple[str, Any]] = []
     unknown: set[str] = set()
+    node = effect.node if isinstance(effect, Registered) else effect.call or effect.tool.own.node
     for key, value in effect.options:
         try:
-            known.append((key, known_value(value, effect.node)))
+            known.append((key, known_value(value, node)))
         except NotKnown:
             unknown.add(key)
     return tuple(known), frozenset(unknown)

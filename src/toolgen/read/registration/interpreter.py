@@ -95,7 +95,7 @@ from toolgen.read.registration.values import (
     Unknown,
     Value,
 )
-from toolgen.read.tool_classes import tool_class
+from toolgen.read.tool_classes import ToolClass, tool_class
 
 #: What a request is called, as a function of an HTTP package or a method of its client.
 VERBS = ("get", "post", "put", "patch", "delete", "head", "options", "request", "send", "stream")
@@ -160,6 +160,10 @@ MAX_SECONDS = 5.0
 MAX_PROJECT_SECONDS = 60.0
 
 
+#: The constructor keywords of a tool class that describe the tool it makes.
+CONSTRUCTED = ("name", "description")
+
+
 class Interpreter:
     """One project's evaluation: each module's top level once, shared by every unit."""
 
@@ -221,6 +225,9 @@ class Interpreter:
         #: not (`block` continues in the branch that falls through)
         self.fell_through: tuple[int, int] | None = None
         self.bounded = False  # a bound was reached: what the code did may be cut short
+        #: the tool classes made so far, by id() of their class statement: the class, its
+        #: preset and qualified name (a construction of one makes a tool of its own)
+        self.tool_classes: dict[int, tuple[ToolClass, str, str]] = {}
 
     # -- the Context frameworks and stdlib need -------------------------------------------
     @property
@@ -719,11 +726,24 @@ class Interpreter:
                 continue
             found = tool_class(module, node, self.index, framework.tool_bases)
             if found is not None:
+                self.tool_classes[id(node)] = (found, framework.name, qualname)
                 made = ToolClassMade(
                     found, framework.name, module, qualname, branches=self.branches
                 )
                 self.record(made)
                 return
+
+    def constructed_tool(
+        self, made_as: tuple[ToolClass, str, str], kwargs: dict[str, Value], node: ast.expr
+    ) -> None:
+        """A tool class constructed with what describes the tool (`SearchTool(name="x")`):
+        that is a tool of its own, as the framework builds it."""
+        given = tuple((k, v) for k, v in kwargs.items() if k in CONSTRUCTED)
+        if not given:
+            return
+        tool, preset, qualname = made_as
+        made = ToolClassMade(tool, preset, self.site, qualname, node, given, self.branches)
+        self.record(made)
 
     def init_subclass(
         self, cls: Class, keywords: dict[str | None, Value], node: ast.ClassDef
@@ -1501,6 +1521,9 @@ class Interpreter:
             made = Server(framework.name, node, self.site, cls)
         else:
             made = Instance(cls)
+        made_as = self.tool_classes.get(id(cls.node))
+        if made_as is not None and isinstance(node, ast.expr):
+            self.constructed_tool(made_as, kwargs, node)
         init = self.class_attribute(cls, "__init__", made)
         if init is not None:
             self.call(init, args, kwargs, node, known)
