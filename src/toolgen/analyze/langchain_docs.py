@@ -5,7 +5,7 @@ Python 3.13 strips the docstring's common indentation when it compiles the funct
 versions keep it as written. Without `parse_docstring=True` the whole docstring is the
 description, its Args section included (`textwrap.dedent(__doc__).strip()`); with it, the
 paragraphs before the Args section, joined by spaces (`_parse_google_docstring` of
-`inspect.getdoc`).
+`inspect.getdoc`). `doc_at_run_time` serves the MCP SDK's descriptions too.
 """
 
 from __future__ import annotations
@@ -14,14 +14,20 @@ import inspect
 import textwrap
 
 
-def runtime_doc(raw: str, python: tuple[int, int]) -> str:
-    """The function's `__doc__` on Python `python`, from the docstring as written."""
-    return inspect.cleandoc(raw) if python >= (3, 13) else raw
+def doc_at_run_time(raw: str, python: tuple[int, int]) -> str:
+    """A function's `__doc__` on Python `python`, from its docstring literal: as written, or
+    from Python 3.13 on with the indentation the compiler removes (the first line's leading
+    whitespace, and the margin the other lines share, blank ones emptied)."""
+    if python < (3, 13):
+        return raw
+    lines = raw.expandtabs().split("\n")
+    margin = min((len(ln) - len(ln.lstrip()) for ln in lines[1:] if ln.strip()), default=0)
+    return "\n".join([lines[0].lstrip(), *(ln[margin:] if ln.strip() else "" for ln in lines[1:])])
 
 
 def whole_description(raw: str, python: tuple[int, int]) -> str:
     """The description of a `@tool` function without `parse_docstring`."""
-    return textwrap.dedent(runtime_doc(raw, python)).strip()
+    return textwrap.dedent(doc_at_run_time(raw, python)).strip()
 
 
 def parsed_description(raw: str) -> str:

@@ -32,6 +32,7 @@ from typing import Any
 
 from toolgen.analyze import griffe_docs
 from toolgen.analyze.framework_facts import UNSET, Fields, Returns
+from toolgen.analyze.langchain_docs import doc_at_run_time
 from toolgen.analyze.literals import sorted_items
 from toolgen.frameworks import Framework
 from toolgen.schema_forms import (
@@ -189,13 +190,10 @@ def _inline_root_ref(schema: Schema) -> Schema:
 
 
 def runtime_doc(docstring: str | None) -> str | None:
-    """A function's `__doc__` as Python makes it from the literal: as written, or from
-    Python 3.13 on with its indentation removed by the compiler (on the Python toolgen runs)."""
-    if docstring is None or sys.version_info < (3, 13):
-        return docstring
-    lines = docstring.expandtabs().split("\n")
-    margin = min((len(ln) - len(ln.lstrip()) for ln in lines[1:] if ln.strip()), default=0)
-    return "\n".join([lines[0].lstrip(), *(ln[margin:] if ln.strip() else "" for ln in lines[1:])])
+    """A function's `__doc__` on the Python toolgen runs on (`doc_at_run_time`)."""
+    if docstring is None:
+        return None
+    return doc_at_run_time(docstring, (sys.version_info[0], sys.version_info[1]))
 
 
 # -- FastMCP ---------------------------------------------------------------------------------
