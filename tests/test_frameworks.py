@@ -148,10 +148,7 @@ NORMALISE: dict[str, tuple[set[str], str]] = {
         "the Agents SDK publishes its strict form (everything required, defaults dropped where "
         "None); toolgen's descriptor keeps the canonical form and renders strict per platform",
     ),
-    "langchain": (
-        {"additionalProperties"},
-        "LangChain leaves the root open; toolgen closes it",
-    ),
+    "langchain": (set(), "none: the descriptor holds what LangChain sends, as it sends it"),
     "pydantic-ai": (set(), "none"),
 }
 
@@ -166,6 +163,11 @@ def test_static_schema_equals_what_the_framework_publishes(preset: str) -> None:
     keys, _reason = NORMALISE[preset]
     for name, theirs in published.items():
         mine = ours[name].parameters
+        if preset == "langchain":  # what it sends is in the descriptor as it sends it
+            framework = ours[name].framework
+            assert framework is not None and framework.openai is not None
+            assert framework.openai["parameters"] == theirs, name
+            continue
         if preset == "mcp":
             mine = _descriptions_only_where(theirs, mine)
         assert drop(mine, keys | {"title"}) == drop(theirs, keys | {"title"}), name
@@ -182,6 +184,7 @@ def test_langchain_tool_classes_are_read_as_langchain_builds_them() -> None:
     assert sorted(t.name for t in classes) == [
         "calculator",
         "echo",
+        "file_tool",
         "notes",
         "order_cancel",
         "order_lookup",
@@ -203,6 +206,22 @@ def test_langchain_descriptions_are_the_ones_it_sends() -> None:
     for tool in _langchain_tools():
         sent = convert_to_openai_tool(tool)["function"]
         assert ours[tool.name].description == sent["description"], tool.name
+
+
+def test_langchain_tools_are_sent_to_openai_as_langchain_sends_them() -> None:
+    """The OpenAI payload of a LangChain tool is `convert_to_openai_tool`'s, byte for byte
+    (keys in its order), for `@tool` functions and tool classes alike."""
+    pytest.importorskip("langchain_core")
+    import json
+
+    from langchain_core.utils.function_calling import convert_to_openai_tool
+
+    ours = _static("langchain")
+    for tool in _langchain_tools():
+        framework = ours[tool.name].framework
+        assert framework is not None and framework.name == "langchain"
+        sent = convert_to_openai_tool(tool)["function"]
+        assert json.dumps(framework.openai) == json.dumps(sent), tool.name
 
 
 def test_framework_metadata_maps_onto_the_descriptor() -> None:

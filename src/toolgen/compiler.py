@@ -37,6 +37,7 @@ from toolgen.analyze.framework_facts import (
 )
 from toolgen.analyze.handlers import Handler, Mount, nested_too_deeply
 from toolgen.analyze.langchain_docs import parsed_description, whole_description
+from toolgen.analyze.langchain_payload import LANGCHAIN_RULES, langchain_function
 from toolgen.analyze.listed import ListedTool
 from toolgen.analyze.literals import surrogate_node, unwritable
 from toolgen.analyze.markers import PRESETS, config_presets
@@ -168,10 +169,12 @@ def renamed(descriptor: ToolDescriptor, name: str) -> ToolDescriptor:
     rendered for the old one is taken for it. The framework's entry is renamed as that
     framework renames it."""
     update: dict[str, Any] = {"name": name}
-    if descriptor.framework is not None:
-        block = descriptor.framework
+    block = descriptor.framework
+    if block is not None and block.mcp is not None:
         entry = renamed_entry(Framework(block.name, block.version), block.mcp, name)
         update["framework"] = block.model_copy(update={"mcp": entry})
+    elif block is not None and block.openai is not None:
+        update["framework"] = block.model_copy(update={"openai": {**block.openai, "name": name}})
     return descriptor.model_copy(update=update)
 
 
@@ -643,10 +646,10 @@ def transform_fn_facts(
     )
     settings = replace(config, skip_params=skipped, min_level=0)
     descriptor, problems = compile_handler(handler, index, settings)
-    if descriptor is None or descriptor.framework is None:
+    made = descriptor.framework.mcp if descriptor and descriptor.framework else None
+    if made is None:
         errors = [p for p in problems if p.severity is Level.ERROR]
         return errors[0].message if errors else "no FastMCP entry is made of it"
-    made = descriptor.framework.mcp
     return FunctionFacts(
         made.get("inputSchema", {}),
         made.get("outputSchema"),
@@ -957,6 +960,12 @@ class _HandlerCompiler:
             data["framework"] = self.framework_tool(
                 publisher, name, given_description, returns_schema
             )
+        elif self.preset.name == "langchain":  # LangChain sends its tools to a model itself
+            data["framework"] = {
+                "name": "langchain",
+                "version": LANGCHAIN_RULES,
+                "openai": langchain_function(name, str(description), self.canonical_parameters),
+            }
         unfit = unwritable(data)  # e.g. "\\ud83d\\ude00" in a docstring: no JSON file can hold it
         if unfit is not None:
             code, message = unfit
@@ -1273,7 +1282,7 @@ class _HandlerCompiler:
             return {"type": "object", "properties": {}, "additionalProperties": False}
         schema = {k: v for k, v in body.items() if k != "description"}
         schema["additionalProperties"] = False
-        schema = _with_defs(schema, builder)
+        schema = self.canonical_parameters = _with_defs(schema, builder)
         self.within_expansion("parameters", schema)
         return schema
 

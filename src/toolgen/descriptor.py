@@ -106,14 +106,21 @@ class Source(_Block):
 
 
 class FrameworkTool(_Block):
-    """What the framework that marked a handler serves for it over MCP, by that framework's
-    own rules at its version (`toolgen.analyze.publication`): the MCP payload sends it as it is."""
+    """What the framework that marked a handler sends for it itself, by that framework's own
+    rules at its version: over MCP (`toolgen.analyze.publication`), or to OpenAI's Chat
+    Completions (LangChain's `convert_to_openai_tool`, `toolgen.analyze.langchain_payload`).
+    That platform's payload sends it as it is."""
 
-    name: Literal["fastmcp", "mcp"] = Field(description="fastmcp, or mcp (the official SDK).")
-    version: str = Field(
-        description="The version whose rules made `mcp` (installed or configured)."
+    name: Literal["fastmcp", "mcp", "langchain"] = Field(
+        description="fastmcp, mcp (the official SDK), or langchain."
     )
-    mcp: dict[str, Any] = Field(description="The tool as the framework lists it (tools/list).")
+    version: str = Field(description="The version whose rules made it (installed or configured).")
+    mcp: dict[str, Any] | None = Field(
+        None, description="The tool as the framework lists it (tools/list)."
+    )
+    openai: dict[str, Any] | None = Field(
+        None, description="The `function` of the tool the framework sends to Chat Completions."
+    )
 
 
 class ToolDescriptor(_Block):

@@ -34,7 +34,8 @@ def registry_edits(
     for handler, descriptor in compiled:
         fields = changed.get(handle_key(handler.node, handler.decorator), {})
         publisher = config.publisher(handler.preset.name)
-        if descriptor.framework is None or publisher is None or not fields:
+        framework = descriptor.framework
+        if framework is None or framework.mcp is None or publisher is None or not fields:
             continue
         for key in ("inputSchema", "outputSchema"):
             if isinstance(fields.get(key), dict):
@@ -44,9 +45,9 @@ def registry_edits(
             continue
         for name, value in fields.items():
             if value is None:
-                descriptor.framework.mcp.pop(name, None)
+                framework.mcp.pop(name, None)
             else:
-                descriptor.framework.mcp[name] = value
+                framework.mcp[name] = value
     if not names:
         return []
     message = (

@@ -32,8 +32,8 @@ def render(tools: list[ToolDescriptor], report: Any, options: RenderOptions) -> 
 
 
 def tool_object(tool: ToolDescriptor, revision: str = "2025-11-25") -> dict[str, Any]:
-    if tool.framework is not None:  # what FastMCP or the MCP SDK serves, as it serves it
-        return tool.framework.mcp
+    if tool.framework is not None and tool.framework.mcp is not None:
+        return tool.framework.mcp  # what FastMCP or the MCP SDK serves, as it serves it
     entry: dict[str, Any] = {"name": tool.name}
     if tool.title:
         entry["title"] = tool.title

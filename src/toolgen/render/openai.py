@@ -53,6 +53,11 @@ def render(tools: list[ToolDescriptor], report: Any, options: RenderOptions) -> 
     chat: list[dict[str, Any]] = []
     responses: list[dict[str, Any]] = []
     for tool in tools:
+        sent = tool.framework.openai if tool.framework is not None else None
+        if sent is not None:  # what the framework sends (LangChain), as it sends it
+            chat.append({"type": "function", "function": sent})
+            responses.append({"type": "function", **sent})
+            continue
         for problem in limit_problems(tool.parameters):
             report("TG605", tool, f"OpenAI: {problem}")
         if not options.openai_strict:

@@ -11,6 +11,7 @@ ToolName = Literal[
     "close_issue",
     "create_issue",
     "echo",
+    "file_tool",
     "get_weather",
     "list_issues",
     "multiply",
@@ -31,6 +32,7 @@ DESCRIPTORS: dict[ToolName, str] = {
     "close_issue": "descriptors/close_issue.json",
     "create_issue": "descriptors/create_issue.json",
     "echo": "descriptors/echo.json",
+    "file_tool": "descriptors/file_tool.json",
     "get_weather": "descriptors/get_weather.json",
     "list_issues": "descriptors/list_issues.json",
     "multiply": "descriptors/multiply.json",
@@ -83,6 +85,22 @@ class EchoArgs(TypedDict):
     text: str
     parts: NotRequired[list[int]]
     extra: NotRequired[dict[str, Any]]
+
+
+class Folder(TypedDict):
+    """A folder of notes, with folders inside."""
+
+    #: Its name.
+    title: str
+    children: NotRequired[list[Folder]]
+
+
+class FileToolArgs(TypedDict):
+    #: A path.
+    path: str
+    folder: NotRequired[Folder | None]
+    folders: NotRequired[list[Folder]]
+    mode: NotRequired[Literal["r", "w"]]
 
 
 class GetWeatherArgs(TypedDict):
@@ -153,6 +171,7 @@ ARGUMENTS: dict[ToolName, Any] = {
     "close_issue": CloseIssueArgs,
     "create_issue": CreateIssueArgs,
     "echo": EchoArgs,
+    "file_tool": FileToolArgs,
     "get_weather": GetWeatherArgs,
     "list_issues": ListIssuesArgs,
     "multiply": MultiplyArgs,
