@@ -160,6 +160,10 @@ PRESETS: dict[str, Preset] = {
                 "langchain_core.tools.convert.tool",
                 "langchain.tools.tool",
                 "langchain.agents.tool",
+                # `StructuredTool.from_function(fn, name=..., description=...)`
+                "langchain_core.tools.StructuredTool.from_function",
+                "langchain_core.tools.structured.StructuredTool.from_function",
+                "langchain.tools.StructuredTool.from_function",
             }
         ),
         options={

@@ -170,9 +170,11 @@ def call_decorator(
 ) -> Value:
     """A decorator function (`@function_tool`, `@tool(...)`): given a function, it registers
     it; given options, it is a `Registrar` waiting for one."""
-    if args and isinstance(args[0], CALLABLE_FUNCTION):
+    given = args[0] if args else kwargs.get("func")  # `from_function(func=fn)` names it
+    if given is not None and isinstance(given, CALLABLE_FUNCTION):
         assert isinstance(node, ast.expr)
-        return register(ctx, args[0], node, ctx.site, framework.name, None, None, kwargs)
+        rest = {k: v for k, v in kwargs.items() if k != "func"}
+        return register(ctx, given, node, ctx.site, framework.name, None, None, rest)
     if not isinstance(node, ast.Call):
         return Unknown("a decorator used without a function", node)
     options = tuple(kwargs.items())

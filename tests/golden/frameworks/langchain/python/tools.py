@@ -20,6 +20,8 @@ ToolName = Literal[
     "order_lookup",
     "reply",
     "search",
+    "subtract",
+    "subtractor",
     "web_search",
 ]
 
@@ -41,6 +43,8 @@ DESCRIPTORS: dict[ToolName, str] = {
     "order_lookup": "descriptors/order_lookup.json",
     "reply": "descriptors/reply.json",
     "search": "descriptors/search.json",
+    "subtract": "descriptors/subtract.json",
+    "subtractor": "descriptors/subtractor.json",
     "web_search": "descriptors/web_search.json",
 }
 
@@ -158,6 +162,16 @@ class SearchArgs(TypedDict):
     max_results: NotRequired[int]
 
 
+class SubtractArgs(TypedDict):
+    a: int
+    b: NotRequired[int]
+
+
+class SubtractorArgs(TypedDict):
+    a: int
+    b: NotRequired[int]
+
+
 class WebSearchArgs(TypedDict):
     query: str
     max_results: NotRequired[int]
@@ -180,5 +194,7 @@ ARGUMENTS: dict[ToolName, Any] = {
     "order_lookup": OrderLookupArgs,
     "reply": ReplyArgs,
     "search": SearchArgs,
+    "subtract": SubtractArgs,
+    "subtractor": SubtractorArgs,
     "web_search": WebSearchArgs,
 }
