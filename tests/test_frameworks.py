@@ -224,6 +224,26 @@ def test_langchain_tools_are_sent_to_openai_as_langchain_sends_them() -> None:
         assert json.dumps(framework.openai) == json.dumps(sent), tool.name
 
 
+def test_pydantic_ai_tools_are_sent_to_openai_as_pydantic_ai_sends_them() -> None:
+    """The OpenAI payload of a pydantic-ai tool is what its OpenAI model sends for the tool's
+    definition, byte for byte (no request is made: the mapping is a pure function)."""
+    pytest.importorskip("pydantic_ai")
+    import json
+
+    from pydantic_ai.models.openai import OpenAIChatModel
+    from pydantic_ai.providers.openai import OpenAIProvider
+
+    model = OpenAIChatModel("gpt-4o", provider=OpenAIProvider(api_key="not-used"))
+    ours = _static("pydantic-ai")
+    tools = _module("pydanticai_tools").agent._function_toolset.tools
+    assert sorted(tools) == sorted(ours)
+    for name, tool in tools.items():
+        framework = ours[name].framework
+        assert framework is not None and framework.name == "pydantic-ai"
+        sent = model._map_tool_definition(tool.tool_def, {})["function"]
+        assert json.dumps(framework.openai) == json.dumps(sent), name
+
+
 def test_framework_metadata_maps_onto_the_descriptor() -> None:
     fastmcp = _static("fastmcp")
     ticket = fastmcp["create_ticket"]

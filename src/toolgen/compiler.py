@@ -35,9 +35,9 @@ from toolgen.analyze.framework_facts import (
     param_fields,
     return_form,
 )
+from toolgen.analyze.framework_openai import RULES, langchain_function, pydantic_ai_function
 from toolgen.analyze.handlers import Handler, Mount, nested_too_deeply
 from toolgen.analyze.langchain_docs import parsed_description, whole_description
-from toolgen.analyze.langchain_payload import LANGCHAIN_RULES, langchain_function
 from toolgen.analyze.listed import ListedTool
 from toolgen.analyze.literals import surrogate_node, unwritable
 from toolgen.analyze.markers import PRESETS, config_presets
@@ -960,11 +960,12 @@ class _HandlerCompiler:
             data["framework"] = self.framework_tool(
                 publisher, name, given_description, returns_schema
             )
-        elif self.preset.name == "langchain":  # LangChain sends its tools to a model itself
+        elif self.preset.name in SENT_BY:  # a framework that sends its tools to a model itself
+            make = SENT_BY[self.preset.name]
             data["framework"] = {
-                "name": "langchain",
-                "version": LANGCHAIN_RULES,
-                "openai": langchain_function(name, str(description), self.canonical_parameters),
+                "name": self.preset.name,
+                "version": RULES[self.preset.name],
+                "openai": make(name, str(description), self.canonical_parameters),
             }
         unfit = unwritable(data)  # e.g. "\\ud83d\\ude00" in a docstring: no JSON file can hold it
         if unfit is not None:
@@ -1386,6 +1387,13 @@ def _default_spec(builder: SchemaBuilder, default: ast.expr, module: Any) -> Fie
         if called is not None and called.path in FIELD_CALLS:
             return builder.field_call(default, module)
     return FieldSpec(default=builder.literal_default(default, module))
+
+
+#: The presets whose framework sends its tools to OpenAI itself: what it sends, made how.
+SENT_BY: dict[str, Callable[[str, str, dict[str, Any]], dict[str, Any]]] = {
+    "langchain": langchain_function,
+    "pydantic-ai": pydantic_ai_function,
+}
 
 
 def _container(item: dict[str, Any], star: str) -> dict[str, Any]:

@@ -108,11 +108,11 @@ class Source(_Block):
 class FrameworkTool(_Block):
     """What the framework that marked a handler sends for it itself, by that framework's own
     rules at its version: over MCP (`toolgen.analyze.publication`), or to OpenAI's Chat
-    Completions (LangChain's `convert_to_openai_tool`, `toolgen.analyze.langchain_payload`).
+    Completions (LangChain's, pydantic-ai's: `toolgen.analyze.framework_openai`).
     That platform's payload sends it as it is."""
 
-    name: Literal["fastmcp", "mcp", "langchain"] = Field(
-        description="fastmcp, mcp (the official SDK), or langchain."
+    name: Literal["fastmcp", "mcp", "langchain", "pydantic-ai"] = Field(
+        description="fastmcp, mcp (the official SDK), langchain or pydantic-ai."
     )
     version: str = Field(description="The version whose rules made it (installed or configured).")
     mcp: dict[str, Any] | None = Field(

@@ -1,14 +1,18 @@
-"""What LangChain sends a model for a tool: `convert_to_openai_tool(tool)["function"]`, made
-statically from toolgen's canonical parameters schema.
+"""What a framework that sends its tools to OpenAI itself sends for one: the `function` of
+its Chat Completions tool, made statically from toolgen's canonical parameters schema.
 
-LangChain builds the schema it sends from a model of the tool's arguments (`tool_call_schema`:
-`_create_subset_model` of the `args_schema` or of `_run`'s / the function's signature, which
-keeps each top-level field's annotation, description, default and constraints, nothing else),
-takes pydantic's `model_json_schema()` of it (`toolgen.schema_forms.pydantic_form`), inlines
-each `$ref` (`dereference_refs`: a reference's own keys over its definition's, a reference
-met again inside itself left as its own keys only), drops `$defs`, the root's title and
-description, and every `title` but a property's and those inside lists (`_rm_titles` does not
-look into lists).
+LangChain (`convert_to_openai_tool(tool)["function"]`) builds the schema it sends from a model
+of the tool's arguments (`tool_call_schema`: `_create_subset_model` of the `args_schema` or of
+`_run`'s / the function's signature, which keeps each top-level field's annotation,
+description, default and constraints, nothing else), takes pydantic's `model_json_schema()` of
+it (`toolgen.schema_forms.pydantic_form`), inlines each `$ref` (`dereference_refs`: a
+reference's own keys over its definition's, a reference met again inside itself left as its
+own keys only), drops `$defs`, the root's title and description, and every `title` but a
+property's and those inside lists (`_rm_titles` does not look into lists).
+
+pydantic-ai sends its tool definition's schema (`OpenAIChatModel._map_tool_definition`):
+pydantic's, keys sorted as pydantic sorts them, without the fields' titles (its
+`GenerateToolJsonSchema`), the definitions titled with their names, the root closed.
 """
 
 from __future__ import annotations
@@ -16,12 +20,12 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from toolgen.schema_forms import pydantic_form
+from toolgen.schema_forms import pydantic_form, pydantic_sort
 
 Schema = dict[str, Any]
 
-#: The langchain-core releases whose rules these are (the descriptor's `framework.version`).
-LANGCHAIN_RULES = "1"
+#: The releases whose rules these are (the descriptor's `framework.version`), by framework.
+RULES = {"langchain": "1", "pydantic-ai": "2"}
 
 #: What a field loses in the subset model LangChain makes: only the description, the default
 #: and the constraints are carried over.
@@ -85,3 +89,15 @@ def _rm_titles(value: Schema, parent: str = "") -> Schema:
         else:
             out[key] = item
     return out
+
+
+def pydantic_ai_function(name: str, description: str, parameters: Schema) -> Schema:
+    """The `function` of the tool pydantic-ai sends (Chat Completions, no `strict` given)."""
+    schema = dict(parameters)
+    defs = schema.get("$defs")
+    if isinstance(defs, dict):
+        schema["$defs"] = {
+            key: ({"title": key, **body} if isinstance(body, dict) else body)
+            for key, body in defs.items()
+        }
+    return {"name": name, "description": description, "parameters": pydantic_sort(schema)}
