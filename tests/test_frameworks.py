@@ -244,6 +244,26 @@ def test_pydantic_ai_tools_are_sent_to_openai_as_pydantic_ai_sends_them() -> Non
         assert json.dumps(framework.openai) == json.dumps(sent), name
 
 
+def test_agents_tools_are_sent_to_openai_as_the_agents_sdk_sends_them() -> None:
+    """The OpenAI payload of an Agents SDK tool is `Converter.tool_to_openai`'s, byte for byte:
+    pydantic's schema of the `{name}_args` model made strict as `ensure_strict_json_schema`
+    makes it."""
+    pytest.importorskip("agents")
+    import json
+
+    from agents import FunctionTool
+    from agents.models.chatcmpl_converter import Converter
+
+    ours = _static("openai-agents")
+    tools = [v for v in vars(_module("agents_tools")).values() if isinstance(v, FunctionTool)]
+    assert sorted(t.name for t in tools) == sorted(ours)
+    for tool in tools:
+        framework = ours[tool.name].framework
+        assert framework is not None and framework.name == "openai-agents"
+        sent = Converter.tool_to_openai(tool)["function"]
+        assert json.dumps(framework.openai) == json.dumps(sent), tool.name
+
+
 def test_framework_metadata_maps_onto_the_descriptor() -> None:
     fastmcp = _static("fastmcp")
     ticket = fastmcp["create_ticket"]

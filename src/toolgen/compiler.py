@@ -35,7 +35,12 @@ from toolgen.analyze.framework_facts import (
     param_fields,
     return_form,
 )
-from toolgen.analyze.framework_openai import RULES, langchain_function, pydantic_ai_function
+from toolgen.analyze.framework_openai import (
+    RULES,
+    agents_function,
+    langchain_function,
+    pydantic_ai_function,
+)
 from toolgen.analyze.handlers import Handler, Mount, nested_too_deeply
 from toolgen.analyze.langchain_docs import parsed_description, whole_description
 from toolgen.analyze.listed import ListedTool
@@ -960,13 +965,14 @@ class _HandlerCompiler:
             data["framework"] = self.framework_tool(
                 publisher, name, given_description, returns_schema
             )
-        elif self.preset.name in SENT_BY:  # a framework that sends its tools to a model itself
-            make = SENT_BY[self.preset.name]
-            data["framework"] = {
-                "name": self.preset.name,
-                "version": RULES[self.preset.name],
-                "openai": make(name, str(description), self.canonical_parameters),
-            }
+        else:
+            sent = self.sent_to_openai(name, str(description))
+            if sent is not None:  # a framework that sends its tools to a model itself
+                data["framework"] = {
+                    "name": self.preset.name,
+                    "version": RULES[self.preset.name],
+                    "openai": sent,
+                }
         unfit = unwritable(data)  # e.g. "\\ud83d\\ude00" in a docstring: no JSON file can hold it
         if unfit is not None:
             code, message = unfit
@@ -987,6 +993,18 @@ class _HandlerCompiler:
             return None, self.problems
         self.contract_checks(descriptor)
         return (None if self.failed() else descriptor), self.problems
+
+    def sent_to_openai(self, name: str, description: str) -> dict[str, Any] | None:
+        """The `function` of the Chat Completions tool the framework sends itself, when it
+        is one that does (`toolgen.analyze.framework_openai`)."""
+        parameters = self.canonical_parameters
+        if self.preset.name == "langchain":
+            return langchain_function(name, description, parameters)
+        if self.preset.name == "pydantic-ai":
+            return pydantic_ai_function(name, description, parameters)
+        if self.preset.name == "openai-agents":
+            return agents_function(name, description, parameters, self.decorator.strict_mode)
+        return None
 
     def docstring_description(self) -> str | None:
         """What the docstring says the tool does, as the framework reads it."""
@@ -1387,13 +1405,6 @@ def _default_spec(builder: SchemaBuilder, default: ast.expr, module: Any) -> Fie
         if called is not None and called.path in FIELD_CALLS:
             return builder.field_call(default, module)
     return FieldSpec(default=builder.literal_default(default, module))
-
-
-#: The presets whose framework sends its tools to OpenAI itself: what it sends, made how.
-SENT_BY: dict[str, Callable[[str, str, dict[str, Any]], dict[str, Any]]] = {
-    "langchain": langchain_function,
-    "pydantic-ai": pydantic_ai_function,
-}
 
 
 def _container(item: dict[str, Any], star: str) -> dict[str, Any]:

@@ -111,8 +111,8 @@ class FrameworkTool(_Block):
     Completions (LangChain's, pydantic-ai's: `toolgen.analyze.framework_openai`).
     That platform's payload sends it as it is."""
 
-    name: Literal["fastmcp", "mcp", "langchain", "pydantic-ai"] = Field(
-        description="fastmcp, mcp (the official SDK), langchain or pydantic-ai."
+    name: Literal["fastmcp", "mcp", "langchain", "pydantic-ai", "openai-agents"] = Field(
+        description="fastmcp, mcp (the official SDK), langchain, pydantic-ai or openai-agents."
     )
     version: str = Field(description="The version whose rules made it (installed or configured).")
     mcp: dict[str, Any] | None = Field(

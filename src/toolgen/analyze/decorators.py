@@ -59,6 +59,7 @@ class DecoratorInfo:
     args_schema: ast.expr | None = None  # LangChain `args_schema=Model`
     args_schema_module: Module | None = None  # where it is written, when not the handler's
     parse_docstring: bool = False  # LangChain `parse_docstring=True`
+    strict_mode: bool = True  # the Agents SDK's `strict_mode=False`
     #: arguments given that cannot be read statically (TG401), by name as written
     unread: set[str] = field(default_factory=set)
 
@@ -197,6 +198,8 @@ def _foreign(handler: Handler, reader: _Reader) -> DecoratorInfo:
             continue
         if target == "parse_docstring":
             info.parse_docstring = bool(value)
+        elif target == "strict_mode":
+            info.strict_mode = bool(value)
         else:
             info.options[target] = value
             info.nodes[target] = kw
@@ -253,7 +256,7 @@ def _forwarded(handler: Handler, reader: _Reader) -> None:
         return
     for key, value in handler.values:
         target = "name" if key == "name" else handler.preset.options.get(key)
-        if target is None or target in ("args_schema", "parse_docstring"):
+        if target is None or target in ("args_schema", "parse_docstring", "strict_mode"):
             continue
         if target == "annotations":
             _hints(value, reader, handler.decorator)

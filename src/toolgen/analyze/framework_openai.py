@@ -19,13 +19,14 @@ from __future__ import annotations
 
 import copy
 from typing import Any
+from urllib.parse import unquote
 
 from toolgen.schema_forms import pydantic_form, pydantic_sort
 
 Schema = dict[str, Any]
 
 #: The releases whose rules these are (the descriptor's `framework.version`), by framework.
-RULES = {"langchain": "1", "pydantic-ai": "2"}
+RULES = {"langchain": "1", "pydantic-ai": "2", "openai-agents": "0.24"}
 
 #: What a field loses in the subset model LangChain makes: only the description, the default
 #: and the constraints are carried over.
@@ -101,3 +102,131 @@ def pydantic_ai_function(name: str, description: str, parameters: Schema) -> Sch
             for key, body in defs.items()
         }
     return {"name": name, "description": description, "parameters": pydantic_sort(schema)}
+
+
+# -- the OpenAI Agents SDK -------------------------------------------------------------------
+class NotStrict(Exception):
+    """The Agents SDK refuses to make the schema strict (a `UserError` where the tool is
+    made): toolgen's own payload stands."""
+
+
+#: Keys a `$ref` may have beside it without changing what it accepts (`strict_schema`).
+_REF_SIBLINGS = frozenset(
+    {
+        "$anchor",
+        "$comment",
+        "$defs",
+        "$schema",
+        "contentEncoding",
+        "contentMediaType",
+        "contentSchema",
+        "default",
+        "definitions",
+        "deprecated",
+        "description",
+        "examples",
+        "readOnly",
+        "title",
+        "writeOnly",
+    }
+)
+_MISSING = object()
+
+
+def agents_function(name: str, description: str, parameters: Schema, strict: bool) -> Schema | None:
+    """The `function` of the tool the Agents SDK sends (`Converter.tool_to_openai`): pydantic's
+    schema of its `{name}_args` model, made strict as `ensure_strict_json_schema` makes it;
+    None where the SDK would refuse to (toolgen's own payload then stands)."""
+    open_root = {k: v for k, v in parameters.items() if k != "additionalProperties"}
+    schema = pydantic_form(open_root, f"{name}_args")
+    if strict:
+        try:
+            schema = _agents_strict(schema)
+        except NotStrict:
+            return None
+    return {"name": name, "description": description, "parameters": schema, "strict": strict}
+
+
+def _agents_strict(schema: Schema) -> Schema:
+    """`ensure_strict_json_schema`, done as it does it (in place, in its order, so that keys
+    come out in its order)."""
+    root = copy.deepcopy(schema)
+    if root == {}:
+        return {"additionalProperties": False, "type": "object", "properties": {}, "required": []}
+    out = _strict(root, root)
+    if isinstance(out.get("anyOf"), list):
+        raise NotStrict("a root anyOf")
+    kind = out.get("type")
+    if isinstance(kind, list) and "object" in kind:
+        if kind != ["object"]:
+            raise NotStrict("a nullable root")
+        out["type"] = "object"
+    return out
+
+
+def _strict(node: Any, root: Schema) -> Schema:
+    if not isinstance(node, dict):
+        raise NotStrict("not a schema")
+    if "$ref" in node and set(node) - {"$ref"} - _REF_SIBLINGS - (
+        {"$id"} if node is root else set()
+    ):
+        raise NotStrict("a $ref with constraining siblings")
+    for key in ("$defs", "definitions"):
+        defs = node.get(key)
+        if isinstance(defs, dict):
+            for body in defs.values():
+                _strict(body, root)
+    kind = node.get("type")
+    properties = node.get("properties")
+    if kind is None and isinstance(properties, dict):
+        kind = node["type"] = "object"
+    elif kind is None and node.get("additionalProperties", False) is not False:
+        raise NotStrict("an open object")
+    is_object = kind == "object" or (isinstance(kind, list) and "object" in kind)
+    if is_object and "additionalProperties" not in node:
+        node["additionalProperties"] = False
+    elif is_object and node["additionalProperties"] is not False:
+        raise NotStrict("an open object")
+    if isinstance(properties, dict):
+        node["required"] = list(properties)
+        node["properties"] = {key: _strict(prop, root) for key, prop in properties.items()}
+    items = node.get("items")
+    if isinstance(items, dict):
+        node["items"] = _strict(items, root)
+    any_of = node.get("anyOf")
+    if isinstance(any_of, list):
+        node["anyOf"] = [_strict(variant, root) for variant in any_of]
+    one_of = node.get("oneOf")
+    if isinstance(one_of, list):
+        existing = node.get("anyOf", [])
+        node["anyOf"] = (existing if isinstance(existing, list) else []) + [
+            _strict(variant, root) for variant in one_of
+        ]
+        node.pop("oneOf")
+    all_of = node.get("allOf")
+    if isinstance(all_of, list):
+        if len(all_of) == 1:
+            raise NotStrict("a single allOf")  # pydantic 2 writes none; not followed here
+        node["allOf"] = [_strict(entry, root) for entry in all_of]
+    if node.get("default", _MISSING) is None:
+        node.pop("default")
+    ref = node.get("$ref")
+    if ref and len(node) > 1:
+        resolved = _resolve(root, ref)
+        node.pop("$ref")
+        node.update({**resolved, **node})
+        return _strict(node, root)
+    return node
+
+
+def _resolve(root: Schema, ref: Any) -> Schema:
+    if not isinstance(ref, str) or not ref.startswith("#/"):
+        raise NotStrict("a $ref off the document")
+    found: Any = root
+    for raw in unquote(ref[2:], errors="strict").split("/"):
+        key = raw.replace("~1", "/").replace("~0", "~")
+        if not isinstance(found, dict) or not isinstance(found.get(key), dict):
+            raise NotStrict(f"a $ref that does not resolve: {ref}")
+        found = found[key]
+    result: Schema = found  # the definition itself, shared as the SDK shares it
+    return result

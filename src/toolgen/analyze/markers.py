@@ -148,7 +148,11 @@ PRESETS: dict[str, Preset] = {
                 "agents.tool_context.ToolContext",
             }
         ),
-        options={"name_override": "name", "description_override": "description"},
+        options={
+            "name_override": "name",
+            "description_override": "description",
+            "strict_mode": "strict_mode",
+        },
         docstring_wins=True,
         inline_defs="with-siblings",
     ),

@@ -10,6 +10,7 @@ ToolName = Literal[
     "find_customers",
     "lookup_order",
     "refund",
+    "reschedule",
     "schedule_callback",
     "send_letter",
     "tag_order",
@@ -23,6 +24,7 @@ DESCRIPTORS: dict[ToolName, str] = {
     "find_customers": "descriptors/find_customers.json",
     "lookup_order": "descriptors/lookup_order.json",
     "refund": "descriptors/refund.json",
+    "reschedule": "descriptors/reschedule.json",
     "schedule_callback": "descriptors/schedule_callback.json",
     "send_letter": "descriptors/send_letter.json",
     "tag_order": "descriptors/tag_order.json",
@@ -76,6 +78,15 @@ class RefundArgs(TypedDict):
     note: NotRequired[str | None]
 
 
+class RescheduleArgs(TypedDict):
+    #: The order.
+    order_id: str
+    #: Not used.
+    page: NotRequired[Page | None]
+    #: How many days later.
+    days: NotRequired[int]
+
+
 class ScheduleCallbackArgs(TypedDict):
     #: The customer.
     customer_id: str
@@ -123,6 +134,7 @@ ARGUMENTS: dict[ToolName, Any] = {
     "find_customers": FindCustomersArgs,
     "lookup_order": LookupOrderArgs,
     "refund": RefundArgs,
+    "reschedule": RescheduleArgs,
     "schedule_callback": ScheduleCallbackArgs,
     "send_letter": SendLetterArgs,
     "tag_order": TagOrderArgs,
