@@ -60,7 +60,8 @@ POOLS: dict[str, dict[str, Any]] = {
     "langchain": {
         "match": lambda n: "langchain" in n,
         "exclude": {"langchain", "langchain-core", "langchain-community", "langchain-classic"},
-        "frameworks": {"langchain": "langchain-core"},
+        # module whose import makes the code a user: (pattern after `import`/`from`, install)
+        "frameworks": {"langchain": (r"langchain\w*", "langchain-core")},
         "counted": ("langchain-class", "langchain-function"),
         "target_counts": ("langchain-class",),
     },
@@ -69,7 +70,10 @@ POOLS: dict[str, dict[str, Any]] = {
             ("agents" in n or "pydantic-ai" in n or "pydanticai" in n) and "langchain" not in n
         ),
         "exclude": {"openai-agents", "pydantic-ai", "pydantic-ai-slim"},
-        "frameworks": {"agents": "openai-agents", "pydantic_ai": "pydantic-ai-slim[openai]"},
+        "frameworks": {
+            "agents": (r"agents\b", "openai-agents"),
+            "pydantic_ai": (r"pydantic_ai\b", "pydantic-ai-slim[openai]"),
+        },
         "counted": ("openai-agents", "pydantic-ai"),
         "target_counts": ("openai-agents", "pydantic-ai"),
     },
@@ -275,8 +279,8 @@ def wheel_facts(whl: Path, pool: str) -> dict[str, Any]:
     own = {t.removesuffix(".py") for t in tops}
     imports = {
         mod
-        for mod in POOLS[pool]["frameworks"]
-        if mod not in own and re.search(rf"^\s*(from|import)\s+{mod}\b", text, re.M)
+        for mod, (pattern, _install) in POOLS[pool]["frameworks"].items()
+        if mod not in own and re.search(rf"^\s*(from|import)\s+{pattern}", text, re.M)
     }
     env_names = sorted(
         set(
@@ -364,7 +368,7 @@ def _examine(pool: str, pos: int, name: str, work: Path) -> dict[str, Any]:
     venv = work / "venv"
     env = dict(os.environ, UV_CACHE_DIR=UV_CACHE)
     code, out = run([UV, "venv", "-q", "-p", str(python_for(PYTHON)), str(venv)], 120, env=env)
-    frameworks = [POOLS[pool]["frameworks"][m] for m in facts["imports"]]
+    frameworks = [POOLS[pool]["frameworks"][m][1] for m in facts["imports"]]
     if code == 0:
         code, out = run(
             [UV, "pip", "install", "-q", "-p", str(venv / "bin" / "python"), str(whl), *frameworks],
