@@ -17,8 +17,13 @@ generated/openai/chat_completions.json with the payloads recorded from the frame
   (c) description: its `function.description` equals the recorded one, character for
       character.
 
-A tool counts as read correctly when all three hold. One line per package:
-    NAME: M/N schemas match, N/T tools extracted, descriptions D/N, exit CODE
+A tool counts as read correctly when all three hold. Beside (b), a looser view is counted:
+the schema's shape (property names, required set and each property's type shape, with
+titles, descriptions, defaults and formats ignored; the normalization of
+../realworld/compare.py) equal.
+
+One line per package:
+    NAME: M/N schemas match, N/T tools extracted, descriptions D/N, exit CODE (shapes S/N)
 (T recorded tools, N of them extracted, M of those with an equal schema, D with an equal
 description; CODE is toolgen's exit code), and the last lines of toolgen's output when it
 fails. Then the summary: per framework (langchain-class, langchain-function, openai-agents,
@@ -48,6 +53,103 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 FRAMEWORKS = ("langchain-class", "langchain-function", "openai-agents", "pydantic-ai")
+MAX_DEPTH = 4
+
+
+# --------------------------------------------------------------------------- schema shape
+# (copied from ../realworld/compare.py: a secondary, looser view of a schema difference)
+
+
+def _resolve(
+    schema: Any, root: dict[str, Any], seen: tuple[str, ...]
+) -> tuple[Any, tuple[str, ...]]:
+    """Follow $ref (local, #/$defs/X or #/definitions/X) and merge its siblings."""
+    while isinstance(schema, dict) and isinstance(schema.get("$ref"), str):
+        ref = schema["$ref"]
+        if ref in seen:
+            return {"$recursive": ref.rsplit("/", 1)[-1]}, seen
+        target: Any = None
+        if ref.startswith("#/"):
+            target = root
+            for part in ref[2:].split("/"):
+                part = part.replace("~1", "/").replace("~0", "~")
+                target = target.get(part) if isinstance(target, dict) else None
+        if not isinstance(target, dict):
+            return {"$unresolved": ref}, seen
+        siblings = {k: v for k, v in schema.items() if k != "$ref"}
+        schema = {**target, **siblings}
+        seen = (*seen, ref)
+    return schema, seen
+
+
+def shape(schema: Any, root: dict[str, Any], depth: int = 1, seen: tuple[str, ...] = ()) -> Any:
+    """The normalized type shape of a (sub)schema."""
+    if schema is True or schema == {}:
+        return "any"
+    if schema is False:
+        return "never"
+    if not isinstance(schema, dict):
+        return {"$invalid": repr(schema)}
+    schema, seen = _resolve(schema, root, seen)
+    if "$recursive" in schema or "$unresolved" in schema:
+        return schema
+    # allOf with one member (pydantic's wrapper for a $ref with siblings) is that member
+    all_of = schema.get("allOf")
+    if isinstance(all_of, list) and len(all_of) == 1:
+        rest = {k: v for k, v in schema.items() if k != "allOf"}
+        inner, seen = _resolve(all_of[0], root, seen)
+        if isinstance(inner, dict):
+            schema = {**inner, **rest}
+    out: dict[str, Any] = {}
+    typ = schema.get("type")
+    if isinstance(typ, list):
+        out["type"] = sorted(typ)
+    elif typ is not None:
+        out["type"] = [typ]
+    if "enum" in schema:
+        out["enum"] = sorted(json.dumps(v, sort_keys=True) for v in schema["enum"])
+    if "const" in schema:
+        out["const"] = json.dumps(schema["const"], sort_keys=True)
+    if depth >= MAX_DEPTH:
+        for key in ("items", "prefixItems", "anyOf", "oneOf", "allOf", "properties"):
+            if key in schema:
+                out[key] = "..."
+        return out
+    nxt = depth + 1
+    items = schema.get("items")
+    if isinstance(items, list):
+        out["prefixItems"] = [shape(s, root, nxt, seen) for s in items]
+    elif items is not None:
+        out["items"] = shape(items, root, nxt, seen)
+    if isinstance(schema.get("prefixItems"), list):
+        out["prefixItems"] = [shape(s, root, nxt, seen) for s in schema["prefixItems"]]
+    for key in ("anyOf", "oneOf", "allOf"):
+        members = schema.get(key)
+        if isinstance(members, list):
+            shaped = [shape(s, root, nxt, seen) for s in members]
+            out[key] = sorted(shaped, key=lambda s: json.dumps(s, sort_keys=True))
+    props = schema.get("properties")
+    if isinstance(props, dict):
+        out["properties"] = {k: shape(v, root, nxt, seen) for k, v in sorted(props.items())}
+        out["required"] = sorted(schema.get("required") or [])
+    addl = schema.get("additionalProperties")
+    if isinstance(addl, dict) and addl:
+        out["additionalProperties"] = shape(addl, root, nxt, seen)
+    elif addl is False:
+        out["additionalProperties"] = "never"
+    return out or "any"
+
+
+def schema_shape(schema: Any) -> Any:
+    """Property names, required set and type shape per property of a parameters schema."""
+    if not isinstance(schema, dict):
+        return {"$invalid": repr(schema)}
+    props = schema.get("properties") or {}
+    return {
+        "properties": sorted(props),
+        "required": sorted(schema.get("required") or []),
+        "shapes": {name: shape(sub, schema) for name, sub in sorted(props.items())},
+    }
 
 
 # --------------------------------------------------------------------------- comparison
@@ -59,6 +161,7 @@ class ToolResult:
     framework: str
     extracted: bool = False
     schema_equal: bool = False
+    shape_equal: bool = False
     description_equal: bool = False
     diff: str = ""
 
@@ -128,6 +231,9 @@ def compare_tools(name: str, oracle: list[dict[str, Any]], produced: list[Any]) 
         if got is not None:
             tr.extracted = True
             tr.schema_equal = got.get("parameters") == want.get("parameters")
+            tr.shape_equal = tr.schema_equal or schema_shape(got.get("parameters")) == schema_shape(
+                want.get("parameters")
+            )
             tr.description_equal = got.get("description") == want.get("description")
             diffs = []
             if not tr.schema_equal:
@@ -343,7 +449,8 @@ def summary(results: list[Result]) -> list[str]:
         lines.append(
             f"{label}: {pct(ok, len(ts))} read correctly ({ok}/{len(ts)}); extracted "
             f"{len(ext)}/{len(ts)}, schemas equal {sum(t.schema_equal for t in ext)}/{len(ext)},"
-            f" descriptions equal {sum(t.description_equal for t in ext)}/{len(ext)}"
+            f" descriptions equal {sum(t.description_equal for t in ext)}/{len(ext)}; schema"
+            f" shapes equal {sum(t.shape_equal for t in ext)}/{len(ext)}"
         )
     extra = sum(len(r.only_toolgen) for r in results)
     lines.append(f"tools only in toolgen: {extra}")
@@ -388,7 +495,8 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"{res.name}: {res.count('schema_equal')}/{n} schemas match, "
             f"{n}/{len(res.tools)} tools extracted, descriptions "
-            f"{res.count('description_equal')}/{n}, exit {code}",
+            f"{res.count('description_equal')}/{n}, exit {code} "
+            f"(shapes {res.count('shape_equal')}/{n})",
             flush=True,
         )
         if res.note:
