@@ -77,3 +77,16 @@ def test_summary_counts_per_framework_and_in_all() -> None:
     assert lines[1].startswith("langchain-function: 100.0% read correctly (1/1)")
     assert lines[4].startswith("all frameworks: 50.0% read correctly (1/2)")
     assert lines[-1] == "tools only in toolgen: 0"
+
+
+def test_of_two_entries_of_one_name_the_one_that_agrees_is_compared() -> None:
+    res = compare.compare_tools(
+        "pkg",
+        [recorded("pydantic-ai", "get_weather", "Look up the weather.")],
+        [
+            payload("get_weather", "Other agent's.", SCHEMA),
+            payload("get_weather", "Look up the weather.", SCHEMA),
+        ],
+    )
+    [tool] = res.tools
+    assert tool.correct

@@ -213,40 +213,50 @@ def _short(value: Any, limit: int = 160) -> str:
     return text if len(text) <= limit else text[:limit] + "..."
 
 
+def judge(tr: ToolResult, got: dict[str, Any], want: dict[str, Any]) -> ToolResult:
+    """Fill in how toolgen's `function` object `got` compares with the recorded `want`."""
+    tr.extracted = True
+    tr.schema_equal = got.get("parameters") == want.get("parameters")
+    tr.shape_equal = tr.schema_equal or (
+        schema_shape(got.get("parameters")) == schema_shape(want.get("parameters"))
+    )
+    tr.description_equal = got.get("description") == want.get("description")
+    diffs = []
+    if not tr.schema_equal:
+        diffs.append("schema " + first_difference(got.get("parameters"), want.get("parameters")))
+    if not tr.description_equal:
+        diffs.append(
+            "description " + first_difference(got.get("description"), want.get("description"))
+        )
+    tr.diff = "; ".join(diffs)
+    return tr
+
+
 def compare_tools(name: str, oracle: list[dict[str, Any]], produced: list[Any]) -> Result:
-    """Each recorded tool against toolgen's entry of the same name (the first one)."""
+    """Each recorded tool against toolgen's entry of the same name; of several entries of
+    that name (agents of one package may share tool names), the one that agrees most."""
     res = Result(name=name)
-    by_name: dict[str, dict[str, Any]] = {}
+    by_name: dict[str, list[dict[str, Any]]] = {}
     for entry in produced:
         fn = function_of(entry)
         if isinstance(fn.get("name"), str):
-            by_name.setdefault(fn["name"], fn)
+            by_name.setdefault(fn["name"], []).append(fn)
     recorded = set()
     for tool in oracle:
         want = function_of(tool.get("payload"))
         tname = want.get("name", tool.get("name", ""))
         recorded.add(tname)
-        tr = ToolResult(name=tname, framework=tool.get("framework", "?"))
-        got = by_name.get(tname)
-        if got is not None:
-            tr.extracted = True
-            tr.schema_equal = got.get("parameters") == want.get("parameters")
-            tr.shape_equal = tr.schema_equal or schema_shape(got.get("parameters")) == schema_shape(
-                want.get("parameters")
-            )
-            tr.description_equal = got.get("description") == want.get("description")
-            diffs = []
-            if not tr.schema_equal:
-                diffs.append(
-                    "schema " + first_difference(got.get("parameters"), want.get("parameters"))
-                )
-            if not tr.description_equal:
-                diffs.append(
-                    "description "
-                    + first_difference(got.get("description"), want.get("description"))
-                )
-            tr.diff = "; ".join(diffs)
-        res.tools.append(tr)
+        framework = tool.get("framework", "?")
+        tried = [
+            judge(ToolResult(name=tname, framework=framework), got, want)
+            for got in by_name.get(tname, [])
+        ]
+        best = max(
+            tried,
+            key=lambda t: (t.correct, t.schema_equal, t.description_equal, t.shape_equal),
+            default=ToolResult(name=tname, framework=framework),
+        )
+        res.tools.append(best)
     res.only_toolgen = sorted(set(by_name) - recorded)
     return res
 
