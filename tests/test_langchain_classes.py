@@ -243,3 +243,44 @@ def test_a_class_named_where_it_is_constructed_is_the_tool_each_construction_mak
         "wiki_search": "Search the wiki.",
         "fetch": "Fetch a page of the docs.",
     }
+
+
+def test_a_construction_from_data_toolgen_cannot_know_is_a_note(tmp_path, run) -> None:
+    project = _project(tmp_path)
+    project.write(
+        "src/tools.py",
+        """
+        from capabilities import listed  # a package that is not installed: unknown
+        from langchain_core.tools import BaseTool
+
+
+        class Capability(BaseTool):
+            description: str = "Run a capability."
+
+            def _run(self, text: str) -> str:
+                return text
+
+
+        class Ping(BaseTool):
+            name: str = "ping"
+            description: str = "Answer."
+
+            def _run(self) -> str:
+                return "pong"
+
+
+        def tools() -> list[BaseTool]:
+            made: list[BaseTool] = []
+            for cap in listed():
+                made.append(Capability(name=cap["slug"]))
+            return made
+
+
+        TOOLS = tools()
+        """,
+    )
+    result = run("build", "--verbose", cwd=project.root)
+    assert result.code == 0, result.out + result.err
+    told = result.out + result.err
+    assert "TG106" in told and "constructs a tool whose `name` toolgen cannot know" in told, told
+    assert [p.stem for p in (project.out / "descriptors").glob("*.json")] == ["ping"]

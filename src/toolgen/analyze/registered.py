@@ -169,6 +169,15 @@ def _class_handler(
     own = tool.own
     given = {key for key, _ in effect.options}
     lacking = [key for key in CLASS_NEEDS if key not in given and tool.attribute(key) is None]
+    unread = [key for key in CLASS_NEEDS if key in unknown]
+    if unread and effect.call is not None:  # made from data toolgen cannot know (a loop over
+        message = (  # what a request returns): there is no tool to publish by that name
+            f"`{shown(effect.call)}` constructs a tool whose "
+            + " and ".join(f"`{key}`" for key in unread)
+            + " toolgen cannot know without running the code"
+        )
+        found.unfollowed.append(Diagnostic("TG106", message, effect.site.location(effect.call)))
+        return None
     if lacking and effect.call is not None:
         message = (
             f"`{shown(effect.call)}` constructs a tool with no "
