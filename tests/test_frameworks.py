@@ -242,6 +242,7 @@ def test_pydantic_ai_tools_are_sent_to_openai_as_pydantic_ai_sends_them() -> Non
         assert framework is not None and framework.name == "pydantic-ai"
         sent = model._map_tool_definition(tool.tool_def, {})["function"]
         assert json.dumps(framework.openai) == json.dumps(sent), name
+        assert ours[name].description == sent["description"], name
 
 
 def test_agents_tools_are_sent_to_openai_as_the_agents_sdk_sends_them() -> None:
@@ -262,6 +263,7 @@ def test_agents_tools_are_sent_to_openai_as_the_agents_sdk_sends_them() -> None:
         assert framework is not None and framework.name == "openai-agents"
         sent = Converter.tool_to_openai(tool)["function"]
         assert json.dumps(framework.openai) == json.dumps(sent), tool.name
+        assert ours[tool.name].description == sent["description"], tool.name
 
 
 def test_framework_metadata_maps_onto_the_descriptor() -> None:

@@ -22,10 +22,12 @@ from toolgen.analyze.docstrings import (
     PLACEHOLDER,
     DocLine,
     Docstring,
+    Entry,
     docstring_node,
     parse_docstring,
 )
 from toolgen.analyze.folding import NotStatic, fold
+from toolgen.analyze.framework_docs import agents_doc, pydantic_ai_doc
 from toolgen.analyze.framework_facts import (
     UNSET,
     Returns,
@@ -831,6 +833,8 @@ class _HandlerCompiler:
         self.preset = handler.preset
         self.decorator = decorator_options(handler, index)
         self.problems.extend(self.decorator.problems)
+        if self.preset.griffe_reader and handler.tool_class is None:
+            self.doc = self.griffe_read(self.doc)
         #: the framework reads the docstring as text (LangChain's `@tool` without
         #: `parse_docstring`): the whole of it describes the tool, nothing a parameter
         self.whole_docstring = (
@@ -993,6 +997,28 @@ class _HandlerCompiler:
             return None, self.problems
         self.contract_checks(descriptor)
         return (None if self.failed() else descriptor), self.problems
+
+    def griffe_read(self, doc: Docstring) -> Docstring:
+        """`doc` with the description and parameter texts the framework reads through griffe
+        (`toolgen.analyze.framework_docs`), where toolgen's own reading located them."""
+        found = docstring_node(self.node)
+        if found is None:
+            return doc
+        if self.preset.griffe_reader == "openai-agents":
+            description, texts = agents_doc(found[1])
+        else:
+            description, texts = pydantic_ai_doc(found[1], self.config.python)
+        at = doc.at or DocLine("", self.node.lineno, self.node.col_offset + 1)
+        params = {
+            name: Entry(
+                name,
+                doc.params[name].annotation if name in doc.params else None,
+                text,
+                doc.params[name].at if name in doc.params else at,
+            )
+            for name, text in texts.items()
+        }
+        return replace(doc, description=description or "", params=params)
 
     def sent_to_openai(self, name: str, description: str) -> dict[str, Any] | None:
         """The `function` of the Chat Completions tool the framework sends itself, when it

@@ -60,6 +60,9 @@ class Preset:
     #: parameter descriptions from it, unless `parse_docstring=True` (LangChain's `@tool`:
     #: `toolgen.analyze.langchain_docs`)
     whole_docstring: bool = False
+    #: the framework reads the docstring through griffe its own way, line breaks kept
+    #: (`toolgen.analyze.framework_docs`): "openai-agents" or "pydantic-ai"; "" toolgen's reading
+    griffe_reader: Literal["", "openai-agents", "pydantic-ai"] = ""
     #: the framework takes a string in a parameter's `Annotated[...]` as its description
     #: (LangChain's `_get_annotation_description`: the first string or described `Field`)
     annotated_text: bool = False
@@ -155,6 +158,7 @@ PRESETS: dict[str, Preset] = {
         },
         docstring_wins=True,
         inline_defs="with-siblings",
+        griffe_reader="openai-agents",
     ),
     "langchain": Preset(
         "langchain",
@@ -236,6 +240,7 @@ PRESETS: dict[str, Preset] = {
             }
         ),
         options={"name": "name", "description": "description"},
+        griffe_reader="pydantic-ai",
     ),
 }
 

@@ -13,6 +13,7 @@ ToolName = Literal[
     "reschedule",
     "schedule_callback",
     "send_letter",
+    "summarize",
     "tag_order",
 ]
 
@@ -27,6 +28,7 @@ DESCRIPTORS: dict[ToolName, str] = {
     "reschedule": "descriptors/reschedule.json",
     "schedule_callback": "descriptors/schedule_callback.json",
     "send_letter": "descriptors/send_letter.json",
+    "summarize": "descriptors/summarize.json",
     "tag_order": "descriptors/tag_order.json",
 }
 
@@ -120,6 +122,13 @@ class SendLetterArgs(TypedDict):
     mode: NotRequired[Literal["post", "courier"]]
 
 
+class SummarizeArgs(TypedDict):
+    #: What to summarize, of any length.
+    text: str
+    #: At most this many.
+    words: NotRequired[int]
+
+
 class TagOrderArgs(TypedDict):
     #: The order.
     order_id: str
@@ -137,5 +146,6 @@ ARGUMENTS: dict[ToolName, Any] = {
     "reschedule": RescheduleArgs,
     "schedule_callback": ScheduleCallbackArgs,
     "send_letter": SendLetterArgs,
+    "summarize": SummarizeArgs,
     "tag_order": TagOrderArgs,
 }

@@ -11,6 +11,7 @@ ToolName = Literal[
     "greet",
     "list_orders",
     "roll_dice",
+    "summarize",
     "transfer",
 ]
 
@@ -23,6 +24,7 @@ DESCRIPTORS: dict[ToolName, str] = {
     "greet": "descriptors/greet.json",
     "list_orders": "descriptors/list_orders.json",
     "roll_dice": "descriptors/roll_dice.json",
+    "summarize": "descriptors/summarize.json",
     "transfer": "descriptors/transfer.json",
 }
 
@@ -93,6 +95,13 @@ class RollDiceArgs(TypedDict):
     count: NotRequired[int]
 
 
+class SummarizeArgs(TypedDict):
+    #: What to summarize, of any length.
+    text: str
+    #: At most this many.
+    words: NotRequired[int]
+
+
 class TransferArgs(TypedDict):
     #: Account to debit.
     source: str
@@ -110,5 +119,6 @@ ARGUMENTS: dict[ToolName, Any] = {
     "greet": GreetArgs,
     "list_orders": ListOrdersArgs,
     "roll_dice": RollDiceArgs,
+    "summarize": SummarizeArgs,
     "transfer": TransferArgs,
 }
