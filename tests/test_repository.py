@@ -72,11 +72,12 @@ def test_ci_runs_exactly_the_readme_test_command_then_check_then_the_realworld_c
     ]
     # `|| exit $?`: under `set -e` a failure inside an `&&` list would not stop the script
     assert f"{tests} || exit $?" in lines
-    assert lines[-3:] == [
+    assert lines[-4:] == [
         "toolgen check",
         'python ../shared/realworld/compare.py "$(command -v toolgen)"',
         'python benchmarks/realworld/compare.py "$(command -v toolgen)" --corpus '
         "benchmarks/realworld/corpus.toml",
+        'python benchmarks/frameworks/compare.py "$(command -v toolgen)"',
     ]
     assert lines.index(f"{tests} || exit $?") < lines.index("toolgen check")
 
