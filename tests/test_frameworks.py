@@ -191,8 +191,19 @@ def test_langchain_tool_classes_are_read_as_langchain_builds_them() -> None:
         "search",
     ]
     for tool in classes:
-        assert ours[tool.name].source.qualname == type(tool).__name__
-    assert "ShopBaseTool" not in {d.source.qualname for d in ours.values()}
+        assert ours[tool.name].source.qualname == f"{type(tool).__name__}._run"
+    assert not any(d.source.qualname.startswith("ShopBaseTool") for d in ours.values())
+
+
+def test_the_run_time_calls_a_langchain_tool_class_where_its_descriptor_points() -> None:
+    """A tool class's `source` is its `_run`, which the run time calls on an instance made
+    with no arguments, as LangChain builds the tool."""
+    pytest.importorskip("langchain_core")
+    from toolgen.runtime.handlers import resolve_handler
+
+    _module("langchain_classes")  # the fixtures' package on sys.path
+    source = _static("langchain")["calculator"].source
+    assert resolve_handler(source.module, source.qualname)(a=3, b=4) == "12"
 
 
 def test_langchain_descriptions_are_the_ones_it_sends() -> None:

@@ -75,7 +75,7 @@ def test_a_class_of_an_installed_package_gives_what_its_subclasses_inherit(tmp_p
     assert lookup["parameters"]["properties"] == {
         "order_id": {"description": "The order's number.", "type": "string"}
     }
-    assert lookup["source"] == {"module": "tools", "qualname": "Lookup", "marker": "langchain"}
+    assert lookup["source"] == {"module": "tools", "qualname": "Lookup._run", "marker": "langchain"}
 
 
 def test_abstract_classes_are_no_tools_and_unnamed_ones_are_told(tmp_path, run) -> None:

@@ -200,7 +200,7 @@ def _class_handler(
     return Handler(
         home.module,
         node,
-        effect.qualname,
+        f"{effect.qualname}._run",  # what runs the tool: the run time calls `Class()._run`
         registration,
         True,
         False,
