@@ -1,13 +1,12 @@
 """Docstrings read as the frameworks read them: differential tests against griffe itself.
 
-FastMCP, the OpenAI Agents SDK and pydantic-ai read docstrings with griffe; griffe is the
-reference. On real docstrings -- those of the real-world corpus' wheels (extracted into
+FastMCP, the OpenAI Agents SDK and pydantic-ai read docstrings with griffe, and so does
+toolgen for FastMCP's payloads (`toolgen.analyze.griffe_docs` asks griffe's parsers). On real
+docstrings -- those of the real-world corpus' wheels (extracted into
 tests/fixtures/docstrings/realworld.json by scripts/extract_docstrings.py, with each package's
 license) and every function of two large installed libraries, pydantic and pydantic-ai, read
 from their source files without importing them -- these tests check that:
 
-- `toolgen.analyze.griffe_docs` finds exactly griffe's sections (text, parameters and their
-  descriptions, admonitions, every other kind) in each of the three styles: no difference;
 - FastMCP's description and parameter descriptions (`publication.fastmcp_docstring`) equal
   what the installed FastMCP's own `parse_docstring` makes of the same docstring;
 - toolgen's own parser (`toolgen.analyze.docstrings`, which also keeps source positions and
@@ -23,8 +22,9 @@ from __future__ import annotations
 import ast
 import importlib.util
 import json
-import logging
 import os
+import subprocess
+import sys
 from collections import Counter
 from collections.abc import Callable, Iterator
 from functools import cache
@@ -34,14 +34,12 @@ import pytest
 
 from toolgen.analyze import griffe_docs
 from toolgen.analyze.docstrings import join_text, parse_docstring
+from toolgen.analyze.griffe_docs import Section
 from toolgen.analyze.publication import fastmcp_docstring
 from toolgen.frameworks import framework
 
-griffe = pytest.importorskip("griffe")
-
 FIXTURE = Path(__file__).parent / "fixtures" / "docstrings" / "realworld.json"
 LIBRARIES = ("pydantic", "pydantic_ai")
-STYLES = ("google", "numpy", "sphinx")
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -88,47 +86,6 @@ TREES = os.environ.get("TOOLGEN_DOCSTRING_TREES", "")
 SOURCES = ["realworld", *LIBRARIES, *filter(None, TREES.split(os.pathsep))]
 
 
-def _griffe(text: str, style: str) -> list[griffe_docs.Section]:
-    """griffe's own sections, in `griffe_docs.Section` form."""
-    found = []
-    for section in griffe.Docstring(text, lineno=1, parser=style).parse():
-        kind = section.kind.value
-        if kind == "text":
-            found.append(griffe_docs.Section("text", section.value))
-        elif kind in ("parameters", "other parameters"):
-            params = tuple((p.name, p.description) for p in section.value)
-            found.append(griffe_docs.Section(kind, params=params))
-        elif kind == "admonition":
-            found.append(
-                griffe_docs.Section("admonition", section.value.description, section.value.kind)
-            )
-        else:
-            found.append(griffe_docs.Section(kind))
-    return found
-
-
-@pytest.fixture(autouse=True)
-def _quiet_griffe() -> Iterator[None]:
-    logger = logging.getLogger("griffe")
-    level = logger.level
-    logger.setLevel(logging.CRITICAL)  # griffe warns about every untyped parameter
-    yield
-    logger.setLevel(level)
-
-
-@pytest.mark.parametrize("source", SOURCES)
-def test_sections_are_griffes_in_every_style(source: str) -> None:
-    found = docstrings(source)
-    assert len(found) > (200 if source == "realworld" else 500), "a corpus worth the name"
-    differ = [
-        (where, style)
-        for where, node in found
-        for style in STYLES
-        if griffe_docs.parse(_text(node), style) != _griffe(_text(node), style)
-    ]
-    assert differ == []
-
-
 @pytest.mark.parametrize("source", SOURCES)
 def test_fastmcp_reads_docstrings_as_toolgen_says(source: str) -> None:
     """The installed FastMCP's own reading of each docstring (a function with it as `__doc__`)."""
@@ -141,13 +98,73 @@ def test_fastmcp_reads_docstrings_as_toolgen_says(source: str) -> None:
         f.__doc__ = text
         return f
 
+    found = docstrings(source)
+    assert len(found) > (200 if source == "realworld" else 500), "a corpus worth the name"
     differ = []
-    for where, node in docstrings(source):
+    for where, node in found:
         theirs = parsing.parse_docstring(function(_text(node)))
         ours = fastmcp_docstring(installed, _text(node))
         if (ours[0], ours[1]) != (theirs.description, theirs.parameters):
             differ.append(where)
     assert differ == []
+
+
+def test_griffes_sections_in_toolgens_form() -> None:
+    """Each kind of griffe section as a `griffe_docs.Section`: a text section's text, the
+    (name, text) pairs of a parameters section, an admonition's kind and text, else the kind."""
+    google = """Search the index.
+
+    Args:
+        query: Words to look for,
+            on two lines.
+
+    Keyword Args:
+        limit: How many.
+
+    Note:
+        Slow on big indexes.
+
+    Returns:
+        The hits.
+    """
+    assert griffe_docs.parse(google, "google") == [
+        Section("text", "Search the index."),
+        Section("parameters", params=(("query", "Words to look for,\non two lines."),)),
+        Section("other parameters", params=(("limit", "How many."),)),
+        Section("admonition", "Slow on big indexes.", "note"),
+        Section("returns"),
+    ]
+    numpy = """Search.
+
+    Parameters
+    ----------
+    query, words : str
+        Words to look for.
+    """
+    assert griffe_docs.parse(numpy, "numpy") == [
+        Section("text", "Search."),
+        Section(
+            "parameters", params=(("query", "Words to look for."), ("words", "Words to look for."))
+        ),
+    ]
+    sphinx = "Search.\n\n:param query: Words to look for.\n:returns: The hits.\n"
+    assert griffe_docs.parse(sphinx, "sphinx") == [
+        Section("text", "Search."),
+        Section("parameters", params=(("query", "Words to look for."),)),
+        Section("returns"),
+    ]
+    with pytest.raises(KeyError):
+        griffe_docs.parse(google, "epytext")
+
+
+def test_griffe_is_imported_only_to_read_a_docstring() -> None:
+    """A build of `@tool` handlers never reads a docstring with griffe: no import to pay for."""
+    code = (
+        "import sys, toolgen.cli, toolgen.pipeline, toolgen.analyze.publication; "
+        "print('griffe' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
 
 
 #: Each kind of difference between toolgen's own parameter descriptions and griffe's, and why
