@@ -18,10 +18,10 @@ griffe parses text only: nothing of the project is imported.
 from __future__ import annotations
 
 import inspect
-import logging
 import re
 from typing import Any, Literal
 
+from toolgen.analyze import griffe_docs
 from toolgen.analyze.langchain_docs import doc_at_run_time
 
 Style = Literal["google", "numpy", "sphinx"]
@@ -36,7 +36,7 @@ def agents_doc(raw: str) -> Described:
     style = _agents_style(doc)
     if style == "google":
         doc = _blank_line_before_args(doc)
-    sections = _parse("\n" + doc, style, None)
+    sections = griffe_docs.sections("\n" + doc, style)
     text = next((s.value for s in sections if s.kind.value == "text"), None)
     params = {
         p.name.lstrip("*"): p.description
@@ -52,7 +52,7 @@ def pydantic_ai_doc(raw: str, python: tuple[int, int]) -> Described:
     Python `python` (whose `__doc__` griffe reads)."""
     doc = doc_at_run_time(raw, python)
     style = _pydantic_ai_style(doc)
-    sections = _parse(doc, style, _pydantic_ai_options(style))
+    sections = griffe_docs.sections(doc, style, _pydantic_ai_options(style))
     from griffe import DocstringSectionParameters
 
     params: dict[str, str] = {}
@@ -68,21 +68,6 @@ def pydantic_ai_doc(raw: str, python: tuple[int, int]) -> Described:
         block = f"<returns>\n{kind}<description>{statement.description}</description>\n</returns>"
         main = f"<summary>{main}</summary>\n{block}" if main else block
     return main, params
-
-
-def _parse(text: str, style: Style, options: Any) -> list[Any]:
-    """griffe's sections of `text`, its warnings silenced as the frameworks silence them."""
-    from griffe import Docstring
-
-    logger = logging.getLogger("griffe")
-    level = logger.level
-    logger.setLevel(logging.ERROR)
-    try:
-        docstring = Docstring(text, lineno=1, parser=style, parser_options=options)
-        sections: list[Any] = docstring.parse()
-        return sections
-    finally:
-        logger.setLevel(level)
 
 
 # -- the Agents SDK --------------------------------------------------------------------------
