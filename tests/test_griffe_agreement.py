@@ -8,7 +8,9 @@ license) and every function of two large installed libraries, pydantic and pydan
 from their source files without importing them -- these tests check that:
 
 - FastMCP's description and parameter descriptions (`publication.fastmcp_docstring`) equal
-  what the installed FastMCP's own `parse_docstring` makes of the same docstring;
+  what the installed FastMCP's own `parse_docstring` makes of the same docstring, and the
+  Agents SDK's and pydantic-ai's (`toolgen.analyze.framework_docs`) what theirs make of it
+  (`generate_func_documentation`, `doc_descriptions`);
 - toolgen's own parser (`toolgen.analyze.docstrings`, which also keeps source positions and
   toolgen's own sections) gives each parameter griffe's description, with wrapped lines joined
   as toolgen joins them; every difference is of a kind listed in `JUSTIFIED`, with its reason.
@@ -34,6 +36,7 @@ import pytest
 
 from toolgen.analyze import griffe_docs
 from toolgen.analyze.docstrings import join_text, parse_docstring
+from toolgen.analyze.framework_docs import agents_doc, pydantic_ai_doc
 from toolgen.analyze.griffe_docs import Section
 from toolgen.analyze.publication import fastmcp_docstring
 from toolgen.frameworks import framework
@@ -91,22 +94,59 @@ def test_fastmcp_reads_docstrings_as_toolgen_says(source: str) -> None:
     """The installed FastMCP's own reading of each docstring (a function with it as `__doc__`)."""
     parsing = pytest.importorskip("fastmcp.utilities.docstring_parsing")
     installed = framework("fastmcp", {})
-
-    def function(text: str) -> Callable[[], None]:
-        def f() -> None: ...
-
-        f.__doc__ = text
-        return f
-
     found = docstrings(source)
     assert len(found) > (200 if source == "realworld" else 500), "a corpus worth the name"
     differ = []
     for where, node in found:
-        theirs = parsing.parse_docstring(function(_text(node)))
+        theirs = parsing.parse_docstring(_function(_text(node)))
         ours = fastmcp_docstring(installed, _text(node))
         if (ours[0], ours[1]) != (theirs.description, theirs.parameters):
             differ.append(where)
     assert differ == []
+
+
+@pytest.mark.parametrize("source", SOURCES)
+def test_the_agent_sdks_read_docstrings_as_toolgen_says(source: str) -> None:
+    """The installed Agents SDK's and pydantic-ai's own readings of each docstring (a function
+    with it as `__doc__`, as Python before 3.13 makes it); where one raises, toolgen's reading
+    raises the same (pydantic-ai's Returns options make griffe fail on a `Returns:` whose
+    first line is dashes: pydantic-ai cannot register such a tool)."""
+    agents = pytest.importorskip("agents.function_schema")
+    pydantic_ai = pytest.importorskip("pydantic_ai._griffe")
+
+    def agents_sdk(text: str) -> object:
+        documented = agents.generate_func_documentation(_function(text))
+        return documented.description, documented.param_descriptions or {}
+
+    readings: list[tuple[Callable[[str], object], Callable[[str], object]]] = [
+        (agents_sdk, agents_doc),
+        (
+            lambda text: pydantic_ai.doc_descriptions(_function(text), docstring_format="auto"),
+            lambda text: pydantic_ai_doc(text, (3, 12)),
+        ),
+    ]
+    differ = [
+        where
+        for where, node in docstrings(source)
+        for theirs, ours in readings
+        if _outcome(theirs, _text(node)) != _outcome(ours, _text(node))
+    ]
+    assert differ == []
+
+
+def _function(text: str) -> Callable[[], None]:
+    def f() -> None: ...
+
+    f.__doc__ = text
+    return f
+
+
+def _outcome(read: Callable[[str], object], text: str) -> object:
+    """What `read` makes of `text`, or the kind of exception it raises."""
+    try:
+        return read(text)
+    except Exception as exc:
+        return type(exc)
 
 
 def test_griffes_sections_in_toolgens_form() -> None:
