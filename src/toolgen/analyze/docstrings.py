@@ -4,7 +4,7 @@ Each style only decides where sections and parameter entries are; toolgen's own 
 (`Errors`, `Examples`, `Idempotency`, `Side Effects`, `Permissions`) keep their raw lines with
 source positions, and `toolgen.analyze.sections` reads their grammar.
 
-Why not griffe's parsers (which read FastMCP's docstrings, `toolgen.analyze.griffe_docs`):
+Why not griffe's parsers (which read the frameworks' docstrings, `toolgen.analyze.griffe_docs`):
 toolgen's own sections are a grammar griffe does not have (`Errors:` is an admonition to it), and
 their diagnostics point at source lines, which griffe's sections do not keep.
 """
