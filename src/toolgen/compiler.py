@@ -1004,10 +1004,20 @@ class _HandlerCompiler:
         found = docstring_node(self.node)
         if found is None:
             return doc
-        if self.preset.griffe_reader == "openai-agents":
-            description, texts = agents_doc(found[1])
-        else:
-            description, texts = pydantic_ai_doc(found[1], self.config.python)
+        try:
+            if self.preset.griffe_reader == "openai-agents":
+                description, texts = agents_doc(found[1])
+            else:
+                description, texts = pydantic_ai_doc(found[1], self.config.python)
+        except Exception as exc:  # griffe's parsers raise on some docstrings; so does the
+            # framework reading it, which then registers no tool: this tool's error, no other's
+            why = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+            message = (
+                f"{self.preset.name} cannot read `{self.node.name}`'s docstring ({cut(why)}): "
+                "it registers no tool"
+            )
+            self.report("TG308", message, found[0])
+            return doc
         at = doc.at or DocLine("", self.node.lineno, self.node.col_offset + 1)
         params = {
             name: Entry(
@@ -1070,7 +1080,8 @@ class _HandlerCompiler:
             description=description if isinstance(description, str) else None,
             title=None if from_annotations else options.get("title"),
             annotations={k: hints[k] for k in ANNOTATION_KEYS if k in hints} or None,
-            tags=list(options.get("keywords") or []),
+            # not a collection (`tags=True`): the descriptor's check refuses it (TG403)
+            tags=list(tags) if isinstance(tags := options.get("keywords"), list | tuple) else [],
             parameters={**parameters, "properties": properties},
             returns=Returns(
                 form,

@@ -222,6 +222,10 @@ RULES: dict[str, Rule] = _rules(
     ("TG307", E, "malformed example",
      "`>>> tool(k=v, ...)` with keyword literal arguments, then the result as JSON or a Python "
      "literal."),
+    ("TG308", E, "the framework cannot read the docstring",
+     "The framework's own reading of it fails where the tool is made (griffe raises on it, as "
+     "on a Returns section whose first line is dashes), so the framework registers no tool: "
+     "fix the docstring's sections."),
     # TG4xx: decorator arguments and the contract
     ("TG401", E, "decorator argument cannot be read statically",
      "Decorator arguments are read statically: literals, constants, expressions of them and "
