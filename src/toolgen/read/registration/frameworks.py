@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 
 from toolgen.read.index import Module
-from toolgen.read.registration import openapi_servers, registries, tool_transforms
+from toolgen.read.registration import openapi_servers, registries, stdlib, tool_transforms
 from toolgen.read.registration.context import Context, Framework, shown
 from toolgen.read.registration.effects import ListedTools, Mounted, Registered
 from toolgen.read.registration.values import (
@@ -128,6 +128,9 @@ def call_external(
         handler = kwargs.get(LIST_KEYWORD)
         if handler is not None and isinstance(node, ast.Call):
             list_tools(ctx, Lister(server, node, ctx.site), handler, node)
+        given = kwargs.get("tools")
+        if made.name == "pydantic-ai" and given is not None and isinstance(node, ast.Call):
+            agent_tools(ctx, server, given, node)
         return server
     if path.partition(".")[0] in RECORD_PACKAGES and path.rpartition(".")[2] in RECORDS:
         return Record(path.rpartition(".")[2], dict(kwargs), node, ctx.site)
@@ -155,6 +158,11 @@ def call_external(
     if attr == "from_function" and owner.rpartition(".")[2] in ("Tool", "FunctionTool") and args:
         assert isinstance(node, ast.Call)
         return ToolOf(args[0], node, ctx.site, tuple(kwargs.items()))
+    if path in PYDANTIC_AI_TOOL and any(f.name == "pydantic-ai" for f in ctx.frameworks):
+        function = args[0] if args else kwargs.get("function")
+        if function is not None and isinstance(node, ast.Call):  # `Tool(fn, name=...)`
+            options = tuple((k, v) for k, v in kwargs.items() if k != "function")
+            return ToolOf(function, node, ctx.site, options)
     decorator = decorator_of(ctx, path)
     if decorator is not None:
         return call_decorator(ctx, decorator, args, kwargs, node)
@@ -248,6 +256,29 @@ def call_registrar(
         registrar.owner,
         options,
     )
+
+
+#: pydantic-ai's tool class: `Tool(fn, name=...)` made to give an agent in `tools=[...]`.
+PYDANTIC_AI_TOOL = frozenset({"pydantic_ai.Tool", "pydantic_ai.tools.Tool"})
+
+
+def agent_tools(ctx: Context, agent: Server, given: Value, node: ast.Call) -> None:
+    """`Agent(..., tools=[fn, Tool(fn, name=...)])`: each is registered with the agent, a
+    function with no options (what names it is written in the list, or the list's name),
+    a `Tool(...)` with its keywords."""
+    found = stdlib.items(given)
+    if found is None:
+        ctx.note("unfollowed", f"`{shown(node)}` gives tools toolgen cannot list", node)
+        return
+    written = next((k.value for k in node.keywords if k.arg == "tools"), node)
+    elements = written.elts if isinstance(written, ast.List | ast.Tuple) else []
+    for index, item in enumerate(found):
+        if isinstance(item, ToolOf):
+            options = dict(item.options)
+            register(ctx, item.function, item.node, item.module, agent.preset, None, agent, options)
+            continue
+        where = elements[index] if len(elements) == len(found) else written
+        register(ctx, item, where, ctx.site, agent.preset, None, agent, {})
 
 
 def list_tools(ctx: Context, lister: Lister | None, handler: Value, node: ast.AST) -> Value:

@@ -7,9 +7,11 @@ from typing import Any, Literal, NotRequired, TypedDict
 ToolName = Literal[
     "account_balance",
     "book_delivery",
+    "coin",
     "exchange_rate",
     "greet",
     "list_orders",
+    "lookup_rate",
     "roll_dice",
     "summarize",
     "transfer",
@@ -20,9 +22,11 @@ ToolName = Literal[
 DESCRIPTORS: dict[ToolName, str] = {
     "account_balance": "descriptors/account_balance.json",
     "book_delivery": "descriptors/book_delivery.json",
+    "coin": "descriptors/coin.json",
     "exchange_rate": "descriptors/exchange_rate.json",
     "greet": "descriptors/greet.json",
     "list_orders": "descriptors/list_orders.json",
+    "lookup_rate": "descriptors/lookup_rate.json",
     "roll_dice": "descriptors/roll_dice.json",
     "summarize": "descriptors/summarize.json",
     "transfer": "descriptors/transfer.json",
@@ -58,6 +62,10 @@ class BookDeliveryArgs(TypedDict):
     window: NotRequired[Window | None]
 
 
+class CoinArgs(TypedDict):
+    pass
+
+
 class ExchangeRateArgs(TypedDict):
     #: Currency to convert from.
     base: Literal["EUR", "USD", "GBP"]
@@ -88,6 +96,13 @@ class ListOrdersArgs(TypedDict):
     priority: NotRequired[Priority | None]
 
 
+class LookupRateArgs(TypedDict):
+    #: Currency to convert from.
+    base: str
+    #: Currency to convert to.
+    quote: NotRequired[str]
+
+
 class RollDiceArgs(TypedDict):
     #: Sides per die.
     sides: NotRequired[int]
@@ -115,9 +130,11 @@ class TransferArgs(TypedDict):
 ARGUMENTS: dict[ToolName, Any] = {
     "account_balance": AccountBalanceArgs,
     "book_delivery": BookDeliveryArgs,
+    "coin": CoinArgs,
     "exchange_rate": ExchangeRateArgs,
     "greet": GreetArgs,
     "list_orders": ListOrdersArgs,
+    "lookup_rate": LookupRateArgs,
     "roll_dice": RollDiceArgs,
     "summarize": SummarizeArgs,
     "transfer": TransferArgs,
