@@ -480,6 +480,46 @@ def test_an_openai_agents_app(folder: Path, run) -> None:  # type: ignore[no-unt
     assert built(folder, run) == ["lookup_order", "refund"]
 
 
+LANGCHAIN_CLASSES = """
+from langchain_core.tools import BaseTool
+
+
+class SearchTool(BaseTool):
+    name: str = "search"
+    description: str = "Search the web."
+
+    def _run(self, query: str) -> str:
+        return query
+
+
+class CalendarTool(BaseTool):
+    name: str = "calendar"
+    description: str = "Read the calendar."
+
+    def _run(self, day: str) -> str:
+        return day
+"""
+
+
+def test_a_langchain_package_of_tool_classes(folder: Path, run) -> None:  # type: ignore[no-untyped-def]
+    """Tools written only as `BaseTool` subclasses are found: no example is written."""
+    write(
+        folder,
+        {
+            "pyproject.toml": '[project]\nname = "kit"\n',
+            "kit/__init__.py": "",
+            "kit/tools.py": LANGCHAIN_CLASSES,
+        },
+    )
+    result = run("init", cwd=folder)
+    assert result.code == 0, result.out
+    assert result.out.splitlines()[0] == "toolgen: found 2 LangChain tools in kit/tools.py"
+    config = tomllib.loads((folder / "pyproject.toml").read_text())["tool"]["toolgen"]
+    assert config["markers"] == ["langchain"]
+    assert not any(folder.rglob("example_tool.py"))
+    assert built(folder, run) == ["calendar", "search"]
+
+
 def test_fastmcp_and_openai_agents_in_one_project(folder: Path, run) -> None:  # type: ignore[no-untyped-def]
     """Two frameworks: both markers, each file a source of its own (they share only the
     project folder, where `out` goes), and what each framework registers."""
