@@ -284,3 +284,37 @@ def test_a_construction_from_data_toolgen_cannot_know_is_a_note(tmp_path, run) -
     told = result.out + result.err
     assert "TG106" in told and "constructs a tool whose `name` toolgen cannot know" in told, told
     assert [p.stem for p in (project.out / "descriptors").glob("*.json")] == ["ping"]
+
+
+def test_a_toolkit_method_nothing_calls_is_read_for_the_tools_it_constructs(tmp_path, run) -> None:
+    """A toolkit's `get_tools()` runs only when an application calls it: toolgen evaluates
+    it as it evaluates registration functions nothing reaches, since it constructs tools."""
+    project = _project(tmp_path)
+    project.write(
+        "src/kit.py",
+        """
+        from langchain_core.tools import BaseTool
+
+
+        class Search(BaseTool):
+            description: str = "Search an index."
+
+            def _run(self, query: str) -> list[str]:
+                return []
+
+
+        class Toolkit:
+            def __init__(self, index: str) -> None:
+                self.index = index
+
+            def get_tools(self) -> list[BaseTool]:
+                return [
+                    Search(name="search_docs", description="Search the docs."),
+                    Search(name="search_code", description="Search the code."),
+                ]
+        """,
+    )
+    result = run("build", cwd=project.root)
+    assert result.code == 0, result.out + result.err
+    names = sorted(p.stem for p in (project.out / "descriptors").glob("*.json"))
+    assert names == ["search_code", "search_docs"]

@@ -283,8 +283,8 @@ def _vocabulary(run: Interpreter, frame: Frame) -> re.Pattern[str]:
     """The words a registration is written with: the presets' registration methods (and, for
     the MCP SDK, the request `tools/list` a server written by hand answers), the
     last part of their decorator functions and server classes, and the module's own names
-    bound to a server, a server class or a decorator of theirs (`from fastmcp import FastMCP
-    as F`, `mcp = F()`)."""
+    bound to a server, a server class, a tool class or a decorator of theirs (`from fastmcp
+    import FastMCP as F`, `mcp = F()`)."""
     words = set(ADD_METHODS | MOUNT_METHODS)
     if any(framework.name == "mcp" for framework in run.frameworks):
         words.add(TOOLS_LIST)  # a server written by hand answers it
@@ -298,11 +298,12 @@ def _vocabulary(run: Interpreter, frame: Frame) -> re.Pattern[str]:
 
 
 def _registers(run: Interpreter, value: Value) -> bool:
-    """Whether `value` is a server, a preset's server class or decorator, or a method."""
+    """Whether `value` is a server, a preset's server class or decorator, a method, or a tool
+    class (`toolgen.read.tool_classes`)."""
     if isinstance(value, External):
         return bool(decorator_of(run, value.path) or factory_of(run, value.path))
-    if isinstance(value, Class):
-        return server_class(run, value) is not None
+    if isinstance(value, Class):  # a tool class too: a construction of it makes a tool
+        return server_class(run, value) is not None or id(value.node) in run.tool_classes
     return isinstance(value, Server | Method | Registrar)
 
 
