@@ -46,98 +46,24 @@ import subprocess
 import sys
 import tempfile
 import tomllib
-import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))  # the compare scripts' shared module
+
+from wheel_projects import (  # noqa: E402
+    copy_sources,
+    fetch_wheel,
+    norm,
+    pct,
+    shape,
+    toml_list,
+    unpack,
+)
+
 FRAMEWORKS = ("langchain-class", "langchain-function", "openai-agents", "pydantic-ai")
-MAX_DEPTH = 4
-
-
-# --------------------------------------------------------------------------- schema shape
-# (copied from ../realworld/compare.py: a secondary, looser view of a schema difference)
-
-
-def _resolve(
-    schema: Any, root: dict[str, Any], seen: tuple[str, ...]
-) -> tuple[Any, tuple[str, ...]]:
-    """Follow $ref (local, #/$defs/X or #/definitions/X) and merge its siblings."""
-    while isinstance(schema, dict) and isinstance(schema.get("$ref"), str):
-        ref = schema["$ref"]
-        if ref in seen:
-            return {"$recursive": ref.rsplit("/", 1)[-1]}, seen
-        target: Any = None
-        if ref.startswith("#/"):
-            target = root
-            for part in ref[2:].split("/"):
-                part = part.replace("~1", "/").replace("~0", "~")
-                target = target.get(part) if isinstance(target, dict) else None
-        if not isinstance(target, dict):
-            return {"$unresolved": ref}, seen
-        siblings = {k: v for k, v in schema.items() if k != "$ref"}
-        schema = {**target, **siblings}
-        seen = (*seen, ref)
-    return schema, seen
-
-
-def shape(schema: Any, root: dict[str, Any], depth: int = 1, seen: tuple[str, ...] = ()) -> Any:
-    """The normalized type shape of a (sub)schema."""
-    if schema is True or schema == {}:
-        return "any"
-    if schema is False:
-        return "never"
-    if not isinstance(schema, dict):
-        return {"$invalid": repr(schema)}
-    schema, seen = _resolve(schema, root, seen)
-    if "$recursive" in schema or "$unresolved" in schema:
-        return schema
-    # allOf with one member (pydantic's wrapper for a $ref with siblings) is that member
-    all_of = schema.get("allOf")
-    if isinstance(all_of, list) and len(all_of) == 1:
-        rest = {k: v for k, v in schema.items() if k != "allOf"}
-        inner, seen = _resolve(all_of[0], root, seen)
-        if isinstance(inner, dict):
-            schema = {**inner, **rest}
-    out: dict[str, Any] = {}
-    typ = schema.get("type")
-    if isinstance(typ, list):
-        out["type"] = sorted(typ)
-    elif typ is not None:
-        out["type"] = [typ]
-    if "enum" in schema:
-        out["enum"] = sorted(json.dumps(v, sort_keys=True) for v in schema["enum"])
-    if "const" in schema:
-        out["const"] = json.dumps(schema["const"], sort_keys=True)
-    if depth >= MAX_DEPTH:
-        for key in ("items", "prefixItems", "anyOf", "oneOf", "allOf", "properties"):
-            if key in schema:
-                out[key] = "..."
-        return out
-    nxt = depth + 1
-    items = schema.get("items")
-    if isinstance(items, list):
-        out["prefixItems"] = [shape(s, root, nxt, seen) for s in items]
-    elif items is not None:
-        out["items"] = shape(items, root, nxt, seen)
-    if isinstance(schema.get("prefixItems"), list):
-        out["prefixItems"] = [shape(s, root, nxt, seen) for s in schema["prefixItems"]]
-    for key in ("anyOf", "oneOf", "allOf"):
-        members = schema.get(key)
-        if isinstance(members, list):
-            shaped = [shape(s, root, nxt, seen) for s in members]
-            out[key] = sorted(shaped, key=lambda s: json.dumps(s, sort_keys=True))
-    props = schema.get("properties")
-    if isinstance(props, dict):
-        out["properties"] = {k: shape(v, root, nxt, seen) for k, v in sorted(props.items())}
-        out["required"] = sorted(schema.get("required") or [])
-    addl = schema.get("additionalProperties")
-    if isinstance(addl, dict) and addl:
-        out["additionalProperties"] = shape(addl, root, nxt, seen)
-    elif addl is False:
-        out["additionalProperties"] = "never"
-    return out or "any"
 
 
 def schema_shape(schema: Any) -> Any:
@@ -264,96 +190,10 @@ def compare_tools(name: str, oracle: list[dict[str, Any]], produced: list[Any]) 
 # --------------------------------------------------------------------------- wheels, projects
 
 
-def _norm(name: str) -> str:
-    return re.sub(r"[-_.]+", "_", name).lower()
-
-
-def fetch_wheel(requirement: str, cache: Path) -> Path:
-    m = re.fullmatch(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*==\s*([^\s;]+)\s*", requirement)
-    if not m:
-        raise RuntimeError(f"requirement must be pinned as NAME==VERSION: {requirement!r}")
-    prefix = f"{_norm(m.group(1))}-{m.group(2)}-".lower()
-    cache.mkdir(parents=True, exist_ok=True)
-
-    def find() -> Path | None:
-        for whl in sorted(cache.glob("*.whl")):
-            if whl.name.lower().startswith(prefix):
-                return whl
-        return None
-
-    whl = find()
-    if whl is None:
-        cmd = [
-            sys.executable,
-            "-m",
-            "pip",
-            "download",
-            "--no-deps",
-            "--ignore-requires-python",
-            "--only-binary=:all:",
-            "--python-version",
-            "3.12",
-            "--disable-pip-version-check",
-            "-q",
-            requirement,
-            "-d",
-            str(cache),
-        ]
-        proc = subprocess.run(cmd, capture_output=True, text=True)
-        whl = find()
-        if whl is None:
-            tail = "\n".join((proc.stderr or proc.stdout).strip().splitlines()[-5:])
-            raise RuntimeError(f"pip download {requirement} failed:\n{tail}")
-    return whl
-
-
-def unpack(whl: Path, cache: Path) -> Path:
-    dest = cache / "unpacked" / whl.stem
-    marker = dest / ".complete"
-    if not marker.exists():
-        if dest.exists():
-            shutil.rmtree(dest)
-        dest.mkdir(parents=True)
-        try:
-            with zipfile.ZipFile(whl) as zf:
-                zf.extractall(dest)
-            marker.write_text("ok\n")
-        except BaseException:
-            shutil.rmtree(dest, ignore_errors=True)  # a half-unpacked wheel only takes room
-            raise
-    return dest
-
-
-def toml_list(values: list[str]) -> str:
-    return "[" + ", ".join(json.dumps(v) for v in values) + "]"
-
-
-def _link_or_copy(src: str, dst: str) -> None:
-    """A hard link to the unpacked wheel's file where the file system allows one (toolgen
-    writes only under generated/, so sharing the files is safe), else a copy."""
-    try:
-        os.link(src, dst)
-    except OSError:
-        shutil.copy2(src, dst)
-
-
 def make_project(entry: dict[str, Any], unpacked: Path) -> Path:
-    project = Path(tempfile.mkdtemp(prefix=f"frameworks-{_norm(entry['name'])}-"))
+    project = Path(tempfile.mkdtemp(prefix=f"frameworks-{norm(entry['name'])}-"))
     try:
-        for rel in entry["sources"]:
-            src, dst = unpacked / rel, project / rel
-            if src.is_dir():
-                shutil.copytree(
-                    src,
-                    dst,
-                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc"),
-                    copy_function=_link_or_copy,
-                )
-            elif src.is_file():
-                dst.parent.mkdir(parents=True, exist_ok=True)
-                _link_or_copy(str(src), str(dst))
-            else:
-                raise RuntimeError(f"{rel} is not in the wheel")
+        copy_sources(unpacked, project, entry["sources"])
         env = entry.get("env") or {}
         pairs = ", ".join(f"{json.dumps(k)} = {json.dumps(v)}" for k, v in sorted(env.items()))
         (project / "pyproject.toml").write_text(
@@ -399,7 +239,8 @@ def run_entry(
     name = entry["name"]
     recorded = json.loads((oracle / f"{name}.json").read_text(encoding="utf-8"))["tools"]
     try:
-        project = make_project(entry, unpack(fetch_wheel(entry["requirement"], cache), cache))
+        wheel = fetch_wheel(entry["requirement"], cache, "3.12")  # the draw's Python
+        project = make_project(entry, unpack(wheel, cache))
     except Exception as exc:  # download or copy failed: nothing to compare
         res = compare_tools(name, recorded, [])
         res.note = f"  setup failed: {exc}"
@@ -441,10 +282,6 @@ def run_entry(
 
 
 # --------------------------------------------------------------------------- summary
-
-
-def pct(a: int, b: int) -> str:
-    return f"{(100.0 * a / b) if b else 0.0:.1f}%"
 
 
 def summary(results: list[Result]) -> list[str]:
