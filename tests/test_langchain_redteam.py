@@ -1,0 +1,66 @@
+"""Hostile LangChain (and neighbouring frameworks') projects: what one tool gets wrong costs that
+tool, located, never the build, and the build ends in bounded time and memory."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.conftest import Project
+
+CONFIG = """
+[tool.toolgen]
+sources = ["src"]
+out = "generated"
+markers = ["{marker}"]
+min_level = 0
+{extra}
+"""
+
+
+def _project(tmp_path: Path, marker: str = "langchain", extra: str = "") -> Project:
+    project = Project(tmp_path / "proj")
+    project.write("pyproject.toml", CONFIG.format(marker=marker, extra=extra))
+    return project
+
+
+def _descriptors(project: Project) -> list[str]:
+    return sorted(p.stem for p in (project.out / "descriptors").glob("*.json"))
+
+
+PING = '''
+
+@tool
+def ping() -> str:
+    """Answer."""
+    return "pong"
+'''
+
+
+def test_models_that_all_refer_to_each_other_cost_their_tool_not_the_build(tmp_path, run) -> None:
+    """Ten models each with a field of every other: counted once per model (TG108's check)
+    the schema is small, but LangChain's dereference inlines every path through them, 10!
+    of them: its payload is refused as too large to expand, not built until memory runs out."""
+    names = [f"M{i}" for i in range(10)]
+    models = "\n\n".join(
+        f"class {name}(BaseModel):\n"
+        + "".join(f"    f_{other}: Optional[{other!r}] = None\n" for other in names)
+        for name in names
+    )
+    project = _project(tmp_path)
+    project.write(
+        "src/tools.py",
+        "from typing import Optional\n\nfrom langchain_core.tools import tool\n"
+        "from pydantic import BaseModel\n\n\n"
+        f"{models}\n\n"
+        '@tool\ndef deep(m: M0) -> str:\n    """Deep."""\n    return ""\n' + PING,
+    )
+    result = run("build", cwd=project.root)
+    told = result.out + result.err
+    assert "Traceback" not in told
+    assert result.code == 1, told
+    lines = project.root.joinpath("src/tools.py").read_text().splitlines()
+    line = 1 + lines.index("def deep(m: M0) -> str:")
+    assert f"src/tools.py:{line}:1: TG108 [error] `deep`: its LangChain payload schema" in told, (
+        told
+    )
+    assert _descriptors(project) == ["ping"]
