@@ -3,6 +3,7 @@ tool, located, never the build, and the build ends in bounded time and memory.""
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 
 from tests.conftest import Project
@@ -21,6 +22,11 @@ def _project(tmp_path: Path, marker: str = "langchain", extra: str = "") -> Proj
     project = Project(tmp_path / "proj")
     project.write("pyproject.toml", CONFIG.format(marker=marker, extra=extra))
     return project
+
+
+def _write_with_ping(project: Project, source: str) -> None:
+    """`src/tools.py`: `source` and a tool that is fine (`ping`), which must still be written."""
+    project.write("src/tools.py", textwrap.dedent(source) + PING)
 
 
 def _descriptors(project: Project) -> list[str]:
@@ -64,3 +70,35 @@ def test_models_that_all_refer_to_each_other_cost_their_tool_not_the_build(tmp_p
         told
     )
     assert _descriptors(project) == ["ping"]
+
+
+def test_a_name_with_a_lone_surrogate_is_refused_and_shown_escaped(tmp_path, run) -> None:
+    """`name = "g\\ud800"` has no UTF-8 form: the name is refused where it is written, and the
+    report that lists the tool as left out shows it escaped, in every format."""
+    project = _project(tmp_path)
+    _write_with_ping(
+        project,
+        """
+        from langchain_core.tools import BaseTool, tool
+
+
+        class Grab(BaseTool):
+            name: str = "g\\ud800"
+            description: str = "Grab things."
+
+            def _run(self, x: str) -> str:
+                return x
+        """,
+    )
+    result = run("build", cwd=project.root)
+    told = result.out + result.err
+    assert result.code == 1, told
+    assert "Traceback" not in told and "internal error" not in told, told
+    assert "src/tools.py:5:17: TG103 [error] tool name 'g\\ud800' must match" in told, told
+    assert "1 tool left out for errors: g\\ud800 (src/tools.py:8:5)" in told, told
+    assert _descriptors(project) == ["ping"]
+    for fmt in ("json", "github"):
+        result = run("build", "--format", fmt, cwd=project.root)
+        assert result.code == 1 and "internal error" not in result.out + result.err
+    left_out = run("build", "--format", "json", cwd=project.root).json()["left_out"]
+    assert [entry["name"] for entry in left_out] == ["g\\ud800"]
