@@ -102,3 +102,46 @@ def test_a_name_with_a_lone_surrogate_is_refused_and_shown_escaped(tmp_path, run
         assert result.code == 1 and "internal error" not in result.out + result.err
     left_out = run("build", "--format", "json", cwd=project.root).json()["left_out"]
     assert [entry["name"] for entry in left_out] == ["g\\ud800"]
+
+
+def test_a_run_that_is_assigned_is_told_not_read_from_a_base(tmp_path, run) -> None:
+    """`_run = helper` is what LangChain runs, for the class and each construction of it: its
+    parameters are not written in the class, so toolgen says so (once, where it is assigned),
+    and never publishes a base class's `def _run` in its place."""
+    project = _project(tmp_path)
+    _write_with_ping(
+        project,
+        """
+        from langchain_core.tools import BaseTool, tool
+
+
+        def helper(self, count: int) -> str:
+            return str(count)
+
+
+        class Search(BaseTool):
+            name: str = "search"
+            description: str = "Search the catalog."
+
+            def _run(self, query: str) -> str:
+                return query
+
+
+        class Counted(Search):
+            name: str = "counted"
+            _run = helper
+
+
+        first = Counted(name="first")
+        second = Counted(name="second")
+        """,
+    )
+    result = run("build", "--verbose", cwd=project.root)
+    told = result.out + result.err
+    assert result.code == 0, told
+    note = (
+        "src/tools.py:18:5: TG106 [info] `Counted._run` is assigned, not a `def`: toolgen "
+        "reads a tool class's parameters only from its `def _run`"
+    )
+    assert told.count(note) == 1, told
+    assert _descriptors(project) == ["ping", "search"]

@@ -81,6 +81,20 @@ class ToolClass:
                     return stmt, link
         return None
 
+    def binding(self, name: str) -> tuple[ast.stmt, ClassLink] | None:
+        """The statement of the first class of the chain that binds `name` (a `def`, or an
+        assignment: `_run = helper`), and that class: what Python finds on the class."""
+        for link in self.chain:
+            for stmt in link.statements():
+                if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef) and stmt.name == name:
+                    return stmt, link
+                targets = stmt.targets if isinstance(stmt, ast.Assign) else []
+                if isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
+                    targets = [stmt.target]
+                if any(isinstance(t, ast.Name) and t.id == name for t in targets):
+                    return stmt, link
+        return None
+
 
 def tool_class(
     module: Module, node: ast.ClassDef, index: ModuleIndex, bases: frozenset[str]
