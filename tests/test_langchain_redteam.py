@@ -145,3 +145,35 @@ def test_a_run_that_is_assigned_is_told_not_read_from_a_base(tmp_path, run) -> N
     )
     assert told.count(note) == 1, told
     assert _descriptors(project) == ["ping", "search"]
+
+
+def test_constructions_in_a_comprehension_too_long_to_follow_are_told(tmp_path, run) -> None:
+    """A comprehension over more items than toolgen lists (range(100000)) constructs tools
+    it cannot name: told as a `for` loop's are (TG106), not left unseen, with the class then
+    published under a name the code never builds it with."""
+    project = _project(tmp_path)
+    _write_with_ping(
+        project,
+        """
+        from langchain_core.tools import BaseTool, tool
+
+
+        class Search(BaseTool):
+            name: str = "search"
+            description: str = "Search the catalog."
+
+            def _run(self, query: str) -> str:
+                return query
+
+
+        SHARDS = [Search(name=f"s{i}", description=f"Shard {i}.") for i in range(100000)]
+        """,
+    )
+    result = run("build", "--verbose", cwd=project.root)
+    told = result.out + result.err
+    assert result.code == 0, told
+    assert (
+        "src/tools.py:12:11: TG106 [info] `Search(name=f's{i}', description=f'Shard {i}.')` "
+        "constructs a tool whose `name` and `description` toolgen cannot know" in told
+    ), told
+    assert _descriptors(project) == ["ping"]
