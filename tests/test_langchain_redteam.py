@@ -177,3 +177,32 @@ def test_constructions_in_a_comprehension_too_long_to_follow_are_told(tmp_path, 
         "constructs a tool whose `name` and `description` toolgen cannot know" in told
     ), told
     assert _descriptors(project) == ["ping"]
+
+
+def test_a_class_whose_bases_go_deeper_than_followed_is_told(tmp_path, run) -> None:
+    """Bases 40 classes deep (thousands, in a hostile project) are followed only so far: a
+    class with a `_run` whose chain is cut there may be a tool, and is told as not followed,
+    not dropped unsaid; a deep hierarchy with no `_run` is no tool, and nothing is told."""
+    chain = "".join(f"class C{i}(C{i - 1}):\n    pass\n\n\n" for i in range(1, 40))
+    plain = "".join(f"class P{i}(P{i - 1}):\n    pass\n\n\n" for i in range(1, 40))
+    project = _project(tmp_path)
+    _write_with_ping(
+        project,
+        "from langchain_core.tools import BaseTool, tool\n\n\n"
+        'class C0(BaseTool):\n    description: str = "Deep."\n\n\n'
+        f"{chain}class P0:\n    pass\n\n\n{plain}"
+        'class Top(C39):\n    name: str = "top"\n\n'
+        "    def _run(self, x: str) -> str:\n        return x\n\n\n"
+        "class Plain(P39):\n    pass\n",
+    )
+    result = run("build", "--verbose", cwd=project.root)
+    told = result.out + result.err
+    assert result.code == 0, told
+    lines = project.root.joinpath("src/tools.py").read_text().splitlines()
+    line = 1 + lines.index("class Top(C39):")
+    assert (
+        f"src/tools.py:{line}:1: TG106 [info] `Top`'s bases go on more than 16 classes deep: "
+        "toolgen does not follow them to tell whether it is a tool class" in told
+    ), told
+    assert told.count("classes deep") == 1, told
+    assert _descriptors(project) == ["ping"]

@@ -96,21 +96,43 @@ class ToolClass:
         return None
 
 
+class TooDeep(Exception):
+    """A class's bases go on past `MAX_DEPTH` classes without reaching a framework's base:
+    whether it is a tool class is not known (`chain` holds the classes followed)."""
+
+    def __init__(self, chain: tuple[ClassLink, ...]) -> None:
+        super().__init__(f"more than {MAX_DEPTH} classes deep")
+        self.chain = chain
+
+
 def tool_class(
     module: Module, node: ast.ClassDef, index: ModuleIndex, bases: frozenset[str]
 ) -> ToolClass | None:
     """`node` as a tool class of the framework whose base classes are `bases` (dotted
-    paths), or None when none of its bases leads to one of them."""
+    paths), or None when none of its bases leads to one of them; `TooDeep` when the bases
+    not followed past `MAX_DEPTH` might."""
     chain: list[ClassLink] = []
-    found = _walk(ClassLink(module, node), index, bases, chain, 0)
+    cut: list[ClassLink] = []
+    found = _walk(ClassLink(module, node), index, bases, chain, 0, cut)
+    if found is None and cut:
+        raise TooDeep(tuple(chain))
     return ToolClass(tuple(chain), found) if found is not None else None
 
 
 def _walk(
-    link: ClassLink, index: ModuleIndex, bases: frozenset[str], chain: list[ClassLink], depth: int
+    link: ClassLink,
+    index: ModuleIndex,
+    bases: frozenset[str],
+    chain: list[ClassLink],
+    depth: int,
+    cut: list[ClassLink],
 ) -> str | None:
-    """Add `link` and its bases to `chain` (each class once); the framework base reached."""
-    if depth > MAX_DEPTH or any(c.node is link.node for c in chain):
+    """Add `link` and its bases to `chain` (each class once); the framework base reached.
+    A class past `MAX_DEPTH` goes to `cut`, unread."""
+    if any(c.node is link.node for c in chain):
+        return None
+    if depth > MAX_DEPTH:
+        cut.append(link)
         return None
     chain.append(link)
     reached: str | None = None
@@ -120,7 +142,7 @@ def _walk(
         if isinstance(step, str):
             reached = reached or step
         elif step is not None:
-            reached = _walk(step, index, bases, chain, depth + 1) or reached
+            reached = _walk(step, index, bases, chain, depth + 1, cut) or reached
     return reached
 
 
