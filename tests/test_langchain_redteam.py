@@ -201,8 +201,43 @@ def test_a_class_whose_bases_go_deeper_than_followed_is_told(tmp_path, run) -> N
     lines = project.root.joinpath("src/tools.py").read_text().splitlines()
     line = 1 + lines.index("class Top(C39):")
     assert (
-        f"src/tools.py:{line}:1: TG106 [info] `Top`'s bases go on more than 16 classes deep: "
-        "toolgen does not follow them to tell whether it is a tool class" in told
+        f"src/tools.py:{line}:1: TG106 [info] `Top` may be a tool class, not followed: its "
+        "bases go on more than 16 classes deep" in told
     ), told
     assert told.count("classes deep") == 1, told
+    assert _descriptors(project) == ["ping"]
+
+
+def test_a_base_in_a_library_file_that_cannot_be_read_is_told(tmp_path, run) -> None:
+    """An installed package's module that does not parse (or is not UTF-8) holds the base a
+    class with a `_run` derives from: whether that class is a tool is not known, and the
+    note says which file and why, where the class is written."""
+    project = _project(tmp_path, extra='library_paths = ["../lib"]')
+    lib = Project(tmp_path / "lib")
+    lib.write(
+        "broken/__init__.py", "from langchain_core.tools import BaseTool\nclass Base(BaseTool:\n"
+    )
+    _write_with_ping(
+        project,
+        """
+        from broken import Base
+        from langchain_core.tools import tool
+
+
+        class Lookup(Base):
+            name: str = "lookup"
+            description: str = "Look an order up."
+
+            def _run(self, order_id: str) -> str:
+                return order_id
+        """,
+    )
+    result = run("build", "--verbose", cwd=project.root)
+    told = result.out + result.err
+    assert result.code == 0, told
+    assert (
+        "src/tools.py:5:1: TG106 [info] `Lookup` may be a tool class, not followed: its base "
+        "`broken.Base` is in a library file toolgen cannot read: "
+        f"{tmp_path / 'lib' / 'broken' / '__init__.py'}:2:20: cannot parse: invalid syntax" in told
+    ), told
     assert _descriptors(project) == ["ping"]

@@ -17,7 +17,7 @@ import ast
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from toolgen.read.index import Module, ModuleIndex
+from toolgen.read.index import LIBRARY, Module, ModuleIndex
 
 #: How many classes deep a chain is followed: tool hierarchies are shallow, and a cycle
 #: (a name rebound to a subclass of itself) must end.
@@ -96,26 +96,28 @@ class ToolClass:
         return None
 
 
-class TooDeep(Exception):
-    """A class's bases go on past `MAX_DEPTH` classes without reaching a framework's base:
-    whether it is a tool class is not known (`chain` holds the classes followed)."""
+class Unfollowed(Exception):
+    """A class's bases were not all followed (past `MAX_DEPTH` classes, into a library file
+    that cannot be read) and those followed reach no framework's base: whether it is a tool
+    class is not known (`chain` holds the classes followed, `why` the first base not)."""
 
-    def __init__(self, chain: tuple[ClassLink, ...]) -> None:
-        super().__init__(f"more than {MAX_DEPTH} classes deep")
+    def __init__(self, chain: tuple[ClassLink, ...], why: str) -> None:
+        super().__init__(why)
         self.chain = chain
+        self.why = why
 
 
 def tool_class(
     module: Module, node: ast.ClassDef, index: ModuleIndex, bases: frozenset[str]
 ) -> ToolClass | None:
     """`node` as a tool class of the framework whose base classes are `bases` (dotted
-    paths), or None when none of its bases leads to one of them; `TooDeep` when the bases
-    not followed past `MAX_DEPTH` might."""
+    paths), or None when none of its bases leads to one of them; `Unfollowed` when a base
+    not followed might."""
     chain: list[ClassLink] = []
-    cut: list[ClassLink] = []
+    cut: list[str] = []
     found = _walk(ClassLink(module, node), index, bases, chain, 0, cut)
     if found is None and cut:
-        raise TooDeep(tuple(chain))
+        raise Unfollowed(tuple(chain), cut[0])
     return ToolClass(tuple(chain), found) if found is not None else None
 
 
@@ -125,20 +127,20 @@ def _walk(
     bases: frozenset[str],
     chain: list[ClassLink],
     depth: int,
-    cut: list[ClassLink],
+    cut: list[str],
 ) -> str | None:
     """Add `link` and its bases to `chain` (each class once); the framework base reached.
-    A class past `MAX_DEPTH` goes to `cut`, unread."""
+    Why a base is not followed goes to `cut`."""
     if any(c.node is link.node for c in chain):
         return None
     if depth > MAX_DEPTH:
-        cut.append(link)
+        cut.append(f"its bases go on more than {MAX_DEPTH} classes deep")
         return None
     chain.append(link)
     reached: str | None = None
     for base in link.node.bases:
         expr = base.value if isinstance(base, ast.Subscript) else base  # `Base[T]`
-        step = _base(link.module, expr, index, bases)
+        step = _base(link.module, expr, index, bases, cut)
         if isinstance(step, str):
             reached = reached or step
         elif step is not None:
@@ -147,18 +149,23 @@ def _walk(
 
 
 def _base(
-    module: Module, expr: ast.expr, index: ModuleIndex, bases: frozenset[str]
+    module: Module, expr: ast.expr, index: ModuleIndex, bases: frozenset[str], cut: list[str]
 ) -> ClassLink | str | None:
     """What a base class expression is: a framework base (its path), a class toolgen can
-    read (of the project, else of an installed package), or None."""
+    read (of the project, else of an installed package), or None (in a library file that
+    cannot be read: why, to `cut`)."""
     symbol = index.resolve_expr(module, expr)
     if symbol is None:
         return None
     if symbol.is_external:
         if symbol.path in bases:
             return symbol.path
-        symbol = index.resolve_library(symbol.path)
+        path = symbol.path
+        symbol = index.resolve_library(path)
         if symbol is None or symbol.is_external:
+            why = index.unreadable_behind((LIBRARY, path))
+            if why:
+                cut.append(f"its base `{path}` is in a library file toolgen cannot read: {why}")
             return None
     if symbol.path in bases:
         return symbol.path

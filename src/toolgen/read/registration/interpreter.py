@@ -95,8 +95,7 @@ from toolgen.read.registration.values import (
     Unknown,
     Value,
 )
-from toolgen.read.tool_classes import MAX_DEPTH as TOOL_CLASS_DEPTH
-from toolgen.read.tool_classes import TooDeep, ToolClass, tool_class
+from toolgen.read.tool_classes import ToolClass, Unfollowed, tool_class
 
 #: What a request is called, as a function of an HTTP package or a method of its client.
 VERBS = ("get", "post", "put", "patch", "delete", "head", "options", "request", "send", "stream")
@@ -727,12 +726,9 @@ class Interpreter:
                 continue
             try:
                 found = tool_class(module, node, self.index, framework.tool_bases)
-            except TooDeep as exc:  # told only of a class that runs as a tool would
+            except Unfollowed as exc:  # told only of a class that runs as a tool would
                 if ToolClass(exc.chain, "").binding("_run") is not None:
-                    message = (
-                        f"`{node.name}`'s bases go on more than {TOOL_CLASS_DEPTH} classes "
-                        "deep: toolgen does not follow them to tell whether it is a tool class"
-                    )
+                    message = f"`{node.name}` may be a tool class, not followed: {exc.why}"
                     self.note("unfollowed", message, node)
                 continue
             if found is not None:
