@@ -241,3 +241,52 @@ def test_a_base_in_a_library_file_that_cannot_be_read_is_told(tmp_path, run) -> 
         f"{tmp_path / 'lib' / 'broken' / '__init__.py'}:2:20: cannot parse: invalid syntax" in told
     ), told
     assert _descriptors(project) == ["ping"]
+
+
+def _refs(value: object) -> list[str]:
+    if isinstance(value, dict):
+        own = [value["$ref"]] if isinstance(value.get("$ref"), str) else []
+        return own + [r for v in value.values() for r in _refs(v)]
+    if isinstance(value, list):
+        return [r for v in value for r in _refs(v)]
+    return []
+
+
+def test_a_recursive_args_schema_keeps_the_definition_its_references_need(tmp_path, run) -> None:
+    """`args_schema = Node` where a Node holds a Node: the model's fields are the parameters,
+    and its definition stays in `$defs` for the references to it (none left dangling); the
+    LangChain payload inlines it once, as LangChain's `dereference_refs` does."""
+    project = _project(tmp_path)
+    _write_with_ping(
+        project,
+        """
+        from typing import Optional
+
+        from langchain_core.tools import BaseTool, tool
+        from pydantic import BaseModel
+
+
+        class Node(BaseModel):
+            label: str = ""
+            child: Optional["Node"] = None
+
+
+        class Tree(BaseTool):
+            name: str = "tree"
+            description: str = "Walk a tree."
+            args_schema: type[BaseModel] = Node
+
+            def _run(self, **parts: object) -> str:
+                return ""
+        """,
+    )
+    result = run("build", cwd=project.root)
+    assert result.code == 0, result.out + result.err
+    tree = project.descriptor("tree")
+    parameters = tree["parameters"]
+    assert set(parameters["properties"]) == {"label", "child"}
+    for ref in _refs(parameters):
+        assert ref.removeprefix("#/$defs/") in parameters.get("$defs", {}), ref
+    child = tree["framework"]["openai"]["parameters"]["properties"]["child"]
+    assert child["anyOf"][0]["title"] == "Node"
+    assert child["anyOf"][0]["properties"]["child"]["anyOf"][0] == {}

@@ -1350,6 +1350,8 @@ class _HandlerCompiler:
             return {"type": "object", "properties": {}, "additionalProperties": False}
         schema = {k: v for k, v in body.items() if k != "description"}
         schema["additionalProperties"] = False
+        if _refers_to([schema, builder.defs], ref):  # a recursive model (`child: "Node"`):
+            builder.defs[name] = body  # its references need its definition still
         schema = self.canonical_parameters = _with_defs(schema, builder)
         self.within_expansion("parameters", schema)
         return schema
@@ -1440,6 +1442,20 @@ class _HandlerCompiler:
             if not found or self.preset.native:  # a toolgen handler's stay: its rules say
                 kept.append((example, line))
         return kept
+
+
+def _refers_to(value: Any, ref: dict[str, Any]) -> bool:
+    """Whether `ref` (a `{"$ref": ...}`) is among the values `value` holds."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            if item.get("$ref") == ref.get("$ref"):
+                return True
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
 
 
 def _with_defs(schema: dict[str, Any], builder: SchemaBuilder) -> dict[str, Any]:
