@@ -290,3 +290,40 @@ def test_a_recursive_args_schema_keeps_the_definition_its_references_need(tmp_pa
     child = tree["framework"]["openai"]["parameters"]["properties"]["child"]
     assert child["anyOf"][0]["title"] == "Node"
     assert child["anyOf"][0]["properties"]["child"]["anyOf"][0] == {}
+
+
+def test_injected_arguments_are_hidden_through_names_bound_to_the_marker(tmp_path, run) -> None:
+    """LangChain hides a parameter whose `Annotated` metadata is `InjectedToolArg` or a
+    subclass, the class or an instance: also when the code names it otherwise first
+    (`Inj = InjectedToolArg`, an alias of an alias, a subclass of its own)."""
+    project = _project(tmp_path)
+    _write_with_ping(
+        project,
+        '''
+        from typing import Annotated
+
+        from langchain_core.tools import InjectedToolArg, tool
+
+        Inj = InjectedToolArg
+        Again = Inj
+        UserId = Annotated[str, Inj]
+
+
+        class Tenant(InjectedToolArg):
+            pass
+
+
+        @tool
+        def lookup(
+            query: str,
+            user: UserId,
+            session: Annotated[str, Again()],
+            tenant: Annotated[str, Tenant],
+        ) -> str:
+            """Look an order up."""
+            return query
+        ''',
+    )
+    result = run("build", cwd=project.root)
+    assert result.code == 0, result.out + result.err
+    assert list(project.descriptor("lookup")["parameters"]["properties"]) == ["query"]
