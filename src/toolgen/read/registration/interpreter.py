@@ -1217,15 +1217,7 @@ class Interpreter:
             return True
         generator = node.generators[level]
         found = stdlib.items(self.expr(generator.iter, frame))
-        if found is None:  # once, with what it runs over unknown, as a `for` loop is: what it
-            # makes counts (`[SearchTool(name=s) for s in shards]` constructs tools), not what
-            # it gives (the comprehension's value stays unknown)
-            self.blind_loops += 1
-            why = "the item of a loop over values toolgen cannot know"
-            self.assign(generator.target, self.unknown(why, generator.iter), frame)
-            for test in generator.ifs:
-                self.expr(test, frame)
-            self.generate(node, level + 1, frame, [], Mapping())
+        if found is None:
             return False
         known = True
         for count, item in enumerate(found):
