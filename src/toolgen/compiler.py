@@ -39,6 +39,7 @@ from toolgen.analyze.framework_facts import (
 )
 from toolgen.analyze.framework_openai import (
     RULES,
+    TooLarge,
     agents_function,
     langchain_function,
     pydantic_ai_function,
@@ -111,6 +112,12 @@ DESCRIPTOR_KEYS = {"keywords": "tool_search_keywords"}
 #: this many, and `EXPANSION` times as many as it holds as written (`within_expansion`).
 MAX_EXPANDED = 100_000
 EXPANSION = 10
+
+
+def expansion_limit(schema: dict[str, Any]) -> int:
+    """The most values `schema` may hold with its models inlined (`within_expansion`)."""
+    return MAX_EXPANDED + EXPANSION * size(schema)
+
 
 #: Every tool can reject invalid arguments: an error example may use this code undeclared, and
 #: its arguments are expected not to fit the schema (that is what it shows).
@@ -1035,7 +1042,12 @@ class _HandlerCompiler:
         is one that does (`toolgen.analyze.framework_openai`)."""
         parameters = self.canonical_parameters
         if self.preset.name == "langchain":
-            return langchain_function(name, description, parameters)
+            limit = expansion_limit(parameters)
+            try:
+                return langchain_function(name, description, parameters, limit)
+            except TooLarge:  # models that all refer to each other: inlined once per path
+                self.too_large("LangChain payload", parameters, limit)
+                return None
         if self.preset.name == "pydantic-ai":
             return pydantic_ai_function(name, description, parameters)
         if self.preset.name == "openai-agents":
@@ -1338,6 +1350,8 @@ class _HandlerCompiler:
             return {"type": "object", "properties": {}, "additionalProperties": False}
         schema = {k: v for k, v in body.items() if k != "description"}
         schema["additionalProperties"] = False
+        if _refers_to([schema, builder.defs], ref):  # a recursive model (`child: "Node"`):
+            builder.defs[name] = body  # its references need its definition still
         schema = self.canonical_parameters = _with_defs(schema, builder)
         self.within_expansion("parameters", schema)
         return schema
@@ -1347,18 +1361,20 @@ class _HandlerCompiler:
         framework's) is not far larger than as written; else TG108. A model with two fields
         of a model with two fields of ... doubles at each level, and every stage that
         follows the `$ref`s would do that work."""
-        written = size(schema)
-        limit = MAX_EXPANDED + EXPANSION * written
+        limit = expansion_limit(schema)
         if expanded_size(schema, limit) <= limit:
             return True
+        self.too_large(what, schema, limit)
+        return False
+
+    def too_large(self, what: str, schema: dict[str, Any], limit: int) -> None:
         message = (
             f"`{self.node.name}`: its {what} schema holds more than {limit:,} values with "
-            f"its models inlined ({written:,} as written), more than toolgen expands: a "
+            f"its models inlined ({size(schema):,} as written), more than toolgen expands: a "
             "model that holds another several times, nested deeply, doubles at each level; "
             "nest fewer models"
         )
         self.report("TG108", message, self.node)
-        return False
 
     def returns_schema(self) -> dict[str, Any]:
         if self.node.returns is None:
@@ -1426,6 +1442,20 @@ class _HandlerCompiler:
             if not found or self.preset.native:  # a toolgen handler's stay: its rules say
                 kept.append((example, line))
         return kept
+
+
+def _refers_to(value: Any, ref: dict[str, Any]) -> bool:
+    """Whether `ref` (a `{"$ref": ...}`) is among the values `value` holds."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            if item.get("$ref") == ref.get("$ref"):
+                return True
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
 
 
 def _with_defs(schema: dict[str, Any], builder: SchemaBuilder) -> dict[str, Any]:

@@ -132,7 +132,9 @@ RULES: dict[str, Rule] = _rules(
      FIXED),
     ("TG108", E, "a tool's schema is far larger with its models inlined than as written",
      "Gemini's payload and `inline_defs` write each model where it is used: a model that "
-     "holds another several times, nested deeply, doubles at each level. A schema may hold "
+     "holds another several times, nested deeply, doubles at each level. LangChain's payload "
+     "writes a model once per path that reaches it: models that all refer to each other grow "
+     "as the factorial of their number. A schema may hold "
      "100,000 values with its models inlined, and ten times as many as it holds as written; "
      "past that the tool is left out. Nest fewer models, or hold a model once.", FIXED),
     ("TG109", E, "a type is too large to read",

@@ -94,7 +94,12 @@ def _build_text(report: Report) -> str:
                 "removed": files.removed if files else [],
                 "completed": files.completed if files else 0,
                 "left_out": [
-                    {"name": name, "path": where.path, "line": where.line, "col": where.col}
+                    {
+                        "name": utf8_text(name),
+                        "path": where.path,
+                        "line": where.line,
+                        "col": where.col,
+                    }
                     for name, where in left_out
                 ],
             }
@@ -126,9 +131,17 @@ def _build_text(report: Report) -> str:
     return "".join(out)
 
 
+def utf8_text(text: str) -> str:
+    """`text` with each character UTF-8 cannot encode as its escape: a name is the project's
+    text, and a lone surrogate in it (`@tool("g\\ud800")`, refused as a name) has no UTF-8
+    form, so it is shown escaped, as a diagnostic's message is."""
+    return text if text.isascii() else text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 def one_name(name: str) -> str:
-    """`name` on one line: its line breaks escaped (and so its backslashes)."""
-    return name.replace("\\", "\\\\").replace("\r", "\\r").replace("\n", "\\n")
+    """`name` on one line: its line breaks escaped (and so its backslashes), and what UTF-8
+    cannot encode."""
+    return utf8_text(name.replace("\\", "\\\\").replace("\r", "\\r").replace("\n", "\\n"))
 
 
 def _check_text(report: Report) -> str:

@@ -33,8 +33,15 @@ RULES = {"langchain": "1", "pydantic-ai": "2", "openai-agents": "0.24"}
 _NOT_CARRIED = frozenset({"examples", "deprecated", "title"})
 
 
-def langchain_function(name: str, description: str, parameters: Schema) -> Schema:
-    """The `function` object of the tool LangChain sends (Chat Completions)."""
+class TooLarge(Exception):
+    """The payload's schema would hold more values than the caller's limit: LangChain inlines
+    a model once per path that reaches it, so models that refer to each other (each one to
+    every other) make a schema that grows as the factorial of their number."""
+
+
+def langchain_function(name: str, description: str, parameters: Schema, limit: int) -> Schema:
+    """The `function` object of the tool LangChain sends (Chat Completions); `TooLarge` when
+    its schema would hold more than `limit` values."""
     schema = {k: v for k, v in parameters.items() if k != "additionalProperties"}
     properties = schema.get("properties")
     if isinstance(properties, dict):
@@ -46,17 +53,24 @@ def langchain_function(name: str, description: str, parameters: Schema) -> Schem
             )
             for key, prop in properties.items()
         }
-    form = _dereference(pydantic_form(schema, name))
+    form = _dereference(pydantic_form(schema, name), limit)
     for key in ("$defs", "title", "description"):
         form.pop(key, None)
     return {"name": name, "description": description, "parameters": _rm_titles(form)}
 
 
-def _dereference(schema: Schema) -> Schema:
-    """LangChain's `dereference_refs` (its default, shallow form) of a whole schema."""
+def _dereference(schema: Schema, limit: int) -> Schema:
+    """LangChain's `dereference_refs` (its default, shallow form) of a whole schema; `TooLarge`
+    once it has made more than `limit` values (counting stops it before memory runs out: a
+    cycle is only broken where a path meets a model again, not where another path did)."""
     defs = schema.get("$defs", {})
+    made = 0
 
     def walk(value: Any, active: frozenset[str]) -> Any:
+        nonlocal made
+        made += 1
+        if made > limit:
+            raise TooLarge(f"more than {limit:,} values")
         if isinstance(value, dict):
             ref = value.get("$ref")
             if isinstance(ref, str) and ref.startswith("#/$defs/"):

@@ -163,8 +163,20 @@ def _class_handler(
     `_run`: the framework cannot build it), and, with a note, for one that leaves its name
     or description to code that constructs it where toolgen does not see it."""
     tool = effect.tool
-    run = tool.method("_run")
+    run = tool.binding("_run")
     if run is None:
+        return None
+    node, home = run
+    if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+        # `_run = helper`, a lambda: the framework runs it, but what it takes is not written
+        # in the class; said once, at the assignment, for the class and its constructions
+        message = (
+            f"`{home.node.name}._run` is assigned, not a `def`: toolgen reads a tool "
+            "class's parameters only from its `def _run`"
+        )
+        note = Diagnostic("TG106", message, home.module.location(node))
+        if note not in found.unfollowed:
+            found.unfollowed.append(note)
         return None
     own = tool.own
     given = {key for key, _ in effect.options}
@@ -194,7 +206,6 @@ def _class_handler(
         )
         found.unfollowed.append(Diagnostic("TG106", message, own.module.location(own.node)))
         return None
-    node, home = run
     registration = effect.call if effect.call is not None else own.node.bases[0]
     site = effect.site if effect.call is not None else own.module
     return Handler(

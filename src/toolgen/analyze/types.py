@@ -127,13 +127,7 @@ class SchemaBuilder(PrimitiveSchemas, MetadataSchemas, ClassSchemas):
             origin = self._resolve(node.value, module, strict=False)
             args = subscript_args(node)
             if origin.path == "typing.Annotated":
-                for meta in args[1:]:
-                    named = meta.func if isinstance(meta, ast.Call) else meta
-                    if dotted_name(named) is None:
-                        continue
-                    if self._resolve(named, module, strict=False).path in paths:
-                        return True
-                return False
+                return any(self.is_marker(m, module, paths, depth + 1) for m in args[1:])
             if origin.path in ("typing.Optional", "typing.Union"):
                 return any(self.marked_with(a, module, paths, depth + 1) for a in args)
             return False
@@ -142,6 +136,25 @@ class SchemaBuilder(PrimitiveSchemas, MetadataSchemas, ClassSchemas):
         symbol = self._resolve(node, module, strict=False)
         if symbol.kind == "assign" and isinstance(symbol.node, ast.expr) and symbol.module:
             return self.marked_with(symbol.node, symbol.module, paths, depth + 1)
+        return False
+
+    def is_marker(self, meta: ast.expr, module: Module, paths: frozenset[str], depth: int) -> bool:
+        """Is `Annotated` metadata `meta` one of `paths` as the framework tells it: the class or
+        an instance of it or of a subclass (LangChain checks `isinstance`/`issubclass`), also
+        through a name bound to one (`Inj = InjectedToolArg`)?"""
+        named = meta.func if isinstance(meta, ast.Call) else meta
+        if depth > 20 or dotted_name(named) is None:
+            return False
+        symbol = self._resolve(named, module, strict=False)
+        if symbol.path in paths:
+            return True
+        if symbol.module is None:
+            return False
+        if symbol.kind == "assign" and isinstance(symbol.node, ast.expr):
+            return self.is_marker(symbol.node, symbol.module, paths, depth + 1)
+        if symbol.kind == "class" and isinstance(symbol.node, ast.ClassDef):
+            bases = symbol.node.bases
+            return any(self.is_marker(b, symbol.module, paths, depth + 1) for b in bases)
         return False
 
     def refers_to(

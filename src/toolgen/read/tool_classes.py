@@ -17,7 +17,7 @@ import ast
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from toolgen.read.index import Module, ModuleIndex
+from toolgen.read.index import LIBRARY, Module, ModuleIndex
 
 #: How many classes deep a chain is followed: tool hierarchies are shallow, and a cycle
 #: (a name rebound to a subclass of itself) must end.
@@ -81,48 +81,91 @@ class ToolClass:
                     return stmt, link
         return None
 
+    def binding(self, name: str) -> tuple[ast.stmt, ClassLink] | None:
+        """The statement of the first class of the chain that binds `name` (a `def`, or an
+        assignment: `_run = helper`), and that class: what Python finds on the class."""
+        for link in self.chain:
+            for stmt in link.statements():
+                if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef) and stmt.name == name:
+                    return stmt, link
+                targets = stmt.targets if isinstance(stmt, ast.Assign) else []
+                if isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
+                    targets = [stmt.target]
+                if any(isinstance(t, ast.Name) and t.id == name for t in targets):
+                    return stmt, link
+        return None
+
+
+class Unfollowed(Exception):
+    """A class's bases were not all followed (past `MAX_DEPTH` classes, into a library file
+    that cannot be read) and those followed reach no framework's base: whether it is a tool
+    class is not known (`chain` holds the classes followed, `why` the first base not)."""
+
+    def __init__(self, chain: tuple[ClassLink, ...], why: str) -> None:
+        super().__init__(why)
+        self.chain = chain
+        self.why = why
+
 
 def tool_class(
     module: Module, node: ast.ClassDef, index: ModuleIndex, bases: frozenset[str]
 ) -> ToolClass | None:
     """`node` as a tool class of the framework whose base classes are `bases` (dotted
-    paths), or None when none of its bases leads to one of them."""
+    paths), or None when none of its bases leads to one of them; `Unfollowed` when a base
+    not followed might."""
     chain: list[ClassLink] = []
-    found = _walk(ClassLink(module, node), index, bases, chain, 0)
+    cut: list[str] = []
+    found = _walk(ClassLink(module, node), index, bases, chain, 0, cut)
+    if found is None and cut:
+        raise Unfollowed(tuple(chain), cut[0])
     return ToolClass(tuple(chain), found) if found is not None else None
 
 
 def _walk(
-    link: ClassLink, index: ModuleIndex, bases: frozenset[str], chain: list[ClassLink], depth: int
+    link: ClassLink,
+    index: ModuleIndex,
+    bases: frozenset[str],
+    chain: list[ClassLink],
+    depth: int,
+    cut: list[str],
 ) -> str | None:
-    """Add `link` and its bases to `chain` (each class once); the framework base reached."""
-    if depth > MAX_DEPTH or any(c.node is link.node for c in chain):
+    """Add `link` and its bases to `chain` (each class once); the framework base reached.
+    Why a base is not followed goes to `cut`."""
+    if any(c.node is link.node for c in chain):
+        return None
+    if depth > MAX_DEPTH:
+        cut.append(f"its bases go on more than {MAX_DEPTH} classes deep")
         return None
     chain.append(link)
     reached: str | None = None
     for base in link.node.bases:
         expr = base.value if isinstance(base, ast.Subscript) else base  # `Base[T]`
-        step = _base(link.module, expr, index, bases)
+        step = _base(link.module, expr, index, bases, cut)
         if isinstance(step, str):
             reached = reached or step
         elif step is not None:
-            reached = _walk(step, index, bases, chain, depth + 1) or reached
+            reached = _walk(step, index, bases, chain, depth + 1, cut) or reached
     return reached
 
 
 def _base(
-    module: Module, expr: ast.expr, index: ModuleIndex, bases: frozenset[str]
+    module: Module, expr: ast.expr, index: ModuleIndex, bases: frozenset[str], cut: list[str]
 ) -> ClassLink | str | None:
     """What a base class expression is: a framework base (its path), a class toolgen can
-    read (of the project, else of an installed package), or None."""
+    read (of the project, else of an installed package), or None (in a library file that
+    cannot be read: why, to `cut`)."""
     symbol = index.resolve_expr(module, expr)
     if symbol is None:
         return None
     if symbol.is_external:
         if symbol.path in bases:
             return symbol.path
-        symbol = index.resolve_library(symbol.path)
+        path = symbol.path
+        symbol = index.resolve_library(path)
         if symbol is None or symbol.is_external:
+            why = index.unreadable_behind((LIBRARY, path))
+            if why:
+                cut.append(f"its base `{path}` is in a library file toolgen cannot read: {why}")
             return None
     if symbol.path in bases:
         return symbol.path

@@ -95,7 +95,7 @@ from toolgen.read.registration.values import (
     Unknown,
     Value,
 )
-from toolgen.read.tool_classes import ToolClass, tool_class
+from toolgen.read.tool_classes import ToolClass, Unfollowed, tool_class
 
 #: What a request is called, as a function of an HTTP package or a method of its client.
 VERBS = ("get", "post", "put", "patch", "delete", "head", "options", "request", "send", "stream")
@@ -724,7 +724,13 @@ class Interpreter:
         for framework in self.frameworks:
             if not framework.tool_bases or not node.bases:
                 continue
-            found = tool_class(module, node, self.index, framework.tool_bases)
+            try:
+                found = tool_class(module, node, self.index, framework.tool_bases)
+            except Unfollowed as exc:  # told only of a class that runs as a tool would
+                if ToolClass(exc.chain, "").binding("_run") is not None:
+                    message = f"`{node.name}` may be a tool class, not followed: {exc.why}"
+                    self.note("unfollowed", message, node)
+                continue
             if found is not None:
                 self.tool_classes[id(node)] = (found, framework.name, qualname)
                 made = ToolClassMade(
