@@ -274,7 +274,8 @@ def test_agents_tools_are_sent_to_openai_as_the_agents_sdk_sends_them() -> None:
         assert framework is not None and framework.name == "openai-agents"
         sent = Converter.tool_to_openai(tool)["function"]
         assert json.dumps(framework.openai) == json.dumps(sent), tool.name
-        assert ours[tool.name].description == sent["description"], tool.name
+        # the descriptor names a tool the framework sends without a description (TG303)
+        assert ours[tool.name].description == (sent["description"] or tool.name), tool.name
 
 
 def test_framework_metadata_maps_onto_the_descriptor() -> None:

@@ -318,3 +318,87 @@ def test_a_toolkit_method_nothing_calls_is_read_for_the_tools_it_constructs(tmp_
     assert result.code == 0, result.out + result.err
     names = sorted(p.stem for p in (project.out / "descriptors").glob("*.json"))
     assert names == ["search_code", "search_docs"]
+
+
+def test_a_named_class_stays_a_tool_beside_constructions_toolgen_cannot_name(tmp_path, run) -> None:
+    """The class names itself, so LangChain builds it with no arguments as that tool; a
+    construction under a name toolgen cannot know is told, and takes nothing away."""
+    project = _project(tmp_path)
+    project.write(
+        "src/tools.py",
+        """
+        from endpoints import listed  # not installed: what it gives is unknown
+        from langchain_core.tools import BaseTool
+
+
+        class PostRequest(BaseTool):
+            name: str = "post_request"
+            description: str = "Send a POST request."
+
+            def _run(self, body: str) -> str:
+                return body
+
+
+        class Echo(BaseTool):
+            name: str = "echo"
+            description: str = "Say it back."
+
+            def _run(self, text: str) -> str:
+                return text
+
+
+        def tools() -> list[BaseTool]:
+            made: list[BaseTool] = [Echo(description="Repeat what it is given.")]
+            for endpoint in listed():
+                made.append(PostRequest(name=endpoint["operationId"]))
+            return made
+
+
+        TOOLS = tools()
+        """,
+    )
+    result = run("build", "--verbose", cwd=project.root)
+    assert result.code == 0, result.out + result.err
+    described = {
+        p.stem: project.descriptor(p.stem)["description"]
+        for p in (project.out / "descriptors").glob("*.json")
+    }
+    # the class's own tool, and Echo as the project makes it
+    assert described == {"post_request": "Send a POST request.", "echo": "Repeat what it is given."}
+    assert "constructs a tool whose `name` toolgen cannot know" in result.out + result.err
+
+
+def test_a_field_description_toolgen_cannot_read_is_left_out_not_the_tool(tmp_path, run) -> None:
+    """`Field(description=TEXTS["url"])` from a package toolgen does not read: the schema is
+    right without the description, so the tool is published without it, with a warning."""
+    project = _project(tmp_path)
+    project.write(
+        "src/tools.py",
+        """
+        from langchain_core.tools import BaseTool
+        from pydantic import BaseModel, Field
+        from textpack import TEXTS  # not installed
+
+
+        class UrlInput(BaseModel):
+            url: str = Field(description=TEXTS["url"])
+            depth: int = Field(default=1, description="How deep.")
+
+
+        class Extract(BaseTool):
+            name: str = "extract_url"
+            description: str = "Extract a page."
+            args_schema: type[BaseModel] = UrlInput
+
+            def _run(self, url: str, depth: int = 1) -> str:
+                return url
+        """,
+    )
+    result = run("build", cwd=project.root)
+    assert result.code == 0, result.out + result.err
+    assert "src/tools.py:7:34: TG205 [warning]" in result.out + result.err
+    assert "published without Field(description=...)" in result.out + result.err
+    assert project.descriptor("extract_url")["parameters"]["properties"] == {
+        "url": {"type": "string"},
+        "depth": {"description": "How deep.", "type": "integer", "default": 1},
+    }

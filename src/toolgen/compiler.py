@@ -837,6 +837,7 @@ class _HandlerCompiler:
         self.from_doc: set[str] = set()  # properties whose description is the docstring's
         self.keys: dict[str, str] = {}  # parameter name -> its property's name
         self.canonical_parameters: dict[str, Any] = {}  # before a preset's inlining
+        self.described: str | None = None  # the description the framework has, if any
         self.preset = handler.preset
         self.decorator = decorator_options(handler, index)
         self.problems.extend(self.decorator.problems)
@@ -869,6 +870,7 @@ class _HandlerCompiler:
         options, option_nodes = dict(self.decorator.options), self.decorator.nodes
         given_description = options.get("description")
         description = options.pop("description", None) or self.docstring_description()
+        self.described = description  # before a missing one is made the tool's name
         name = options.get("name", self.node.name)
         problem = name_problem(name, self.config.platforms)
         if problem is not None:
@@ -976,8 +978,9 @@ class _HandlerCompiler:
             data["framework"] = self.framework_tool(
                 publisher, name, given_description, returns_schema
             )
-        else:
-            sent = self.sent_to_openai(name, str(description))
+        else:  # what the framework sends has no description where it has none to send
+            given = self.described or ("" if self.preset.name != "langchain" else description)
+            sent = self.sent_to_openai(name, str(given))
             if sent is not None:  # a framework that sends its tools to a model itself
                 data["framework"] = {
                     "name": self.preset.name,
@@ -1192,6 +1195,12 @@ class _HandlerCompiler:
         builder = SchemaBuilder(
             self.index, Scope(self.module, self.node), arbitrary=self.preset.arbitrary_types
         )
+        try:
+            return self._parameters_schema(builder)
+        finally:
+            self.problems.extend(builder.notes)  # what the schema was published without
+
+    def _parameters_schema(self, builder: SchemaBuilder) -> dict[str, Any]:
         if self.decorator.args_schema is not None:
             written = self.decorator.args_schema_module or self.module
             return self.args_schema(builder, self.decorator.args_schema, written)
@@ -1396,6 +1405,8 @@ class _HandlerCompiler:
                 )
             self.problems.append(problem)
             return {}
+        finally:
+            self.problems.extend(builder.notes)
 
     def own_text(self, problems: list[Diagnostic]) -> list[Diagnostic]:
         """`problems` of the docstring's contract sections (Errors, Idempotency, Examples)

@@ -175,6 +175,7 @@ PRESETS: dict[str, Preset] = {
             }
         ),
         options={
+            "name": "name",  # `StructuredTool.from_function(fn, name=...)`
             "description": "description",
             "args_schema": "args_schema",
             "parse_docstring": "parse_docstring",

@@ -102,8 +102,10 @@ def registrations(
     }
     found = Registrations()
     seen: set[tuple[int, int, str | None, str]] = set()
-    constructed = {
-        id(e.tool.own.node) for e in effects if isinstance(e, ToolClassMade) and e.call is not None
+    # tool classes a construction restates under the class's own name (with a description,
+    # say): that construction is the tool the project uses, not the class's defaults
+    restated = {
+        id(e.tool.own.node) for e in effects if isinstance(e, ToolClassMade) and _restates(e)
     }
     for effect in effects:
         if isinstance(effect, Registered):
@@ -127,10 +129,11 @@ def registrations(
             handler = _handler(effect, by_name[effect.preset], server, values, unknown, root)
             found.handlers.append(handler)
         elif isinstance(effect, ToolClassMade) and effect.preset in by_name:
-            # a class the code constructs with its name or description is the tools made so
+            # the class is a tool under its own name; a construction under another name is
+            # another tool, one under the class's name is that tool as the project makes it
             values, unknown = _values(effect)
             key = (id(effect.tool.own.node), id(effect.call), None, repr(values))
-            if key in seen or (effect.call is None and id(effect.tool.own.node) in constructed):
+            if key in seen or (effect.call is None and id(effect.tool.own.node) in restated):
                 continue
             seen.add(key)
             made = _class_handler(effect, by_name[effect.preset], values, unknown, found)
@@ -145,6 +148,21 @@ def registrations(
         elif isinstance(effect, Note):
             found.unfollowed.extend(_diagnostics([effect]))
     return found
+
+
+def _restates(effect: ToolClassMade) -> bool:
+    """Whether a construction of a tool class that names itself makes the class's own tool:
+    it gives no name, or the class's (a literal)."""
+    known, unknown = _values(effect)
+    values = dict(known)
+    if effect.call is None or "name" in unknown:
+        return False
+    own = effect.tool.attribute("name")
+    if own is None:
+        return False
+    written = own[0]
+    same = isinstance(written, ast.Constant) and values.get("name") == written.value
+    return "name" not in values or same
 
 
 #: What a tool class must give itself for the framework to build it with no arguments.

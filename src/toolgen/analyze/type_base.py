@@ -67,6 +67,9 @@ class BuilderBase:
         self._type_steps = 0
         self._reading: tuple[ast.AST, Module] | None = None
         self._open = 0
+        #: warnings met while building: what a schema was published without (a field's
+        #: description toolgen cannot read leaves the schema right, only less described)
+        self.notes: list[Diagnostic] = []
 
     @property
     def arbitrary(self) -> bool:

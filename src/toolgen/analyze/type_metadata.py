@@ -25,6 +25,7 @@ from toolgen.analyze.type_tables import (
     CON_FUNCTIONS,
     CONSTRAINED_TYPES,
 )
+from toolgen.diagnostics import Diagnostic, Level
 from toolgen.read.index import Module, Symbol, dotted_name
 from toolgen.schema_ops import drop_titles
 
@@ -53,6 +54,8 @@ ANNOTATED_TYPES = {
 
 NUMERIC_CONSTRAINTS = {**BOUND_KEYWORDS, "multiple_of": "multipleOf"}
 #: `Field()` arguments whose value must be of a kind (as pydantic types them), and its name.
+#: `Field` arguments that only describe: one toolgen cannot read is left out, with a warning.
+TEXT_ONLY = frozenset({"description", "examples"})
 FIELD_VALUE_KINDS: dict[str, tuple[type | tuple[type, ...], str]] = {
     "description": (str, "a string"),
     "examples": (list, "a list"),
@@ -314,7 +317,16 @@ class MetadataSchemas(BuilderBase):
                 "decimal_places",
             }:
                 continue  # no effect on the validation schema toolgen renders
-            value = self._literal(kw.value, module)
+            if kw.arg in TEXT_ONLY:
+                try:
+                    value = self._literal(kw.value, module)
+                except TypeProblem as exc:  # the schema stays right without it
+                    found = exc.diagnostic
+                    why = f"{found.message}; published without Field({kw.arg}=...)"
+                    self.notes.append(Diagnostic("TG205", why, found.location, Level.WARNING))
+                    continue
+            else:
+                value = self._literal(kw.value, module)
             kinds = FIELD_VALUE_KINDS.get(kw.arg)
             if kinds is not None and not isinstance(value, kinds[0]):
                 message = f"Field({kw.arg}=...) must be {kinds[1]}"

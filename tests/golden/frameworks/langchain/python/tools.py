@@ -18,6 +18,7 @@ ToolName = Literal[
     "notes",
     "order_cancel",
     "order_lookup",
+    "publish_text",
     "reply",
     "search",
     "subtract",
@@ -41,6 +42,7 @@ DESCRIPTORS: dict[ToolName, str] = {
     "notes": "descriptors/notes.json",
     "order_cancel": "descriptors/order_cancel.json",
     "order_lookup": "descriptors/order_lookup.json",
+    "publish_text": "descriptors/publish_text.json",
     "reply": "descriptors/reply.json",
     "search": "descriptors/search.json",
     "subtract": "descriptors/subtract.json",
@@ -151,6 +153,11 @@ class OrderLookupArgs(TypedDict):
     with_items: NotRequired[bool]
 
 
+class PublishTextArgs(TypedDict):
+    text: str
+    draft: NotRequired[bool]
+
+
 class ReplyArgs(TypedDict):
     text: str
 
@@ -192,6 +199,7 @@ ARGUMENTS: dict[ToolName, Any] = {
     "notes": NotesArgs,
     "order_cancel": OrderCancelArgs,
     "order_lookup": OrderLookupArgs,
+    "publish_text": PublishTextArgs,
     "reply": ReplyArgs,
     "search": SearchArgs,
     "subtract": SubtractArgs,

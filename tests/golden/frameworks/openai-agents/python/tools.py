@@ -8,6 +8,7 @@ ToolName = Literal[
     "cancel_order",
     "escalate",
     "find_customers",
+    "heartbeat",
     "lookup_order",
     "refund",
     "reschedule",
@@ -23,6 +24,7 @@ DESCRIPTORS: dict[ToolName, str] = {
     "cancel_order": "descriptors/cancel_order.json",
     "escalate": "descriptors/escalate.json",
     "find_customers": "descriptors/find_customers.json",
+    "heartbeat": "descriptors/heartbeat.json",
     "lookup_order": "descriptors/lookup_order.json",
     "refund": "descriptors/refund.json",
     "reschedule": "descriptors/reschedule.json",
@@ -62,6 +64,10 @@ class FindCustomersArgs(TypedDict):
     name: str
     #: Which page.
     page: NotRequired[Page | None]
+
+
+class HeartbeatArgs(TypedDict):
+    service: str
 
 
 class LookupOrderArgs(TypedDict):
@@ -141,6 +147,7 @@ ARGUMENTS: dict[ToolName, Any] = {
     "cancel_order": CancelOrderArgs,
     "escalate": EscalateArgs,
     "find_customers": FindCustomersArgs,
+    "heartbeat": HeartbeatArgs,
     "lookup_order": LookupOrderArgs,
     "refund": RefundArgs,
     "reschedule": RescheduleArgs,
