@@ -39,6 +39,7 @@ from toolgen.analyze.framework_facts import (
 )
 from toolgen.analyze.framework_openai import (
     RULES,
+    NotStrict,
     TooLarge,
     agents_function,
     langchain_function,
@@ -1054,7 +1055,15 @@ class _HandlerCompiler:
         if self.preset.name == "pydantic-ai":
             return pydantic_ai_function(name, description, parameters)
         if self.preset.name == "openai-agents":
-            return agents_function(name, description, parameters, self.decorator.strict_mode)
+            try:
+                return agents_function(name, description, parameters, self.decorator.strict_mode)
+            except NotStrict as why:
+                message = (
+                    f"the Agents SDK cannot make `{self.node.name}`'s schema strict ({why}): "
+                    "`@function_tool` raises where the tool is made; give strict_mode=False"
+                )
+                self.report("TG211", message, self.handler.at.location(self.handler.decorator))
+                return None
         return None
 
     def docstring_description(self) -> str | None:

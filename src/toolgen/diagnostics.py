@@ -207,6 +207,10 @@ RULES: dict[str, Rule] = _rules(
      "An alias (or an alias generator) names a property another parameter or field already "
      "has: the schema would list it twice and one value would fill both. Give each a name of "
      "its own."),
+    ("TG211", E, "the Agents SDK cannot make the parameters schema strict",
+     "`@function_tool` makes a strict schema unless told not to, and raises where the tool is "
+     "made (at import) when it cannot: a dict or other open object among the parameters, a "
+     "nullable root. Give `strict_mode=False`, or name the properties (a model)."),
     # TG3xx: docstrings
     ("TG301", E, "parameter has no entry in the docstring's Args section",
      "Describe every parameter in `Args:` (or Field(description=...)); `toolgen fix` adds the "

@@ -120,8 +120,13 @@ def pydantic_ai_function(name: str, description: str, parameters: Schema) -> Sch
 
 # -- the OpenAI Agents SDK -------------------------------------------------------------------
 class NotStrict(Exception):
-    """The Agents SDK refuses to make the schema strict (a `UserError` where the tool is
-    made): toolgen's own payload stands."""
+    """The Agents SDK refuses to make the schema strict: it raises where the tool is made
+    (`@function_tool` at import), so there is no tool (TG211)."""
+
+
+class NotPorted(Exception):
+    """What the SDK does here is not followed (a single `allOf`, which pydantic 2 does not
+    write): toolgen's own payload stands."""
 
 
 #: Keys a `$ref` may have beside it without changing what it accepts (`strict_schema`).
@@ -150,13 +155,14 @@ _MISSING = object()
 def agents_function(name: str, description: str, parameters: Schema, strict: bool) -> Schema | None:
     """The `function` of the tool the Agents SDK sends (`Converter.tool_to_openai`): pydantic's
     schema of its `{name}_args` model, made strict as `ensure_strict_json_schema` makes it;
-    None where the SDK would refuse to (toolgen's own payload then stands)."""
+    `NotStrict` where the SDK refuses to make it strict; None where toolgen does not follow
+    what it does (toolgen's own payload then stands)."""
     open_root = {k: v for k, v in parameters.items() if k != "additionalProperties"}
     schema = pydantic_form(open_root, f"{name}_args")
     if strict:
         try:
             schema = _agents_strict(schema)
-        except NotStrict:
+        except NotPorted:
             return None
     return {"name": name, "description": description, "parameters": schema, "strict": strict}
 
@@ -195,12 +201,12 @@ def _strict(node: Any, root: Schema) -> Schema:
     if kind is None and isinstance(properties, dict):
         kind = node["type"] = "object"
     elif kind is None and node.get("additionalProperties", False) is not False:
-        raise NotStrict("an open object")
+        raise NotStrict("an object that takes properties it does not name, such as a dict")
     is_object = kind == "object" or (isinstance(kind, list) and "object" in kind)
     if is_object and "additionalProperties" not in node:
         node["additionalProperties"] = False
     elif is_object and node["additionalProperties"] is not False:
-        raise NotStrict("an open object")
+        raise NotStrict("an object that takes properties it does not name, such as a dict")
     if isinstance(properties, dict):
         node["required"] = list(properties)
         node["properties"] = {key: _strict(prop, root) for key, prop in properties.items()}
@@ -220,7 +226,7 @@ def _strict(node: Any, root: Schema) -> Schema:
     all_of = node.get("allOf")
     if isinstance(all_of, list):
         if len(all_of) == 1:
-            raise NotStrict("a single allOf")  # pydantic 2 writes none; not followed here
+            raise NotPorted("a single allOf")  # pydantic 2 writes none; not followed here
         node["allOf"] = [_strict(entry, root) for entry in all_of]
     if node.get("default", _MISSING) is None:
         node.pop("default")
