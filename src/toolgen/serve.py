@@ -245,9 +245,28 @@ async def serve_stdio(
         text = io.TextIOWrapper(wire, encoding="utf-8", errors="replace")
         lines = GuardedLines(_lines(text))
         stdin = typing.cast("anyio.AsyncFile[str]", lines)
-        async with stdio_server(stdin=stdin) as (read_stream, write_stream):
-            lines.answer_on(write_stream)
-            await server.run(read_stream, write_stream, server.create_initialization_options())
+        try:
+            async with stdio_server(stdin=stdin) as (read_stream, write_stream):
+                lines.answer_on(write_stream)
+                await server.run(read_stream, write_stream, server.create_initialization_options())
+        except BaseExceptionGroup as group:
+            _stopping(group)
+
+
+#: What the SDK's stdio tasks raise when the session's streams close under them.
+_CLOSED = (anyio.BrokenResourceError, anyio.ClosedResourceError)
+
+
+def _stopping(group: BaseExceptionGroup) -> None:
+    """SIGINT cancels serving, which closes the session's streams while the SDK's stdin reader
+    may be handing one a line: its `BrokenResourceError` is part of stopping, and the
+    cancellation goes on (`serve` then exits 130). Anything else, or the same while nothing
+    is stopping, is raised as it is."""
+    task = asyncio.current_task()
+    _, rest = group.split(_CLOSED)
+    if task is None or not task.cancelling() or rest is not None:
+        raise group
+    raise asyncio.CancelledError
 
 
 async def _lines(text: typing.TextIO) -> AsyncIterator[str]:
