@@ -28,7 +28,6 @@ import signal
 import subprocess
 import sys
 import threading
-import urllib.request
 import zipfile
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from pathlib import Path
@@ -36,13 +35,24 @@ from typing import Any
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.utils import parse_wheel_filename
-from packaging.version import InvalidVersion, Version
+from packaging.version import Version
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))  # the draws' shared module
+
+from pypi_draw import (  # noqa: E402
+    latest_release,
+    normalize,
+    project_page,
+    python_for,
+    tail,
+    toml_list,
+    toml_str,
+)
+
 SEED = 20261128
 SCRATCH = Path(os.environ.get("CORPUS_SCRATCH", "/tmp/corpus"))
 PYTHONS = ["3.12", "3.13", "3.11", "3.10"]  # order of preference
-PYENV = Path.home() / ".pyenv" / "versions"
 UV = os.environ.get("UV") or shutil.which("uv") or "uv"
 CANDIDATES = HERE / "candidates.txt"
 STATE = HERE / "draw.jsonl"
@@ -55,10 +65,6 @@ lock = threading.Lock()
 
 
 # --------------------------------------------------------------------------- helpers
-
-
-def normalize(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
 
 
 def run(
@@ -86,13 +92,6 @@ def run(
     return code, out or ""
 
 
-def python_for(ver: str) -> Path:
-    found = sorted(PYENV.glob(f"{ver}.*/bin/python"))
-    if not found:
-        raise RuntimeError(f"no pyenv Python {ver}")
-    return found[-1]
-
-
 _tags: dict[str, set[str]] = {}
 
 
@@ -117,11 +116,6 @@ def pip_env() -> dict[str, str]:
     for k in ("PIP_FIND_LINKS", "PIP_EXTRA_INDEX_URL", "PIP_CONSTRAINT"):
         env.pop(k, None)
     return env
-
-
-def tail(text: str, n: int = 3, width: int = 300) -> str:
-    lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip()]
-    return " | ".join(lines[-n:])[-width:]
 
 
 # --------------------------------------------------------------------------- list
@@ -162,40 +156,6 @@ def load_candidates() -> list[str]:
 
 
 # --------------------------------------------------------------------------- one candidate
-
-
-def project_page(name: str) -> dict[str, Any]:
-    req = urllib.request.Request(
-        f"https://pypi.org/simple/{name}/",
-        headers={"Accept": "application/vnd.pypi.simple.v1+json"},
-    )
-    with urllib.request.urlopen(req, timeout=60) as resp:
-        return json.load(resp)
-
-
-def file_version(filename: str) -> Version | None:
-    try:
-        if filename.endswith(".whl"):
-            return parse_wheel_filename(filename)[1]
-        m = re.match(r"^(.+?)-([^-]+?)(\.tar\.gz|\.zip|\.tar\.bz2|\.tgz)$", filename)
-        return Version(m.group(2)) if m else None
-    except (InvalidVersion, ValueError, Exception):
-        return None
-
-
-def latest_release(page: dict[str, Any]) -> tuple[Version | None, list[dict[str, Any]]]:
-    by_ver: dict[Version, list[dict[str, Any]]] = {}
-    for f in page.get("files", []):
-        if f.get("yanked"):
-            continue
-        v = file_version(f["filename"])
-        if v is not None:
-            by_ver.setdefault(v, []).append(f)
-    if not by_ver:
-        return None, []
-    finals = [v for v in by_ver if not v.is_prerelease]
-    latest = max(finals) if finals else max(by_ver)
-    return latest, by_ver[latest]
 
 
 def pick_wheel(files: list[dict[str, Any]]) -> tuple[str, dict[str, Any]] | None:
@@ -716,14 +676,6 @@ def cmd_run(args: argparse.Namespace) -> int:
                     print(f"error: {exc!r}", file=sys.stderr, flush=True)
     print(f"accepted in the examined prefix: {accepted_prefix()}")
     return 0
-
-
-def toml_str(s: str) -> str:
-    return json.dumps(s, ensure_ascii=False)
-
-
-def toml_list(xs: list[str]) -> str:
-    return "[" + ", ".join(toml_str(x) for x in xs) + "]"
 
 
 def toml_table(d: dict[str, str]) -> str:
