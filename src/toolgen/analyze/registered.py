@@ -153,12 +153,12 @@ def registrations(
 def _restates(effect: ToolClassMade) -> bool:
     """Whether a construction of a tool class that names itself makes the class's own tool:
     it gives no name, or the class's (a literal)."""
+    own = effect.tool.attribute("name")
+    if effect.call is None or own is None:
+        return False
     known, unknown = _values(effect)
     values = dict(known)
-    if effect.call is None or "name" in unknown:
-        return False
-    own = effect.tool.attribute("name")
-    if own is None:
+    if "name" in unknown:
         return False
     written = own[0]
     same = isinstance(written, ast.Constant) and values.get("name") == written.value

@@ -109,18 +109,24 @@ class SchemaBuilder(PrimitiveSchemas, MetadataSchemas, ClassSchemas):
             return "alias"
         return None
 
+    def _unquoted(self, node: ast.expr, module: Module) -> ast.expr | None:
+        """An annotation as written, a quoted one read; None when the quotes hold no type."""
+        if not is_str(node):
+            return node
+        try:
+            return self._forward_ref(node, module)
+        except TypeProblem:
+            return None
+
     def marked_with(
         self, node: ast.expr, module: Module, paths: frozenset[str], depth: int = 0
     ) -> bool:
         """Does `Annotated[T, ...]` (also through an alias, or in `Optional[...]`) carry one of
         `paths` among its metadata, as the class or an instance (`InjectedState("x")`)?"""
-        if depth > 20:
+        unquoted = self._unquoted(node, module) if depth <= 20 else None
+        if unquoted is None:
             return False
-        if is_str(node):
-            try:
-                node = self._forward_ref(node, module)
-            except TypeProblem:
-                return False
+        node = unquoted
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
             return any(self.marked_with(n, module, paths, depth + 1) for n in flatten_or(node))
         if isinstance(node, ast.Subscript):
@@ -162,13 +168,10 @@ class SchemaBuilder(PrimitiveSchemas, MetadataSchemas, ClassSchemas):
     ) -> bool:
         """Does the annotation name one of `paths` (a framework's context type), also as
         `Ctx[...]`, `Optional[Ctx]`, `Annotated[Ctx, ...]` or through an alias?"""
-        if depth > 20:
+        unquoted = self._unquoted(node, module) if depth <= 20 else None
+        if unquoted is None:
             return False
-        if is_str(node):
-            try:
-                node = self._forward_ref(node, module)
-            except TypeProblem:
-                return False
+        node = unquoted
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
             return any(self.refers_to(n, module, paths, depth + 1) for n in flatten_or(node))
         if isinstance(node, ast.Subscript):
