@@ -138,9 +138,10 @@ def tool_source(
     extra_doc: str = "",
     imports: str = "",
     returns: str = "str",
-    decorator: str = "@tool",
+    decorator: str = '@tool(risk="medium")',
 ) -> str:
-    """A small valid handler module, with the parts a test wants to vary."""
+    """A small valid handler module, with the parts a test wants to vary (classified, as
+    every tool must be: TG406)."""
     if args_doc is None:
         args_doc = "\n".join(
             f"        {p.split(':')[0].strip()}: The {p.split(':')[0].strip()}."

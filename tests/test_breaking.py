@@ -48,7 +48,7 @@ def search(query: str{params}) -> {returns}:
 '''
 
 BASE = {
-    "decorator": 'version="1.0.0"',
+    "decorator": 'version="1.0.0", risk="medium"',
     "summary": "Search the catalog. Use it for product questions.",
     "params": ', mode: Literal["fast", "deep"] = "fast", limit: int = 10',
     "docs": "\n        mode: How hard to look.\n        limit: Most results.",
@@ -168,7 +168,7 @@ CASES = [
         "tool-removed-deprecated",
         {},
         ("@TG951 [info] tool-removed-deprecated tool=search /: the tool is gone",),
-        before={"decorator": 'version="1.1.0", deprecated=True, replacement="find"'},
+        before={"decorator": 'version="1.1.0", risk="medium", deprecated=True, replacement="find"'},
         removed=True,
     ),
     # -- input: the parameters (request direction) -----------------------------------------
@@ -205,7 +205,7 @@ CASES = [
     Case(
         "input-param-removed-with-major-bump",
         {
-            "decorator": 'version="2.0.0"',
+            "decorator": 'version="2.0.0", risk="medium"',
             "params": ', mode: Literal["fast", "deep"] = "fast"',
             "docs": "\n        mode: How hard to look.",
         },
@@ -503,7 +503,7 @@ CASES = [
     ),
     Case(
         "risk-raised",
-        {"decorator": BASE["decorator"] + ', risk="high"'},
+        {"decorator": BASE["decorator"].replace('risk="medium"', 'risk="high"')},
         (
             "@TG973 [error] risk-raised tool=search /risk: risk raised from medium to high",
             _unbumped(),
@@ -526,7 +526,7 @@ CASES = [
     ),
     Case(
         "version-decreased",
-        {"decorator": 'version="0.9.0"'},
+        {"decorator": 'version="0.9.0", risk="medium"'},
         (
             "@TG976 [error] version-decreased tool=search /version: "
             "version went back from 1.0.0 to 0.9.0",

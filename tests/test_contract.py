@@ -87,9 +87,12 @@ LINT_CASES = [
     ),
     (
         "TG910",
-        tool_source(extra_doc=IDEMPOTENCY.format(i="true", s="false", d="true")),
+        tool_source(
+            extra_doc=IDEMPOTENCY.format(i="true", s="false", d="true"),
+            decorator='@tool(risk="medium", confirmation=False, reason="a scratch table")',
+        ),
         "5:1",
-        "destructive tool does not require confirmation",
+        "destructive tool runs without confirmation (a scratch table)",
     ),
     (
         "TG911",

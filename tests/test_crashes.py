@@ -258,7 +258,7 @@ def test_a_section_of_the_wrong_type_is_located_at_its_header(project: Project) 
     for key in KEYS:
         text = f'[tool.toolgen]\nsources = ["src"]\n\n  [tool.toolgen.{key}]\nx = 5\n'
         project.write("pyproject.toml", text)
-        if key in ("rules", "decorators", "framework_versions", "env"):  # tables: `x` is wrong
+        if key in ("rules", "decorators", "framework_versions", "env", "contract"):  # `x` is wrong
             expected = "pyproject.toml:5:1"
         else:
             expected = "pyproject.toml:4:3"

@@ -305,6 +305,10 @@ def test_a_failing_append_says_what_was_written_and_keeps_pyproject(
 
 # -- projects that have tools: init reads them (never imports them) -------------------------
 
+CONTRACT = (
+    "toolgen: wrote toolgen.contract.toml: a risk to review for each of {count} "
+    "(the build warns until each is set)"
+)
 NEXT = (
     "next: `toolgen build` writes generated/; commit it, and run `toolgen check` in CI "
     "(or the toolgen-check pre-commit hook)"
@@ -381,10 +385,13 @@ def test_a_fastmcp_app_gets_markers_and_sources_and_no_example(folder: Path, run
         "toolgen: found 3 FastMCP tools in src/app/server.py",
         "toolgen: added to pyproject.toml a [tool.toolgen] table "
         '(sources = ["src/app/server.py"], markers = ["fastmcp"])',
+        CONTRACT.format(count="3 tools"),
         NEXT,
     ]
     pinned = {"fastmcp": _installed("fastmcp")}
-    table = config_table(["src/app/server.py"], markers=["fastmcp"], example=False, versions=pinned)
+    table = config_table(
+        ["src/app/server.py"], markers=["fastmcp"], example=False, versions=pinned, contract=True
+    )
     assert (folder / "pyproject.toml").read_text() == '[project]\nname = "app"\n\n' + table
     config = tomllib.loads(table)["tool"]["toolgen"]
     assert (config["markers"], config["min_level"], config["out"]) == (["fastmcp"], 0, "generated")
@@ -437,10 +444,15 @@ def test_an_mcp_sdk_app_in_a_flat_layout_without_pyproject(folder: Path, run) ->
         "toolgen: found 3 MCP SDK tools in weather/tools",  # the folder that holds them
         "toolgen: created pyproject.toml with a [tool.toolgen] table "
         '(sources = ["weather/tools"], markers = ["mcp"])',
+        CONTRACT.format(count="3 tools"),
         NEXT,
     ]
     assert (folder / "pyproject.toml").read_text() == config_table(
-        ["weather/tools"], markers=["mcp"], example=False, versions={"mcp": _installed("mcp")}
+        ["weather/tools"],
+        markers=["mcp"],
+        example=False,
+        versions={"mcp": _installed("mcp")},
+        contract=True,
     )
     assert built(folder, run) == ["alerts", "current", "forecast"]
 
@@ -473,6 +485,7 @@ def test_an_openai_agents_app(folder: Path, run) -> None:  # type: ignore[no-unt
         "toolgen: found 2 OpenAI Agents tools in agent.py",
         "toolgen: added to pyproject.toml a [tool.toolgen] table "
         '(sources = ["agent.py"], markers = ["openai-agents"])',
+        CONTRACT.format(count="2 tools"),
         NEXT,
     ]
     config = tomllib.loads((folder / "pyproject.toml").read_text())["tool"]["toolgen"]
@@ -547,6 +560,7 @@ def test_fastmcp_and_openai_agents_in_one_project(folder: Path, run) -> None:  #
         "toolgen: found 2 OpenAI Agents tools in agent.py",
         "toolgen: created pyproject.toml with a [tool.toolgen] table "
         '(sources = ["agent.py", "server.py"], markers = ["fastmcp", "openai-agents"])',
+        CONTRACT.format(count="3 tools"),
         NEXT,
     ]
     assert built(folder, run) == ["lookup_order", "ping", "refund"]

@@ -264,8 +264,10 @@ def _catalog_project(tmp_path: Path) -> Path:
 
     root = tmp_path / "proj"
     shutil.copytree(CATALOGS, root / "catalogs")
+    contract = (CATALOGS / "multi.toml").read_text().partition("[tool.toolgen.contract]")[2]
     (root / "pyproject.toml").write_text(
         '[tool.toolgen]\nsources = ["catalogs/multi"]\nmarkers = ["fastmcp"]\n'
+        f"[tool.toolgen.contract]{contract}"
     )
     return root
 

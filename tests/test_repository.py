@@ -54,6 +54,11 @@ def test_readme_quickstart_is_what_toolgen_prints(tmp_path: Path, run) -> None:
         return codes
 
     assert replay(first) == [0, 0, 0]
+    # the classification the README asks for: the suggested risk, made the tool's
+    contract = tmp_path / "toolgen.contract.toml"
+    suggested = '# risk = "low"'
+    assert contract.read_text().count(suggested) == 1 and f"`{suggested}`" in quickstart
+    contract.write_text(contract.read_text().replace(suggested, suggested.removeprefix("# ")))
     # the edit the README asks for: `hourly: bool = False,` after `units`
     units = '    units: Literal["metric", "imperial"] = "metric",\n'
     assert server.count(units) == 1 and "`hourly: bool = False,`, after `units`" in quickstart

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import collections
+import difflib
 import keyword
 import re
 from collections.abc import Callable
@@ -17,7 +18,17 @@ from typing import Any, Generic, Protocol
 from pydantic import ValidationError
 
 from toolgen.analyze import tool_transforms
-from toolgen.analyze.decorators import decorator_options
+from toolgen.analyze.contract_layers import (
+    Contract,
+    Stated,
+    disagreement,
+    disagreements,
+    merged,
+    table_errors,
+    table_examples,
+    table_layer,
+)
+from toolgen.analyze.decorators import DecoratorInfo, decorator_options, stacked_tool
 from toolgen.analyze.docstrings import (
     PLACEHOLDER,
     DocLine,
@@ -74,7 +85,7 @@ from toolgen.analyze.types import (
 )
 from toolgen.config import Config
 from toolgen.conformance import conformance_level, missing_by_level
-from toolgen.descriptor import DEFAULT_RISK, RISK_DEFAULTS, ToolDescriptor
+from toolgen.descriptor import DEFAULT_RISK, RISK_DEFAULTS, Layer, ToolDescriptor
 from toolgen.diagnostics import Diagnostic, Level, Location, cut, plural, sort_diagnostics
 from toolgen.file_units import (
     FileUnit,
@@ -107,7 +118,7 @@ from toolgen.schema_ops import expanded_size, inline_refs, size
 from toolgen.validate import schema_errors, schema_problems
 
 #: Decorator keywords stored under another descriptor field name.
-DESCRIPTOR_KEYS = {"keywords": "tool_search_keywords"}
+DESCRIPTOR_KEYS = {"keywords": "tool_search_keywords", "reason": "confirmation_reason"}
 
 #: The most values a tool's parameters or return schema may hold with its models inlined:
 #: this many, and `EXPANSION` times as many as it holds as written (`within_expansion`).
@@ -249,6 +260,10 @@ def compile_units(
         assert unit is not None
         for mount in unit.mounts:
             parents.setdefault(mount.child, mount)
+    # the names contract tables may give: each tool's own, before a mount renames it
+    own_names = {tool.name for unit in units if unit for tool, _ in unit.tools}
+    own_names |= {name for unit in units if unit for name, _ in unit.left_out}
+    result.diagnostics.extend(unknown_tables(config, own_names))
     tops: list[list[str | None]] = []  # each unit's tools' top servers
     #: tools whose name at the server they are mounted into is no tool name (TG103), by id()
     misnamed: dict[int, Diagnostic] = {}
@@ -357,6 +372,20 @@ def compile_units(
     result.names = [qualified(result.catalog_of.get(id(d), ""), d.name) for d in result.descriptors]
     result.diagnostics = sort_diagnostics(policy.apply(result.diagnostics, result.suppressions))
     return result
+
+
+def unknown_tables(config: Config, written: set[str]) -> list[Diagnostic]:
+    """TG021 for each contract table whose name no tool has (nor a tool left out)."""
+    found: list[Diagnostic] = []
+    for name, entry in config.contract.items():
+        if name in written:
+            continue
+        # a near name helps a typo; asked of the first few only (each compares with all)
+        close = difflib.get_close_matches(name, sorted(written), n=1) if len(found) < 10 else []
+        hint = f" (did you mean {close[0]}?)" if close else ""
+        message = f"contract table `{cut(name)}` names no tool{hint}"
+        found.append(Diagnostic("TG021", message, entry.at))
+    return found
 
 
 def _placed_in(locations: dict[str, Location], catalog: str | None) -> list[Location]:
@@ -905,29 +934,33 @@ class _HandlerCompiler:
         reader = SectionReader(self.module.shown)
         sections = self.doc.sections
         errors = reader.errors(sections["errors"]) if "errors" in sections else []
-        hints = reader.idempotency(sections["idempotency"]) if "idempotency" in sections else {}
-        hints.update(self.decorator.hints)  # a framework's annotations are what it publishes
-        examples = (
-            reader.examples(sections["examples"], {self.node.name, name})
-            if "examples" in sections
-            else []
-        )
-        for key, title in (("side_effects", "side effects"), ("permissions", "permissions")):
-            if title not in sections:
-                continue
-            listed = reader.bullets(sections[title])
-            if key not in options:
-                options[key] = listed
-            elif options[key] != listed:
-                self.report(
-                    "TG405",
-                    f"`{key}` differs between the decorator and the docstring's {title.title()} "
-                    "section; the decorator's is used",
-                    self.option_at(key),
-                )
+        examples = [
+            (example, Location(self.module.shown, line.line, line.col))
+            for example, line in (
+                reader.examples(sections["examples"], {self.node.name, name})
+                if "examples" in sections
+                else []
+            )
+        ]
+        contract = self.contract(reader, sections, name)
+        for error in errors:
+            contract.origins[f"errors.{error['code']}"] = "docstring"
+        options = {**options, **contract.options}
+        hints = contract.hints
+        entry = self.config.contract.get(name)
+        if entry is not None:  # the project's table: its errors over the docstring's
+            table_errors_found, problems = table_errors(entry)
+            table_examples_found, more = table_examples(entry)
+            self.problems.extend(problems + more)
+            replaced = {e["code"] for e in table_errors_found}
+            errors = [e for e in errors if e["code"] not in replaced] + table_errors_found
+            for e in table_errors_found:
+                contract.origins[f"errors.{e['code']}"] = "contract"
+            examples += table_examples_found
         self.problems.extend(self.own_text(reader.diagnostics))
         if whole:  # also when another error stops the tool: all of its problems at once
             examples = self.check_examples(examples, parameters_schema, returns_schema, errors)
+        self.classified(contract, name)
         if self.failed():
             return None, self.problems
 
@@ -938,14 +971,15 @@ class _HandlerCompiler:
             self.report(
                 "TG404",
                 f"a {risk} tool cannot be autonomous",
-                self.option_at("autonomous"),
+                self.stated_at(contract, "autonomous"),
             )
         if confirmation and options.get("confirmation") is False:
             self.report(
                 "TG404",
                 f"a {risk} tool needs confirmation: `confirmation=False` loosens its risk level",
-                self.option_at("confirmation"),
+                self.stated_at(contract, "confirmation"),
             )
+        confirmed_for_destruction = self.destruction_gate(contract)
         dry_run = options.get("dry_run")
         if dry_run in ("supported", "required"):
             lacking = _dry_run_parameter_problem(parameters_schema)
@@ -955,7 +989,7 @@ class _HandlerCompiler:
                     f'`dry_run="{dry_run}"`: `{self.node.name}` {lacking}; a dry run calls the '
                     "handler with dry_run=True (and the real call with dry_run=False), so it "
                     "needs a `dry_run: bool` parameter",
-                    self.option_at("dry_run"),
+                    self.stated_at(contract, "dry_run"),
                 )
         data: dict[str, Any] = {
             "name": name,
@@ -974,6 +1008,12 @@ class _HandlerCompiler:
             data["source"]["marker"] = self.preset.name
         for key, value in options.items():
             data[DESCRIPTOR_KEYS.get(key, key)] = value
+        if confirmed_for_destruction:  # DESIGN §3: destructive means confirmed
+            data["confirmation"], data["autonomous"] = True, False
+        if data["confirmation"] and "autonomous" not in options:  # a person's yes first
+            data["autonomous"] = False
+        if contract.origins:
+            data["origins"] = dict(sorted(contract.origins.items()))
         publisher = self.config.publisher(self.preset.name)
         if publisher is not None:
             data["framework"] = self.framework_tool(
@@ -1001,13 +1041,132 @@ class _HandlerCompiler:
         except ValidationError as exc:
             keys = {v: k for k, v in DESCRIPTOR_KEYS.items()}
             for error in exc.errors():
-                field = str(error["loc"][0]) if error["loc"] else ""
-                where = self.option_at(keys.get(field, field))
+                loc = error["loc"]
+                field = str(loc[0]) if loc else ""
+                key = keys.get(field, field)
+                if field == "idempotency" and len(loc) > 1:
+                    key = f"idempotency.{loc[1]}"
+                elif field == "errors" and len(loc) > 1 and isinstance(loc[1], int):
+                    key = f"errors.{data['errors'][loc[1]].get('code')}"
+                where = self.stated_at(contract, key)
                 path = ".".join(str(p) for p in error["loc"])
                 self.report("TG403", f"`{path}`: {error['msg']}", where)
             return None, self.problems
         self.contract_checks(descriptor)
         return (None if self.failed() else descriptor), self.problems
+
+    def contract(self, reader: SectionReader, sections: dict[str, Any], name: str) -> Contract:
+        """The contract's layers merged (`toolgen.analyze.contract_layers`): the docstring's
+        sections, the framework's arguments, a `@tool` (the handler's own, or one stacked
+        with the framework's decorator), the project's contract table."""
+        hints = reader.idempotency(sections["idempotency"]) if "idempotency" in sections else {}
+        docstring = Stated("docstring", hints=hints)
+        for key, title in (("side_effects", "side effects"), ("permissions", "permissions")):
+            if title in sections:
+                docstring.options[key] = reader.bullets(sections[title])
+                header = sections[title].header
+                docstring.places[key] = Location(self.module.shown, header.line, header.col)
+        own = self.layer("decorator" if self.preset.native else "framework", self.decorator)
+        layers = [docstring, own]
+        stacked = stacked_tool(self.handler, self.index)
+        if stacked is not None:
+            self.problems.extend(stacked.problems)
+            layers.append(self.layer("decorator", stacked, self.module))
+            self.problems.extend(disagreements(own, layers[-1]))
+            # the framework publishes the tool by its own name, whatever `@tool` says
+            given = stacked.options.get("name", name)
+            if given != name:
+                at = self.module.location(stacked.nodes["name"])
+                self.problems.append(disagreement("name", given, name, None, at))
+        decorator = layers[-1] if layers[-1].layer == "decorator" else None
+        for key, title in (("side_effects", "side effects"), ("permissions", "permissions")):
+            if decorator is None or key not in decorator.options or key not in docstring.options:
+                continue
+            if decorator.options[key] != docstring.options[key]:
+                self.report(
+                    "TG405",
+                    f"`{key}` differs between the decorator and the docstring's {title.title()} "
+                    "section; the decorator's is used",
+                    decorator.places.get(key),
+                )
+        entry = self.config.contract.get(name)
+        if entry is not None:
+            layers.append(table_layer(entry))
+        return merged(layers)
+
+    def layer(self, name: Layer, info: DecoratorInfo, module: Module | None = None) -> Stated:
+        """A decorator's values as a contract layer, each where it is written (`module`: the
+        one the decorator is in, when not where the registration is)."""
+        at = module or self.handler.at
+        stated = Stated(name, hints=dict(info.hints))
+        for key, value in info.options.items():
+            if key in ("name", "description"):
+                continue  # what the tool is published by and as: no contract value
+            stated.options[key] = value
+            node = info.nodes.get(key)
+            if node is not None:
+                stated.places[key] = at.location(node)
+        for hint in info.hints:
+            stated.places[f"idempotency.{hint}"] = at.location(self.handler.decorator)
+        return stated
+
+    def stated_at(self, contract: Contract | None, key: str) -> Location:
+        """Where the layer that gives contract value `key` states it; else where the
+        registration is."""
+        if contract is not None and key in contract.places:
+            return contract.places[key]
+        return self.option_at(key)
+
+    def classified(self, contract: Contract, name: str) -> None:
+        """TG406 when no layer states the tool's risk (DESIGN §3: every tool is classified):
+        a warning, an error from `min_level` 1 on."""
+        if "risk" in contract.origins:
+            return
+        levels = "low, medium, high, critical or forbidden"
+        if self.preset.native:
+            fix = f"give `@tool(risk=...)` ({levels})"
+        else:
+            table = f"[tool.toolgen.contract.{name}]"
+            if self.config.contract_file is not None:
+                table = f"[{name}] in {self.config.display(self.config.contract_file)}"
+            fix = f'add `risk = "..."` ({levels}) to {table}'
+        message = f"tool {name} states no risk: {fix}"
+        level = Level.ERROR if self.config.min_level >= 1 else Level.WARNING
+        where = self.handler.at.location(self.handler.decorator)
+        self.problems.append(Diagnostic("TG406", message, where, level))
+
+    def destruction_gate(self, contract: Contract) -> bool:
+        """Whether the tool is confirmed because it is destructive (DESIGN §3): unless its
+        contract says `confirmation=False` with a `reason`. TG408 for half of that waiver,
+        TG404 for a destructive tool stated autonomous without it."""
+        options = contract.options
+        destructive = contract.hints.get("destructive") is True
+        waived = options.get("confirmation") is False
+        reason = options.get("reason")
+        if reason is not None and not (destructive and waived):
+            message = (
+                "`reason` says why a destructive tool runs without confirmation: give it with "
+                "`confirmation=False`, on a tool whose `destructive` hint is true"
+            )
+            self.report("TG408", message, self.stated_at(contract, "reason"))
+        if not destructive:
+            return False
+        if waived and reason is None:
+            message = (
+                "a destructive tool is confirmed before it runs: `confirmation=False` needs "
+                '`reason="..."` saying why this one may run unconfirmed'
+            )
+            self.report("TG408", message, self.stated_at(contract, "confirmation"))
+            return False
+        if waived:
+            return False
+        if options.get("autonomous") is True:
+            message = (
+                "a destructive tool is confirmed, so it is not autonomous: drop `autonomous=True`"
+                ', or waive confirmation with `confirmation=False, reason="..."`'
+            )
+            self.report("TG404", message, self.stated_at(contract, "autonomous"))
+        return True
 
     def griffe_read(self, doc: Docstring) -> Docstring:
         """`doc` with the description and parameter texts the framework reads through griffe
@@ -1433,18 +1592,17 @@ class _HandlerCompiler:
 
     def check_examples(
         self,
-        examples: list[tuple[dict[str, Any], DocLine]],
+        examples: list[tuple[dict[str, Any], Location]],
         parameters_schema: dict[str, Any],
         returns_schema: dict[str, Any],
         errors: list[dict[str, Any]],
-    ) -> list[tuple[dict[str, Any], DocLine]]:
+    ) -> list[tuple[dict[str, Any], Location]]:
         """The examples, each problem reported (`own_text`); of a framework's handler, only
         those that agree with the schemas and the Errors section (a toolgen handler's stay
         in the descriptor, for its rules' levels to decide)."""
         declared = {e["code"] for e in errors} | {IMPLICIT_ERROR}
-        kept: list[tuple[dict[str, Any], DocLine]] = []
-        for example, line in examples:
-            at = Location(self.module.shown, line.line, line.col)
+        kept: list[tuple[dict[str, Any], Location]] = []
+        for example, at in examples:
             found: list[Diagnostic] = []
             error_code = example.get("error", {}).get("code")
             if error_code != IMPLICIT_ERROR:  # a rejection example's arguments are meant to fail
@@ -1460,7 +1618,7 @@ class _HandlerCompiler:
                 found.append(Diagnostic("TG503", message, at))
             self.problems.extend(self.own_text(found))
             if not found or self.preset.native:  # a toolgen handler's stay: its rules say
-                kept.append((example, line))
+                kept.append((example, at))
         return kept
 
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from toolgen.contract_config import ContractEntry, contract_entries
 from toolgen.diagnostics import (
     RULES,
     Diagnostic,
@@ -63,6 +64,8 @@ _DEFAULTS: dict[str, Any] = {
     "max_source_bytes": MAX_SOURCE_BYTES,
     "decorators": {},
     "env": {},
+    "contract": {},
+    "contract_file": None,
 }
 RULE_LEVELS = ("error", "warning", "info", "off")
 
@@ -131,6 +134,10 @@ class Config:
     env: tuple[tuple[str, str], ...] = ()
     #: `[project.scripts]` of the same file: (module, function) each console script calls
     scripts: tuple[tuple[str, str], ...] = ()
+    #: each tool's contract table, by tool name (`toolgen.contract_config`)
+    contract: dict[str, ContractEntry] = field(default_factory=dict)
+    #: the TOML file of contract tables `contract_file` names (its bytes are an input)
+    contract_file: Path | None = None
 
     def policy(self) -> Policy:
         return Policy(
@@ -585,6 +592,7 @@ class _Checking:
         #: each place's line and path, in order (where a value ends)
         self.key_lines = sorted((line, path) for path, (line, _) in self.places.items())
         self.shown, self.base, self.cwd = shown, base, cwd
+        self.root = base  # the project's folder (`_check` says which)
         self.problems: list[Diagnostic] = []
         self.unshown = 0  # problems past `MAX_PROBLEMS`, counted only
 
@@ -878,6 +886,61 @@ def _library_paths(c: _Checking, key: str) -> tuple[Path, ...]:
     return found
 
 
+def _contract(c: _Checking, key: str) -> dict[str, ContractEntry]:
+    if c.too_many(key):
+        return {}
+
+    def where(*path: str) -> Location:
+        return c.where(key, *path)
+
+    entries, problems = contract_entries(c.values[key], where, "[tool.toolgen.contract]")
+    for problem in problems:
+        c.report(problem)
+    return entries
+
+
+def _contract_file(c: _Checking, key: str) -> tuple[Path, dict[str, ContractEntry]] | None:
+    """The file `contract_file` names (relative to the configuration's folder) and its
+    tables; None when not given or not readable (then a problem)."""
+    value = c.values[key]
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value.strip():
+        c.bad(key, "must be the path of a TOML file of contract tables")
+        return None
+    path = c.base / value
+    shown = relative_display(path, c.cwd)
+    if not Path(os.path.realpath(path)).is_relative_to(c.root.resolve()):
+        c.bad(key, f"{shown} is outside the project {c.root}")
+        return None
+    try:
+        text = _text(_read_config(path))
+        tables = loads_toml(text)
+    except NotRegular as exc:
+        c.bad(key, f"{shown} is {exc.strerror}: give a TOML file")
+        return None
+    except OSError as exc:
+        c.bad(key, f"{shown} cannot be read: {exc.strerror or exc}")
+        return None
+    except UnicodeDecodeError:
+        c.bad(key, f"{shown} is not UTF-8")
+        return None
+    except tomllib.TOMLDecodeError as exc:
+        c.report(toml_error(exc, text, shown, "TG002"))
+        return None
+    found = places(text)
+
+    def where(*path: str) -> Location:
+        while path and path not in found:
+            path = path[:-1]
+        return Location(shown, *found.get(path, (1, 1)))
+
+    entries, problems = contract_entries(tables, where, shown)
+    for problem in problems:
+        c.report(problem)
+    return path.resolve(), entries
+
+
 def validators() -> dict[str, Validator]:
     """Each key's validator, in the order their problems are reported (`sources` is checked
     with the command line's paths, after them, and `out` as a path last)."""
@@ -902,6 +965,8 @@ def validators() -> dict[str, Validator]:
         "docstring_style": _docstring_style,
         "out": _out,
         "library_paths": _library_paths,
+        "contract": _contract,
+        "contract_file": _contract_file,
     }
 
 
@@ -916,6 +981,7 @@ def _check(
     base = config_file.parent  # relative paths in the file resolve against its folder
     root = project_root(config_file)
     c = _Checking(table, text, relative_display(config_file, cwd), base, cwd)
+    c.root = root
     problems, where, bad = c.problems, c.where, c.bad
     known = defaults()
     for key in sorted(set(table) - set(known)):
@@ -969,6 +1035,15 @@ def _check(
             problems.append(Diagnostic("TG004", f"out {as_shown(out)}{given} {overlap}", out_at))
     if unusable:
         problems.append(Diagnostic("TG008", f"out {as_shown(out)}{given} {unusable}", out_at))
+    contract = dict(checked["contract"])
+    for name, entry in (checked["contract_file"] or (None, {}))[1].items():
+        if name in contract:
+            message = (
+                f"{entry.at.path}: tool {cut(name)} has a contract table in "
+                f"[tool.toolgen.contract] too; keep one"
+            )
+            problems.append(Diagnostic("TG002", message, entry.at))
+        contract[name] = entry
     if c.unshown:
         more = f"{c.unshown:,} more problems with the configuration are not shown: fix these first"
         problems.append(Diagnostic("TG002", more, Location(c.shown, 1, 1)))
@@ -999,6 +1074,8 @@ def _check(
         mcp_enriched=checked["mcp_enriched"],
         decorators=checked["decorators"],
         env=checked["env"],
+        contract=contract,
+        contract_file=checked["contract_file"][0] if checked["contract_file"] else None,
         resolved=tuple(
             (str(given), str(path))
             for given, path in zip([*sources_given, out_given], [*source_paths, out], strict=True)

@@ -33,6 +33,41 @@ RISK_DEFAULTS: dict[str, tuple[bool, bool]] = {
 }
 DEFAULT_RISK: Risk = "medium"
 
+#: Keyword arguments `@tool(...)` takes (DESIGN §1, §3): the contract fields a tool's code may
+#: state; a contract table states the same but `name` (`toolgen.contract_config`).
+TOOL_KEYWORDS = frozenset(
+    {
+        "name",
+        "title",
+        "category",
+        "risk",
+        "autonomous",
+        "confirmation",
+        "reason",
+        "step_up_auth",
+        "permissions",
+        "side_effects",
+        "audit_event",
+        "dry_run",
+        "version",
+        "deprecated",
+        "replacement",
+        "rate_limits",
+        "auth",
+        "latency_p50_ms",
+        "cost_hint",
+        "keywords",
+        "open_world",
+    }
+)
+
+#: Where a contract value comes from, highest first (DESIGN §3, "The contract for tools
+#: toolgen did not write"): the project's contract table, a `@tool(...)` (stacked on a
+#: framework's decorator, or alone), the framework's own arguments and annotations, the
+#: docstring's sections.
+Layer = Literal["contract", "decorator", "framework", "docstring"]
+LAYERS: tuple[Layer, ...] = ("contract", "decorator", "framework", "docstring")
+
 
 class Taxonomy(NamedTuple):
     """What an error code means by default: its HTTP status, whether a retry may help, the
@@ -156,6 +191,19 @@ class ToolDescriptor(_Block):
     side_effects: list[str] | None = None
     audit_event: str | None = None
     dry_run: Literal["supported", "required"] | None = None
+    confirmation_reason: str | None = Field(
+        None,
+        min_length=1,
+        pattern=r"\S",
+        description="Why a destructive tool runs without a person's confirmation "
+        "(`confirmation=False` with `reason=`); without it a destructive tool is confirmed.",
+    )
+    origins: dict[str, Layer] | None = Field(
+        None,
+        description="The layer each contract value a layer states comes from (contract, "
+        "decorator, framework, docstring); the idempotency hints as `idempotency.<hint>`, "
+        "errors as `errors.<CODE>`.",
+    )
     conformance_level: int = Field(
         0, ge=0, le=3, description="The highest conformance level the contract meets (0-3)."
     )

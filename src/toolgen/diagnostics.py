@@ -124,6 +124,10 @@ RULES: dict[str, Rule] = _rules(
      "and git may spell other names differently) and at most 200 characters. The server's "
      "tools are left out: assign it to an ASCII name.", FIXED),
     # TG1xx: discovery
+    ("TG021", E, "a contract table names no tool",
+     "Each `[tool.toolgen.contract.<name>]` table (or table of `contract_file`) is keyed by the "
+     "name the tool's decorator gives it (for a tool of a mounted server, its name before the "
+     "mount's prefix). Rename the table, or remove it with the tool.", FIXED),
     ("TG101", E, "syntax error in a source file",
      "toolgen parses every source file; fix the syntax error at the location shown.", FIXED),
     ("TG102", E, "two tools have the same name",
@@ -248,6 +252,19 @@ RULES: dict[str, Rule] = _rules(
      "the risk."),
     ("TG405", W, "side effects or permissions given both in the decorator and the docstring",
      "Keep one place: the decorator's value is used."),
+    ("TG406", W, "no layer states the tool's risk",
+     "Every tool is classified (DESIGN §3): give `@tool(risk=...)`, or a `risk` in the tool's "
+     "contract table (`toolgen init` writes one for each framework tool it finds, with a risk "
+     "to review). An error from `min_level = 1` on."),
+    ("TG407", E, "a stacked @tool disagrees with the framework's own arguments",
+     "`@tool(...)` stacked with a framework's decorator adds to that tool's contract; a value "
+     "both give (the name, the title, open_world against openWorldHint, confirmation against "
+     "needs_approval) must be the same. State it in one place."),
+    ("TG408", E, "confirmation waived without a reason, or a reason that waives nothing",
+     "A destructive tool (its `destructive` hint true: `destructiveHint`, `Idempotency:`, the "
+     "contract table) is confirmed before it runs, whatever its risk, unless its contract says "
+     '`confirmation=False` with `reason="..."`; the reason is kept in the descriptor and each '
+     "audit event. Give both, or neither."),
     # TG5xx: examples against the contract
     ("TG501", E, "example arguments do not validate against the parameters schema",
      "Fix the example or the schema: examples are sent to models as input examples."),
@@ -316,8 +333,9 @@ RULES: dict[str, Rule] = _rules(
     ("TG909", W, "write tool without an idempotency key parameter",
      "A tool that changes data and is not idempotent should take an idempotency key (e.g. "
      "`idempotency_key: UUID`) so that retries are safe."),
-    ("TG910", W, "destructive tool without confirmation",
-     "Set confirmation=True (or a risk of high or critical) on tools that destroy data."),
+    ("TG910", I, "destructive tool runs without confirmation",
+     "Its contract waives confirmation with a reason (`confirmation=False, reason=...`); the "
+     "run time then runs it unconfirmed, and each audit event carries the reason."),
     ("TG911", E, "description says read-only but the tool is not safe",
      "Either the description or the Idempotency section is wrong."),
     ("TG912", E, "`dry_run` declared, but the handler takes no boolean `dry_run` parameter",

@@ -38,8 +38,10 @@ from pathlib import Path
 from typing import Any
 
 from toolgen.config import MARKER_PRESETS, Config, installed_packages, loads_toml, toml_error
+from toolgen.descriptor import ToolDescriptor
 from toolgen.detect import LABELS, Registered, Scan, count_tools, scan_project
 from toolgen.diagnostics import Diagnostic, Location, UserError, plural, relative_display
+from toolgen.init_contract import CONTRACT_FILE, contract_text
 from toolgen.read.discover import module_name
 from toolgen.render.registry import platform_names
 
@@ -133,6 +135,8 @@ class InitPlan:
     out: str = OUT
     #: what init found in the project, to print first
     found: list[str] = field(default_factory=list)
+    #: the contract file to write for the tools no layer classifies (`toolgen.init_contract`)
+    contract: str | None = None
 
 
 def config_table(
@@ -143,6 +147,7 @@ def config_table(
     example: bool = True,
     out: str = OUT,
     versions: dict[str, str] | None = None,
+    contract: bool = False,
 ) -> str:
     """The `[tool.toolgen]` table `init` appends: for a project that gets the `example`, one
     that makes every tool reach level 1; for one whose tools it found, levels are reported and
@@ -168,6 +173,10 @@ def config_table(
         f"markers = {_toml_list(markers)}  # {comment}",
         level,
     ]
+    if contract:
+        lines.append(
+            f'contract_file = "{CONTRACT_FILE}"  # each tool\'s risk and contract: review it'
+        )
     if versions:
         pinned = ", ".join(f'{name} = "{version}"' for name, version in sorted(versions.items()))
         lines.append(
@@ -267,8 +276,15 @@ def plan_init(project: Path, sources: str | None, *, cwd: Path) -> InitPlan:
     out = _out_folder(project, plan.sources)
     example = plan.example is not None
     versions = _installed_versions(plan.markers)
+    contract = plan.contract if not (project / CONTRACT_FILE).exists() else None
     table = config_table(
-        plan.sources, newline, plan.markers, example=example, out=out, versions=versions
+        plan.sources,
+        newline,
+        plan.markers,
+        example=example,
+        out=out,
+        versions=versions,
+        contract=contract is not None,
     )
     addition = appended(existing, table, newline)
     try:  # e.g. an inline `tool = {...}` table cannot take a [tool.toolgen] header
@@ -279,7 +295,10 @@ def plan_init(project: Path, sources: str | None, *, cwd: Path) -> InitPlan:
     if not ok:
         raise _fail(f"cannot append a [tool.toolgen] table to {shown}; add it by hand")
     notes = _notes(scan, plan.markers, example)
-    return replace(plan, addition=addition, out=out, found=[*plan.found, *notes])
+    if plan.contract is not None and contract is None:
+        notes.append(f"toolgen: {CONTRACT_FILE} exists; left as it is, and not named")
+    found = [*plan.found, *notes]
+    return replace(plan, addition=addition, out=out, found=found, contract=contract)
 
 
 def _installed_versions(markers: Sequence[str]) -> dict[str, str]:
@@ -347,7 +366,25 @@ def _adopt(
     if not counted:
         return None
     found = found_lines(counted, project, entries, cwd)
-    return InitPlan(project, pyproject, None, entries, None, None, markers, found=found)
+    return InitPlan(
+        project,
+        pyproject,
+        None,
+        entries,
+        None,
+        None,
+        markers,
+        found=found,
+        contract=contract_text(_tools(config)),
+    )
+
+
+def _tools(config: Config) -> list[ToolDescriptor]:
+    """The project's tools as `toolgen build` compiles them, each by its own name (a mounted
+    server's before the mount's prefix: what a contract table is keyed by)."""
+    from toolgen.compiler import compile_units
+
+    return compile_units(config, lambda unit, file, roots: unit).descriptors
 
 
 def _unreadable(project: Path, pyproject: Path, scan: Scan) -> InitPlan | None:
@@ -518,8 +555,19 @@ def _create(path: Path, text: str) -> bool:
 
 
 def _write_files(plan: InitPlan, cwd: Path, done: list[str], made: list[str]) -> None:
-    """The example's folder and files, never over an existing file. Each step is said in
-    `done`, and named in `made` once it is complete on disk (for a failure's message)."""
+    """The example's folder and files, or the contract file, never over an existing file.
+    Each step is said in `done`, and named in `made` once it is complete on disk (for a
+    failure's message)."""
+    if plan.contract is not None:
+        contract = plan.project / CONTRACT_FILE
+        shown = relative_display(contract, cwd)
+        if _create(contract, plan.contract):
+            made.append(f"wrote {shown}")
+            count = plan.contract.count("\n[")
+            done.append(
+                f"toolgen: wrote {shown}: a risk to review for each of {plural(count, 'tool')}"
+                " (the build warns until each is set)"
+            )
     if plan.example is None:
         return
     missing = [p for p in (plan.example.parent, *plan.example.parent.parents) if not p.exists()]

@@ -159,7 +159,8 @@ def write_without_key(tool: ToolDescriptor, ctx: LintContext) -> Iterator[Findin
 
 def destructive_without_confirmation(tool: ToolDescriptor, ctx: LintContext) -> Iterator[Finding]:
     if tool.idempotency.destructive and not tool.confirmation:
-        yield "TG910", "destructive tool does not require confirmation", None
+        why = tool.confirmation_reason or "no reason given"
+        yield "TG910", f"destructive tool runs without confirmation ({why})", None
 
 
 def read_only_contradiction(tool: ToolDescriptor, ctx: LintContext) -> Iterator[Finding]:

@@ -11,40 +11,19 @@ factory's parameter defaults, small helpers such as `annotations=read_only()`.
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from toolgen.analyze.folding import NotStatic, fold
 from toolgen.analyze.handlers import Handler
+from toolgen.analyze.markers import PRESETS
 from toolgen.analyze.scopes import Scope
+from toolgen.descriptor import TOOL_KEYWORDS
 from toolgen.diagnostics import Diagnostic, Level
 from toolgen.read.index import Module, ModuleIndex
 
 #: Keyword arguments `@tool(...)` accepts (DESIGN §1, §3).
-DECORATOR_KEYS = frozenset(
-    {
-        "name",
-        "title",
-        "category",
-        "risk",
-        "autonomous",
-        "confirmation",
-        "step_up_auth",
-        "permissions",
-        "side_effects",
-        "audit_event",
-        "dry_run",
-        "version",
-        "deprecated",
-        "replacement",
-        "rate_limits",
-        "auth",
-        "latency_p50_ms",
-        "cost_hint",
-        "keywords",
-        "open_world",
-    }
-)
+DECORATOR_KEYS = TOOL_KEYWORDS
 
 
 @dataclass
@@ -72,6 +51,32 @@ def decorator_options(handler: Handler, index: ModuleIndex) -> DecoratorInfo:
     if handler.preset.native:
         return _native(handler, reader)
     return _foreign(handler, reader)
+
+
+#: Where toolgen's own `@tool` is defined, and the name it is imported by.
+TOOL_PATHS = PRESETS["toolgen"].functions
+
+
+def stacked_tool(handler: Handler, index: ModuleIndex) -> DecoratorInfo | None:
+    """A framework tool's `@tool(...)` stacked with the framework's decorator (in either
+    order), read as toolgen's own: the second layer of its contract. None when there is none
+    (a tool class has no decorators of its function)."""
+    if handler.preset.native or handler.tool_class is not None:
+        return None
+    for decorator in handler.node.decorator_list:
+        called = decorator.func if isinstance(decorator, ast.Call) else decorator
+        symbol = index.resolve_expr(handler.module, called)
+        if symbol is not None and symbol.path in TOOL_PATHS:
+            own = replace(
+                handler,
+                decorator=decorator,
+                site=None,
+                preset=PRESETS["toolgen"],
+                values=(),
+                unknown=frozenset(),
+            )
+            return _native(own, _Reader(own, index))
+    return None
 
 
 def _is_annotations(path: str) -> bool:
@@ -193,6 +198,14 @@ def _foreign(handler: Handler, reader: _Reader) -> DecoratorInfo:
         if target == "annotations":
             _annotations(kw, reader, shown)
             continue
+        if target == "approval":
+            try:
+                value = reader.fold(kw.value)
+            except NotStatic:  # a rule the framework asks at run time: confirm every call
+                value = True
+            info.options["confirmation"] = value if isinstance(value, bool) else True
+            info.nodes["confirmation"] = kw
+            continue
         value = reader.value(str(kw.arg), kw.value, shown)
         if value is _NOT_STATIC:
             continue
@@ -260,6 +273,9 @@ def _forwarded(handler: Handler, reader: _Reader) -> None:
             continue
         if target == "annotations":
             _hints(value, reader, handler.decorator)
+        elif target == "approval":
+            reader.info.options["confirmation"] = value if isinstance(value, bool) else True
+            reader.info.nodes["confirmation"] = handler.decorator
         else:
             reader.info.options[target] = value
             reader.info.nodes[target] = handler.decorator

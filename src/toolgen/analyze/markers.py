@@ -155,6 +155,7 @@ PRESETS: dict[str, Preset] = {
             "name_override": "name",
             "description_override": "description",
             "strict_mode": "strict_mode",
+            "needs_approval": "approval",  # a person approves each call (or a rule does)
         },
         docstring_wins=True,
         inline_defs="with-siblings",
@@ -240,7 +241,11 @@ PRESETS: dict[str, Preset] = {
                 "pydantic_ai._run_context.RunContext",
             }
         ),
-        options={"name": "name", "description": "description"},
+        options={
+            "name": "name",
+            "description": "description",
+            "requires_approval": "approval",  # the run defers the call for a person's yes
+        },
         griffe_reader="pydantic-ai",
     ),
 }

@@ -147,6 +147,12 @@ def registrations(
             found.weak_notes.extend((d, roots[id(effect)]) for d in _diagnostics([effect]))
         elif isinstance(effect, Note):
             found.unfollowed.extend(_diagnostics([effect]))
+    # `@tool(...)` stacked with a framework's decorator is that tool's contract, not a tool
+    # of its own (`toolgen.analyze.decorators.stacked_tool`)
+    framework = {id(h.node) for h in found.handlers if not h.preset.native}
+    found.handlers = [
+        h for h in found.handlers if not (h.preset.native and id(h.node) in framework)
+    ]
     return found
 
 

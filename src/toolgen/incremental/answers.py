@@ -196,6 +196,8 @@ def _facts(config_path: Path | None, config: Config) -> dict[str, list[Any]]:
     else:
         links.append((str(config.cwd / config_path), str(config.config_file)))
     files.append((str(config.config_file), _read(str(config.config_file))))
+    if config.contract_file is not None:  # its tables are part of the configuration
+        files.append((str(config.contract_file), _read(str(config.contract_file))))
     for folder in (config.config_file.parent, *config.config_file.parent.parents):
         marks = [(str(folder / "pyproject.toml"), True), (str(folder / ".git"), False)]
         exists.extend((path, only, _exists(path, only)) for path, only in marks)

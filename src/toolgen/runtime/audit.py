@@ -231,6 +231,7 @@ def event(
     metadata: Mapping[str, Any] | None = None,
     fields: Iterable[Mapping[str, Any]] | None = None,
     audit_arguments: bool | None = None,
+    confirmation_waived: str | None = None,
 ) -> dict[str, Any]:
     """One audit event (fields that do not apply are left out), `writable` throughout.
 
@@ -270,6 +271,8 @@ def event(
         found["duration_ms"] = round(duration_ms, 3)
     if metadata:
         found["metadata"] = writable(metadata)
+    if confirmation_waived is not None:  # a destructive tool its contract lets run unconfirmed
+        found["confirmation_waived"] = _text(confirmation_waived)
     return found
 
 

@@ -48,6 +48,7 @@ from toolgen.runtime.steps.gate import (
     gate,
     gated,
     is_dry_run,
+    waived_confirmation,
 )
 from toolgen.runtime.steps.idempotency import claim, key_for, settle, store_key, unavailable
 from toolgen.runtime.steps.parse import parse
@@ -223,6 +224,7 @@ class Call:
             metadata=self.context.metadata,
             fields=error.get("fields") if error else None,
             audit_arguments=self.box.audit_arguments,
+            confirmation_waived=waived_confirmation(descriptor),
         )
         failed = audit_events.write(self.box.audit, found)
         if failed is None:

@@ -61,6 +61,7 @@ class ChangeFilter:
 
     def __init__(self, config: Config, read: Iterable[str] = ()) -> None:
         self.config_file = config.config_file
+        self.contract_file = config.contract_file
         self.out = config.out
         self.sources = config.sources
         self.folders: set[Path] = set()
@@ -74,7 +75,7 @@ class ChangeFilter:
         return self.counts(Path(path))
 
     def counts(self, path: Path) -> bool:
-        if path == self.config_file or path in self.imported:
+        if path in (self.config_file, self.contract_file) or path in self.imported:
             return True
         if path.is_relative_to(self.out):
             return False
@@ -113,8 +114,10 @@ class ChangeFilter:
                         stack.append(entry)
 
     def needed(self) -> list[Path]:
-        """What must be there to watch: each source (folder or file) and the config file."""
-        found = [*self.sources, *([self.config_file] if self.config_file else [])]
+        """What must be there to watch: each source (folder or file), the config file and the
+        contract file it names."""
+        files = (self.config_file, self.contract_file)
+        found = [*self.sources, *(file for file in files if file is not None)]
         return list(dict.fromkeys(found))
 
     def roots(self) -> list[Path]:

@@ -30,6 +30,9 @@ from toolgen.read.registration.values import (
     unwrap,
 )
 
+#: toolgen's own `@tool` (`toolgen.analyze.markers`), by the paths it is imported by.
+OWN_MARKERS = frozenset({"toolgen.tool", "toolgen._marker.tool"})
+
 #: Server methods that register the function (or `Tool`) they are given, besides the
 #: preset's decorator methods called on a function (`mcp.tool(fn)`).
 ADD_METHODS = frozenset({"add_tool"})
@@ -105,6 +108,8 @@ def external_attribute(ctx: Context, owner: External, attr: str) -> Value:
     preset was asked for, and that is how such servers are written."""
     path = f"{owner.path}.{attr}"
     if decorator_of(ctx, path) or factory_of(ctx, path) or factory_of(ctx, owner.path):
+        return External(path)
+    if path in OWN_MARKERS:  # `toolgen.tool` is toolgen's decorator, never a server's method
         return External(path)
     found = registration_method(ctx, attr)
     if found is not None:

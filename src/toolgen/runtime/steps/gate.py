@@ -1,10 +1,11 @@
 """Step 5, gate: whether a person must confirm the call, and asking them.
 
 A tool is gated when its descriptor says `confirmation`, or not `autonomous`, or its risk is
-high or critical, or its dry run is required. Risk decides even against a hand-edited
-descriptor: the compiled contract may only be stricter than its risk level (TG404 refuses the
-opposite at build time; this is the same rule again at run time). A call that is itself a dry
-run is not gated: it changes nothing.
+high or critical, or its dry run is required, or it is destructive (its `destructive` hint)
+without a `confirmation_reason` that waives it (DESIGN §3: destructive means confirmed).
+Risk decides even against a hand-edited descriptor: the compiled contract may only be
+stricter than its risk level (TG404 refuses the opposite at build time; this is the same rule
+again at run time). A call that is itself a dry run is not gated: it changes nothing.
 """
 
 from __future__ import annotations
@@ -31,7 +32,16 @@ def gated(descriptor: ToolDescriptor) -> bool:
         or not descriptor.autonomous
         or descriptor.risk in ALWAYS_GATED
         or descriptor.dry_run == "required"
+        or (descriptor.idempotency.destructive is True and not descriptor.confirmation_reason)
     )
+
+
+def waived_confirmation(descriptor: ToolDescriptor | None) -> str | None:
+    """Why a destructive tool runs unconfirmed, as its contract says (for its audit events);
+    None for any other tool."""
+    if descriptor is None or descriptor.idempotency.destructive is not True:
+        return None
+    return descriptor.confirmation_reason
 
 
 def is_dry_run(descriptor: ToolDescriptor, arguments: dict[str, Any]) -> bool:
