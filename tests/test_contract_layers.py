@@ -140,16 +140,14 @@ def test_the_contract_table_is_over_the_stacked_tool_which_is_over_the_framework
     assert shown.json()["origins"] == getting["origins"]
 
 
-def test_a_stacked_tool_that_disagrees_with_the_framework_is_located(
-    project: Project, run
-) -> None:  # type: ignore[no-untyped-def]
+def test_a_stacked_tool_that_disagrees_with_the_framework_is_located(project: Project, run) -> None:  # type: ignore[no-untyped-def]
     source = FASTMCP_HEAD + (
         "import toolgen\n\n\n"
         '@toolgen.tool(risk="low", name="wipe", open_world=False, title="Wipe")\n'
         '@mcp.tool(name="wipe_table", title="Wipe a table", annotations={"openWorldHint": True})\n'
         "def wipe(table: str) -> str:\n"
         '    """Wipe a table. Use it to reset test data.\n\n'
-        "    Args:\n        table: The table.\n    \"\"\"\n"
+        '    Args:\n        table: The table.\n    """\n'
         "    return table\n"
     )
     _project(project, source)
@@ -164,9 +162,7 @@ def test_a_stacked_tool_that_disagrees_with_the_framework_is_located(
     assert "wipe_table (src/server.py:9:1)" in result.out  # left out, alone
 
 
-def test_the_agents_sdk_and_pydantic_ai_approval_sets_confirmation(
-    project: Project, run
-) -> None:  # type: ignore[no-untyped-def]
+def test_the_agents_sdk_and_pydantic_ai_approval_sets_confirmation(project: Project, run) -> None:  # type: ignore[no-untyped-def]
     project.write(
         "pyproject.toml",
         '[tool.toolgen]\nsources = ["src"]\nmarkers = ["openai-agents", "pydantic-ai"]\n'
@@ -224,9 +220,7 @@ def test_the_agents_sdk_and_pydantic_ai_approval_sets_confirmation(
         assert tool["origins"]["confirmation"] == "framework", name
 
 
-def test_a_langchain_tool_takes_toolgens_tool_under_another_name(
-    project: Project, run
-) -> None:  # type: ignore[no-untyped-def]
+def test_a_langchain_tool_takes_toolgens_tool_under_another_name(project: Project, run) -> None:  # type: ignore[no-untyped-def]
     project.write("pyproject.toml", '[tool.toolgen]\nsources = ["src"]\nmarkers = ["langchain"]\n')
     project.write(
         "src/tools.py",
@@ -291,7 +285,8 @@ def test_a_contract_tables_errors_and_examples_are_checked_like_the_docstrings(
     config = """
         [tool.toolgen.contract.delete_user]
         risk = "high"
-        errors = {NOT_FOUND = "No user has this id.", QUOTA = {description = "Too many.", http_status = 429, retryable = true}}
+        errors.NOT_FOUND = "No user has this id."
+        errors.QUOTA = {description = "Too many.", http_status = 429, retryable = true}
         examples = [{prompt = "Close 42", arguments = {user_id = "42"}, result = "deleted 42"}]
     """
     _project(project, FASTMCP_HEAD + DELETE_USER.format(stacked=""), config)
@@ -343,7 +338,7 @@ def test_a_bad_value_in_a_table_costs_that_tool_where_the_value_is_written(
 
 
 def test_unknown_fields_and_names_are_located_errors(project: Project, run) -> None:  # type: ignore[no-untyped-def]
-    config = "[tool.toolgen.contract.delete_user]\nrisk = \"high\"\nrisky = true\n"
+    config = '[tool.toolgen.contract.delete_user]\nrisk = "high"\nrisky = true\n'
     _project(project, FASTMCP_HEAD + DELETE_USER.format(stacked=""), config)
     result = run("build", cwd=project.root)
     assert result.code == 2
@@ -411,7 +406,8 @@ def test_a_tool_in_both_the_table_and_the_file_is_refused(project: Project, run)
     project.write("c.toml", '[delete_user]\nrisk = "low"\n')
     result = run("build", cwd=project.root)
     assert result.code == 2
-    assert "c.toml:1:1: TG002 [error] c.toml: tool delete_user has a contract table in" in result.out
+    expected = "c.toml:1:1: TG002 [error] c.toml: tool delete_user has a contract table in"
+    assert expected in result.out
 
 
 def test_the_watch_follows_the_contract_file(project: Project) -> None:
@@ -512,7 +508,10 @@ def test_a_waived_destructive_tool_runs_and_each_event_carries_the_reason(tmp_pa
 def test_init_writes_a_contract_to_review_and_the_risk_set_there_gates_the_call(
     project: Project, run
 ) -> None:  # type: ignore[no-untyped-def]
-    source = FASTMCP_HEAD + DELETE_USER.format(stacked="") + '''
+    source = (
+        FASTMCP_HEAD
+        + DELETE_USER.format(stacked="")
+        + '''
 @mcp.tool
 def drop_table(table: str) -> str:
     """Drop a table. Use it to remove a table and its rows.
@@ -528,6 +527,7 @@ def user_count() -> int:
     """Count the users. Use it for the size of the user base."""
     return 3
 '''
+    )
     project.write("pyproject.toml", '[project]\nname = "demo"\n')
     project.write("server.py", source)
     result = run("init", cwd=project.root)

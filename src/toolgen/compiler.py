@@ -1040,8 +1040,8 @@ class _HandlerCompiler:
             descriptor = ToolDescriptor.model_validate(data)
         except ValidationError as exc:
             keys = {v: k for k, v in DESCRIPTOR_KEYS.items()}
-            for error in exc.errors():
-                loc = error["loc"]
+            for found in exc.errors():
+                loc = found["loc"]
                 field = str(loc[0]) if loc else ""
                 key = keys.get(field, field)
                 if field == "idempotency" and len(loc) > 1:
@@ -1049,8 +1049,8 @@ class _HandlerCompiler:
                 elif field == "errors" and len(loc) > 1 and isinstance(loc[1], int):
                     key = f"errors.{data['errors'][loc[1]].get('code')}"
                 where = self.stated_at(contract, key)
-                path = ".".join(str(p) for p in error["loc"])
-                self.report("TG403", f"`{path}`: {error['msg']}", where)
+                path = ".".join(str(p) for p in found["loc"])
+                self.report("TG403", f"`{path}`: {found['msg']}", where)
             return None, self.problems
         self.contract_checks(descriptor)
         return (None if self.failed() else descriptor), self.problems
