@@ -201,7 +201,8 @@ class Toolbox:
           calling thread, like a direct call (with a timeout it runs on a worker thread, so
           that the call can answer `TIMEOUT` while it still runs); a tool that can be given
           an idempotency key needs a timeout below `in_flight_ttl`;
-          `max_retries`: retries of a retryable error (idempotent tools and keyed calls only);
+          `max_retries`: retries of a retryable error (idempotent tools and keyed calls only;
+          `TIMEOUT` gets at most one, `INTERNAL` two, as their recoveries say);
           `fallbacks`: {"tool": callable(arguments, error) -> data};
         - `max_concurrency`: parallel calls of one model turn (the platform adapters);
         - `idempotency_ttl`: how long a finished key replays; `in_flight_ttl`: the lease of a
