@@ -525,8 +525,10 @@ class Toolbox:
     async def ahandle_anthropic(
         self, content: Iterable[Any] | None, *, context: CallContext | None = None
     ) -> list[dict[str, Any]]:
-        """Anthropic Messages: the `tool_use` blocks of `message.content` -> `tool_result`
-        blocks (`is_error` for an error envelope)."""
+        """Anthropic Messages: the `tool_use` blocks of a message -> `tool_result` blocks
+        (`is_error` for an error envelope). Given the message itself (not only its
+        `content`), a reply cut off at `max_tokens` runs none of its calls: each is answered
+        with a `VALIDATION_ERROR`, as its input may be incomplete."""
         return await anthropic(content, bound(self.acall, context), self.max_concurrency)
 
     async def ahandle_gemini(
