@@ -226,7 +226,7 @@ def test_errors_with_taxonomy_defaults_and_explicit_values() -> None:
             "description": "Nothing there.",
             "http_status": 404,
             "retryable": False,
-            "recovery": None,
+            "recovery": "check the name or id, or look it up first",  # the taxonomy's
         },
     ]
 

@@ -326,7 +326,7 @@ def test_tool_error_takes_the_declared_taxonomy() -> None:
         "retryable": False,  # the descriptor's word, not the details'
         "human_review": False,
         "http_status": 409,
-        "recovery": None,
+        "recovery": "read the current state, then retry with updated arguments",
         "ticket_id": "T-1",
         "trace_id": "t1",
     }
@@ -536,7 +536,7 @@ def test_dispatcher_errors(dispatcher: Dispatcher, capsys: pytest.CaptureFixture
         "retryable": False,
         "human_review": False,
         "http_status": 404,
-        "recovery": None,
+        "recovery": "check the name or id, or look it up first",
         "note_id": "n-9",
         "trace_id": TRACE,
     }
@@ -797,7 +797,7 @@ def test_fixture_over_stdio(project: Config, tmp_path: Path) -> None:
         "retryable": False,
         "human_review": False,
         "http_status": 404,
-        "recovery": None,
+        "recovery": "check the name or id, or look it up first",
         "note_id": "n-404",
         "trace_id": TRACE,
     }

@@ -85,7 +85,7 @@ def main() -> None:
         messages.append({"role": "assistant", "content": [b.model_dump() for b in reply.content]})
         if reply.stop_reason != "tool_use":
             break
-        results = box.handle_anthropic(reply.content, context=context)
+        results = box.handle_anthropic(reply, context=context)  # the message: its stop_reason too
         messages.append({"role": "user", "content": results})
     print(reply.content[0].text)
 

@@ -80,16 +80,18 @@ class Taxonomy(NamedTuple):
 
 
 #: The standard error taxonomy (DESIGN §3): what a declared code of these names defaults to in
-#: a descriptor's `errors`, and what the runtime answers with for them.
+#: a descriptor's `errors`, and what the runtime answers with for them. Every code has a
+#: recovery: DESIGN's text where it gives one, else one in its style that says what the
+#: status means to a caller (reference/runtime.md: 403 is a permission the caller lacks).
 STANDARD_ERRORS: dict[str, Taxonomy] = {
     "VALIDATION_ERROR": Taxonomy(400, False, "re-prompt with corrected arguments"),
-    "UNAUTHORIZED": Taxonomy(401, False, None),
-    "FORBIDDEN": Taxonomy(403, False, None),
-    "NOT_FOUND": Taxonomy(404, False, None),
-    "CONFLICT": Taxonomy(409, False, None),
+    "UNAUTHORIZED": Taxonomy(401, False, "ask the user to authenticate, then retry"),
+    "FORBIDDEN": Taxonomy(403, False, "do not retry as is; ask the user to grant access"),
+    "NOT_FOUND": Taxonomy(404, False, "check the name or id, or look it up first"),
+    "CONFLICT": Taxonomy(409, False, "read the current state, then retry with updated arguments"),
     "RATE_LIMITED": Taxonomy(429, True, "back off using Retry-After"),
     "INTERNAL": Taxonomy(500, True, "exponential backoff, max 3 attempts"),
-    "UNAVAILABLE": Taxonomy(503, True, None),
+    "UNAVAILABLE": Taxonomy(503, True, "retry with exponential backoff, honouring Retry-After"),
     "TIMEOUT": Taxonomy(504, True, "single retry, then abort"),
 }
 

@@ -278,6 +278,89 @@ def test_anthropic_with_dicts() -> None:
     assert [o["type"] for o in out] == ["tool_result", "tool_result"]
 
 
+def test_anthropic_takes_the_whole_message_too() -> None:
+    """The SDK's `Message`, or a dict of one: its `tool_use` blocks, as from its content."""
+    for message in (Message.model_validate(MESSAGE), MESSAGE):
+        echo = Echo()
+        out = asyncio.run(anthropic(message, echo, 2))
+        assert [(o["tool_use_id"], o["is_error"]) for o in out] == [
+            ("toolu_1", False),
+            ("toolu_2", False),
+        ]
+        assert echo.asked == [("add", {"a": 1, "b": 2}), ("broken", {})]
+
+
+CUT_OFF = {
+    **MESSAGE,
+    "stop_reason": "max_tokens",
+    "content": [
+        {"type": "text", "text": "Sending both."},
+        {"type": "tool_use", "id": "toolu_1", "name": "add", "input": {"a": 1, "b": 2}},
+        # the reply ended inside this block's input: what arrived of it is a valid object
+        {"type": "tool_use", "id": "toolu_2", "name": "delete_user", "input": {}},
+    ],
+}
+
+
+@pytest.mark.parametrize("sdk", [True, False], ids=["sdk", "dicts"])
+def test_anthropic_runs_no_call_of_a_reply_cut_off_at_max_tokens(sdk: bool) -> None:
+    """Was: the blocks of a reply that hit `max_tokens` ran, the last one with whatever part of
+    its input arrived (reference/runtime.md: never execute a partial call). Each is answered
+    with a VALIDATION_ERROR saying why and what to do, and no call is asked for: the request
+    is sent again with a higher limit, and the new reply proposes every call again."""
+    echo = Echo()
+    message = Message.model_validate(CUT_OFF) if sdk else CUT_OFF
+    out = asyncio.run(anthropic(message, echo, 2))
+    assert echo.asked == []
+    assert [(o["tool_use_id"], o["is_error"]) for o in out] == [
+        ("toolu_1", True),
+        ("toolu_2", True),
+    ]
+    for item in out:
+        _conforms(ToolResultBlockParam, item)
+        error = json.loads(item["content"])["error"]
+        assert (error["code"], error["retryable"], error["http_status"]) == (
+            "VALIDATION_ERROR",
+            False,
+            400,
+        )
+        assert "cut off (max_tokens)" in error["message"]
+        assert "not run" in error["message"]
+        assert error["recovery"] == "send the request again with a higher max_tokens"
+    TypeAdapter(MessageParam).validate_python({"role": "user", "content": out})
+
+
+def test_anthropic_runs_no_call_of_a_reply_that_filled_the_context_window() -> None:
+    """`model_context_window_exceeded` cuts a reply off too (Anthropic: treat it as
+    truncated); a higher max_tokens would not help, a shorter conversation does."""
+    echo = Echo()
+    message = {**CUT_OFF, "stop_reason": "model_context_window_exceeded"}
+    out = asyncio.run(anthropic(message, echo, 2))
+    assert echo.asked == []
+    errors = [json.loads(o["content"])["error"] for o in out]
+    assert [e["code"] for e in errors] == ["VALIDATION_ERROR"] * 2
+    assert {e["recovery"] for e in errors} == {"send the request again with a shorter conversation"}
+
+
+def test_a_reply_cut_off_runs_no_handler_through_the_toolbox(
+    make_box: Callable[..., Toolbox], handlers: Any
+) -> None:
+    cut = {
+        **CUT_OFF,
+        "content": [{"type": "tool_use", "id": "tu_1", "name": "append_log", "input": {}}],
+    }
+    box = make_box()
+    [answer] = box.handle_anthropic(Message.model_validate(cut))
+    assert answer["is_error"] is True
+    assert json.loads(answer["content"])["error"]["code"] == "VALIDATION_ERROR"
+    assert handlers.CALLS["append_log"] == 0
+    # the same block of a reply that ended normally runs
+    whole = {**cut, "stop_reason": "tool_use"}
+    whole["content"] = [{**cut["content"][0], "input": {"line": "x"}}]
+    [answer] = box.handle_anthropic(Message.model_validate(whole))
+    assert answer["is_error"] is False and handlers.CALLS["append_log"] == 1
+
+
 # Gemini
 
 

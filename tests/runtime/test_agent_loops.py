@@ -197,7 +197,7 @@ def test_anthropic_loop(box: Toolbox) -> None:
             reply = model(messages)
             blocks = [block.model_dump(exclude_none=True) for block in reply.content]
             messages.append({"role": "assistant", "content": blocks})
-            results = await box.ahandle_anthropic(reply.content, context=CONTEXT)
+            results = await box.ahandle_anthropic(reply, context=CONTEXT)
             if not results:
                 return messages
             messages.append({"role": "user", "content": results})

@@ -3,6 +3,7 @@ factory, and what a handler's failure looks like to the model."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import threading
 import time
@@ -11,11 +12,13 @@ from typing import Any
 
 import pytest
 
+from toolgen.descriptor import STANDARD_ERRORS, ErrorSpec
 from toolgen.runtime import CallContext, Toolbox, ToolError
 from toolgen.runtime.steps.execute import BASE_DELAY, MAX_DELAY, backoff
 from toolgen.runtime.store.memory import MemoryStore
 
 from .conftest import Waits
+from .descriptors_support import box_of, descriptor
 
 
 def test_backoff_is_full_jitter_doubling_and_capped() -> None:
@@ -365,3 +368,130 @@ def test_an_async_handler_that_holds_the_loop_past_its_timeout_times_out(
     assert "held the event loop past its timeout of 0.05 seconds" in record.getMessage()
     # one that awaits is unchanged
     assert make_box(handlers={"slow": slow}, timeout=5).call("slow", {"seconds": 0}).ok
+
+
+# The retry policy per error code (DESIGN §3: each standard code's recovery)
+
+
+def _failing_box(
+    code: str, waits: Waits, runs: list[str], details: dict[str, Any] | None = None, **options: Any
+) -> Toolbox:
+    """An idempotent tool `quote` that declares `code` (the taxonomy's defaults) and raises it
+    on every call, counting its runs in `runs`; retries wait through `waits`."""
+    standard = STANDARD_ERRORS[code]
+    declared = {
+        "code": code,
+        "description": "It failed.",
+        "http_status": standard.http_status,
+        "retryable": standard.retryable,
+        "recovery": standard.recovery,
+    }
+
+    def quote(symbol: str) -> float:
+        runs.append(symbol)
+        raise ToolError(code, "it failed", **(details or {}))
+
+    tool = descriptor("quote", {"type": "object", "properties": {"symbol": {"type": "string"}}})
+    tool = tool.model_copy(update={"errors": [ErrorSpec.model_validate(declared)]})
+    box = box_of((tool, quote), **options)
+    box.sleep, box.random = waits, lambda: 1.0
+    return box
+
+
+@pytest.mark.parametrize("timeout", [None, 5.0], ids=["calling-thread", "worker"])
+@pytest.mark.parametrize(
+    ("code", "max_retries", "runs_made"),
+    [
+        # INTERNAL: "exponential backoff, max 3 attempts", whatever more max_retries allows
+        ("INTERNAL", 5, 3),
+        ("INTERNAL", 3, 3),
+        # the smaller of the two wins: max_retries bounds what a call may cost
+        ("INTERNAL", 1, 2),
+        ("INTERNAL", 0, 1),
+        # no count of their own: max_retries alone
+        ("UNAVAILABLE", 5, 6),
+        ("RATE_LIMITED", 5, 6),
+    ],
+)
+def test_each_code_is_retried_as_its_recovery_says(
+    waits: Waits, code: str, max_retries: int, runs_made: int, timeout: float | None
+) -> None:
+    """Was: every retryable code got `max_retries` retries: INTERNAL four attempts (3 is the
+    default), against its "max 3 attempts". The error says how many retries its code gets."""
+    runs: list[str] = []
+    box = _failing_box(code, waits, runs, max_retries=max_retries, timeout=timeout)
+    result = box.call("quote", {"symbol": "X"})
+    assert result.error is not None and result.error["code"] == code
+    assert len(runs) == runs_made
+    assert result.error["max_retries"] == runs_made - 1
+    assert waits.delays == [BASE_DELAY * 2**n for n in range(runs_made - 1)]  # jitter 1.0
+
+
+def test_a_timeout_is_retried_once_then_answered(waits: Waits) -> None:
+    """Was: a `TIMEOUT` was retried `max_retries` times (four attempts, each a whole timeout),
+    against its recovery "single retry, then abort". The runtime's own timeout: the second
+    attempt's `TIMEOUT` is the answer."""
+    runs: list[str] = []
+
+    async def hangs(symbol: str) -> float:
+        runs.append(symbol)
+        await asyncio.Event().wait()  # never set: only the timeout ends it
+        return 1.0
+
+    tool = descriptor("quote", {"type": "object", "properties": {"symbol": {"type": "string"}}})
+    box = box_of((tool, hangs), timeout=0.01, max_retries=3)
+    box.sleep, box.random = waits, lambda: 1.0
+    result = box.call("quote", {"symbol": "X"})
+    assert result.error is not None
+    assert (result.error["code"], result.error["retryable"]) == ("TIMEOUT", True)
+    assert result.error["recovery"] == "single retry, then abort"
+    assert result.error["max_retries"] == 1
+    assert runs == ["X", "X"] and waits.delays == [BASE_DELAY]
+    # max_retries below the code's own limit wins
+    runs.clear()
+    waits.delays.clear()
+    box = box_of((tool, hangs), timeout=0.01, max_retries=0)
+    box.sleep = waits
+    assert box.call("quote", {"symbol": "X"}).error is not None
+    assert runs == ["X"] and waits.delays == []
+
+
+@pytest.mark.parametrize(
+    ("details", "waited"),
+    [
+        ({"retry_after_seconds": 3}, 3.0),
+        ({"retry_after_seconds": 1.5}, 1.5),
+        # both given: each says "not before then", so the longer wait keeps both
+        ({"retry_after_seconds": 4, "retry_after_ms": 1000}, 4.0),
+        ({"retry_after_seconds": 2, "retry_after_ms": 5000}, 5.0),
+        # never shorter than the backoff (0.5 s first), as with retry_after_ms
+        ({"retry_after_seconds": 0.1}, BASE_DELAY),
+    ],
+)
+def test_retry_after_seconds_is_honoured_like_retry_after_ms(
+    waits: Waits, details: dict[str, Any], waited: float
+) -> None:
+    """Was: only `retry_after_ms` was read, so a handler that passed HTTP's Retry-After on in
+    its own unit (DESIGN's example: "back off for retry_after_seconds") was retried after the
+    bare backoff, inside the quota window it had been told of."""
+    runs: list[str] = []
+    box = _failing_box("RATE_LIMITED", waits, runs, details, max_retries=1)
+    result = box.call("quote", {"symbol": "X"})
+    assert result.error is not None and result.error["code"] == "RATE_LIMITED"
+    assert runs == ["X", "X"] and waits.delays == [waited]
+    assert {key: result.error[key] for key in details} == details  # passed on as given
+
+
+def test_a_retry_after_seconds_longer_than_the_runtime_ever_waits_is_answered(
+    waits: Waits,
+) -> None:
+    runs: list[str] = []
+    longer = {"retry_after_seconds": MAX_DELAY + 1}
+    result = _failing_box("RATE_LIMITED", waits, runs, longer).call("quote", {"symbol": "X"})
+    assert result.error is not None and result.error["retry_after_seconds"] == MAX_DELAY + 1
+    assert runs == ["X"] and waits.delays == []
+    # however short the other of the two: the longer wait is the error's
+    runs.clear()
+    both = {**longer, "retry_after_ms": 1000}
+    assert _failing_box("RATE_LIMITED", waits, runs, both).call("quote", {"symbol": "X"}).error
+    assert runs == ["X"] and waits.delays == []

@@ -201,7 +201,8 @@ class Toolbox:
           calling thread, like a direct call (with a timeout it runs on a worker thread, so
           that the call can answer `TIMEOUT` while it still runs); a tool that can be given
           an idempotency key needs a timeout below `in_flight_ttl`;
-          `max_retries`: retries of a retryable error (idempotent tools and keyed calls only);
+          `max_retries`: retries of a retryable error (idempotent tools and keyed calls only;
+          `TIMEOUT` gets at most one, `INTERNAL` two, as their recoveries say);
           `fallbacks`: {"tool": callable(arguments, error) -> data};
         - `max_concurrency`: parallel calls of one model turn (the platform adapters);
         - `idempotency_ttl`: how long a finished key replays; `in_flight_ttl`: the lease of a
@@ -524,8 +525,10 @@ class Toolbox:
     async def ahandle_anthropic(
         self, content: Iterable[Any] | None, *, context: CallContext | None = None
     ) -> list[dict[str, Any]]:
-        """Anthropic Messages: the `tool_use` blocks of `message.content` -> `tool_result`
-        blocks (`is_error` for an error envelope)."""
+        """Anthropic Messages: the `tool_use` blocks of a message -> `tool_result` blocks
+        (`is_error` for an error envelope). Given the message itself (not only its
+        `content`), a reply cut off at `max_tokens` runs none of its calls: each is answered
+        with a `VALIDATION_ERROR`, as its input may be incomplete."""
         return await anthropic(content, bound(self.acall, context), self.max_concurrency)
 
     async def ahandle_gemini(

@@ -7,7 +7,7 @@ under their ids:
 
 - `toolgen.runtime.adapters.openai`: `openai_chat(tool_calls, call, limit)` and
   `openai_responses(output, call, limit)`;
-- `toolgen.runtime.adapters.anthropic`: `anthropic(content, call, limit)`;
+- `toolgen.runtime.adapters.anthropic`: `anthropic(message, call, limit)` (or its `content`);
 - `toolgen.runtime.adapters.gemini`: `gemini(parts, call, limit)`;
 - `toolgen.runtime.adapters.mcp`: a `ToolResult` as MCP's `CallToolResult` (needs the MCP SDK;
   `toolgen serve` uses it).
@@ -137,17 +137,19 @@ class Envelope:
         return json.dumps(self.body, ensure_ascii=False, allow_nan=False)
 
 
-def error(code: str, message: str, http_status: int) -> Envelope:
+def error(code: str, message: str, http_status: int, recovery: str | None = None) -> Envelope:
     """A non-retryable error envelope in the runtime's shape, with a new trace id (of the
-    runtime's format, so that logs and answers read alike)."""
+    runtime's format, so that logs and answers read alike), and `recovery` when given."""
     body = {
         "code": code,
         "message": message,
         "http_status": http_status,
         "retryable": False,
         "human_review": False,
-        "trace_id": new_trace_id(),
     }
+    if recovery is not None:
+        body["recovery"] = recovery
+    body["trace_id"] = new_trace_id()
     return Envelope({"status": "error", "error": body})
 
 

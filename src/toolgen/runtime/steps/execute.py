@@ -22,9 +22,11 @@ retry what may be retried, and fall back when a fallback is given.
   goes on instead). The return value is dumped to JSON by pydantic and checked against the
   return schema; a value strict UTF-8 JSON cannot carry is `INTERNAL`.
 - `execute` (and `execute_here`, its twin on the calling thread): attempts until one succeeds
-  or its error is not retryable, at most `1 + max_retries`, only when `retry` allows
-  (idempotent tools and keyed calls): full-jitter exponential backoff (`backoff`), never
-  shorter than the error's `retry_after_ms` (one longer than `MAX_DELAY` is not waited for:
+  or its error is not retryable, at most `1 + max_retries`, and fewer where the error's code
+  limits its own retries (`RETRY_LIMITS`: `TIMEOUT` once, `INTERNAL` twice), only when
+  `retry` allows (idempotent tools and keyed calls): full-jitter exponential backoff
+  (`backoff`), never shorter than the wait the error asks for (`retry_after`: its
+  `retry_after_ms` or `retry_after_seconds`; one longer than `MAX_DELAY` is not waited for:
   the error is answered); within a keyed call's lease (`lease_s`) only: a retry whose wait
   could outlast the lease is not made (the error is answered instead), since another call may
   claim the key once it lapses. `Retries` decides, for both.
@@ -42,6 +44,7 @@ import functools
 import inspect
 import json
 import logging
+import math
 import os
 import threading
 import time
@@ -577,6 +580,44 @@ def answer(
     return ToolResult(name, True, data, None, trace_id)
 
 
+#: Retries a standard code's own recovery allows (DESIGN §3): `TIMEOUT` "single retry, then
+#: abort"; `INTERNAL` "exponential backoff, max 3 attempts" (the first and two retries). The
+#: others name no count (`RATE_LIMITED` "back off using Retry-After", `UNAVAILABLE` nothing,
+#: a tool's own codes): `max_retries` alone bounds them.
+RETRY_LIMITS: dict[str, int] = {"TIMEOUT": 1, "INTERNAL": 2}
+
+
+def retry_limit(code: Any, max_retries: int) -> int:
+    """The retries an error of `code` gets: the smaller of the configured `max_retries` and
+    the code's own limit. Both are ceilings: the configuration bounds what a call may cost,
+    the code says when more attempts stop helping (a second timeout means the next would
+    most likely time out too, after a whole timeout more), so neither may raise the other.
+    Counted over the call's attempts, whatever codes the earlier ones failed with."""
+    own = RETRY_LIMITS.get(code) if type(code) is str else None
+    return max_retries if own is None else min(max_retries, own)
+
+
+#: An error's own wait before a retry, in its field's unit per second.
+_RETRY_AFTER = (("retry_after_ms", 1000.0), ("retry_after_seconds", 1.0))
+
+
+def retry_after(error: Mapping[str, Any]) -> float | None:
+    """The wait `error` asks for before a retry, in seconds: its `retry_after_ms`, or its
+    `retry_after_seconds` (HTTP Retry-After's own unit, which a handler may pass on as it
+    came), the longer when it gives both (each says "not before then", so only the longer
+    wait keeps both); `math.inf` for one longer than `MAX_DELAY`; None when it gives none (a
+    wait that is not a positive number is none)."""
+    found: float | None = None
+    for field, per_second in _RETRY_AFTER:
+        value = error.get(field)
+        if not isinstance(value, int | float) or isinstance(value, bool) or not value > 0:
+            continue
+        # compared before dividing: a huge int is no float
+        wait = math.inf if value > MAX_DELAY * per_second else value / per_second
+        found = wait if found is None else max(found, wait)
+    return found
+
+
 def backoff(attempt: int, random: Callable[[], float]) -> float:
     """Full jitter: a random wait up to `BASE_DELAY * 2**attempt` (at most `MAX_DELAY`)."""
     return random() * min(MAX_DELAY, BASE_DELAY * 2.0**attempt)
@@ -585,6 +626,7 @@ def backoff(attempt: int, random: Callable[[], float]) -> float:
 class Retries:
     """When to retry (see `execute`): `wait_after(result)` is the wait before the next
     attempt, or None when `result` is the answer. Shared by `execute` and `execute_here`.
+    `max_retries` bounds the retries of any error, `RETRY_LIMITS` those of some codes.
 
     With `lease_s` (a keyed call's lease, begun just before), a retry is made only if the
     call would still end within the lease were every attempt to run to its `timeout`; none
@@ -614,18 +656,19 @@ class Retries:
         error = result.error
         if result.ok or error is None or not error.get("retryable"):
             return None
-        error.setdefault("max_retries", self.max_retries)
+        limit = retry_limit(error.get("code"), self.max_retries)
+        error.setdefault("max_retries", limit)  # what the caller may still try, by the same rule
         halt = self.halt
-        if not self.retry or self.attempts > self.max_retries or (halt is not None and halt()):
+        if not self.retry or self.attempts > limit or (halt is not None and halt()):
             return None
         delay = backoff(self.attempts - 1, self.jitter)
-        after = error.get("retry_after_ms")
-        if isinstance(after, int | float) and not isinstance(after, bool) and after > 0:
+        after = retry_after(error)
+        if after is not None:
             # a wait longer than the runtime's own longest is not made here: the error is
-            # answered, with its retry_after_ms, for the caller to honour
-            if after > 1000 * MAX_DELAY:
+            # answered, with its retry_after_ms or _seconds, for the caller to honour
+            if after > MAX_DELAY:
                 return None
-            delay = max(delay, after / 1000)
+            delay = max(delay, after)
         if self.lease_s is not None:
             # the worst case (injected sleeps pass no real time, so the sum is counted too)
             spent = max(self.attempts * self.timeout + self.waited, time.monotonic() - self.started)
@@ -641,7 +684,7 @@ async def execute(
     sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
 ) -> tuple[ToolResult, int]:
     """Run `attempt` until it succeeds or `plan` retries it no more; the last result and how
-    many attempts were made. A retryable error says `max_retries`."""
+    many attempts were made. A retryable error says `max_retries` (its code's, `retry_limit`)."""
     result = await attempt()
     while (delay := plan.wait_after(result)) is not None:
         await sleep(delay)
