@@ -118,8 +118,9 @@ def test_a_framework_that_inlines_its_models_is_measured_first(
         "fastmcp": "from fastmcp import FastMCP\nmcp = FastMCP('x')",
         "langchain": "from langchain_core.tools import tool as lc_tool",
     }[marker]
-    source = tool_source("lookup", "x: M29", imports=imports + "\n" + _doubling_models(30))
-    project.write("src/tools.py", source.replace("@tool\n", f"{decorator}\n"))
+    models = _doubling_models(30)
+    source = tool_source("lookup", "x: M29", imports=f"{imports}\n{models}", decorator=decorator)
+    project.write("src/tools.py", source)
     project.write("pyproject.toml", f'[tool.toolgen]\nsources = ["src"]\nmarkers = ["{marker}"]\n')
     built = _build_process(project.root)
     assert "TG108 [error] `lookup`" in built.stdout, built.stdout[-2000:] + built.stderr[-2000:]

@@ -11,6 +11,10 @@ from conftest import REPO, Project, tool_source
 from toolgen.diagnostics import RULES
 from toolgen.lint import RULES_BY_CODE
 
+#: `tool_source`'s decorator line, and the decorator on it (a comment goes after it)
+MARKED = '@tool(risk="medium")\n'
+MARKED_AS = MARKED.rstrip("\n")
+
 IDEMPOTENCY = (
     "\n    Idempotency:\n        idempotent: {i}\n        safe: {s}\n        destructive: {d}\n"
 )
@@ -249,7 +253,7 @@ def test_ignore_comment_on_the_line(project: Project, run) -> None:
 def test_ignore_comment_on_the_decorator_covers_the_tool(project: Project, run) -> None:
     source = (
         tool_source(params="query: str, page: int | None")
-        .replace("@tool\n", "@tool  # toolgen: ignore[TG905, TG301]\n")
+        .replace(MARKED, MARKED_AS + "  # toolgen: ignore[TG905, TG301]\n")
         .replace("        page: The page.\n", "")
     )
     result = _build(project, run, source)
@@ -258,9 +262,9 @@ def test_ignore_comment_on_the_decorator_covers_the_tool(project: Project, run) 
 
 
 def test_bare_ignore_and_other_codes_untouched(project: Project, run) -> None:
-    source = tool_source(name="lookUp").replace("@tool\n", "@tool  # toolgen: ignore[TG999]\n")
+    source = tool_source(name="lookUp").replace(MARKED, MARKED_AS + "  # toolgen: ignore[TG999]\n")
     assert "TG901" in _build(project, run, source).out
-    source = tool_source(name="lookUp").replace("@tool\n", "@tool  # toolgen: ignore\n")
+    source = tool_source(name="lookUp").replace(MARKED, MARKED_AS + "  # toolgen: ignore\n")
     assert "TG901" not in _build(project, run, source).out
 
 
@@ -313,7 +317,9 @@ def test_a_fixed_rule_cannot_be_configured(project: Project, run, config: str, w
 
 def test_a_duplicate_tool_name_is_never_dropped_silently(project: Project, run) -> None:  # type: ignore[no-untyped-def]
     project.write("src/other.py", tool_source())  # found first: src/tools.py has the duplicate
-    result = _build(project, run, tool_source().replace("@tool\n", "@tool  # toolgen: ignore\n"))
+    result = _build(
+        project, run, tool_source().replace(MARKED, MARKED_AS + "  # toolgen: ignore\n")
+    )
     assert result.code == 1
     assert "src/tools.py:5:1: TG102 [error] tool name `lookup` is already used" in result.out
 
