@@ -461,11 +461,18 @@ def in_flight(raw: RawServer, *names: str) -> None:
 
 
 def test_serve_stops_on_end_of_input_though_a_handler_hangs(server: RawServer) -> None:
-    """Was: a hung sync handler's thread kept the process alive for ever after stdin closed."""
+    """Was: a hung sync handler's thread kept the process alive for ever after stdin closed.
+    Each hung call is still answered once: the server stopped before it ended."""
     in_flight(server, "hang", "hang_async")
     assert server.process.stdin is not None
     server.process.stdin.close()
     assert server.process.wait(timeout=30) == 0
+    server.reader.join(timeout=60)
+    rest = []
+    while (line := server.lines.get(timeout=60)) is not None:
+        rest.append(strict_json(line.decode()))
+    assert sorted(answer["id"] for answer in rest) == [100, 101]
+    assert all(answer["error"]["code"] == -32000 for answer in rest), rest
 
 
 def test_serve_stops_on_sigint_though_handlers_hang(server: RawServer) -> None:

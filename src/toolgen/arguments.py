@@ -177,8 +177,16 @@ def parser() -> argparse.ArgumentParser:
         type=float,
         default=120.0,
         metavar="SECONDS",
-        help="how long to wait for the client's answer to a confirmation request (default "
-        "120); a call nobody confirms in time is answered REQUIRES_HUMAN_APPROVAL",
+        help="how long to wait for the client's answer to a confirmation or step-up request "
+        "(default 120); a call nobody confirms in time is answered REQUIRES_HUMAN_APPROVAL, "
+        "one nobody steps up for STEP_UP_REQUIRED",
+    )
+    serve.add_argument(
+        "--principal",
+        metavar="NAME",
+        help="who makes the calls: it scopes their idempotency keys and is in their audit "
+        "events (default: the environment variable TOOLGEN_PRINCIPAL, else none: the calls of "
+        "every client share one scope)",
     )
     serve.set_defaults(format="text", paths=[])
 

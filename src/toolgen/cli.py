@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -66,9 +67,10 @@ def cmd_serve(
     audit: str | None,
     scopes: list[str],
     confirm_timeout: float,
+    principal: str | None,
 ) -> int:
     try:
-        from toolgen.serve import serve
+        from toolgen.serve import PRINCIPAL_ENV, principal_problem, serve
     except ModuleNotFoundError as exc:  # the extra is missing: say how to add it
         if (exc.name or "").split(".")[0] not in SERVE_EXTRA:
             raise
@@ -86,6 +88,11 @@ def cmd_serve(
         raise UserError(
             Diagnostic("TG002", "--confirm-timeout must be a number of seconds above 0")
         )
+    given = "--principal"
+    if principal is None and PRINCIPAL_ENV in os.environ:
+        principal, given = os.environ[PRINCIPAL_ENV], PRINCIPAL_ENV
+    if principal is not None and (problem := principal_problem(principal)):
+        raise UserError(Diagnostic("TG002", f"{given} {problem}"))
     return serve(
         load_for_args(config, (), out),
         page_size=page_size,
@@ -94,6 +101,7 @@ def cmd_serve(
         audit=audit,
         scopes=scopes,
         confirm_timeout=confirm_timeout,
+        principal=principal,
     )
 
 
@@ -159,7 +167,15 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], Callable[[], int]]] = {
     "fix": lambda a: lambda: cmd_fix(a.config, a.paths, _fix_mode(a), a.format),
     "serve": lambda a: (
         lambda: cmd_serve(
-            a.config, a.out, a.page_size, a.catalog, a.store, a.audit, a.scopes, a.confirm_timeout
+            a.config,
+            a.out,
+            a.page_size,
+            a.catalog,
+            a.store,
+            a.audit,
+            a.scopes,
+            a.confirm_timeout,
+            a.principal,
         )
     ),
     "show": lambda a: lambda: cmd_show(a.config, a.name, a.platform),

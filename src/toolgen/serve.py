@@ -6,12 +6,15 @@ every `tools/call` to the toolbox, which decides it as it decides any platform's
 parse, validate, authorize, gate, idempotency, execute, audit: see the README's "Run time")
 and whose `ToolResult` `toolgen.runtime.adapters.mcp` maps to a `CallToolResult`. Two things
 stay MCP's own: an unknown (or forbidden) tool is the JSON-RPC error -32602 the MCP spec asks
-for, listing the available tools; and a call that needs a person's confirmation asks the client
-by elicitation (`elicitation/create`) when it declared that capability and the session can send
-it requests (protocol 2025-11-25 and before), else it answers the human-review envelope.
+for, listing the available tools; and a call that needs a person's confirmation, or a step-up,
+asks the client by elicitation (`elicitation/create`) when it declared that capability and the
+session can send it requests (protocol 2025-11-25 and before), else it answers the human-review
+envelope (`STEP_UP_REQUIRED` for a step-up). Every call is made by the one principal serve was
+given (`--principal`, `TOOLGEN_PRINCIPAL`), which scopes idempotency keys and is audited.
 Whatever an answer quotes from the client is cut short (`runtime.values.quote`); malformed
-JSON-RPC never reaches the SDK (`serve_guard.check_line`). Failures are logged to stderr under
-their trace id, never sent to the client.
+JSON-RPC never reaches the SDK (`serve_guard.check_line`); every request read gets one answer,
+also when stdin closes while calls are pending (`serve_answers`). Failures are logged to stderr
+under their trace id, never sent to the client.
 """
 
 from __future__ import annotations
@@ -26,7 +29,8 @@ import sys
 import threading
 import time
 import typing
-from collections.abc import AsyncIterator, Iterable, Sequence
+import unicodedata
+from collections.abc import AsyncIterator, Awaitable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -44,12 +48,14 @@ from toolgen.runtime import CallContext, Toolbox
 from toolgen.runtime.adapters.mcp import (
     call_tool_result,
     elicit_confirmation,
+    elicit_step_up,
     supports_elicitation,
 )
 from toolgen.runtime.catalog import Catalog, GeneratedFilesError
 from toolgen.runtime.escapes import handlers_own
 from toolgen.runtime.result import internal_error, new_trace_id
 from toolgen.runtime.values import quote
+from toolgen.serve_answers import DRAIN_TIMEOUT, AnsweringStream, Answers, answer_the_rest
 from toolgen.serve_guard import GuardedLines, claimed_stdin
 
 #: Tools per `tools/list` page; a longer list continues through `nextCursor`.
@@ -61,8 +67,14 @@ INVALID_PARAMS = types.INVALID_PARAMS
 #: The idempotency store `serve` uses unless `--store` names another (the toolbox's default).
 DEFAULT_STORE = "sqlite:///.toolgen/runtime.db"
 
-#: Seconds the client has to answer a confirmation request (`--confirm-timeout`).
+#: Seconds the client has to answer a confirmation or step-up request (`--confirm-timeout`).
 CONFIRM_TIMEOUT = 120.0
+
+#: The environment variable that names the principal when `--principal` does not.
+PRINCIPAL_ENV = "TOOLGEN_PRINCIPAL"
+
+#: The longest principal, in characters.
+PRINCIPAL_LIMIT = 256
 
 #: Seconds the process may take to end once serving stopped, before threads that handlers
 #: left running (hung ones, ones they started) are no longer waited for.
@@ -70,6 +82,22 @@ EXIT_GRACE = 5.0
 
 # the cursors this server issues: a tool's index, in plain decimal
 _CURSOR = re.compile(r"0|[1-9][0-9]{0,8}")
+
+
+def principal_problem(name: str) -> str | None:
+    """Why `name` cannot name the principal (None when it can). It is written into every
+    audit event and scopes every idempotency key, so it is text a person reads as one name:
+    not empty, no white space around it, no control characters (a surrogate is what an
+    environment value that is not UTF-8 reads as), at most `PRINCIPAL_LIMIT` characters."""
+    if not name.strip():
+        return "must name the caller (it is empty)"
+    if name != name.strip():
+        return "must not start or end with white space"
+    if any(unicodedata.category(c) in ("Cc", "Cs") for c in name):
+        return "must not hold control characters or bytes that are not UTF-8"
+    if len(name) > PRINCIPAL_LIMIT:
+        return f"must be at most {PRINCIPAL_LIMIT} characters"
+    return None
 
 
 # -- the catalog: what build wrote ------------------------------------------------------------
@@ -179,11 +207,16 @@ def _cancelled_by_its_handler(exc: BaseException) -> bool:
 
 
 def build_server(
-    dispatcher: Dispatcher, scopes: Iterable[str] = (), confirm_timeout: float = CONFIRM_TIMEOUT
+    dispatcher: Dispatcher,
+    scopes: Iterable[str] = (),
+    confirm_timeout: float = CONFIRM_TIMEOUT,
+    principal: str | None = None,
+    answers: Answers | None = None,
 ) -> Server[Any]:
     """A low-level MCP server whose `tools/list` and `tools/call` are the dispatcher's; a call
-    holds `scopes`, and is confirmed by elicitation when the client can be asked (and answers
-    within `confirm_timeout` seconds)."""
+    is made by `principal` holding `scopes`, and is confirmed (and passes a step-up) by
+    elicitation when the client can be asked and answers within `confirm_timeout` seconds
+    (before `answers` says its input ended)."""
     granted = frozenset(scopes)
 
     async def on_list_tools(
@@ -195,16 +228,21 @@ def build_server(
         ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
         session = ctx.session
-        confirm = None
+        confirm = step_up = None
         # elicitation needs a back-channel (a session of 2025-11-25 and before); the stateless
         # protocol asks through `input_required` results, not supported here yet
         if supports_elicitation(session.client_capabilities) and session.can_send_request:
 
             async def elicit(message: str, schema: dict[str, Any]) -> types.ElicitResult:
-                return await session.elicit_form(message, schema, ctx.request_id)
+                def ask() -> Awaitable[types.ElicitResult]:
+                    return session.elicit_form(message, schema, ctx.request_id)
+
+                # once stdin has closed, no answer can come: the call goes on without one
+                return await answers.ask_client(ask) if answers is not None else await ask()
 
             confirm = elicit_confirmation(elicit, confirm_timeout)
-        context = CallContext(scopes=granted, confirm=confirm)
+            step_up = elicit_step_up(elicit, confirm_timeout)
+        context = CallContext(principal=principal, scopes=granted, confirm=confirm, step_up=step_up)
         return await dispatcher.call_tool(params.name, params.arguments, context)
 
     return Server(
@@ -236,19 +274,28 @@ def log_to_stderr() -> None:
 
 
 async def serve_stdio(
-    dispatcher: Dispatcher, scopes: Iterable[str] = (), confirm_timeout: float = CONFIRM_TIMEOUT
+    dispatcher: Dispatcher,
+    scopes: Iterable[str] = (),
+    confirm_timeout: float = CONFIRM_TIMEOUT,
+    principal: str | None = None,
+    drain: float = DRAIN_TIMEOUT,
 ) -> None:
-    """Serve the dispatcher over this process's stdin and stdout until stdin closes; each line
-    of stdin passes `serve_guard.check_line` before the SDK reads it."""
-    server = build_server(dispatcher, scopes, confirm_timeout)
+    """Serve the dispatcher over this process's stdin and stdout until stdin closes and every
+    request read is answered (`serve_answers`: the calls still pending get `drain` seconds);
+    each line of stdin passes `serve_guard.check_line` before the SDK reads it."""
+    answers = Answers()
+    server = build_server(dispatcher, scopes, confirm_timeout, principal, answers)
     with claimed_stdin() as wire:
         text = io.TextIOWrapper(wire, encoding="utf-8", errors="replace")
-        lines = GuardedLines(_lines(text))
+        lines = GuardedLines(_lines(text), answers, drain)
         stdin = typing.cast("anyio.AsyncFile[str]", lines)
         try:
             async with stdio_server(stdin=stdin) as (read_stream, write_stream):
                 lines.answer_on(write_stream)
-                await server.run(read_stream, write_stream, server.create_initialization_options())
+                answering = AnsweringStream(write_stream, answers)
+                await server.run(read_stream, answering, server.create_initialization_options())
+                await answer_the_rest(write_stream, answers)
+                await write_stream.aclose()  # the transport's writer ends once it wrote all
         except BaseExceptionGroup as group:
             _stopping(group)
 
@@ -318,13 +365,15 @@ def serve(
     audit: str | None = None,
     scopes: Sequence[str] = (),
     confirm_timeout: float = CONFIRM_TIMEOUT,
+    principal: str | None = None,
 ) -> int:
     """Serve `config.out`'s tools (those of `catalog_name`, in a project of several servers)
     over stdio until the client leaves or SIGINT, with the idempotency `store`, the `audit`
-    log (a JSON-lines file; None: the `toolgen.audit` logger), the `scopes` every call holds
-    and `confirm_timeout` seconds for the client to answer a confirmation request; returns the
-    exit code (2 when the generated files cannot be read, 130 after SIGINT). Once it has
-    served, the process ends within `EXIT_GRACE` seconds whatever threads handlers left."""
+    log (a JSON-lines file; None: the `toolgen.audit` logger), the `principal` who makes every
+    call (its idempotency keys are its own) with the `scopes` it holds, and `confirm_timeout`
+    seconds for the client to answer a confirmation or step-up request; returns the exit
+    code (2 when the generated files cannot be read, 130 after SIGINT). Once it has served,
+    the process ends within `EXIT_GRACE` seconds whatever threads handlers left."""
     out = config.out if not catalog_name else config.out / catalog_name
     if catalog_name and ("/" in catalog_name or catalog_name.startswith(".") or not out.is_dir()):
         print(
@@ -344,6 +393,7 @@ def serve(
             Dispatcher(box, page_size),
             scopes,
             confirm_timeout,
+            principal,
             backend_options={"loop_factory": serve_loop.new_loop},
         )
     except KeyboardInterrupt:  # SIGINT: serving stopped, as asked

@@ -34,6 +34,7 @@ from mcp.shared.message import SessionMessage
 
 from toolgen.diagnostics import QUOTE_LIMIT, cut
 from toolgen.runtime.values import quote
+from toolgen.serve_answers import Answers
 
 # -- lines: what reaches the SDK --------------------------------------------------------------
 
@@ -68,18 +69,23 @@ def _parse_int(digits: str) -> int | float:
 
 def check_line(line: str) -> Rejection | None:
     """None when the SDK can take `line` as it is, else why not."""
+    return read_line(line)[0]
+
+
+def read_line(line: str) -> tuple[Rejection | None, types.JSONRPCMessage | None]:
+    """Why the SDK cannot take `line` (None when it can), and the message it reads there."""
     try:
         message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
     except pydantic.ValidationError as exc:
-        return _diagnose(line, exc)
+        return _diagnose(line, exc), None
     if isinstance(message, types.JSONRPCRequest):
-        return _check_request(message)
+        return _check_request(message), message
     if isinstance(message, types.JSONRPCNotification):
         # the SDK reads a request with an id it cannot use as a notification
         with contextlib.suppress(ValueError, RecursionError):
             if "id" in json.loads(line, parse_int=_parse_int):
-                return Rejection(types.INVALID_REQUEST, _BAD_ID)
-    return None
+                return Rejection(types.INVALID_REQUEST, _BAD_ID), message
+    return None, message
 
 
 def _check_request(request: types.JSONRPCRequest) -> Rejection | None:
@@ -204,12 +210,18 @@ def _shallow_members(line: str) -> dict[str, tuple[str, int]] | None:
 class GuardedLines:
     """stdin's lines for the SDK's stdio transport, each through `check_line` (so the SDK
     parses a line twice, the price of keeping its transport): a rejected request is answered
-    here, on the transport's write stream once `answer_on` gave it."""
+    here, on the transport's write stream once `answer_on` gave it. With `pending`, what
+    passes on is told to it, and the end of input waits for its answers
+    (`serve_answers`: at most `drain` seconds)."""
 
-    def __init__(self, lines: AsyncIterable[str]) -> None:
+    def __init__(
+        self, lines: AsyncIterable[str], pending: Answers | None = None, drain: float = 0.0
+    ) -> None:
         self._lines = aiter(lines)
         self._ready = anyio.Event()
         self._answers: Any = None
+        self._pending = pending
+        self._drain = drain
 
     def answer_on(self, write_stream: Any) -> None:
         self._answers = write_stream
@@ -220,14 +232,22 @@ class GuardedLines:
 
     async def __anext__(self) -> str:
         while True:
-            line = await anext(self._lines)
+            try:
+                line = await anext(self._lines)
+            except StopAsyncIteration:
+                if self._pending is not None:
+                    await self._pending.settle(self._drain)
+                raise
             if not line.strip():
                 continue
+            message = None
             try:
-                rejected = check_line(line.rstrip("\r\n"))
+                rejected, message = read_line(line.rstrip("\r\n"))
             except Exception:  # a gap in the check must not end the session: the SDK judges
                 rejected = None
             if rejected is None:
+                if self._pending is not None and message is not None:
+                    self._pending.passed(message)
                 return line
             what = "answered" if rejected.answer else "dropped"
             sys.stderr.write(f"toolgen serve: {what} a malformed message: {rejected.message}\n")

@@ -1,4 +1,4 @@
-"""MCP: a `ToolResult` as a `CallToolResult`, and confirmation by elicitation.
+"""MCP: a `ToolResult` as a `CallToolResult`, and confirmation and step-up by elicitation.
 
 A success is the data as `structuredContent`, wrapped as `{"result": ...}` when the
 `outputSchema` wraps the return type (`schema_ops.wraps`, the renderer's own rule), with the
@@ -10,6 +10,7 @@ and as text. Needs the MCP SDK (`toolgen[serve]`).
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
@@ -17,7 +18,7 @@ import anyio
 import mcp_types as types
 
 from toolgen.descriptor import ToolDescriptor
-from toolgen.runtime.context import ConfirmationRequest
+from toolgen.runtime.context import ConfirmationRequest, StepUpRequest
 from toolgen.runtime.result import ToolResult
 from toolgen.schema_ops import wraps
 
@@ -27,6 +28,23 @@ CONFIRM_SCHEMA: dict[str, Any] = {
     "properties": {"confirm": {"type": "boolean", "title": "Run this tool call?"}},
     "required": ["confirm"],
 }
+
+
+#: The one-field form a person answers to pass a step-up. Form elicitation must not ask for
+#: credentials (the MCP spec: "non-sensitive information"), so it asks the person to confirm
+#: it is them; re-authenticating proper (a password, a second factor) is the client's part.
+STEP_UP_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "authenticated": {
+            "type": "boolean",
+            "title": "It is me: I have authenticated again and allow this call",
+        }
+    },
+    "required": ["authenticated"],
+}
+
+log = logging.getLogger("toolgen.runtime")
 
 
 def _json(value: Any) -> str:
@@ -54,8 +72,12 @@ def call_tool_result(
 
 
 def supports_elicitation(capabilities: types.ClientCapabilities | None) -> bool:
-    """Did the client declare the elicitation capability?"""
-    return capabilities is not None and capabilities.elicitation is not None
+    """Did the client declare form elicitation (what the server asks)? An empty
+    `elicitation` capability declares it too (the MCP spec, for clients from before the
+    modes), one that names only `url` does not."""
+    if capabilities is None or capabilities.elicitation is None:
+        return False
+    return capabilities.elicitation.form is not None or capabilities.elicitation.url is None
 
 
 def confirmation_message(request: ConfirmationRequest) -> str:
@@ -89,3 +111,36 @@ def elicit_confirmation(
         return answer.action == "accept" and (answer.content or {}).get("confirm") is True
 
     return confirm
+
+
+def step_up_message(request: StepUpRequest) -> str:
+    """What the person reads: that the tool needs them to authenticate again (when, for a
+    condition), and the arguments."""
+    lines = [
+        f"{request.tool} ({request.risk} risk) needs you to authenticate again before it runs.",
+    ]
+    if request.condition is not None:
+        lines.append(f"Condition: {request.condition}")
+    lines.append("Arguments: " + json.dumps(request.arguments, ensure_ascii=False, default=str))
+    lines.append("Accept only if you are the person this session acts for.")
+    return "\n".join(lines)
+
+
+def elicit_step_up(
+    elicit: Callable[[str, dict[str, Any]], Awaitable[types.ElicitResult]],
+    timeout: float | None = None,
+) -> Callable[[StepUpRequest], Awaitable[bool]]:
+    """A `CallContext.step_up` that asks the client by `elicitation/create`: passed only on
+    "accept" with `authenticated: true`; a decline, a cancel, or no answer within `timeout`
+    seconds is no (`STEP_UP_REQUIRED`), as is an error, which the run time logs."""
+
+    async def step_up(request: StepUpRequest) -> bool:
+        try:
+            with anyio.fail_after(timeout):
+                answer = await elicit(step_up_message(request), STEP_UP_SCHEMA)
+        except TimeoutError:  # nobody answered: no step-up, said once, not as a failure
+            log.warning("[trace %s] the step-up request got no answer in time", request.trace_id)
+            return False
+        return answer.action == "accept" and (answer.content or {}).get("authenticated") is True
+
+    return step_up
