@@ -331,7 +331,7 @@ RULES: dict[str, Rule] = _rules(
      "Shorten the description or raise `budget_description_chars`."),
     # breaking changes (check --against): the rule id leads each message
     ("TG950", E, "tool-removed: a tool is gone and was not deprecated",
-     "Deprecate it first (deprecated=True, replacement=...), or bump the major version."),
+     "Deprecate it first (deprecated=True, replacement=...), then remove it."),
     ("TG951", I, "tool-removed-deprecated: a deprecated tool was removed",
      "Expected after a deprecation period."),
     ("TG952", E, "input-required-added: a new required parameter",
@@ -386,6 +386,12 @@ RULES: dict[str, Rule] = _rules(
      "Versions only go up."),
     ("TG977", I, "docs-changed: description, title or examples changed",
      "Informational."),
+    ("TG978", E, "breaking-without-new-name: breaking changes under a major version bump, same "
+     "tool name",
+     "A major version bump makes the findings info, but no platform sends a tool's version: a "
+     "model or client that knows the tool by its name gets the new contract unannounced. "
+     "Publish it under a new name (`get_weather_v2`) and keep the old tool, deprecated=True "
+     "with replacement=\"get_weather_v2\"; remove it later (tool-removed-deprecated)."),
     ("TG931", W, "catalog larger than the configured token budget",
      "Tool definitions are re-sent every turn; trim the catalog or raise "
      "`budget_catalog_tokens`."),
