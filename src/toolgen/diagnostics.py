@@ -232,6 +232,11 @@ RULES: dict[str, Rule] = _rules(
      "The framework's own reading of it fails where the tool is made (griffe raises on it, as "
      "on a Returns section whose first line is dashes), so the framework registers no tool: "
      "fix the docstring's sections."),
+    ("TG309", W, "a field of a parameter's model, dataclass or TypedDict is not described",
+     "A model reads each field's description as it reads a parameter's: give the field "
+     "Field(description=...) (in Annotated[...] for a TypedDict), or, in a model with "
+     "use_attribute_docstrings=True, a docstring below it. Told once, at the field, for every "
+     "tool that takes the class; a note (info) for handlers of other frameworks."),
     # TG4xx: decorator arguments and the contract
     ("TG401", E, "decorator argument cannot be read statically",
      "Decorator arguments are read statically: literals, constants, expressions of them and "
