@@ -360,9 +360,39 @@ def test_every_tool_that_takes_an_undescribed_field_is_told_of_it(
         '[tool.toolgen.rules]\nTG309 = "error"\n',
     )
     project.write("src/models.py", UNDESCRIBED)
-    project.write("src/trip_tools.py", UNDESCRIBED_TOOLS)
+    project.write(
+        "src/trip_tools.py",
+        '''
+        from models import Address
+        from toolgen import tool
+
+
+        @tool
+        def ship(home: Address) -> str:
+            """Ship a parcel.
+
+            Args:
+                home: The home address.
+            """
+            return ""
+
+
+        @tool
+        def plan(where: Address | None = None) -> str:
+            """Plan a trip.
+
+            Args:
+                where: Where to go.
+            """
+            return ""
+        ''',
+    )
     result = run("build", cwd=project.root)
     assert result.code == 1
+    assert _tg309(result.out) == [
+        "src/models.py:11:5: TG309 [error] field `Address.street` is not described: give it "
+        "Field(description=...), or a docstring below it (with use_attribute_docstrings=True)",
+    ]
     assert not (project.out / "descriptors" / "ship.json").exists()
     assert not (project.out / "descriptors" / "plan.json").exists()
 
