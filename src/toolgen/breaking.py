@@ -857,7 +857,7 @@ def findings_to_diagnostics(
             f"breaking-without-new-name tool={tool} /name: the tool keeps its name through "
             f"{plural(count, 'breaking change')} under a major version bump ({versions}), and "
             "callers know a tool by its name alone: publish the new contract as a new tool "
-            f"(`{_last(tool)}_v{new_major(new[tool])}`) and keep this one, deprecated with "
+            f"(`{_last(tool)}_v{_major(new[tool])}`) and keep this one, deprecated with "
             "that replacement"
         )
         diagnostics.append(Diagnostic(code, message, where(tool), level))
@@ -869,7 +869,7 @@ def _last(tool: str) -> str:
     return tool.rpartition("/")[2]
 
 
-def new_major(descriptor: Mapping[str, Any]) -> int:
+def _major(descriptor: Mapping[str, Any]) -> int:
     """The major version of `descriptor` (one `_version` reads)."""
     found = _version(descriptor.get("version"))
     return found[0] if found else 2
