@@ -15,6 +15,8 @@ from typing import Any
 
 from pydantic import create_model
 
+from toolgen.verify_runtime import as_toolgen_closes
+
 
 def runtime_parameters_schema(
     fn: Callable[..., Any], *, skip_first: bool = False
@@ -44,6 +46,14 @@ def drop_titles(value: Any, *, in_properties: bool = False) -> Any:
     if isinstance(value, list):
         return [drop_titles(v) for v in value]
     return value
+
+
+def closed_as_toolgen_closes(runtime: dict[str, Any]) -> dict[str, Any]:
+    """pydantic's schema with its nested objects closed (`additionalProperties: false`) where
+    toolgen closes them on purpose (DESIGN §3: a model must not invent arguments, at any
+    depth); objects pydantic leaves open (`extra="allow"`, dicts) stay open. The root is left
+    as pydantic makes it (`comparable` leaves toolgen's closed root out)."""
+    return as_toolgen_closes(runtime)
 
 
 def comparable(static: dict[str, Any], runtime: dict[str, Any]) -> dict[str, Any]:

@@ -145,7 +145,7 @@ class Case:
     id: str
     #: Slots of BASE the working tree changes (on top of BASE, not of `before`).
     changes: dict[str, str]
-    #: Every TG950-TG977 line `check` prints, in any order; a leading `@` stands for the
+    #: Every TG950-TG978 line `check` prints, in any order; a leading `@` stands for the
     #: handler's `src/tools.py:LINE:1: ` (for a removed tool, with no handler, its baseline
     #: descriptor's `generated/descriptors/search.json:1:1: `). The exit code is 1 exactly
     #: when one is an error.
@@ -212,6 +212,11 @@ CASES = [
         (
             "@TG954 [info] input-param-removed tool=search /properties/limit: "
             "parameter `limit` removed",
+            # callers know the tool by its name: a major version bump alone does not do
+            "@TG978 [error] breaking-without-new-name tool=search /name: the tool keeps its "
+            "name through 1 breaking change under a major version bump (1.0.0 -> 2.0.0), and "
+            "callers know a tool by its name alone: publish the new contract as a new tool "
+            "(`search_v2`) and keep this one, deprecated with that replacement",
         ),
     ),
     Case(
@@ -602,6 +607,25 @@ def test_rule(repo: Project, run: RunCLI, case: Case) -> None:
     assert result.code == (1 if breaking else 0), result.out
 
 
+def test_a_new_tool_name_is_the_way_through_a_breaking_change(repo: Project, run: RunCLI) -> None:
+    """The breaking contract published as `search_v2` (version 2.0.0), with `search` kept and
+    deprecated in its favour: nothing breaks (the new tool has nothing to compare with), so
+    `check --against` passes, where the same change under the old name fails (TG978)."""
+    deprecated = 'version="1.0.0", deprecated=True, replacement="search_v2"'
+    repo.write("src/tools.py", HANDLER.format(**{**BASE, "decorator": deprecated}))
+    breaking = {
+        "decorator": 'version="2.0.0"',
+        "params": ', mode: Literal["fast", "deep"] = "fast"',
+        "docs": "\n        mode: How hard to look.",
+    }
+    v2 = HANDLER.format(**{**BASE, **breaking}).replace("def search(", "def search_v2(")
+    repo.write("src/tools_v2.py", v2)
+    assert run("build", cwd=repo.root).code == 0
+    result = run("check", "--against", "HEAD", cwd=repo.root)
+    assert result.code == 0, result.out
+    assert "TG978" not in result.out and "[error]" not in result.out, result.out
+
+
 def test_breaking_rules_are_the_rule_tables_own() -> None:
     """Each breaking rule id names the TG code whose rule-table summary starts with it, and
     takes that code's level: the levels are stated in the rule table only."""
@@ -740,7 +764,7 @@ def test_bad_ignore_entries_are_located_at_their_lines(repo: Project, run: RunCL
     assert result.code == 2, result.out
     needs = "each entry needs exactly rule, tool, pointer and reason strings"
     known = (
-        "(a breaking rule id such as tool-removed, or its code, TG950-TG977; see `toolgen rules`)"
+        "(a breaking rule id such as tool-removed, or its code, TG950-TG978; see `toolgen rules`)"
     )
     at = "TG002 [error] [tool.toolgen] breaking_ignore: entry"
     assert sorted(result.out.splitlines()) == sorted(

@@ -60,12 +60,13 @@ LINT_CASES = [
         "TG906",
         tool_source(
             params="deep: A",
-            imports="from typing_extensions import TypedDict\n"
-            "class C(TypedDict):\n    x: int\n"
-            "class B(TypedDict):\n    c: C\n"
-            "class A(TypedDict):\n    b: B",
+            imports="from typing_extensions import Annotated, TypedDict\n"
+            "from pydantic import Field\n"
+            'class C(TypedDict):\n    x: Annotated[int, Field(description="X.")]\n'
+            'class B(TypedDict):\n    c: Annotated[C, Field(description="C.")]\n'
+            'class A(TypedDict):\n    b: Annotated[B, Field(description="B.")]',
         ),
-        "11:12",
+        "12:12",
         "parameter `deep` nests objects 3 levels deep",
     ),
     (

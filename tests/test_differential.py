@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from runtime_oracle import comparable, runtime_parameters_schema
+from runtime_oracle import closed_as_toolgen_closes, comparable, runtime_parameters_schema
 from toolgen.config import load_config
 from toolgen.descriptor import ToolDescriptor
 from toolgen.pipeline import generate
@@ -76,7 +76,7 @@ def test_static_schema_equals_pydantic_runtime_schema(
     descriptor: ToolDescriptor, search_path: Path
 ) -> None:
     fn, is_method = _handler(descriptor, search_path)
-    runtime = runtime_parameters_schema(fn, skip_first=is_method)
+    runtime = closed_as_toolgen_closes(runtime_parameters_schema(fn, skip_first=is_method))
     static = comparable(descriptor.parameters, runtime)
     if descriptor.name in KNOWN_DIFFERENCES:
         assert static != runtime, f"{descriptor.name} now matches; drop it from KNOWN_DIFFERENCES"

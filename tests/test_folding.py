@@ -19,7 +19,7 @@ import pytest
 from pydantic import TypeAdapter
 
 from conftest import Project, tool_source
-from runtime_oracle import comparable, drop_titles
+from runtime_oracle import closed_as_toolgen_closes, comparable, drop_titles
 from toolgen.analyze import scopes
 from toolgen.analyze.decorators import decorator_options
 from toolgen.analyze.folding import NotStatic, enum_values, fold
@@ -351,6 +351,7 @@ def test_field_defaults_equal_what_pydantic_validate_call_publishes(name: str) -
     titles dropped and docstring descriptions kept only where pydantic has one."""
     runtime = drop_titles(TypeAdapter(_field_handlers()[name]).json_schema())
     runtime.pop("additionalProperties")  # pydantic closes the root as toolgen does
+    runtime = closed_as_toolgen_closes(runtime)
     assert comparable(_static("folding.toml")[name].parameters, runtime) == runtime
 
 

@@ -31,7 +31,7 @@ from typing import Any
 
 import pytest
 
-from runtime_oracle import comparable, runtime_parameters_schema
+from runtime_oracle import closed_as_toolgen_closes, comparable, runtime_parameters_schema
 from signature_grammar import Case, generate_cases, show_files
 from toolgen.config import load_config
 from toolgen.descriptor import ToolDescriptor
@@ -306,7 +306,7 @@ def _runtime(job: Job) -> tuple[dict[str, Any] | None, str]:
         warnings.simplefilter("always")
         try:
             module = importlib.import_module(job.module)
-            schema = runtime_parameters_schema(getattr(module, job.tool))
+            schema = closed_as_toolgen_closes(runtime_parameters_schema(getattr(module, job.tool)))
         except Exception:
             return None, traceback.format_exc(limit=-3)
     if caught:

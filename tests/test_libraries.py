@@ -122,6 +122,7 @@ def test_models_typeddicts_enums_dataclasses_and_aliases_from_a_library(tmp_path
                 },
             },
             "required": ["corner"],
+            "additionalProperties": False,  # every model among the parameters is closed
         },
         "Point": {  # the library's base model's alias generator applies
             "description": "A point.",
@@ -131,13 +132,19 @@ def test_models_typeddicts_enums_dataclasses_and_aliases_from_a_library(tmp_path
                 "color": {"$ref": "#/$defs/Color", "default": "red"},
             },
             "required": ["xPos"],
+            "additionalProperties": False,
         },
         "Color": {"enum": ["red", "blue"], "type": "string"},
-        "Options": {"type": "object", "properties": {"depth": {"type": "integer"}}},
+        "Options": {
+            "type": "object",
+            "properties": {"depth": {"type": "integer"}},
+            "additionalProperties": False,
+        },
         "Pair": {
             "type": "object",
             "properties": {"left": {"type": "integer"}, "right": {"type": "integer", "default": 0}},
             "required": ["left"],
+            "additionalProperties": False,
         },
     }
 

@@ -42,6 +42,7 @@ def _page_ref(params: dict[str, object]) -> None:
             "description": "A page.",
             "type": "object",
             "properties": {"size": {"type": "integer", "default": 10}},
+            "additionalProperties": False,  # closed, as the root is
         },
     }
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass, field
 from enum import Enum, IntEnum
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
 from typing_extensions import NotRequired, TypedDict
@@ -56,17 +56,19 @@ class TicketFilter(BaseModel):
 class Recipient(TypedDict):
     """Who receives a message."""
 
-    email: str
-    name: NotRequired[str]
+    email: Annotated[str, Field(description="Address the message goes to.")]
+    name: NotRequired[Annotated[str, Field(description="Name shown beside the address.")]]
 
 
 @dataclass
 class Attachment:
     """A file attached to an outgoing message."""
 
-    filename: str
-    content_type: str = "application/octet-stream"
-    url: str | None = None
+    filename: Annotated[str, Field(description="Name the recipient sees.")]
+    content_type: Annotated[str, Field(description="MIME type of the file.")] = (
+        "application/octet-stream"
+    )
+    url: Annotated[str | None, Field(description="Where the file is fetched from.")] = None
 
 
 class SearchHit(TypedDict):

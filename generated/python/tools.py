@@ -38,7 +38,9 @@ DESCRIPTORS: dict[ToolName, str] = {
 class Recipient(TypedDict):
     """Who receives a message."""
 
+    #: Address the message goes to.
     email: str
+    #: Name shown beside the address.
     name: NotRequired[str]
 
 
@@ -133,8 +135,11 @@ class SearchWebArgs(TypedDict):
 class Attachment(TypedDict):
     """A file attached to an outgoing message."""
 
+    #: Name the recipient sees.
     filename: str
+    #: MIME type of the file.
     content_type: NotRequired[str]
+    #: Where the file is fetched from.
     url: NotRequired[str | None]
 
 

@@ -13,8 +13,12 @@ docs-changed one (description, title, examples) is where the change was made in 
 JSON the schemas hold, the differ answers; `baseline` reports the schemas it could not make sense of
 (TG010).
 
-Ways through: a major version bump (findings become info), a removed tool that was deprecated,
-or an entry in `[[tool.toolgen.breaking_ignore]]` (rule + tool + JSON pointer + reason).
+Ways through: a new tool name (`get_weather_v2`, the old tool kept, `deprecated` with its
+`replacement`), a removed tool that was deprecated, or an entry in
+`[[tool.toolgen.breaking_ignore]]` (rule + tool + JSON pointer + reason). A major version bump
+turns a tool's breaking findings into info, but callers know a tool by its name alone (no
+platform sends a version): its breaking changes under the same name are one error still,
+`breaking-without-new-name`.
 """
 
 from __future__ import annotations
@@ -69,6 +73,7 @@ BREAKING_CODES: dict[str, str] = {
     "breaking-without-major-bump": "TG975",
     "version-decreased": "TG976",
     "docs-changed": "TG977",
+    "breaking-without-new-name": "TG978",
 }
 #: rule id -> (level, TG code); each level is its code's in the rule table (`RULES`), and
 #: only there.
@@ -797,7 +802,8 @@ def findings_to_diagnostics(
 ) -> list[Diagnostic]:
     """Levels from the rule table, or from the configuration's `levels` by code (None: off),
     softened by a major version bump; ignores applied; `breaking-without-major-bump` added
-    where errors remain with the same major version.
+    where errors remain with the same major version, and `breaking-without-new-name` where a
+    major version bump softened them (the tool kept its name).
     Each is located at the parameter it is about (`parameters`: by tool, then by property
     name; see `parameter_locations`), else at its tool's handler (`locations`), else, for a
     tool with none (one removed), at its descriptor in the out folder (`old.paths` of a
@@ -814,6 +820,7 @@ def findings_to_diagnostics(
     levels = levels or {}
     diagnostics: list[Diagnostic] = []
     errors_by_tool: dict[str, int] = {}
+    softened_by_tool: dict[str, int] = {}  # errors a major version bump made info
     # looked up, not searched: a thousand entries against each of many findings took minutes
     ignored = {(rule_id(i.rule), i.tool, i.pointer or "/") for i in ignores}
     for f in findings:
@@ -827,7 +834,8 @@ def findings_to_diagnostics(
             _version(new.get(f.tool, {}).get("version")),
         )
         if level is Level.ERROR and before and after and after[0] > before[0]:
-            level = Level.INFO  # a major version bump is the way through
+            level = Level.INFO  # a major version bump says so; the name is kept: see below
+            softened_by_tool[f.tool] = softened_by_tool.get(f.tool, 0) + 1
         if level is Level.ERROR:
             errors_by_tool[f.tool] = errors_by_tool.get(f.tool, 0) + 1
         message = f"{f.rule} tool={f.tool} {f.pointer or '/'}: {f.message}"
@@ -840,7 +848,31 @@ def findings_to_diagnostics(
                 f"{plural(count, 'breaking change')} without a major version bump"
             )
             diagnostics.append(Diagnostic(code, message, where(tool), level))
+    level, code = _level("breaking-without-new-name", levels)
+    for tool, count in sorted(softened_by_tool.items()):
+        if level is None or ("breaking-without-new-name", tool, "/name") in ignored:
+            continue
+        versions = f"{old[tool].get('version')} -> {new[tool].get('version')}"
+        message = (
+            f"breaking-without-new-name tool={tool} /name: the tool keeps its name through "
+            f"{plural(count, 'breaking change')} under a major version bump ({versions}), and "
+            "callers know a tool by its name alone: publish the new contract as a new tool "
+            f"(`{_last(tool)}_v{_major(new[tool])}`) and keep this one, deprecated with "
+            "that replacement"
+        )
+        diagnostics.append(Diagnostic(code, message, where(tool), level))
     return diagnostics
+
+
+def _last(tool: str) -> str:
+    """A tool's own name (a project of several servers keys its tools `catalog/name`)."""
+    return tool.rpartition("/")[2]
+
+
+def _major(descriptor: Mapping[str, Any]) -> int:
+    """The major version of `descriptor` (one `_version` reads)."""
+    found = _version(descriptor.get("version"))
+    return found[0] if found else 2
 
 
 #: A finding's pointer into a tool's parameters: the property it is about (JSON-escaped).

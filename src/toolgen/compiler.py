@@ -114,7 +114,7 @@ from toolgen.read.index import Dependencies, Module, ModuleIndex, dotted_name
 from toolgen.read.registration.effects import Transformed
 from toolgen.read.registration.values import Function, HandleKey, handle_key
 from toolgen.render.registry import CATALOG, reserved
-from toolgen.schema_ops import expanded_size, inline_refs, size
+from toolgen.schema_ops import closed_objects, expanded_size, inline_refs, size
 from toolgen.validate import schema_errors, schema_problems
 
 #: Decorator keywords stored under another descriptor field name.
@@ -1364,9 +1364,20 @@ class _HandlerCompiler:
             self.index, Scope(self.module, self.node), arbitrary=self.preset.arbitrary_types
         )
         try:
-            return self._parameters_schema(builder)
+            # nested objects closed as the root is: the runtime validates with this schema;
+            # `canonical_parameters`, what a framework publishes, stays as pydantic makes it
+            closed: dict[str, Any] = closed_objects(self._parameters_schema(builder))
+            return closed
         finally:
-            self.problems.extend(builder.notes)  # what the schema was published without
+            self.problems.extend(self.field_notes(builder.notes))
+
+    def field_notes(self, notes: list[Diagnostic]) -> list[Diagnostic]:
+        """The builder's notes (what the schema was published without); a field without a
+        description (TG309) is a note of the level TG301 has for the same handler: a
+        framework's handlers are read as they are, and their models seldom describe fields."""
+        if self.preset.native:
+            return notes
+        return [replace(note, level=Level.INFO) if note.code == "TG309" else note for note in notes]
 
     def _parameters_schema(self, builder: SchemaBuilder) -> dict[str, Any]:
         if self.decorator.args_schema is not None:
@@ -1573,8 +1584,8 @@ class _HandlerCompiler:
                 )
             self.problems.append(problem)
             return {}
-        finally:
-            self.problems.extend(builder.notes)
+        finally:  # a result's fields are not arguments a model writes: not TG309
+            self.problems.extend(n for n in builder.notes if n.code != "TG309")
 
     def own_text(self, problems: list[Diagnostic]) -> list[Diagnostic]:
         """`problems` of the docstring's contract sections (Errors, Idempotency, Examples)

@@ -565,7 +565,7 @@ def _ignore_entry(entry: Any, prefix: str) -> tuple[str, str, str, str] | list[t
     if rule is None:
         why = (
             f"unknown rule {entry['rule']!r} (a breaking rule id such as tool-removed, or its "
-            "code, TG950-TG977; see `toolgen rules`)"
+            "code, TG950-TG978; see `toolgen rules`)"
         )
         return [("rule", prefix + why)]
     if not entry["reason"].strip():

@@ -236,6 +236,11 @@ RULES: dict[str, Rule] = _rules(
      "The framework's own reading of it fails where the tool is made (griffe raises on it, as "
      "on a Returns section whose first line is dashes), so the framework registers no tool: "
      "fix the docstring's sections."),
+    ("TG309", W, "a field of a parameter's model, dataclass or TypedDict is not described",
+     "A model reads each field's description as it reads a parameter's: give the field "
+     "Field(description=...) (in Annotated[...] for a TypedDict), or, in a model with "
+     "use_attribute_docstrings=True, a docstring below it. Told once, at the field, for every "
+     "tool that takes the class; a note (info) for handlers of other frameworks."),
     # TG4xx: decorator arguments and the contract
     ("TG401", E, "decorator argument cannot be read statically",
      "Decorator arguments are read statically: literals, constants, expressions of them and "
@@ -349,7 +354,7 @@ RULES: dict[str, Rule] = _rules(
      "Shorten the description or raise `budget_description_chars`."),
     # breaking changes (check --against): the rule id leads each message
     ("TG950", E, "tool-removed: a tool is gone and was not deprecated",
-     "Deprecate it first (deprecated=True, replacement=...), or bump the major version."),
+     "Deprecate it first (deprecated=True, replacement=...), then remove it."),
     ("TG951", I, "tool-removed-deprecated: a deprecated tool was removed",
      "Expected after a deprecation period."),
     ("TG952", E, "input-required-added: a new required parameter",
@@ -404,6 +409,12 @@ RULES: dict[str, Rule] = _rules(
      "Versions only go up."),
     ("TG977", I, "docs-changed: description, title or examples changed",
      "Informational."),
+    ("TG978", E, "breaking-without-new-name: breaking changes under a major version bump, same "
+     "tool name",
+     "A major version bump makes the findings info, but no platform sends a tool's version: a "
+     "model or client that knows the tool by its name gets the new contract unannounced. "
+     "Publish it under a new name (`get_weather_v2`) and keep the old tool, deprecated=True "
+     "with replacement=\"get_weather_v2\"; remove it later (tool-removed-deprecated)."),
     ("TG931", W, "catalog larger than the configured token budget",
      "Tool definitions are re-sent every turn; trim the catalog or raise "
      "`budget_catalog_tokens`."),

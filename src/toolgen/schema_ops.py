@@ -201,3 +201,46 @@ def object_root(schema: dict[str, Any]) -> dict[str, Any] | None:
     siblings = {k: v for k, v in root.items() if k != "$ref"}
     rest = {k: v for k, v in defs.items() if k != name}
     return {**target, **siblings, **({"$defs": rest} if rest else {})}
+
+
+#: Keywords whose value is one schema, a list of schemas, or schemas by name: where
+#: `closed_objects` looks for objects (never into values such as `default` or `enum`).
+_ONE_SCHEMA = (
+    "items",
+    "additionalProperties",
+    "not",
+    "contains",
+    "propertyNames",
+    "if",
+    "then",
+    "else",
+)
+_SCHEMA_LISTS = ("prefixItems", "anyOf", "oneOf", "allOf")
+_SCHEMA_MAPS = ("properties", "$defs", "patternProperties", "dependentSchemas")
+#: Keywords that say which properties beside the listed ones an object takes.
+_OPENNESS = ("additionalProperties", "patternProperties", "unevaluatedProperties")
+
+
+def closed_objects(schema: Any) -> Any:
+    """A copy of `schema` in which every object that lists its `properties` and says nothing
+    of others (no `additionalProperties`, `patternProperties` or `unevaluatedProperties`) is
+    closed with `additionalProperties: false`: a model's, a dataclass's or a TypedDict's
+    fields, at any depth (in `$defs`, arrays, unions). pydantic ignores unknown fields of such
+    objects (its default `extra="ignore"`), so a model's mistake would pass unseen; an object
+    the author opened stays open (`extra="allow"`: `additionalProperties: true`; a `dict[str,
+    X]`: only `additionalProperties`)."""
+    if isinstance(schema, list):
+        return [closed_objects(s) for s in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key in _ONE_SCHEMA or key in _SCHEMA_LISTS:
+            out[key] = closed_objects(value)
+        elif key in _SCHEMA_MAPS and isinstance(value, dict):
+            out[key] = {name: closed_objects(sub) for name, sub in value.items()}
+        else:
+            out[key] = value
+    if isinstance(out.get("properties"), dict) and not any(k in out for k in _OPENNESS):
+        out["additionalProperties"] = False
+    return out

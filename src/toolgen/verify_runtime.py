@@ -5,8 +5,9 @@ so user code cannot disturb the run. Every difference becomes a diagnostic locat
 handler, naming the JSON pointer where the static and run-time views part.
 
 Compared after the normalisation the design calls deliberate: titles dropped on pydantic's
-side; on toolgen's side the closed root (`additionalProperties: false`) and descriptions that
-came from the docstring (pydantic cannot see docstrings) are left out.
+side, and its nested objects closed as toolgen closes them (`schema_ops.closed_objects`); on
+toolgen's side the closed root (`additionalProperties: false`) and descriptions that came from
+the docstring (pydantic cannot see docstrings) are left out.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from typing import Any
 from toolgen.config import Config
 from toolgen.descriptor import ToolDescriptor
 from toolgen.diagnostics import Diagnostic, Location
-from toolgen.schema_ops import drop_titles
+from toolgen.schema_ops import closed_objects, drop_titles
 
 #: How long the child process may take to import every handler module.
 TIMEOUT_SECONDS = 300
@@ -69,7 +70,7 @@ def verify_runtime(
                 )
             )
             continue
-        runtime = drop_titles(result["schema"])
+        runtime = as_toolgen_closes(drop_titles(result["schema"]))
         static = static_view(descriptor.parameters, runtime)
         for pointer, mine, theirs in differences(static, runtime):
             found.append(
@@ -81,6 +82,16 @@ def verify_runtime(
                 )
             )
     return found
+
+
+def as_toolgen_closes(runtime: dict[str, Any]) -> dict[str, Any]:
+    """pydantic's schema with its nested objects closed as toolgen closes them (its root is
+    compared without `additionalProperties`, on both sides): an object pydantic leaves open
+    (`extra="allow"`, a dict) stays open, so a difference there is still seen."""
+    closed: dict[str, Any] = closed_objects(runtime)
+    if "additionalProperties" not in runtime:
+        closed.pop("additionalProperties", None)
+    return closed
 
 
 def static_view(static: dict[str, Any], runtime: dict[str, Any]) -> dict[str, Any]:

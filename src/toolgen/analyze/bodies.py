@@ -16,6 +16,7 @@ import weakref
 from dataclasses import dataclass
 from typing import Any
 
+from toolgen.diagnostics import Diagnostic
 from toolgen.read.index import Module, ModuleIndex
 from toolgen.schema_ops import copied
 
@@ -34,6 +35,10 @@ class _Body:
     schema: Schema
     #: each module name its building used, and the module the index held then (None: none)
     modules: tuple[tuple[str, weakref.ref[Module] | None], ...]
+    #: the notes its building made (a field without a description): told by every builder
+    #: that takes it, as by the one that built it, so a tool's notes do not depend on which
+    #: tool was compiled first
+    notes: tuple[Diagnostic, ...] = ()
 
 
 class ClassBodies:
@@ -42,7 +47,9 @@ class ClassBodies:
     def __init__(self) -> None:
         self._bodies: dict[BodyKey, _Body] = {}
 
-    def get(self, key: BodyKey, index: ModuleIndex) -> Schema | None:
+    def get(self, key: BodyKey, index: ModuleIndex) -> tuple[Schema, tuple[Diagnostic, ...]] | None:
+        """The body kept for `key`, with the notes its building made; None when there is
+        none, or its modules were read again since."""
         found = self._bodies.get(key)
         if found is None:
             return None
@@ -52,11 +59,19 @@ class ClassBodies:
                 del self._bodies[key]  # read again since: the body may differ
                 return None
         schema: Schema = copied(found.schema)
-        return schema
+        return schema, found.notes
 
-    def put(self, key: BodyKey, schema: Schema, used: set[str], index: ModuleIndex) -> None:
-        """Keep the body built for `key`; `used`: the module names its building used (a body
-        that read a source by its path, not as a module, is not kept)."""
+    def put(
+        self,
+        key: BodyKey,
+        schema: Schema,
+        used: set[str],
+        index: ModuleIndex,
+        notes: tuple[Diagnostic, ...] = (),
+    ) -> None:
+        """Keep the body built for `key`, and the notes building it made; `used`: the module
+        names its building used (a body that read a source by its path, not as a module, is
+        not kept)."""
         if any("@" in name for name in used):  # `ModuleIndex.add_file`'s keys
             return
         modules = []
@@ -65,7 +80,7 @@ class ClassBodies:
             modules.append((name, None if module is None else weakref.ref(module)))
         if len(self._bodies) >= MAX_BODIES:
             del self._bodies[next(iter(self._bodies))]
-        self._bodies[key] = _Body(copied(schema), tuple(modules))
+        self._bodies[key] = _Body(copied(schema), tuple(modules), notes)
 
 
 _BY_INDEX: weakref.WeakKeyDictionary[ModuleIndex, ClassBodies] = weakref.WeakKeyDictionary()

@@ -4,6 +4,7 @@ aliases), and type aliases, plain (`X = int | str`) or named (a `$defs` entry of
 from __future__ import annotations
 
 import ast
+import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -22,6 +23,7 @@ from toolgen.analyze.type_base import (
 )
 from toolgen.analyze.type_metadata import FIELD_CALLS, claimed, property_name
 from toolgen.analyze.type_tables import CON_FUNCTIONS
+from toolgen.diagnostics import Diagnostic
 from toolgen.read.index import Module, Symbol, dotted_name
 from toolgen.schema_ops import drop_titles
 
@@ -36,6 +38,10 @@ ALIAS_GENERATORS: dict[str, Callable[[str], str]] = {
     "pydantic.alias_generators.to_snake": alias_generators.to_snake,
 }
 ALIAS_GENERATOR_CLASSES = frozenset({"pydantic.AliasGenerator", "pydantic.aliases.AliasGenerator"})
+#: The keys of a model's config read as values (`alias_generator` is read apart).
+CONFIG_KEYS = frozenset(
+    {"extra", "json_schema_extra", "arbitrary_types_allowed", "use_attribute_docstrings"}
+)
 
 
 @dataclass
@@ -46,6 +52,9 @@ class ClassField:
     module: Module
     total: bool = True  # TypedDict: the `total=` of the class that declares the field
     owner: Symbol | None = None  # the class that declares the field
+    #: where the field is named in its class; its docstring (the string after it), if any
+    target: ast.expr | None = None
+    doc: str | None = None
 
 
 class ClassSchemas(BuilderBase):
@@ -201,12 +210,14 @@ class ClassSchemas(BuilderBase):
         key = (node, symbol.path, kind, extra, kind != "model" and self.arbitrary)
         found = self._bodies.get(key, self.index)
         if found is not None:
-            return found
-        refs = self._named_refs
+            body, notes = found
+            self.notes.extend(notes)
+            return body
+        refs, told = self._named_refs, len(self.notes)
         with self.index.tracking() as used:
             body = self._build_body(symbol, kind)
         if self._named_refs == refs:  # no `$ref` in it: the same in every builder
-            self._bodies.put(key, body, used, self.index)
+            self._bodies.put(key, body, used, self.index, tuple(self.notes[told:]))
         return body
 
     def _build_body(self, symbol: Symbol, kind: str) -> Schema:
@@ -240,7 +251,7 @@ class ClassSchemas(BuilderBase):
             for f in self.class_fields(base):
                 fields[f.name] = f
         total = self._class_keyword(node, module, "total", True)
-        for stmt in node.body:
+        for i, stmt in enumerate(node.body):
             if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
                 name = stmt.target.id
                 if (
@@ -249,8 +260,17 @@ class ClassSchemas(BuilderBase):
                     or self._is_classvar(stmt.annotation, module)
                 ):
                     continue
+                after = node.body[i + 1] if i + 1 < len(node.body) else None
+                doc = _text(after) if after is not None else None
                 fields[name] = ClassField(
-                    name, stmt.annotation, stmt.value, module, total, owner=symbol
+                    name,
+                    stmt.annotation,
+                    stmt.value,
+                    module,
+                    total,
+                    owner=symbol,
+                    target=stmt.target,
+                    doc=doc,
                 )
         return list(fields.values())
 
@@ -296,14 +316,14 @@ class ClassSchemas(BuilderBase):
                 continue
             if isinstance(value, ast.Call):
                 for kw in value.keywords:
-                    if kw.arg in ("extra", "json_schema_extra", "arbitrary_types_allowed"):
+                    if kw.arg in CONFIG_KEYS:
                         config[kw.arg] = self._literal(kw.value, module)
                     elif kw.arg == "alias_generator":
                         config[kw.arg] = self._alias_generator(kw.value, module)
             elif isinstance(value, ast.Dict):
                 for key, item in zip(value.keys, value.values, strict=True):
                     name = key.value if isinstance(key, ast.Constant) else None
-                    if name in ("extra", "json_schema_extra", "arbitrary_types_allowed"):
+                    if name in CONFIG_KEYS:
                         config[name] = self._literal(item, module)
                     elif name == "alias_generator":
                         config[name] = self._alias_generator(item, module)
@@ -378,6 +398,8 @@ class ClassSchemas(BuilderBase):
         owners: dict[str, str] = {}  # a property's name: the field that has it
         for f in self.class_fields(symbol):
             spec = self._value_spec(f.value, f.module, kind)
+            if spec.description is None and f.doc is not None and self._reads_docs(f, kind):
+                spec.description = inspect.cleandoc(f.doc)
             # a model's config reaches the types of the fields it declares itself
             owner_extra = (
                 self.model_config(f.owner).get("extra")
@@ -396,6 +418,8 @@ class ClassSchemas(BuilderBase):
                 )
             owners[name] = f.name
             properties[name] = schema
+            if "description" not in schema:
+                self._undescribed(f, kind)
             if kind == "typeddict":
                 if self._typeddict_required(f.annotation, f.module, bool(f.total)):
                     required.append(name)
@@ -410,6 +434,31 @@ class ClassSchemas(BuilderBase):
         if required:
             out["required"] = required
         return out
+
+    def _reads_docs(self, f: ClassField, kind: str) -> bool:
+        """Does pydantic describe field `f` by the string after it? For a model's field, when
+        the config of the class that declares it says `use_attribute_docstrings=True`."""
+        if kind != "model" or f.owner is None:
+            return False
+        return self.model_config(f.owner).get("use_attribute_docstrings") is True
+
+    def _undescribed(self, f: ClassField, kind: str) -> None:
+        """TG309 at field `f` of a project class: its schema has no description. Named by its
+        class (`Address.street`), which is where it is fixed, and told once per class and
+        tool however many parameters reach it (a shared body tells its notes again)."""
+        if f.module.library or f.owner is None or f.target is None:
+            return  # an installed package's model: not the project's to describe
+        owner = f.owner.path.rsplit(".", 1)[-1]
+        how = (
+            "give it Field(description=...), or a docstring below it "
+            "(with use_attribute_docstrings=True)"
+            if kind == "model"
+            else "give it Annotated[..., Field(description=...)]"
+            if kind == "typeddict"
+            else "give it Field(description=...)"
+        )
+        message = f"field `{owner}.{f.name}` is not described: {how}"
+        self.notes.append(Diagnostic("TG309", message, f.module.location(f.target)))
 
     def _value_spec(self, value: ast.expr | None, module: Module, kind: str) -> FieldSpec:
         """FieldSpec from a class attribute's right-hand side (`= 3`, `= Field(...)`)."""
@@ -446,3 +495,11 @@ class ClassSchemas(BuilderBase):
                 node = subscript_args(node)[0]
                 continue
             return total
+
+
+def _text(stmt: ast.stmt) -> str | None:
+    """The string `stmt` is, when it is one written alone (an attribute's docstring)."""
+    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
+        value = stmt.value.value
+        return value if isinstance(value, str) else None
+    return None

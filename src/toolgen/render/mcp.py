@@ -3,7 +3,8 @@
 A handler of a framework preset (FastMCP, the MCP SDK) is listed as that framework lists it:
 its descriptor's `framework.mcp` entry, made at compile time by the framework's own rules
 (`toolgen.analyze.publication`). What follows is toolgen's own (enriched) entry, for `@tool`
-handlers and, with `mcp_enriched`, for all.
+handlers and, with `mcp_enriched`, for all: its `_meta` carries what `Tool` has no field for
+(`io.toolgen/deprecated`, `io.toolgen/replacement`, `io.toolgen/tool_search_keywords`).
 
 `outputSchema` must have an object root. A return schema whose root is an object already is
 published as it is, as FastMCP does: a model, a dataclass or a TypedDict (a root `$ref` to one,
@@ -24,6 +25,8 @@ from toolgen.schema_ops import wraps as wraps  # moved there; still read from he
 
 #: Before 2025-11-25 the specification named no default JSON Schema dialect: say it.
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
+#: The prefix of the `_meta` keys toolgen's own entries carry (`meta_for`).
+META_PREFIX = "io.toolgen/"
 
 
 def render(tools: list[ToolDescriptor], report: Any, options: RenderOptions) -> dict[str, Any]:
@@ -47,7 +50,24 @@ def tool_object(tool: ToolDescriptor, revision: str = "2025-11-25") -> dict[str,
     annotations = annotations_for(tool)
     if annotations:
         entry["annotations"] = annotations
+    meta = meta_for(tool)
+    if meta:
+        entry["_meta"] = meta
     return entry
+
+
+def meta_for(tool: ToolDescriptor) -> dict[str, Any]:
+    """What the descriptor says of a tool that `Tool` has no field for, in `_meta` under
+    toolgen's own prefix (the specification's key format: a reverse-DNS prefix whose second
+    label is neither `modelcontextprotocol` nor `mcp`, which MCP reserves)."""
+    meta: dict[str, Any] = {}
+    if tool.deprecated:
+        meta[META_PREFIX + "deprecated"] = True
+    if tool.replacement:
+        meta[META_PREFIX + "replacement"] = tool.replacement
+    if tool.tool_search_keywords:
+        meta[META_PREFIX + "tool_search_keywords"] = tool.tool_search_keywords
+    return meta
 
 
 def annotations_for(tool: ToolDescriptor) -> dict[str, Any]:

@@ -5,7 +5,8 @@ strict JSON cannot carry (a lone surrogate too, which no UTF-8 text holds: no st
 client could write it) and nesting deeper than `MAX_ARGUMENT_DEPTH` (`values.value_problems`:
 schema validation would accept the one and recurse along the other); then the schema, with a
 validator compiled once per tool (`input_validator`, its patterns matched in linear time by
-`toolgen.schema_patterns`). Problems are a `VALIDATION_ERROR` with `fields: [{path, message}]`;
+`toolgen.schema_patterns`). Problems are a `VALIDATION_ERROR` with `fields: [{path, message}]`
+(inside a union, the problems of the one branch of the value's type, where that is one);
 a pattern that cannot be checked so is `INTERNAL` (the model cannot fix that), logged.
 """
 
@@ -62,6 +63,9 @@ def _schema_problems(error: SchemaValidationError) -> list[dict[str, str]]:
             for name in required
             if name not in instance
         ]
+    fitting = _fitting_branch(error)
+    if fitting is not None:  # as many as `argument_problems` takes of the whole
+        return [p for sub in fitting[:MAX_SCHEMA_ERRORS] for p in _schema_problems(sub)]
     if error.validator == "additionalProperties" and isinstance(instance, dict):
         known = set(error.schema.get("properties", {})) if isinstance(error.schema, dict) else set()
         extra = [name for name in instance if name not in known]
@@ -71,6 +75,25 @@ def _schema_problems(error: SchemaValidationError) -> list[dict[str, str]]:
                 for name in extra[: MAX_PROBLEMS + 1]
             ]
     return [{"path": pointer(where), "message": _schema_message(error)}]
+
+
+def _fitting_branch(error: SchemaValidationError) -> list[SchemaValidationError] | None:
+    """The errors of the one branch of a failed union whose type the value has (`Address |
+    None` given an object): what is wrong inside it, where it is (`/address/geo/alt`), says
+    more than "not valid under any of the given schemas". None when no branch, or several,
+    take the value's type."""
+    if error.validator not in ("anyOf", "oneOf") or not error.context:
+        return None
+    branches: dict[object, list[SchemaValidationError]] = {}
+    for sub in error.context:
+        branch = sub.relative_schema_path[0] if sub.relative_schema_path else None
+        branches.setdefault(branch, []).append(sub)
+    fitting = [
+        subs
+        for subs in branches.values()
+        if not any(sub.validator == "type" and not sub.relative_path for sub in subs)
+    ]
+    return fitting[0] if len(fitting) == 1 else None
 
 
 def drop_not_given(arguments: dict[str, Any], schema: Mapping[str, Any]) -> dict[str, Any]:
