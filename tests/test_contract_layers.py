@@ -561,3 +561,119 @@ def user_count() -> int:
     assert box.call("delete_user", {"user_id": "7"}, context=confirm).data == "deleted 7"
     assert box.call("user_count", {}).data == 3  # low risk, read-only: runs on its own
     assert asked == ["drop_table", "delete_user"]
+
+
+def test_serve_asks_before_running_a_framework_tool_its_contract_made_high_risk(
+    project: Project, tmp_path: Path
+) -> None:
+    """The issue's whole way over MCP: a FastMCP tool classified `high` in its contract table
+    is confirmed by elicitation before it runs; declined, it does not run."""
+    from test_serve_hostile import RawServer, tools_call
+    from toolgen.cli import main as toolgen_main
+
+    source = (
+        FASTMCP_HEAD
+        + '''
+@mcp.tool
+def drop_table(table: str) -> str:
+    """Drop a table. Use it to remove a table and its rows.
+
+    Args:
+        table: The table.
+    """
+    import pathlib
+
+    pathlib.Path("dropped").write_text(table)
+    return table
+'''
+    )
+    _project(project, source, '[tool.toolgen.contract.drop_table]\nrisk = "high"\n')
+    assert toolgen_main(["build", "--config", str(project.root / "pyproject.toml"), "-q"]) == 0
+    with (tmp_path / "err.log").open("w") as log:
+        server = RawServer(project.root / "pyproject.toml", log, "--store", "memory://")
+        try:
+            server.initialize({"elicitation": {}})
+            for number, action in ((1, "decline"), (2, "accept")):
+                server.send(tools_call(number, "drop_table", {"table": f"t{number}"}))
+                asked = server.receive()
+                assert asked["method"] == "elicitation/create", asked
+                assert asked["params"]["message"].startswith("Run drop_table (high risk)?")
+                assert not (project.root / "dropped").exists()  # asked before it ran
+                content = {"confirm": True} if action == "accept" else None
+                reply = {"action": action, **({"content": content} if content else {})}
+                server.send(json.dumps({"jsonrpc": "2.0", "id": asked["id"], "result": reply}))
+                answer = server.receive()
+                assert answer["id"] == number
+                structured = answer["result"]["structuredContent"]
+                if action == "decline":
+                    assert structured["error"]["code"] == "REQUIRES_HUMAN_APPROVAL"
+                else:
+                    assert structured == {"result": "t2"}
+            assert (project.root / "dropped").read_text() == "t2"
+            assert server.close() == []
+        finally:
+            server.stop()
+
+
+#: Each framework preset's tool with a value of the framework's own layer, `@tool` stacked on
+#: it (risk and category), and what the framework's layer says in the descriptor.
+PRESET_TOOLS = {
+    "fastmcp": (
+        "from fastmcp import FastMCP\nfrom toolgen import tool as contract\n"
+        "mcp = FastMCP('x')\n\n\n"
+        '@mcp.tool(annotations={"idempotentHint": True})',
+        ("idempotency.idempotent", True),
+    ),
+    "mcp": (
+        "from mcp.server.fastmcp import FastMCP\nfrom mcp.types import ToolAnnotations\n"
+        "from toolgen import tool as contract\nmcp = FastMCP('x')\n\n\n"
+        "@mcp.tool(annotations=ToolAnnotations(idempotentHint=True))",
+        ("idempotency.idempotent", True),
+    ),
+    "openai-agents": (
+        "from agents import function_tool\nfrom toolgen import tool as contract\n\n\n"
+        "@function_tool(needs_approval=True)",
+        ("confirmation", True),
+    ),
+    "pydantic-ai": (
+        "from pydantic_ai import Agent\nfrom toolgen import tool as contract\n"
+        "agent = Agent('test')\n\n\n"
+        "@agent.tool_plain(requires_approval=True)",
+        ("confirmation", True),
+    ),
+    "langchain": (
+        "from langchain_core.tools import tool\nfrom toolgen import tool as contract\n\n\n@tool",
+        None,  # LangChain's `@tool` states no contract value
+    ),
+}
+
+
+@pytest.mark.parametrize("preset", sorted(PRESET_TOOLS))
+def test_each_preset_takes_the_three_layers_highest_first(
+    project: Project, run, preset: str
+) -> None:  # type: ignore[no-untyped-def]
+    head, framework = PRESET_TOOLS[preset]
+    source = head + (
+        '\n@contract(risk="medium", category="orders", audit_event="order.archived")\n'
+        "def archive_order(order_id: str) -> str:\n"
+        '    """Archive an order. Use it once an order is closed.\n\n'
+        '    Args:\n        order_id: The order.\n    """\n'
+        "    return order_id\n"
+    )
+    config = '[tool.toolgen.contract.archive_order]\nrisk = "high"\ncategory = "archive"\n'
+    _project(project, source, config, markers=f'["{preset}"]')
+    result = run("build", cwd=project.root)
+    assert result.code == 0, result.out
+    tool = project.descriptor("archive_order")
+    assert (tool["risk"], tool["category"], tool["audit_event"]) == (
+        "high",
+        "archive",
+        "order.archived",
+    )
+    expected = {"risk": "contract", "category": "contract", "audit_event": "decorator"}
+    if framework is not None:
+        key, value = framework
+        expected[key] = "framework"
+        stated = tool["idempotency"][key.split(".")[1]] if "." in key else tool[key]
+        assert stated is value
+    assert tool["origins"] == expected
