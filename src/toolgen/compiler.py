@@ -19,6 +19,7 @@ from pydantic import ValidationError
 
 from toolgen.analyze import tool_transforms
 from toolgen.analyze.contract_layers import (
+    HINT_PREFIX,
     Contract,
     Stated,
     disagreement,
@@ -961,6 +962,7 @@ class _HandlerCompiler:
         if whole:  # also when another error stops the tool: all of its problems at once
             examples = self.check_examples(examples, parameters_schema, returns_schema, errors)
         self.classified(contract, name)
+        self.flags_checked(contract, options)
         if self.failed():
             return None, self.problems
 
@@ -1134,6 +1136,17 @@ class _HandlerCompiler:
         level = Level.ERROR if self.config.min_level >= 1 else Level.WARNING
         where = self.handler.at.location(self.handler.decorator)
         self.problems.append(Diagnostic("TG406", message, where, level))
+
+    def flags_checked(self, contract: Contract, options: dict[str, Any]) -> None:
+        """TG403 for a flag given as anything but true or false: the checks below look for
+        True and False, and the descriptor would read text such as "false" as a boolean after
+        them (a high-risk tool written unconfirmed)."""
+        stated = {key: options.get(key) for key in ("autonomous", "confirmation")}
+        stated |= {HINT_PREFIX + hint: value for hint, value in contract.hints.items()}
+        for key, value in stated.items():
+            if value is not None and not isinstance(value, bool):
+                message = f"`{key}`: must be true or false, not {cut(repr(value))}"
+                self.report("TG403", message, self.stated_at(contract, key))
 
     def destruction_gate(self, contract: Contract) -> bool:
         """Whether the tool is confirmed because it is destructive (DESIGN §3): unless its
