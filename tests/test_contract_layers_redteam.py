@@ -63,11 +63,59 @@ def test_a_contract_flag_given_as_text_is_refused_where_it_is_written(
 
 
 def test_a_stacked_tools_flag_given_as_text_is_refused_too(project: Project, run) -> None:  # type: ignore[no-untyped-def]
-    source = FASTMCP_HEAD + "from toolgen import tool\n" + WIPE.format(args="").replace(
-        "def wipe", '@tool(risk="critical", confirmation="no")\ndef wipe'
+    source = (
+        FASTMCP_HEAD
+        + "from toolgen import tool\n"
+        + WIPE.format(args="").replace(
+            "def wipe", '@tool(risk="critical", confirmation="no")\ndef wipe'
+        )
     )
     _project(project, source)
     result = run("build", cwd=project.root)
     assert result.code == 1, result.out
     (found,) = _lines(result.out, "TG403")
     assert found.startswith("src/server.py:7:24: TG403 [error] `confirmation`: "), found
+
+
+# -- where a problem is said, and the fix it names ------------------------------------------
+
+
+def test_the_unclassified_warning_names_a_table_key_that_toml_reads_as_the_tools_name(
+    project: Project, run
+) -> None:  # type: ignore[no-untyped-def]
+    """A name with a dot, written bare in a table header, is two keys (a table `a` holding
+    `b`): the fix TG406 names must quote it, in the configuration and in a contract file."""
+    _project(project, FASTMCP_HEAD + WIPE.format(args='(name="users.wipe")'))
+    result = run("build", cwd=project.root)
+    (line,) = _lines(result.out, "TG406")
+    assert line.endswith('to [tool.toolgen.contract."users.wipe"]'), line
+    # the table it names does classify the tool
+    _project(
+        project,
+        FASTMCP_HEAD + WIPE.format(args='(name="users.wipe")'),
+        '[tool.toolgen.contract."users.wipe"]\nrisk = "low"\n',
+    )
+    result = run("build", cwd=project.root)
+    assert result.code == 0 and "TG406" not in result.out, result.out
+    _project(
+        project,
+        FASTMCP_HEAD + WIPE.format(args='(name="users.wipe")'),
+        'contract_file = "c.toml"\n',
+    )
+    project.write("c.toml", "")
+    result = run("build", cwd=project.root)
+    (line,) = _lines(result.out, "TG406")
+    assert line.endswith('to ["users.wipe"] in c.toml'), line
+
+
+def test_a_bad_value_in_a_tables_error_is_located_at_that_error(project: Project, run) -> None:  # type: ignore[no-untyped-def]
+    config = """
+        [tool.toolgen.contract.wipe]
+        risk = "low"
+        errors.QUOTA = {description = "Too many.", http_status = "many", retryable = true}
+    """
+    _project(project, FASTMCP_HEAD + WIPE.format(args=""), config)
+    result = run("build", cwd=project.root)
+    assert result.code == 1, result.out
+    (line,) = _lines(result.out, "TG403")
+    assert line.startswith("pyproject.toml:7:8: TG403 [error] `errors.0.http_status`"), line

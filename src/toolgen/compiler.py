@@ -86,6 +86,7 @@ from toolgen.analyze.types import (
 )
 from toolgen.config import Config
 from toolgen.conformance import conformance_level, missing_by_level
+from toolgen.contract_config import table_key
 from toolgen.descriptor import DEFAULT_RISK, RISK_DEFAULTS, Layer, ToolDescriptor
 from toolgen.diagnostics import Diagnostic, Level, Location, cut, plural, sort_diagnostics
 from toolgen.file_units import (
@@ -957,6 +958,7 @@ class _HandlerCompiler:
             errors = [e for e in errors if e["code"] not in replaced] + table_errors_found
             for e in table_errors_found:
                 contract.origins[f"errors.{e['code']}"] = "contract"
+                contract.places[f"errors.{e['code']}"] = entry.where(f"errors.{e['code']}")
             examples += table_examples_found
         self.problems.extend(self.own_text(reader.diagnostics))
         if whole:  # also when another error stops the tool: all of its problems at once
@@ -1128,9 +1130,9 @@ class _HandlerCompiler:
         if self.preset.native:
             fix = f"give `@tool(risk=...)` ({levels})"
         else:
-            table = f"[tool.toolgen.contract.{name}]"
+            table = f"[tool.toolgen.contract.{table_key(name)}]"
             if self.config.contract_file is not None:
-                table = f"[{name}] in {self.config.display(self.config.contract_file)}"
+                table = f"[{table_key(name)}] in {self.config.display(self.config.contract_file)}"
             fix = f'add `risk = "..."` ({levels}) to {table}'
         message = f"tool {name} states no risk: {fix}"
         level = Level.ERROR if self.config.min_level >= 1 else Level.WARNING

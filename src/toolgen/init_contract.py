@@ -10,9 +10,9 @@ confirmed at run time meanwhile, whatever its risk.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 
+from toolgen.contract_config import table_key
 from toolgen.descriptor import ToolDescriptor
 
 CONTRACT_FILE = "toolgen.contract.toml"
@@ -75,14 +75,8 @@ def contract_text(tools: Iterable[ToolDescriptor], newline: str = "\n") -> str |
         risk, why = suggested_risk(tool)
         lines += [
             "",
-            f"[{_key(name)}]",
+            f"[{table_key(name)}]",
             f"# review: suggested risk {risk} ({why})",
             f'# risk = "{risk}"',
         ]
     return newline.join(lines) + newline
-
-
-def _key(name: str) -> str:
-    """`name` as a TOML key: bare when it can be, else quoted."""
-    bare = name.isascii() and all(c.isalnum() or c in "_-" for c in name)
-    return name if bare and name else json.dumps(name)
