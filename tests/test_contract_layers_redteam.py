@@ -119,3 +119,32 @@ def test_a_bad_value_in_a_tables_error_is_located_at_that_error(project: Project
     assert result.code == 1, result.out
     (line,) = _lines(result.out, "TG403")
     assert line.startswith("pyproject.toml:7:8: TG403 [error] `errors.0.http_status`"), line
+
+
+# -- the no-op fast path follows the contract file ------------------------------------------
+
+
+def test_a_contract_file_that_is_a_symlink_retargeted_is_read_again(
+    project: Project, run, capsys: pytest.CaptureFixture[str]
+) -> None:  # type: ignore[no-untyped-def]
+    """The configuration kept the file the link led to: pointed elsewhere (or removed), the
+    repeated build was answered as before, from the old target's unchanged bytes."""
+    from toolgen.incremental import answers
+
+    _project(project, FASTMCP_HEAD + WIPE.format(args=""), 'contract_file = "c.toml"\n')
+    project.write("low.toml", '[wipe]\nrisk = "low"\n')
+    project.write("high.toml", '[wipe]\nrisk = "critical"\n')
+    (project.root / "c.toml").symlink_to("low.toml")
+    for _ in range(3):  # built, answered from the stamp, then remembered
+        assert run("build", cwd=project.root).code == 0
+    assert project.descriptor("wipe")["risk"] == "low"
+    (project.root / "c.toml").unlink()
+    (project.root / "c.toml").symlink_to("high.toml")
+    capsys.readouterr()
+    assert answers.answer(["build"]) is None  # the shortcut does not answer
+    assert capsys.readouterr().out == ""
+    assert run("build", cwd=project.root).code == 0
+    assert project.descriptor("wipe")["risk"] == "critical"
+    (project.root / "c.toml").unlink()
+    assert answers.answer(["build"]) is None
+    assert run("build", cwd=project.root).code == 2
