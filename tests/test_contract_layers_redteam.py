@@ -148,3 +148,38 @@ def test_a_contract_file_that_is_a_symlink_retargeted_is_read_again(
     (project.root / "c.toml").unlink()
     assert answers.answer(["build"]) is None
     assert run("build", cwd=project.root).code == 2
+
+
+# -- a stacked @tool is never a second tool -------------------------------------------------
+
+
+@pytest.mark.parametrize("markers", ['["fastmcp", "toolgen"]', '["fastmcp"]'])
+def test_a_tool_decorated_function_registered_by_a_call_in_another_file_is_one_tool(
+    project: Project, run, markers: str
+) -> None:  # type: ignore[no-untyped-def]
+    """`mcp.tool()(wipe)` in server.py, `@tool(...)` on `wipe` in tools.py: with both
+    markers, the `@tool` was a tool of its own too, and the two were TG102 (each "already
+    used by the handler at" the same place), neither published."""
+    project.write("pyproject.toml", f'[tool.toolgen]\nsources = ["src"]\nmarkers = {markers}\n')
+    project.write(
+        "src/tools.py",
+        'from toolgen import tool\n\n\n@tool(risk="high", permissions=["db:wipe"])\n'
+        + WIPE.format(args="").split("\n", 2)[2],
+    )
+    project.write("src/server.py", FASTMCP_HEAD + "\nfrom tools import wipe\n\nmcp.tool()(wipe)\n")
+    result = run("build", cwd=project.root)
+    assert result.code == 0, result.out
+    assert "TG102" not in result.out and "TG406" not in result.out
+    assert sorted(p.name for p in (project.out / "descriptors").iterdir()) == ["wipe.json"]
+    tool = project.descriptor("wipe")
+    assert (tool["risk"], tool["permissions"]) == ("high", ["db:wipe"])
+    assert tool["source"]["marker"] == "fastmcp"
+    assert tool["origins"] == {"permissions": "decorator", "risk": "decorator"}
+    # tools.py's unit taken from the cache, server.py's made again: the same
+    before = project.snapshot()
+    with (project.root / "src/server.py").open("a") as server:
+        server.write("# edited\n")
+    result = run("build", cwd=project.root)
+    assert result.code == 0 and "TG102" not in result.out, result.out
+    assert project.snapshot() == before
+    assert run("check", "--no-cache", cwd=project.root).code == 0

@@ -96,6 +96,7 @@ from toolgen.file_units import (
     strength,
     strongest_finds,
     with_alternatives,
+    without_stacked,
     without_twins,
 )
 from toolgen.frameworks import Framework, installed_framework
@@ -255,7 +256,7 @@ def compile_units(
             keep(files[i], roots, fresh)
     strongest = strongest_finds(units)
     reached = {where for unit in units if unit is not None for where in unit.reached}
-    units = without_twins(units, strongest, reached)
+    units = without_stacked(without_twins(units, strongest, reached))
     units, alternatives = with_alternatives(units)
     parents: dict[str, Mount] = {}
     for unit in units:
@@ -607,6 +608,8 @@ def compile_file(
                     strength(handler.server, handler.weak, len(handler.values)),
                     handler.root,
                 )
+                if handler.preset.native:
+                    unit.native.append((where, at))
                 if descriptor is not None:
                     placed.append((len(unit.tools), handler, descriptor))
                     unit.add_tool(descriptor, where, handler.server, known, problems)
