@@ -183,3 +183,44 @@ def test_a_tool_decorated_function_registered_by_a_call_in_another_file_is_one_t
     assert result.code == 0 and "TG102" not in result.out, result.out
     assert project.snapshot() == before
     assert run("check", "--no-cache", cwd=project.root).code == 0
+
+
+# -- a table for a tool a low-level server lists ---------------------------------------------
+
+LISTED = """
+from mcp import types
+from mcp.server.lowlevel import Server
+
+QUERY = {"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]}
+
+
+async def on_list(ctx, params):
+    return types.ListToolsResult(
+        tools=[types.Tool(name="purge", description="Purge.", input_schema=QUERY)]
+    )
+
+
+server = Server("s", on_list_tools=on_list)
+"""
+
+
+def test_a_table_for_a_tool_a_server_lists_is_refused_not_dropped(project: Project, run) -> None:  # type: ignore[no-untyped-def]
+    """A `Tool(...)` a low-level server lists takes no contract from a table: its `risk` and
+    `permissions` were dropped without a word (the tool ran unconfirmed, to anyone), after
+    `toolgen init` had written the table to review."""
+    _project(
+        project,
+        LISTED,
+        '[tool.toolgen.contract.purge]\nrisk = "high"\npermissions = ["db:purge"]\n',
+        markers='["mcp"]',
+    )
+    result = run("build", cwd=project.root)
+    assert result.code == 1, result.out
+    (line,) = _lines(result.out, "TG021")
+    assert line.startswith("pyproject.toml:4:1: TG021 [error] contract table `purge` names a")
+    assert not (project.out / "descriptors" / "purge.json").exists()
+    # the table `toolgen init` writes, not yet reviewed, states nothing: no error
+    _project(project, LISTED, "[tool.toolgen.contract.purge]\n", markers='["mcp"]')
+    result = run("build", cwd=project.root)
+    assert result.code == 0, result.out
+    assert project.descriptor("purge")["risk"] == "medium"

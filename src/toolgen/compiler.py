@@ -755,6 +755,14 @@ def compile_listed(
             problems.append(Diagnostic("TG403", message, where))
     for wrong_field in entry_field_problems(entry):
         problems.append(Diagnostic("TG403", f"`{entry['name']}`: {wrong_field}", where))
+    table = config.contract.get(entry["name"])
+    if table is not None and table.values:  # what it states would be dropped: said, not lost
+        message = (
+            f"contract table `{cut(entry['name'])}` names a tool a server lists itself "
+            f"(`Tool(...)` at {where}): toolgen does not apply a contract table to such a "
+            "tool, so the tool is left out; remove the table's values"
+        )
+        problems.append(Diagnostic("TG021", message, table.at))
     if any(p.severity is Level.ERROR for p in problems):
         return None, policy.apply(problems, {listed.module.shown: ignores})
     risk = DEFAULT_RISK
