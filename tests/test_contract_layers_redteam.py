@@ -224,3 +224,60 @@ def test_a_table_for_a_tool_a_server_lists_is_refused_not_dropped(project: Proje
     result = run("build", cwd=project.root)
     assert result.code == 0, result.out
     assert project.descriptor("purge")["risk"] == "medium"
+
+
+# -- toolgen init -------------------------------------------------------------------------
+
+INIT_SOURCE = '''
+from fastmcp import FastMCP
+
+mcp = FastMCP("demo")
+
+
+@mcp.tool(name="delete-user")
+def delete_user(user_id: str) -> str:
+    """Delete a user.
+
+    Args:
+        user_id: The id.
+    """
+    return user_id
+
+
+@mcp.tool
+def dropTable(table: str) -> str:
+    """Drop a table.
+
+    Args:
+        table: The table.
+    """
+    return table
+'''
+
+
+def test_init_does_not_name_a_contract_file_a_dangling_link_stands_in_for(
+    project: Project, run
+) -> None:  # type: ignore[no-untyped-def]
+    """A link to nowhere at toolgen.contract.toml: init wrote no file (it never writes
+    through a link) yet named it in the configuration, and said nothing; the next build
+    stopped at the configuration (exit 2)."""
+    project.write("pyproject.toml", '[project]\nname = "demo"\n')
+    project.write("server.py", INIT_SOURCE)
+    (project.root / "toolgen.contract.toml").symlink_to(project.root.parent / "nowhere.toml")
+    result = run("init", cwd=project.root)
+    assert result.code == 0, result.out
+    assert "toolgen.contract.toml exists; left as it is, and not named" in result.out
+    assert "contract_file" not in (project.root / "pyproject.toml").read_text()
+    assert not (project.root.parent / "nowhere.toml").exists()
+    assert run("build", cwd=project.root).code == 0
+
+
+def test_init_suggests_a_risk_from_the_first_word_of_any_spelling(project: Project, run) -> None:  # type: ignore[no-untyped-def]
+    """`delete-user` and `dropTable` were one word each to the suggestion (it split at `_`
+    only): both were suggested medium, as names that say nothing."""
+    project.write("pyproject.toml", '[project]\nname = "demo"\n')
+    project.write("server.py", INIT_SOURCE)
+    assert run("init", cwd=project.root).code == 0
+    text = (project.root / "toolgen.contract.toml").read_text()
+    assert "[delete-user]\n# review: suggested risk high (the name starts with `delete-`)" in text
+    assert "[dropTable]\n# review: suggested risk high (the name starts with `drop`)" in text
