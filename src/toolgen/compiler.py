@@ -19,6 +19,7 @@ from pydantic import ValidationError
 
 from toolgen.analyze import tool_transforms
 from toolgen.analyze.contract_layers import (
+    HINT_PREFIX,
     Contract,
     Stated,
     disagreement,
@@ -85,6 +86,7 @@ from toolgen.analyze.types import (
 )
 from toolgen.config import Config
 from toolgen.conformance import conformance_level, missing_by_level
+from toolgen.contract_config import table_key
 from toolgen.descriptor import DEFAULT_RISK, RISK_DEFAULTS, Layer, ToolDescriptor
 from toolgen.diagnostics import Diagnostic, Level, Location, cut, plural, sort_diagnostics
 from toolgen.file_units import (
@@ -94,6 +96,7 @@ from toolgen.file_units import (
     strength,
     strongest_finds,
     with_alternatives,
+    without_stacked,
     without_twins,
 )
 from toolgen.frameworks import Framework, installed_framework
@@ -253,7 +256,7 @@ def compile_units(
             keep(files[i], roots, fresh)
     strongest = strongest_finds(units)
     reached = {where for unit in units if unit is not None for where in unit.reached}
-    units = without_twins(units, strongest, reached)
+    units = without_stacked(without_twins(units, strongest, reached))
     units, alternatives = with_alternatives(units)
     parents: dict[str, Mount] = {}
     for unit in units:
@@ -605,6 +608,8 @@ def compile_file(
                     strength(handler.server, handler.weak, len(handler.values)),
                     handler.root,
                 )
+                if handler.preset.native:
+                    unit.native.append((where, at))
                 if descriptor is not None:
                     placed.append((len(unit.tools), handler, descriptor))
                     unit.add_tool(descriptor, where, handler.server, known, problems)
@@ -750,6 +755,14 @@ def compile_listed(
             problems.append(Diagnostic("TG403", message, where))
     for wrong_field in entry_field_problems(entry):
         problems.append(Diagnostic("TG403", f"`{entry['name']}`: {wrong_field}", where))
+    table = config.contract.get(entry["name"])
+    if table is not None and table.values:  # what it states would be dropped: said, not lost
+        message = (
+            f"contract table `{cut(entry['name'])}` names a tool a server lists itself "
+            f"(`Tool(...)` at {where}): toolgen does not apply a contract table to such a "
+            "tool, so the tool is left out; remove the table's values"
+        )
+        problems.append(Diagnostic("TG021", message, table.at))
     if any(p.severity is Level.ERROR for p in problems):
         return None, policy.apply(problems, {listed.module.shown: ignores})
     risk = DEFAULT_RISK
@@ -956,11 +969,13 @@ class _HandlerCompiler:
             errors = [e for e in errors if e["code"] not in replaced] + table_errors_found
             for e in table_errors_found:
                 contract.origins[f"errors.{e['code']}"] = "contract"
+                contract.places[f"errors.{e['code']}"] = entry.where(f"errors.{e['code']}")
             examples += table_examples_found
         self.problems.extend(self.own_text(reader.diagnostics))
         if whole:  # also when another error stops the tool: all of its problems at once
             examples = self.check_examples(examples, parameters_schema, returns_schema, errors)
         self.classified(contract, name)
+        self.flags_checked(contract, options)
         if self.failed():
             return None, self.problems
 
@@ -1126,14 +1141,25 @@ class _HandlerCompiler:
         if self.preset.native:
             fix = f"give `@tool(risk=...)` ({levels})"
         else:
-            table = f"[tool.toolgen.contract.{name}]"
+            table = f"[tool.toolgen.contract.{table_key(name)}]"
             if self.config.contract_file is not None:
-                table = f"[{name}] in {self.config.display(self.config.contract_file)}"
+                table = f"[{table_key(name)}] in {self.config.display(self.config.contract_file)}"
             fix = f'add `risk = "..."` ({levels}) to {table}'
         message = f"tool {name} states no risk: {fix}"
         level = Level.ERROR if self.config.min_level >= 1 else Level.WARNING
         where = self.handler.at.location(self.handler.decorator)
         self.problems.append(Diagnostic("TG406", message, where, level))
+
+    def flags_checked(self, contract: Contract, options: dict[str, Any]) -> None:
+        """TG403 for a flag given as anything but true or false: the checks below look for
+        True and False, and the descriptor would read text such as "false" as a boolean after
+        them (a high-risk tool written unconfirmed)."""
+        stated = {key: options.get(key) for key in ("autonomous", "confirmation")}
+        stated |= {HINT_PREFIX + hint: value for hint, value in contract.hints.items()}
+        for key, value in stated.items():
+            if value is not None and not isinstance(value, bool):
+                message = f"`{key}`: must be true or false, not {cut(repr(value))}"
+                self.report("TG403", message, self.stated_at(contract, key))
 
     def destruction_gate(self, contract: Contract) -> bool:
         """Whether the tool is confirmed because it is destructive (DESIGN §3): unless its

@@ -1050,6 +1050,11 @@ def _check(
     if problems:
         raise UserError(*problems)
     platforms = checked["platforms"]
+    # a link to the contract file, pointed elsewhere, changes the configuration too
+    contract_given, contract_resolved = [], []
+    if checked["contract_file"] is not None:
+        contract_given = [c.base / table["contract_file"]]
+        contract_resolved = [checked["contract_file"][0]]
     return Config(
         root=root,
         cwd=cwd.resolve(),
@@ -1078,7 +1083,11 @@ def _check(
         contract_file=checked["contract_file"][0] if checked["contract_file"] else None,
         resolved=tuple(
             (str(given), str(path))
-            for given, path in zip([*sources_given, out_given], [*source_paths, out], strict=True)
+            for given, path in zip(
+                [*sources_given, out_given, *contract_given],
+                [*source_paths, out, *contract_resolved],
+                strict=True,
+            )
         ),
         render=RenderOptions.of(
             {option.key: checked[option.key] for option in registry.options()},

@@ -17,6 +17,7 @@ has is TG021 (`toolgen.compiler`).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -47,6 +48,13 @@ class ContractEntry:
     def where(self, key: str) -> Location:
         """Where `key` is written; the table's header when it is not placed."""
         return self.places.get(key, self.at)
+
+
+def table_key(name: str) -> str:
+    """`name` as a TOML key: bare when it can be, else quoted (a bare `users.delete` is two
+    keys)."""
+    bare = name.isascii() and all(c.isalnum() or c in "_-" for c in name)
+    return name if bare and name else json.dumps(name)
 
 
 #: Where a key path inside the contract tables is written (the table's name first).

@@ -67,6 +67,10 @@ class FileUnit(Generic[T]):
     #: Where the functions the file's evaluation ran are written: what another unit found by
     #: running one of them with arguments unknown is this one's to publish, or not
     reached: list[Place] = field(default_factory=list)
+    #: Each handler of toolgen's own `@tool`: its place and its registration's. Stacked on a
+    #: function a framework registers in another file, it is that tool's contract, not a tool
+    #: (`without_stacked`)
+    native: list[tuple[Location, Location]] = field(default_factory=list)
 
     def add_tool(
         self, tool: T, where: Location, server: str | None, found: Found, problems: list[Diagnostic]
@@ -178,6 +182,55 @@ def without_twins(
                 left_out=[entry for entry, _, _ in failed],
                 claims=[claim for _, claim, _ in failed],
                 failed_found=[found for _, _, found in failed],
+            )
+        )
+    return kept
+
+
+def without_stacked(units: list[FileUnit[T] | None]) -> list[FileUnit[T] | None]:
+    """The units without each `@tool` handler whose function a framework registers too: a
+    call in another file (`mcp.tool()(fn)`) that the `@tool`'s own file does not see. The
+    framework's tool reads the `@tool` as its contract (`toolgen.analyze.decorators.
+    stacked_tool`); in one file, `toolgen.analyze.registered` already leaves it out."""
+    native = {pair for unit in units if unit is not None for pair in unit.native}
+    framework = {
+        where
+        for unit in units
+        if unit is not None
+        for where, (at, known, _), _ in unit.handlers
+        if known >= 0 and (where, at) not in native
+    }
+    stacked = {(where, at) for where, at in native if where in framework}
+    if not stacked:
+        return units
+    kept: list[FileUnit[T] | None] = []
+    for unit in units:
+        assert unit is not None
+        if not any(pair in stacked for pair in unit.native):
+            kept.append(unit)
+            continue
+        finished = unit.finished + [None] * (len(unit.tools) - len(unit.finished))
+        tools = [
+            entry
+            for entry in zip(unit.tools, unit.tool_servers(), finished, unit.found, strict=True)
+            if (entry[0][1], entry[3][0]) not in stacked
+        ]
+        failed = [
+            entry
+            for entry in zip(unit.left_out, unit.claims, unit.failed_found, strict=True)
+            if (entry[0][1], entry[2][0]) not in stacked
+        ]
+        kept.append(
+            dataclasses.replace(
+                unit,
+                tools=[entry for entry, _, _, _ in tools],
+                servers=[server for _, server, _, _ in tools],
+                finished=[done for _, _, done, _ in tools][: len(unit.finished)],
+                found=[found for _, _, _, found in tools],
+                left_out=[entry for entry, _, _ in failed],
+                claims=[claim for _, claim, _ in failed],
+                failed_found=[found for _, _, found in failed],
+                handlers=[h for h in unit.handlers if (h[0], h[1][0]) not in stacked],
             )
         )
     return kept

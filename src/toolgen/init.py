@@ -276,7 +276,8 @@ def plan_init(project: Path, sources: str | None, *, cwd: Path) -> InitPlan:
     out = _out_folder(project, plan.sources)
     example = plan.example is not None
     versions = _installed_versions(plan.markers)
-    contract = plan.contract if not (project / CONTRACT_FILE).exists() else None
+    # a link there, even to nowhere, is never written through: it is left as it is
+    contract = plan.contract if not os.path.lexists(project / CONTRACT_FILE) else None
     table = config_table(
         plan.sources,
         newline,

@@ -10,9 +10,10 @@ confirmed at run time meanwhile, whatever its risk.
 
 from __future__ import annotations
 
-import json
+import re
 from collections.abc import Iterable
 
+from toolgen.contract_config import table_key
 from toolgen.descriptor import ToolDescriptor
 
 CONTRACT_FILE = "toolgen.contract.toml"
@@ -42,16 +43,20 @@ NAME_RISKS: tuple[tuple[str, tuple[str, ...]], ...] = (
 def suggested_risk(tool: ToolDescriptor) -> tuple[str, str]:
     """A risk to review for `tool`, and why it is suggested."""
     hints = tool.idempotency
-    first = tool.name.lower().lstrip("_").split("_")[0]
+    name = tool.name.lstrip("_")
+    # the first word however the name is spelt: delete_user, delete-user, deleteUser
+    found = re.match(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])", name)
+    first = found.group().lower() if found else ""
+    shown = name[: len(first) + (name[len(first) : len(first) + 1] in ("_", "-", "."))]
     by_name = next((risk for risk, words in NAME_RISKS if first in words), None)
     if hints.destructive:
         return "high", "destructiveHint is true"
     if by_name == "high":
-        return "high", f"the name starts with `{first}_`"
+        return "high", f"the name starts with `{shown}`"
     if hints.safe:
         return "low", "readOnlyHint is true"
     if by_name is not None:
-        return by_name, f"the name starts with `{first}_`"
+        return by_name, f"the name starts with `{shown}`"
     return "medium", "neither its annotations nor its name say more"
 
 
@@ -75,14 +80,8 @@ def contract_text(tools: Iterable[ToolDescriptor], newline: str = "\n") -> str |
         risk, why = suggested_risk(tool)
         lines += [
             "",
-            f"[{_key(name)}]",
+            f"[{table_key(name)}]",
             f"# review: suggested risk {risk} ({why})",
             f'# risk = "{risk}"',
         ]
     return newline.join(lines) + newline
-
-
-def _key(name: str) -> str:
-    """`name` as a TOML key: bare when it can be, else quoted."""
-    bare = name.isascii() and all(c.isalnum() or c in "_-" for c in name)
-    return name if bare and name else json.dumps(name)

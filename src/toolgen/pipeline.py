@@ -192,6 +192,7 @@ def generate_spooled(config: Config, cache: UnitCache | None, jobs: int, spool: 
         made.left_out, made.claims = unit.left_out, unit.claims
         made.servers, made.mounts, made.handlers = unit.servers, unit.mounts, unit.handlers
         made.found, made.failed_found, made.reached = unit.found, unit.failed_found, unit.reached
+        made.native = unit.native
         return made
 
     def stored(tool: dict[str, Any]) -> ToolParts[Piece]:

@@ -223,6 +223,7 @@ def _entry(unit: FileUnit[ToolDescriptor], renders: dict[int, ToolRender]) -> di
             for where, (at, known, root), problems in unit.handlers
         ],
         "reached": [list(where) for where in unit.reached],
+        "native": [[*_place(where), *_place(at)] for where, at in unit.native],
     }
 
 
@@ -291,6 +292,10 @@ def restore_with(entry: dict[str, Any], tool: Callable[[dict[str, Any]], T]) -> 
     unit.reached = [
         (str(path), int(line), int(col), str(name)) for path, line, col, name in entry["reached"]
     ]
+    unit.native = [
+        (Location(str(path), int(line), int(col)), Location(str(at), int(at_line), int(at_col)))
+        for path, line, col, at, at_line, at_col in entry["native"]
+    ]
     return unit
 
 
@@ -321,6 +326,9 @@ def _check(entry: dict[str, Any]) -> None:
     for path, line, col, name in [*roots, *entry["reached"]]:
         texts += (path, name)
         numbers += (line, col)
+    for path, line, col, at_path, at_line, at_col in entry["native"]:
+        texts += (path, at_path)
+        numbers += (line, col, at_line, at_col)
     for path, line, col, known, _ in entry["found"]:
         texts.append(path)
         numbers += (line, col, known)
