@@ -204,26 +204,36 @@ server = Server("s", on_list_tools=on_list)
 """
 
 
-def test_a_table_for_a_tool_a_server_lists_is_refused_not_dropped(project: Project, run) -> None:  # type: ignore[no-untyped-def]
-    """A `Tool(...)` a low-level server lists takes no contract from a table: its `risk` and
-    `permissions` were dropped without a word (the tool ran unconfirmed, to anyone), after
+def test_a_table_applies_to_a_tool_a_server_lists(project: Project, run) -> None:  # type: ignore[no-untyped-def]
+    """A `Tool(...)` a low-level server lists takes its contract from its table: its `risk`
+    and `permissions` were dropped without a word (the tool ran unconfirmed, to anyone), after
     `toolgen init` had written the table to review."""
-    _project(
-        project,
-        LISTED,
-        '[tool.toolgen.contract.purge]\nrisk = "high"\npermissions = ["db:purge"]\n',
-        markers='["mcp"]',
+    table = (
+        '[tool.toolgen.contract.purge]\nrisk = "high"\npermissions = ["db:purge"]\n'
+        'errors = {NOT_FOUND = "No such table."}\n'
+        "examples = [{arguments = {q = 1}}]\n"
     )
+    _project(project, LISTED, table, markers='["mcp"]')
     result = run("build", cwd=project.root)
-    assert result.code == 1, result.out
-    (line,) = _lines(result.out, "TG021")
-    assert line.startswith("pyproject.toml:4:1: TG021 [error] contract table `purge` names a")
-    assert not (project.out / "descriptors" / "purge.json").exists()
-    # the table `toolgen init` writes, not yet reviewed, states nothing: no error
+    assert _lines(result.out, "TG501")[0].startswith("pyproject.toml:8:1: TG501")  # q is text
+    _project(project, LISTED, table.replace("q = 1", 'q = "logs"'), markers='["mcp"]')
+    result = run("build", cwd=project.root)
+    assert result.code == 0, result.out
+    tool = project.descriptor("purge")
+    assert (tool["risk"], tool["confirmation"], tool["permissions"]) == ("high", True, ["db:purge"])
+    assert [e["code"] for e in tool["errors"]] == ["NOT_FOUND"]
+    assert tool["examples"] == [{"arguments": {"q": "logs"}}]
+    assert tool["origins"] == {
+        "errors.NOT_FOUND": "contract",
+        "permissions": "contract",
+        "risk": "contract",
+    }
+    # the table `toolgen init` writes, not yet reviewed, states nothing: unclassified
     _project(project, LISTED, "[tool.toolgen.contract.purge]\n", markers='["mcp"]')
     result = run("build", cwd=project.root)
     assert result.code == 0, result.out
     assert project.descriptor("purge")["risk"] == "medium"
+    assert _lines(result.out, "TG406")[0].endswith("to [tool.toolgen.contract.purge]")
 
 
 # -- toolgen init -------------------------------------------------------------------------

@@ -19,15 +19,15 @@ from pydantic import ValidationError
 
 from toolgen.analyze import tool_transforms
 from toolgen.analyze.contract_layers import (
-    HINT_PREFIX,
     Contract,
     Stated,
     disagreement,
     disagreements,
     merged,
-    table_errors,
-    table_examples,
+    safety,
     table_layer,
+    unclassified,
+    with_table,
 )
 from toolgen.analyze.decorators import DecoratorInfo, decorator_options, stacked_tool
 from toolgen.analyze.docstrings import (
@@ -86,8 +86,7 @@ from toolgen.analyze.types import (
 )
 from toolgen.config import Config
 from toolgen.conformance import conformance_level, missing_by_level
-from toolgen.contract_config import table_key
-from toolgen.descriptor import DEFAULT_RISK, RISK_DEFAULTS, Layer, ToolDescriptor
+from toolgen.descriptor import DEFAULT_RISK, Layer, ToolDescriptor
 from toolgen.diagnostics import Diagnostic, Level, Location, cut, plural, sort_diagnostics
 from toolgen.file_units import (
     FileUnit,
@@ -755,41 +754,35 @@ def compile_listed(
             problems.append(Diagnostic("TG403", message, where))
     for wrong_field in entry_field_problems(entry):
         problems.append(Diagnostic("TG403", f"`{entry['name']}`: {wrong_field}", where))
-    table = config.contract.get(entry["name"])
-    if table is not None and table.values:  # what it states would be dropped: said, not lost
-        message = (
-            f"contract table `{cut(entry['name'])}` names a tool a server lists itself "
-            f"(`Tool(...)` at {where}): toolgen does not apply a contract table to such a "
-            "tool, so the tool is left out; remove the table's values"
-        )
-        problems.append(Diagnostic("TG021", message, table.at))
     if any(p.severity is Level.ERROR for p in problems):
         return None, policy.apply(problems, {listed.module.shown: ignores})
-    risk = DEFAULT_RISK
-    autonomous, confirmation = RISK_DEFAULTS[risk]
-    annotations = entry.get("annotations", {})
+    contract, errors, examples = _listed_contract(entry, config, problems, where)
     data: dict[str, Any] = {
         "name": entry["name"],
         # a tool listed without a description still needs one in the descriptor
         "description": entry.get("description") or entry["name"],
         "parameters": entry["inputSchema"],
         "returns": {"schema": entry.get("outputSchema", {})},
-        "errors": [],
-        "idempotency": {
-            key: annotations[hint]
-            for key, hint in HINT_KEYS.items()
-            if isinstance(annotations.get(hint), bool)
-        },
-        "examples": [],
-        "risk": risk,
-        "autonomous": autonomous,
-        "confirmation": confirmation,
+        "errors": errors,
+        "idempotency": contract.hints,
+        "examples": examples,
+        "risk": DEFAULT_RISK,
         "source": {
             "module": listed.lister_module,
             "qualname": listed.lister_qualname,
             "marker": "mcp",
         },
     }
+    for key, value in contract.options.items():
+        data[DESCRIPTOR_KEYS.get(key, key)] = value
+    settled, findings = safety(contract)
+    data.update(settled)
+    for code, message, key in findings:
+        problems.append(Diagnostic(code, message, contract.places.get(key, where)))
+    if contract.origins:
+        data["origins"] = dict(sorted(contract.origins.items()))
+    if any(p.severity is Level.ERROR for p in problems):
+        return None, policy.apply(problems, {listed.module.shown: ignores})
     if isinstance(entry.get("title"), str):
         data["title"] = entry["title"]
     publisher = config.publisher("mcp")
@@ -805,11 +798,51 @@ def compile_listed(
         except ValidationError as exc:
             for error in exc.errors():
                 path = ".".join(str(p) for p in error["loc"])
-                problems.append(Diagnostic("TG403", f"`{path}`: {error['msg']}", where))
+                key = {v: k for k, v in DESCRIPTOR_KEYS.items()}.get(path.split(".")[0], path)
+                at = contract.places.get(key, where)  # a table's value: where it is written
+                problems.append(Diagnostic("TG403", f"`{path}`: {error['msg']}", at))
     problems = policy.apply(problems, {listed.module.shown: ignores})
     if any(p.severity is Level.ERROR for p in problems):
         return None, problems
     return descriptor, problems
+
+
+def _listed_contract(
+    entry: dict[str, Any], config: Config, problems: list[Diagnostic], where: Location
+) -> tuple[Contract, list[dict[str, Any]], list[dict[str, Any]]]:
+    """A listed tool's contract: its annotations' hints (the framework's layer) under its
+    contract table, with the table's errors and examples (checked against its schemas); and
+    TG406 when neither states its risk."""
+    annotations = entry.get("annotations") or {}
+    hints = {
+        key: annotations[hint]
+        for key, hint in HINT_KEYS.items()
+        if key != "title" and isinstance(annotations.get(hint), bool)
+    }
+    table = config.contract.get(entry["name"])
+    layers = [Stated("framework", hints=hints)]
+    if table is not None:
+        layers.append(table_layer(table))
+    contract = merged(layers)
+    errors: list[dict[str, Any]] = []
+    examples: list[dict[str, Any]] = []
+    if table is not None:
+        errors, found, more = with_table(table, [], contract)
+        problems.extend(more)
+        declared = {e["code"] for e in errors} | {IMPLICIT_ERROR}
+        for example, at in found:
+            wrong = example_problems(
+                example, at, entry["inputSchema"], entry.get("outputSchema", {}), declared
+            )
+            problems.extend(wrong)
+            if not wrong:
+                examples.append(example)
+    if "risk" not in contract.origins:
+        file = config.display(config.contract_file) if config.contract_file else None
+        level = Level.ERROR if config.min_level >= 1 else Level.WARNING
+        message = unclassified(entry["name"], False, file)
+        problems.append(Diagnostic("TG406", message, where, level))
+    return contract, errors, examples
 
 
 def intended_name(handler: Handler, index: ModuleIndex) -> tuple[str, bool]:
@@ -962,39 +995,19 @@ class _HandlerCompiler:
         hints = contract.hints
         entry = self.config.contract.get(name)
         if entry is not None:  # the project's table: its errors over the docstring's
-            table_errors_found, problems = table_errors(entry)
-            table_examples_found, more = table_examples(entry)
-            self.problems.extend(problems + more)
-            replaced = {e["code"] for e in table_errors_found}
-            errors = [e for e in errors if e["code"] not in replaced] + table_errors_found
-            for e in table_errors_found:
-                contract.origins[f"errors.{e['code']}"] = "contract"
-                contract.places[f"errors.{e['code']}"] = entry.where(f"errors.{e['code']}")
-            examples += table_examples_found
+            errors, more, problems = with_table(entry, errors, contract)
+            examples += more
+            self.problems.extend(problems)
         self.problems.extend(self.own_text(reader.diagnostics))
         if whole:  # also when another error stops the tool: all of its problems at once
             examples = self.check_examples(examples, parameters_schema, returns_schema, errors)
         self.classified(contract, name)
-        self.flags_checked(contract, options)
+        settled, findings = safety(contract)
+        for code, message, key in findings:
+            self.report(code, message, self.stated_at(contract, key))
         if self.failed():
             return None, self.problems
 
-        risk = options.get("risk", DEFAULT_RISK)
-        autonomous, confirmation = RISK_DEFAULTS.get(risk, RISK_DEFAULTS[DEFAULT_RISK])
-        # `autonomous` and `confirmation` may only make a tool stricter than its risk level
-        if risk in ("high", "critical", "forbidden") and options.get("autonomous") is True:
-            self.report(
-                "TG404",
-                f"a {risk} tool cannot be autonomous",
-                self.stated_at(contract, "autonomous"),
-            )
-        if confirmation and options.get("confirmation") is False:
-            self.report(
-                "TG404",
-                f"a {risk} tool needs confirmation: `confirmation=False` loosens its risk level",
-                self.stated_at(contract, "confirmation"),
-            )
-        confirmed_for_destruction = self.destruction_gate(contract)
         dry_run = options.get("dry_run")
         if dry_run in ("supported", "required"):
             lacking = _dry_run_parameter_problem(parameters_schema)
@@ -1014,19 +1027,14 @@ class _HandlerCompiler:
             "errors": errors,
             "idempotency": hints,
             "examples": [example for example, _ in examples],
-            "risk": risk,
-            "autonomous": autonomous,
-            "confirmation": confirmation,
+            "risk": DEFAULT_RISK,
             "source": {"module": self.module.name, "qualname": self.handler.qualname},
         }
         if not self.preset.native:
             data["source"]["marker"] = self.preset.name
         for key, value in options.items():
             data[DESCRIPTOR_KEYS.get(key, key)] = value
-        if confirmed_for_destruction:  # DESIGN §3: destructive means confirmed
-            data["confirmation"], data["autonomous"] = True, False
-        if data["confirmation"] and "autonomous" not in options:  # a person's yes first
-            data["autonomous"] = False
+        data.update(settled)  # what the risk, the hints and the waiver make of the gate
         if contract.origins:
             data["origins"] = dict(sorted(contract.origins.items()))
         publisher = self.config.publisher(self.preset.name)
@@ -1137,62 +1145,12 @@ class _HandlerCompiler:
         a warning, an error from `min_level` 1 on."""
         if "risk" in contract.origins:
             return
-        levels = "low, medium, high, critical or forbidden"
-        if self.preset.native:
-            fix = f"give `@tool(risk=...)` ({levels})"
-        else:
-            table = f"[tool.toolgen.contract.{table_key(name)}]"
-            if self.config.contract_file is not None:
-                table = f"[{table_key(name)}] in {self.config.display(self.config.contract_file)}"
-            fix = f'add `risk = "..."` ({levels}) to {table}'
-        message = f"tool {name} states no risk: {fix}"
+        file = self.config.contract_file
+        shown = self.config.display(file) if file is not None else None
+        message = unclassified(name, self.preset.native, shown)
         level = Level.ERROR if self.config.min_level >= 1 else Level.WARNING
         where = self.handler.at.location(self.handler.decorator)
         self.problems.append(Diagnostic("TG406", message, where, level))
-
-    def flags_checked(self, contract: Contract, options: dict[str, Any]) -> None:
-        """TG403 for a flag given as anything but true or false: the checks below look for
-        True and False, and the descriptor would read text such as "false" as a boolean after
-        them (a high-risk tool written unconfirmed)."""
-        stated = {key: options.get(key) for key in ("autonomous", "confirmation")}
-        stated |= {HINT_PREFIX + hint: value for hint, value in contract.hints.items()}
-        for key, value in stated.items():
-            if value is not None and not isinstance(value, bool):
-                message = f"`{key}`: must be true or false, not {cut(repr(value))}"
-                self.report("TG403", message, self.stated_at(contract, key))
-
-    def destruction_gate(self, contract: Contract) -> bool:
-        """Whether the tool is confirmed because it is destructive (DESIGN §3): unless its
-        contract says `confirmation=False` with a `reason`. TG408 for half of that waiver,
-        TG404 for a destructive tool stated autonomous without it."""
-        options = contract.options
-        destructive = contract.hints.get("destructive") is True
-        waived = options.get("confirmation") is False
-        reason = options.get("reason")
-        if reason is not None and not (destructive and waived):
-            message = (
-                "`reason` says why a destructive tool runs without confirmation: give it with "
-                "`confirmation=False`, on a tool whose `destructive` hint is true"
-            )
-            self.report("TG408", message, self.stated_at(contract, "reason"))
-        if not destructive:
-            return False
-        if waived and reason is None:
-            message = (
-                "a destructive tool is confirmed before it runs: `confirmation=False` needs "
-                '`reason="..."` saying why this one may run unconfirmed'
-            )
-            self.report("TG408", message, self.stated_at(contract, "confirmation"))
-            return False
-        if waived:
-            return False
-        if options.get("autonomous") is True:
-            message = (
-                "a destructive tool is confirmed, so it is not autonomous: drop `autonomous=True`"
-                ', or waive confirmation with `confirmation=False, reason="..."`'
-            )
-            self.report("TG404", message, self.stated_at(contract, "autonomous"))
-        return True
 
     def griffe_read(self, doc: Docstring) -> Docstring:
         """`doc` with the description and parameter texts the framework reads through griffe
@@ -1640,23 +1598,35 @@ class _HandlerCompiler:
         declared = {e["code"] for e in errors} | {IMPLICIT_ERROR}
         kept: list[tuple[dict[str, Any], Location]] = []
         for example, at in examples:
-            found: list[Diagnostic] = []
-            error_code = example.get("error", {}).get("code")
-            if error_code != IMPLICIT_ERROR:  # a rejection example's arguments are meant to fail
-                for problem in schema_errors(parameters_schema, example["arguments"]):
-                    partial = problem.keyword == "required" and problem.pointer == "/"
-                    code = "TG504" if partial else "TG501"
-                    found.append(Diagnostic(code, f"example arguments: {problem}", at))
-            if "result" in example and returns_schema:
-                for problem in schema_errors(returns_schema, example["result"]):
-                    found.append(Diagnostic("TG502", f"example result: {problem}", at))
-            if error_code is not None and error_code not in declared:
-                message = f"example error code {error_code} is not declared in Errors"
-                found.append(Diagnostic("TG503", message, at))
+            found = example_problems(example, at, parameters_schema, returns_schema, declared)
             self.problems.extend(self.own_text(found))
             if not found or self.preset.native:  # a toolgen handler's stay: its rules say
                 kept.append((example, at))
         return kept
+
+
+def example_problems(
+    example: dict[str, Any],
+    at: Location,
+    parameters: dict[str, Any],
+    returns: dict[str, Any],
+    declared: set[str],
+) -> list[Diagnostic]:
+    """What an example gets wrong against the tool's schemas and declared error codes."""
+    found: list[Diagnostic] = []
+    error_code = example.get("error", {}).get("code")
+    if error_code != IMPLICIT_ERROR:  # a rejection example's arguments are meant to fail
+        for problem in schema_errors(parameters, example["arguments"]):
+            partial = problem.keyword == "required" and problem.pointer == "/"
+            code = "TG504" if partial else "TG501"
+            found.append(Diagnostic(code, f"example arguments: {problem}", at))
+    if "result" in example and returns:
+        for problem in schema_errors(returns, example["result"]):
+            found.append(Diagnostic("TG502", f"example result: {problem}", at))
+    if error_code is not None and error_code not in declared:
+        message = f"example error code {error_code} is not declared in Errors"
+        found.append(Diagnostic("TG503", message, at))
+    return found
 
 
 def _refers_to(value: Any, ref: dict[str, Any]) -> bool:

@@ -127,9 +127,7 @@ RULES: dict[str, Rule] = _rules(
     ("TG021", E, "a contract table names no tool",
      "Each `[tool.toolgen.contract.<name>]` table (or table of `contract_file`) is keyed by the "
      "name the tool's decorator gives it (for a tool of a mounted server, its name before the "
-     "mount's prefix). Rename the table, or remove it with the tool. A tool a low-level server "
-     "lists itself (`Tool(...)`) takes no table: one that states anything is this error too, "
-     "and the tool is left out rather than published without it.", FIXED),
+     "mount's prefix). Rename the table, or remove it with the tool.", FIXED),
     ("TG101", E, "syntax error in a source file",
      "toolgen parses every source file; fix the syntax error at the location shown.", FIXED),
     ("TG102", E, "two tools have the same name",

@@ -20,8 +20,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from toolgen.contract_config import HINT_KEYS, ContractEntry
-from toolgen.descriptor import STANDARD_ERRORS, Layer
+from toolgen.contract_config import HINT_KEYS, ContractEntry, table_key
+from toolgen.descriptor import DEFAULT_RISK, RISK_DEFAULTS, STANDARD_ERRORS, Layer
 from toolgen.diagnostics import Diagnostic, Location, cut
 
 #: The hints a layer states, as `origins` names them.
@@ -194,3 +194,99 @@ def _is_json(value: Any) -> bool:
         elif item is not None and not isinstance(item, str | int | float | bool):
             return False
     return True
+
+
+#: A problem of the merged contract: its code, its message, and the contract key it is about
+#: (where the layer that states that key says it is where it is reported).
+Finding = tuple[str, str, str]
+
+
+def safety(contract: Contract) -> tuple[dict[str, Any], list[Finding]]:
+    """The descriptor's `autonomous`, `confirmation` and `confirmation_reason` as the merged
+    contract makes them, and what contradicts (DESIGN §3):
+
+    - the risk sets the defaults; `autonomous` and `confirmation` may only make a tool
+      stricter than its risk (TG404);
+    - a destructive tool is confirmed, whatever its risk, unless its contract says
+      `confirmation=False` with a `reason` (TG408 for half of that; TG404 for a confirmed
+      destructive tool stated autonomous);
+    - a tool that needs confirmation is not autonomous unless a layer says so;
+    - a flag is true or false: text such as "false" is TG403, as it would read as a bool
+      after these checks (a high-risk tool written unconfirmed)."""
+    options, findings = contract.options, []
+    flags = {key: options.get(key) for key in ("autonomous", "confirmation")}
+    flags |= {HINT_PREFIX + hint: value for hint, value in contract.hints.items()}
+    for key, value in flags.items():
+        if value is not None and not isinstance(value, bool):
+            findings.append(
+                ("TG403", f"`{key}`: must be true or false, not {cut(repr(value))}", key)
+            )
+    if findings:
+        return {}, findings
+    risk = options.get("risk", DEFAULT_RISK)
+    autonomous, confirmation = RISK_DEFAULTS.get(risk, RISK_DEFAULTS[DEFAULT_RISK])
+    if risk in ("high", "critical", "forbidden") and options.get("autonomous") is True:
+        findings.append(("TG404", f"a {risk} tool cannot be autonomous", "autonomous"))
+    if confirmation and options.get("confirmation") is False:
+        message = f"a {risk} tool needs confirmation: `confirmation=False` loosens its risk level"
+        findings.append(("TG404", message, "confirmation"))
+    fields: dict[str, Any] = {
+        "autonomous": options.get("autonomous", autonomous),
+        "confirmation": options.get("confirmation", confirmation),
+    }
+    destructive = contract.hints.get("destructive") is True
+    waived = options.get("confirmation") is False
+    reason = options.get("reason")
+    if reason is not None and not (destructive and waived):
+        message = (
+            "`reason` says why a destructive tool runs without confirmation: give it with "
+            "`confirmation=False`, on a tool whose `destructive` hint is true"
+        )
+        findings.append(("TG408", message, "reason"))
+    if destructive and waived and reason is None:
+        message = (
+            "a destructive tool is confirmed before it runs: `confirmation=False` needs "
+            '`reason="..."` saying why this one may run unconfirmed'
+        )
+        findings.append(("TG408", message, "confirmation"))
+    elif destructive and waived:
+        fields["confirmation_reason"] = reason
+    elif destructive:
+        if options.get("autonomous") is True:
+            message = (
+                "a destructive tool is confirmed, so it is not autonomous: drop "
+                '`autonomous=True`, or waive confirmation with `confirmation=False, reason="..."`'
+            )
+            findings.append(("TG404", message, "autonomous"))
+        fields["confirmation"], fields["autonomous"] = True, False
+    if fields["confirmation"] and "autonomous" not in options:  # a person's yes first
+        fields["autonomous"] = False
+    return fields, findings
+
+
+def unclassified(name: str, native: bool, contract_file: str | None) -> str:
+    """TG406's message for a tool no layer states the risk of, with the one line that
+    classifies it (`contract_file`: the contract file, as shown)."""
+    levels = "low, medium, high, critical or forbidden"
+    if native:
+        return f"tool {name} states no risk: give `@tool(risk=...)` ({levels})"
+    table = f"[tool.toolgen.contract.{table_key(name)}]"
+    if contract_file is not None:
+        table = f"[{table_key(name)}] in {contract_file}"
+    return f'tool {name} states no risk: add `risk = "..."` ({levels}) to {table}'
+
+
+def with_table(
+    entry: ContractEntry, errors: list[dict[str, Any]], contract: Contract
+) -> tuple[list[dict[str, Any]], list[tuple[dict[str, Any], Location]], list[Diagnostic]]:
+    """`errors` with the table's over those of the same code (their origins and places in
+    `contract`), the table's examples, and the problems of both."""
+    found, problems = table_errors(entry)
+    examples, more = table_examples(entry)
+    replaced = {error["code"] for error in found}
+    for error in found:
+        key = f"errors.{error['code']}"
+        contract.origins[key] = "contract"
+        contract.places[key] = entry.where(key)
+    kept = [error for error in errors if error["code"] not in replaced]
+    return kept + found, examples, problems + more
