@@ -3,13 +3,10 @@ hostile repository or an odd project made toolgen do, each kept as it now behave
 
 from __future__ import annotations
 
-import textwrap
-
 import pytest
 
 from conftest import Project
-
-FASTMCP_HEAD = "from fastmcp import FastMCP\n\nmcp = FastMCP('demo')\n"
+from test_contract_layers import FASTMCP_HEAD, _lines, _project
 
 WIPE = '''
 @mcp.tool{args}
@@ -21,18 +18,6 @@ def wipe(table: str) -> str:
     """
     return table
 '''
-
-
-def _project(project: Project, source: str, config: str = "", markers: str = '["fastmcp"]') -> None:
-    project.write(
-        "pyproject.toml",
-        f'[tool.toolgen]\nsources = ["src"]\nmarkers = {markers}\n' + textwrap.dedent(config),
-    )
-    project.write("src/server.py", source)
-
-
-def _lines(out: str, code: str) -> list[str]:
-    return [line for line in out.splitlines() if f" {code} " in line]
 
 
 # -- a value the descriptor would coerce must not slip past the checks made on it ---------

@@ -14,6 +14,7 @@ with different ones, and a server keeps only one of them anyway).
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar
 
@@ -153,38 +154,50 @@ def without_twins(
     kept: list[FileUnit[T] | None] = []
     for unit in units:
         assert unit is not None
-        servers = unit.tool_servers()
-        finished = unit.finished + [None] * (len(unit.tools) - len(unit.finished))
-        tools = [
-            (entry, server, done, found)
-            for entry, server, done, found in zip(
-                unit.tools, servers, finished, unit.found, strict=True
-            )
-            if first(entry[1], entry[0].name, server, found)
-        ]
-        failed = [
-            (entry, claim, found)
-            for entry, claim, found in zip(
-                unit.left_out, unit.claims, unit.failed_found, strict=True
-            )
-            if first(entry[1], claim[0], claim[1], found)
-        ]
-        if len(tools) == len(unit.tools) and len(failed) == len(unit.left_out):
-            kept.append(unit)
-            continue
         kept.append(
-            dataclasses.replace(
+            _keeping(
                 unit,
-                tools=[entry for entry, _, _, _ in tools],
-                servers=[server for _, server, _, _ in tools],
-                finished=[done for _, _, done, _ in tools][: len(unit.finished)],
-                found=[found for _, _, _, found in tools],
-                left_out=[entry for entry, _, _ in failed],
-                claims=[claim for _, claim, _ in failed],
-                failed_found=[found for _, _, found in failed],
+                lambda entry, server, found: first(entry[1], entry[0].name, server, found),
+                lambda entry, claim, found: first(entry[1], claim[0], claim[1], found),
             )
         )
     return kept
+
+
+def _keeping(
+    unit: FileUnit[T],
+    tool: Callable[[tuple[T, Location], str | None, Found], bool],
+    failed: Callable[[tuple[str, Location], tuple[str | None, str | None], Found], bool],
+    **changed: Any,
+) -> FileUnit[T]:
+    """`unit` with the tools `tool` keeps and the left-out ones `failed` keeps (asked in
+    that order), and what `changed` says; itself when that changes nothing."""
+    finished = unit.finished + [None] * (len(unit.tools) - len(unit.finished))
+    tools = [
+        (entry, server, done, found)
+        for entry, server, done, found in zip(
+            unit.tools, unit.tool_servers(), finished, unit.found, strict=True
+        )
+        if tool(entry, server, found)
+    ]
+    left = [
+        (entry, claim, found)
+        for entry, claim, found in zip(unit.left_out, unit.claims, unit.failed_found, strict=True)
+        if failed(entry, claim, found)
+    ]
+    if len(tools) == len(unit.tools) and len(left) == len(unit.left_out) and not changed:
+        return unit
+    return dataclasses.replace(
+        unit,
+        tools=[entry for entry, _, _, _ in tools],
+        servers=[server for _, server, _, _ in tools],
+        finished=[done for _, _, done, _ in tools][: len(unit.finished)],
+        found=[found for _, _, _, found in tools],
+        left_out=[entry for entry, _, _ in left],
+        claims=[claim for _, claim, _ in left],
+        failed_found=[found for _, _, found in left],
+        **changed,
+    )
 
 
 def without_stacked(units: list[FileUnit[T] | None]) -> list[FileUnit[T] | None]:
@@ -209,27 +222,11 @@ def without_stacked(units: list[FileUnit[T] | None]) -> list[FileUnit[T] | None]
         if not any(pair in stacked for pair in unit.native):
             kept.append(unit)
             continue
-        finished = unit.finished + [None] * (len(unit.tools) - len(unit.finished))
-        tools = [
-            entry
-            for entry in zip(unit.tools, unit.tool_servers(), finished, unit.found, strict=True)
-            if (entry[0][1], entry[3][0]) not in stacked
-        ]
-        failed = [
-            entry
-            for entry in zip(unit.left_out, unit.claims, unit.failed_found, strict=True)
-            if (entry[0][1], entry[2][0]) not in stacked
-        ]
         kept.append(
-            dataclasses.replace(
+            _keeping(
                 unit,
-                tools=[entry for entry, _, _, _ in tools],
-                servers=[server for _, server, _, _ in tools],
-                finished=[done for _, _, done, _ in tools][: len(unit.finished)],
-                found=[found for _, _, _, found in tools],
-                left_out=[entry for entry, _, _ in failed],
-                claims=[claim for _, claim, _ in failed],
-                failed_found=[found for _, _, found in failed],
+                lambda entry, server, found: (entry[1], found[0]) not in stacked,
+                lambda entry, claim, found: (entry[1], found[0]) not in stacked,
                 handlers=[h for h in unit.handlers if (h[0], h[1][0]) not in stacked],
             )
         )
