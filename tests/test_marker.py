@@ -49,6 +49,14 @@ def test_importing_the_marker_pulls_in_no_heavy_dependency() -> None:
     assert out.stdout.strip() == ""
 
 
+def test_reading_the_configuration_pulls_in_no_model_library() -> None:
+    """The configuration (its contract tables too) is read before anything is compiled, also
+    by commands that never build a descriptor: pydantic is no part of it."""
+    code = "import sys, toolgen.config; print('pydantic' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
 def test_public_api_is_declared_once() -> None:
     assert sorted(toolgen.__all__) == ["ToolError", "__version__", "tool"]
     for name in toolgen.__all__:

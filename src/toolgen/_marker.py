@@ -11,6 +11,34 @@ from typing import Any, TypeVar, overload
 
 F = TypeVar("F", bound=Callable[..., Any])
 
+#: Keyword arguments `@tool(...)` takes (DESIGN §1, §3): the contract fields a tool's code may
+#: state; a contract table states the same but `name` (`toolgen.contract_config`).
+TOOL_KEYWORDS = frozenset(
+    {
+        "name",
+        "title",
+        "category",
+        "risk",
+        "autonomous",
+        "confirmation",
+        "reason",
+        "step_up_auth",
+        "permissions",
+        "side_effects",
+        "audit_event",
+        "dry_run",
+        "version",
+        "deprecated",
+        "replacement",
+        "rate_limits",
+        "auth",
+        "latency_p50_ms",
+        "cost_hint",
+        "keywords",
+        "open_world",
+    }
+)
+
 #: Attribute set on a marked function, holding the decorator's keyword arguments.
 TOOL_ATTRIBUTE = "__toolgen_tool__"
 

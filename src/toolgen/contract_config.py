@@ -22,7 +22,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from toolgen.descriptor import TOOL_KEYWORDS
+from toolgen._marker import TOOL_KEYWORDS
 from toolgen.diagnostics import Diagnostic, Location, cut
 
 #: The idempotency hints a table may state, each as its own key.

@@ -33,33 +33,6 @@ RISK_DEFAULTS: dict[str, tuple[bool, bool]] = {
 }
 DEFAULT_RISK: Risk = "medium"
 
-#: Keyword arguments `@tool(...)` takes (DESIGN §1, §3): the contract fields a tool's code may
-#: state; a contract table states the same but `name` (`toolgen.contract_config`).
-TOOL_KEYWORDS = frozenset(
-    {
-        "name",
-        "title",
-        "category",
-        "risk",
-        "autonomous",
-        "confirmation",
-        "reason",
-        "step_up_auth",
-        "permissions",
-        "side_effects",
-        "audit_event",
-        "dry_run",
-        "version",
-        "deprecated",
-        "replacement",
-        "rate_limits",
-        "auth",
-        "latency_p50_ms",
-        "cost_hint",
-        "keywords",
-        "open_world",
-    }
-)
 
 #: Where a contract value comes from, highest first (DESIGN §3, "The contract for tools
 #: toolgen did not write"): the project's contract table, a `@tool(...)` (stacked on a

@@ -14,11 +14,11 @@ import ast
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from toolgen._marker import TOOL_KEYWORDS
 from toolgen.analyze.folding import NotStatic, fold
 from toolgen.analyze.handlers import Handler
 from toolgen.analyze.markers import PRESETS
 from toolgen.analyze.scopes import Scope
-from toolgen.descriptor import TOOL_KEYWORDS
 from toolgen.diagnostics import Diagnostic, Level
 from toolgen.read.index import Module, ModuleIndex
 
