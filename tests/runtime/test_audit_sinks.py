@@ -252,6 +252,29 @@ def test_a_file_rotated_away_is_followed_by_a_new_one(
     asyncio.run(box.aclose())
 
 
+def test_a_descriptor_closed_under_the_sink_is_neither_written_nor_closed(
+    make_box: Callable[..., Toolbox], tmp_path: Path
+) -> None:
+    """A handler closes every descriptor it does not know (`os.closerange`), and the number
+    of the sink's goes to a file of its own: the events still go to the audit file."""
+    path = tmp_path / "events.jsonl"
+    box = make_box(audit=path)
+    assert box.call("lookup", {"q": "x"}).ok
+    sink = box.audit
+    assert isinstance(sink, audit_module.JsonLinesSink) and sink._fd is not None
+    os.close(sink._fd)
+    other = tmp_path / "other"
+    theirs = os.open(other, os.O_WRONLY | os.O_CREAT)
+    try:
+        assert box.call("lookup", {"q": "y"}).ok
+        asyncio.run(box.aclose())
+        os.fstat(theirs)  # still open
+        assert other.read_bytes() == b""
+    finally:
+        os.close(theirs)
+    assert [e["decision"] for e in lines(path)] == ["proposed", "executed"] * 2
+
+
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork here")
 def test_a_forked_child_writes_whole_lines_to_the_same_file(
     make_box: Callable[..., Toolbox], tmp_path: Path

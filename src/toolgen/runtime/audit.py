@@ -61,10 +61,12 @@ class JsonLinesSink:
     half-written buffer to copy), threads never interleave their lines, and the kernel's
     append puts each line whole after the last, whoever else appends (other processes).
 
-    Per event the path is looked at again (one `stat`): once it no longer names the open file
-    (rotated away, removed), the event goes to a new file at the path. A write that fails
-    raises (the audit fails closed) and lets the file go: the next event opens it anew, and
-    starts on a line of its own when the failed write left part of a line behind."""
+    Per event the path and the open file are looked at again (a `stat` each): once the path
+    no longer names the open file (rotated away, removed), the event goes to a new file at the
+    path; a descriptor closed under the sink is left alone (its number may be another file's).
+    A write that fails raises (the audit fails closed) and lets the file go: the next event
+    opens it anew, and starts on a line of its own when the failed write left part of a line
+    behind."""
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
@@ -101,32 +103,46 @@ class JsonLinesSink:
         if fd is not None:
             try:
                 found = self.path.stat()
-                if (found.st_dev, found.st_ino) == self._identity:
-                    return fd
+                named: tuple[int, int] | None = (found.st_dev, found.st_ino)
             except OSError:
-                pass  # removed: a new file at the path
-            self._drop()
+                named = None  # removed: a new file at the path
+            if named == self._identity and _identity(fd) == self._identity:
+                return fd
+            self._drop()  # rotated away, removed, or the descriptor closed under us
         self.path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(self.path, _APPEND, 0o666)
-        try:
-            found = os.fstat(fd)
-        except BaseException:
+        held = _identity(fd)
+        if held is None:
             os.close(fd)
-            raise
+            raise OSError(f"cannot read what {self.path} opened as")
         # closed with the sink when nobody closes it (a toolbox never closed)
         self._closer = weakref.finalize(self, os.close, fd)
-        self._fd, self._identity = fd, (found.st_dev, found.st_ino)
+        self._fd, self._identity = fd, held
         return fd
 
     def _drop(self) -> None:
-        closer, self._closer, self._fd, self._identity = self._closer, None, None, None
-        if closer is not None:
+        fd, closer, held = self._fd, self._closer, self._identity
+        self._fd, self._closer, self._identity = None, None, None
+        if closer is None:
+            return
+        if fd is not None and _identity(fd) == held:
             closer()
+        else:  # closed under us (a handler's `os.closerange`): the number may be another's now
+            closer.detach()
 
     def _forked(self) -> None:
         # a thread of the parent's may have held the lock; the file (appended to, no
         # buffer) is the child's to write too
         self._lock = threading.Lock()
+
+
+def _identity(fd: int) -> tuple[int, int] | None:
+    """(device, inode) of the file open as `fd`; None when `fd` is not open."""
+    try:
+        found = os.fstat(fd)
+    except OSError:
+        return None
+    return found.st_dev, found.st_ino
 
 
 #: How the file sink opens its file: appending, created when missing, not inherited by a
