@@ -15,10 +15,11 @@ written as its escape, what JSON cannot carry (NaN, an integer too long to print
 as text, the tool's name and the arguments' names cut as a message quotes a value. A sink that
 still fails (a full disk) is the caller's to handle: `write` says so.
 
-Sinks (`sink_for`): a JSON-lines file (each event appended and flushed under a lock, so a
-crash loses nothing already written), a `logging.Logger` (INFO, the event as JSON), or any
-callable taking the event dict, called on the deciding thread (an async one is refused: its
-events would never be awaited). The default is the logger `toolgen.audit`.
+Sinks (`sink_for`): a JSON-lines file (kept open; each event one write of its whole line
+under a lock, so a crash loses nothing already written), a `logging.Logger` (INFO, the event
+as JSON), or any callable taking the event dict, called on the deciding thread (an async one
+is refused: its events would never be awaited). The default is the logger `toolgen.audit`,
+which keeps its events from the root logger: a handler on it collects them.
 """
 
 from __future__ import annotations
@@ -33,12 +34,14 @@ import logging
 import os
 import secrets
 import threading
+import weakref
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, Protocol, cast
 
 from toolgen.quoting import QUOTE_LIMIT
 from toolgen.runtime.escapes import handlers_own
+from toolgen.runtime.forks import renew_in_child
 from toolgen.runtime.values import escaped, name, writable
 
 #: The decisions an event records.
@@ -52,21 +55,106 @@ Sink = Callable[[dict[str, Any]], object]
 
 
 class JsonLinesSink:
-    """Appends each event as one line of JSON to `path`: opened, written, flushed and closed
-    per event under a lock, so that nothing written waits in a buffer when the process dies
-    and several toolboxes (threads) never interleave their lines."""
+    """Appends each event as one line of JSON to `path`, kept open (append mode, unbuffered)
+    from the first event until `close`: each line is one `os.write` of the whole line under a
+    lock, so nothing written waits in a buffer when the process dies (or forks: a child has no
+    half-written buffer to copy), threads never interleave their lines, and the kernel's
+    append puts each line whole after the last, whoever else appends (other processes).
+
+    Per event the path and the open file are looked at again (a `stat` each): once the path
+    no longer names the open file (rotated away, removed), the event goes to a new file at the
+    path; a descriptor closed under the sink is left alone (its number may be another file's).
+    A write that fails raises (the audit fails closed) and lets the file go: the next event
+    opens it anew, and starts on a line of its own when the failed write left part of a line
+    behind."""
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self._lock = threading.Lock()
+        self._fd: int | None = None
+        self._identity: tuple[int, int] | None = None  # (device, inode) of the open file
+        self._closer: weakref.finalize[Any, Any] | None = None
+        self._torn = False  # a failed write left part of a line
+        renew_in_child(self)
 
     def __call__(self, event: dict[str, Any]) -> None:
-        line = json.dumps(event, ensure_ascii=False, default=str) + "\n"
+        line = (json.dumps(event, ensure_ascii=False, default=str) + "\n").encode("utf-8")
         with self._lock:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            with open(self.path, "a", encoding="utf-8") as file:
-                file.write(line)
-                file.flush()
+            fd = self._open()
+            if self._torn:
+                line = b"\n" + line
+            done = 0
+            try:
+                while done < len(line):  # one write but for a full disk or a signal
+                    done += os.write(fd, line[done:])
+            except BaseException:
+                self._torn = self._torn or done > 0
+                self._drop()
+                raise
+            self._torn = False
+
+    def close(self) -> None:
+        """Let the file go (a later event opens it again)."""
+        with self._lock:
+            self._drop()
+
+    def _open(self) -> int:
+        fd = self._fd
+        if fd is not None:
+            try:
+                found = self.path.stat()
+                named: tuple[int, int] | None = (found.st_dev, found.st_ino)
+            except OSError:
+                named = None  # removed: a new file at the path
+            if named == self._identity and _identity(fd) == self._identity:
+                return fd
+            self._drop()  # rotated away, removed, or the descriptor closed under us
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.path, _APPEND, 0o666)
+        held = _identity(fd)
+        if held is None:
+            os.close(fd)
+            raise OSError(f"cannot read what {self.path} opened as")
+        # closed with the sink when nobody closes it (a toolbox never closed)
+        self._closer = weakref.finalize(self, os.close, fd)
+        self._fd, self._identity = fd, held
+        return fd
+
+    def _drop(self) -> None:
+        fd, closer, held = self._fd, self._closer, self._identity
+        self._fd, self._closer, self._identity = None, None, None
+        if closer is None:
+            return
+        if fd is not None and _identity(fd) == held:
+            closer()
+        else:  # closed under us (a handler's `os.closerange`): the number may be another's now
+            closer.detach()
+
+    def _forked(self) -> None:
+        # a thread of the parent's may have held the lock; the file (appended to, no
+        # buffer) is the child's to write too
+        self._lock = threading.Lock()
+
+
+def _identity(fd: int) -> tuple[int, int] | None:
+    """(device, inode) of the file open as `fd`; None when `fd` is not open."""
+    try:
+        found = os.fstat(fd)
+    except OSError:
+        return None
+    return found.st_dev, found.st_ino
+
+
+#: How the file sink opens its file: appending, created when missing, not inherited by a
+#: program this one starts, and bytes as they are (Windows would translate the newlines).
+_APPEND = (
+    os.O_WRONLY
+    | os.O_APPEND
+    | os.O_CREAT
+    | getattr(os, "O_CLOEXEC", 0)
+    | getattr(os, "O_BINARY", 0)
+    | getattr(os, "O_NOINHERIT", 0)
+)
 
 
 class LoggerSink:
@@ -79,6 +167,25 @@ class LoggerSink:
 
     def __call__(self, event: dict[str, Any]) -> None:
         self.logger.info("%s", json.dumps(event, default=str))
+
+
+#: The default sink's logger: a stream of the audit's own, which an application collects by
+#: putting a handler on it (at INFO already). Left as it was found when the application set
+#: it up before this import (a level, a handler); else it does not pass its events on to the
+#: root logger: an application's log at INFO (the MCP SDK's `MCPServer` sets one up, with a
+#: rich handler on stderr) would print every event there, at milliseconds a call, and would
+#: turn the audit on where nobody keeps it.
+AUDIT_LOGGER = "toolgen.audit"
+
+
+def _own_stream() -> None:
+    logger = logging.getLogger(AUDIT_LOGGER)
+    if logger.level == logging.NOTSET and not logger.handlers:
+        logger.setLevel(logging.INFO)
+        logger.propagate = False
+
+
+_own_stream()
 
 
 #: Where a deployment's audit secret may come from, and the fewest bytes it may have.
@@ -191,16 +298,21 @@ def write(sink: Sink, event: dict[str, Any]) -> BaseException | None:
 
 
 def wanted(sink: Sink) -> bool:
-    """Would `sink` keep an event? Only a logger sink whose logger is off for INFO would not:
-    its events are then not even built. Any other sink gets every event."""
-    return not isinstance(sink, LoggerSink) or sink.logger.isEnabledFor(logging.INFO)
+    """Would `sink` keep an event? Only a logger sink whose logger is off for INFO, or has no
+    handler to give it to (none of its own, none it passes events on to), would not: its
+    events are then not even built (`logging` would drop them). Any other sink gets every
+    event."""
+    if not isinstance(sink, LoggerSink):
+        return True
+    logger = sink.logger
+    return logger.isEnabledFor(logging.INFO) and logger.hasHandlers()
 
 
 def sink_for(audit: str | Path | logging.Logger | Sink | None) -> Sink:
     """The sink `Toolbox.load(audit=...)` names: None (the `toolgen.audit` logger), a path (a
     JSON-lines file), a logger, or a callable."""
     if audit is None:
-        return LoggerSink(logging.getLogger("toolgen.audit"))
+        return LoggerSink(logging.getLogger(AUDIT_LOGGER))
     if isinstance(audit, str | Path):
         return JsonLinesSink(audit)
     if isinstance(audit, logging.Logger):

@@ -188,7 +188,8 @@ class Toolbox:
         - `store`: the idempotency store, a URL (`memory://`, `sqlite:///path`,
           `redis://host:port/db`, `rediss://...`) or an `IdempotencyStore`; the URL is checked
           here, the store opened at the first keyed call;
-        - `audit`: None (logger `toolgen.audit`), a JSON-lines file path, a logger or a
+        - `audit`: None (logger `toolgen.audit`: a handler on it collects the events, the
+          root's do not), a JSON-lines file path (kept open until `aclose`), a logger or a
           (synchronous) callable; `audit_arguments`: put raw arguments in events (else only
           their fingerprint, keyed by `audit_secret`: at least 16 bytes, else the environment's
           `TOOLGEN_AUDIT_SECRET`, else a random secret of this process);
@@ -297,8 +298,10 @@ class Toolbox:
             raise
 
     async def aclose(self) -> None:
-        """Close the store, if this toolbox opened it, and let the threads of sync handlers
-        end (a later call starts new ones)."""
+        """Close the store, if this toolbox opened it, and the audit file, and let the threads
+        of sync handlers end (a later call starts new ones, and opens the file again)."""
+        if isinstance(self.audit, audit_events.JsonLinesSink):
+            self.audit.close()
         if self._workers is not None:
             self._workers.shutdown(wait=False)
             self._workers = None
