@@ -158,7 +158,10 @@ class Prepared:
     the quick check proves valid (`steps.quick`) are what the validator would make of them:
     every parameter is a named one annotated `str`, `int` or `bool` whose schema has that very
     JSON type, with no default or a plain one (pydantic keeps such values as they are), and
-    every property of the schema is a parameter."""
+    every property of the schema is a parameter. `written` is `dump` save that NaN and the
+    infinities stay floats wherever they are, under `Any` too, so that one walk of the data
+    sees them (`steps.quick.quick_value`); None when it cannot be made (then `plain` and
+    `dump` are walked, as before)."""
 
     fn: Callable[..., Any]
     arguments: pydantic_core.SchemaValidator

@@ -324,7 +324,8 @@ class _Results:
         if not isinstance(ref, str) or not ref.startswith("#/$defs/"):
             return _no
         name = ref.removeprefix("#/$defs/")
-        if "/" in name or "~" in name or name not in self.defs:
+        # a name a JSON pointer escapes (or a URI, `%`) is resolved by jsonschema alone
+        if any(c in name for c in "/~%") or name not in self.defs:
             return _no
         holder = self.refs.get(name)
         if holder is None:
