@@ -9,6 +9,7 @@ function nested in a registration function (`register(server)`, called with a `R
 
 from __future__ import annotations
 
+import copy
 import importlib
 import inspect
 import typing
@@ -157,7 +158,10 @@ class Prepared:
     the quick check proves valid (`steps.quick`) are what the validator would make of them:
     every parameter is a named one annotated `str`, `int` or `bool` whose schema has that very
     JSON type, with no default or a plain one (pydantic keeps such values as they are), and
-    every property of the schema is a parameter."""
+    every property of the schema is a parameter. `written` is `dump` save that NaN and the
+    infinities stay floats wherever they are, under `Any` too, so that one walk of the data
+    sees them (`steps.quick.quick_value`); None when it cannot be made (then `plain` and
+    `dump` are walked, as before)."""
 
     fn: Callable[..., Any]
     arguments: pydantic_core.SchemaValidator
@@ -166,6 +170,7 @@ class Prepared:
     exact: type | None = None
     direct: bool = False
     is_async: bool = False  # `fn` makes a coroutine: awaited on the caller's loop, no thread
+    written: Callable[[Any], Any] | None = None
 
 
 def prepare(fn: Callable[..., Any], parameters: Mapping[str, Any]) -> Prepared:
@@ -213,7 +218,48 @@ def prepare(fn: Callable[..., Any], parameters: Mapping[str, Any]) -> Prepared:
 
     exact = returns if adapter is not None and any(returns is t for t in _EXACT) else None
     direct = _direct(fn, signature, parameters)
-    return Prepared(fn, arguments, dump, plain, exact, direct, inspect.iscoroutinefunction(fn))
+    is_async = inspect.iscoroutinefunction(fn)
+    written = dump if adapter is None else _keeping_non_finite(adapter)
+    return Prepared(fn, arguments, dump, plain, exact, direct, is_async, written)
+
+
+def _keeping_non_finite(adapter: pydantic.TypeAdapter[Any]) -> Callable[[Any], Any] | None:
+    """The adapter's JSON-mode dump with every config's `ser_json_inf_nan` set to keep NaN and
+    the infinities as floats (JSON mode makes one under `Any`, or in a value of the wrong
+    type, null, where no walk of the data can see it); None when pydantic cannot make it.
+    For data without them it is the adapter's own dump. `_use_prebuilt=False`: a nested
+    model's own serializer would keep its own config."""
+    try:
+        schema = copy.deepcopy(adapter.core_schema)
+        stack: list[Any] = [schema]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, dict):
+                for key, value in node.items():
+                    # a schema's config (never a field named "config": fields are schemas)
+                    if (
+                        key == "config"
+                        and "type" in node
+                        and isinstance(value, dict)
+                        and "type" not in value
+                    ):
+                        value["ser_json_inf_nan"] = "constants"
+                        continue
+                    stack.append(value)
+            elif isinstance(node, list | tuple):
+                stack.extend(node)
+        serializer = pydantic_core.SchemaSerializer(
+            schema,
+            {"ser_json_inf_nan": "constants"},
+            _use_prebuilt=False,
+        )
+    except Exception:  # a default deepcopy refuses, an older pydantic-core ...
+        return None
+
+    def written(value: Any) -> Any:
+        return serializer.to_python(value, mode="json", by_alias=True, warnings=False)
+
+    return written
 
 
 #: The annotations of parameters a direct call may take, with their schemas' JSON type.

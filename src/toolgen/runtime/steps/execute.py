@@ -542,9 +542,11 @@ def answer(
     who: str | None = None,
 ) -> ToolResult:
     """The success result of a handler's return value, or `INTERNAL` when strict JSON cannot
-    carry it (in UTF-8: no lone surrogate) or the return schema rejects it (`quick_returns`,
-    `steps.quick.quick_value` of the return schema, may prove a plain value accepted without
-    jsonschema). `who` names what returned it in the log (else the tool)."""
+    carry it (in UTF-8: no lone surrogate) or the return schema rejects it. `quick_returns`
+    (`steps.quick.quick_value` of the return schema) proves, in one walk of the JSON data
+    written, that it is safe and accepted: then neither the walks below nor jsonschema run.
+    Whatever it does not prove takes them, and they decide and word the problem, as before.
+    `who` names what returned it in the log (else the tool)."""
     try:
         exact = type(value) is prepared.exact  # a str, int, float or bool where one is declared
         # a str that is ASCII holds no surrogate; one that is not is searched
@@ -554,6 +556,19 @@ def answer(
         if exact and text and plain(value):
             data = value
         else:
+            written = prepared.written
+            if quick_returns is not None and written is not None:
+                # the JSON data as it is sent, NaN and the infinities kept (where the dump
+                # would write null) so that the proof's walk sees them; a value it cannot
+                # dump (a name with a lone surrogate, a cycle) is worded below
+                try:
+                    found_data = written(value)
+                except BaseException as exc:
+                    if not handlers_own(exc):
+                        raise
+                else:
+                    if quick_returns(found_data):
+                        return ToolResult(name, True, found_data, None, trace_id)
             # the value as the handler made it (JSON data has a NaN under `Any` as null, a
             # key's lone surrogate replaced), then the text as it is sent (a path or an enum
             # becomes a string only there)

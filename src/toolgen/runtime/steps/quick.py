@@ -8,11 +8,17 @@ and no property the schema does not name. Anything else - a nested value, a keyw
 not know (`format`, `pattern`, `$ref` ...), an enum of other values - answers False, which
 only means "not proven": the full validation (`value_problems` and jsonschema) then decides
 and words the problems. A schema it cannot read at all gets no quick check (None).
+
+`quick_value(schema)` does the same for what a handler returns, as the JSON data sent: one walk
+that proves the data both safe to write and accepted by the return schema, nested or not
+(objects, arrays, `$ref`, unions ...), so that neither jsonschema nor the walks that word a
+problem run for a result it proves.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -178,10 +184,291 @@ def _unproven(value: Any) -> bool:
 
 
 def quick_value(schema: Any) -> Check | None:
-    """The quick check of one value against `schema` (a return schema, say): True only when
-    the value is a plain scalar the schema provably accepts; None for a schema it cannot
-    read."""
-    return _property(schema)
+    """The quick check of a value a tool returns, as JSON data, against its return `schema`
+    (`quick_result`): True only when the data is both safe to write (what `value_problems`
+    looks for: no NaN or infinity, no integer beyond a double's range, no lone surrogate in a
+    string or a name, not nested deeper than `PROVEN_DEPTH`) and accepted by the schema, in
+    one walk; None for a schema that is no object, or none it can prove a value against."""
+    return quick_result(schema)
+
+
+# -- results: one walk that proves JSON data safe and accepted ------------------------------
+#
+# Why a proof and not trust: a value pydantic serialized from the declared return type is
+# not always one its schema accepts - a model made with `model_construct()` lacks required
+# fields, a field assigned after validation holds any value (serialized by inference), a
+# constrained type is never checked on the way out, a descriptor may be edited after the
+# build - so the schema is still checked, by this walk, which implements the keywords it
+# knows as jsonschema does and answers False ("not proven": jsonschema and the walks that
+# word the problem decide) for anything else: a keyword it does not know, a value of a type
+# it does not expect.
+
+#: Levels of nesting a result is proven within; deeper data is left to the full checks (the
+#: walk recurses, a level for each).
+PROVEN_DEPTH = 64
+
+#: One schema's proof: (data, its depth) -> proven safe and accepted.
+Proof = Callable[[Any, int], bool]
+
+#: Keywords of a schema the run time's return validator does not assert: `format` (it is
+#: built without a format checker, `Toolbox.returns`), a discriminator (OpenAPI's).
+_RESULT_ANNOTATIONS = _ANNOTATIONS | {"format", "discriminator"}
+
+#: Keywords that say how an object's or an array's items are checked (walked by the node).
+_OBJECT = ("properties", "required", "additionalProperties")
+_ARRAY = ("items", "prefixItems", "minItems", "maxItems")
+
+
+def _no(value: Any, depth: int) -> bool:
+    return False
+
+
+#: A lone surrogate, or the replacement character that pydantic's JSON mode writes for one in
+#: a `str`-typed name (where the walk of the data would not see it): either is left to the
+#: full checks, which look at the value as the handler made it.
+_DOUBTFUL = re.compile("[\ud800-\udfff\ufffd]")
+
+
+def _text(value: str) -> bool:
+    return value.isascii() or _DOUBTFUL.search(value) is None
+
+
+def _safe_scalar(value: Any) -> bool:
+    """A JSON scalar strict UTF-8 JSON carries (`plain`, for the exact types JSON data has)."""
+    kind = type(value)
+    if kind is str:
+        return _text(value)
+    if kind is bool or value is None:
+        return True
+    if kind is int:
+        return bool(-MAX_NUMBER <= value <= MAX_NUMBER)
+    if kind is float:
+        return math.isfinite(value)
+    return False
+
+
+def _name(key: Any) -> bool:
+    return type(key) is str and _text(key)
+
+
+#: `_ALONE`, a string proven only without a doubtful character too.
+_RESULT_ALONE: dict[str, Check] = {
+    **_ALONE,
+    "string": lambda v: type(v) is str and _text(v),
+}
+
+
+def _safe(value: Any, depth: int) -> bool:
+    """JSON data (dicts, lists, scalars) that strict UTF-8 JSON carries, within the depth."""
+    kind = type(value)
+    if kind is dict:
+        if depth >= PROVEN_DEPTH:
+            return False
+        return all(_name(k) and _safe(v, depth + 1) for k, v in value.items())
+    if kind is list:
+        if depth >= PROVEN_DEPTH:
+            return False
+        return all(_safe(v, depth + 1) for v in value)
+    return _safe_scalar(value)
+
+
+def _typed(names: Any) -> Check | None:
+    """`type`: the exact Python types of JSON data. An integral float, which jsonschema takes
+    as an integer, is not proven one."""
+    listed = [names] if isinstance(names, str) else names
+    if not isinstance(listed, list) or not listed:
+        return None
+    kinds: set[type] = set()
+    for name in listed:
+        if name == "object":
+            kinds.add(dict)
+        elif name == "array":
+            kinds.add(list)
+        elif isinstance(name, str) and name in _TYPES:
+            kinds.update(_TYPES[name])
+        else:
+            return None
+    frozen = frozenset(kinds)
+    return lambda v: type(v) in frozen
+
+
+def _member(values: Any) -> Check | None:
+    """`enum`: a string, None or a boolean among the values (matched by type: jsonschema
+    tells 1 and True apart), a number equal to a number among them; other values unproven."""
+    if not isinstance(values, list):
+        return None
+    strings = frozenset(e for e in values if type(e) is str)
+    numbers = [e for e in values if type(e) is int or type(e) is float]
+    others = [e for e in values if e is None or type(e) is bool]
+
+    def member(v: Any) -> bool:
+        kind = type(v)
+        if kind is str:
+            return v in strings
+        if kind is int or kind is float:
+            return any(e == v for e in numbers)
+        return any(e is v for e in others)
+
+    return member
+
+
+class _Results:
+    """Compiles one return schema (its `$defs` at the root) into a `Proof`."""
+
+    def __init__(self, root: Mapping[str, Any]) -> None:
+        defs = root.get("$defs", {})
+        self.defs: Mapping[str, Any] = defs if isinstance(defs, Mapping) else {}
+        self.refs: dict[str, list[Proof]] = {}  # a def's proof, filled once compiled
+
+    def ref(self, ref: Any) -> Proof:
+        if not isinstance(ref, str) or not ref.startswith("#/$defs/"):
+            return _no
+        name = ref.removeprefix("#/$defs/")
+        # a name a JSON pointer escapes (or a URI, `%`) is resolved by jsonschema alone
+        if any(c in name for c in "/~%") or name not in self.defs:
+            return _no
+        holder = self.refs.get(name)
+        if holder is None:
+            holder = self.refs[name] = [_no]  # a recursive reference finds it filled in later
+            holder[0] = self.node(self.defs[name], root=False)
+        return lambda v, d: holder[0](v, d)
+
+    def node(self, schema: Any, root: bool) -> Proof:
+        if schema is True:
+            return _safe
+        if not isinstance(schema, Mapping):
+            return _no
+        alone = _lone_type(schema)
+        if alone is not None and alone in _RESULT_ALONE:  # the usual leaf: one call
+            leaf = _RESULT_ALONE[alone]
+            return lambda v, d: leaf(v)
+        scalar: list[Check] = []  # checks of the value alone
+        whole: list[Proof] = []  # proofs of the value and all it holds
+        for keyword, value in schema.items():
+            if keyword in _RESULT_ANNOTATIONS or keyword in _OBJECT or keyword in _ARRAY:
+                continue
+            if keyword == "$defs" and root:
+                continue
+            if keyword == "$ref":
+                whole.append(self.ref(value))
+            elif keyword in ("anyOf", "allOf"):
+                if not isinstance(value, list) or not value:
+                    return _no
+                branches = [self.node(branch, root=False) for branch in value]
+                whole.append(_any(branches) if keyword == "anyOf" else _all(branches))
+            elif keyword == "const":
+                found = _member([value])
+                assert found is not None
+                scalar.append(found)
+            else:
+                if keyword == "type":
+                    known = _typed(value)
+                elif keyword == "enum":
+                    known = _member(value)
+                else:
+                    known = _keyword(keyword, value)
+                if known is None:
+                    return _no
+                scalar.append(known)
+        own = any(k in schema for k in _OBJECT + _ARRAY)
+        if whole and not own:  # what they prove holds all the value holds: no walk of its own
+            walk = None
+        else:
+            walk = self.walker(schema)
+            if walk is None:
+                return _no
+        return _joined(scalar, whole, walk)
+
+    def walker(self, schema: Mapping[str, Any]) -> Proof | None:
+        """The proof of the value's items: an object's by `properties`, `required` and
+        `additionalProperties`, an array's by `prefixItems`, `items` and their counts, and
+        a scalar's safety."""
+        properties = schema.get("properties", {})
+        required = schema.get("required", [])
+        extra = schema.get("additionalProperties", True)
+        if not isinstance(properties, Mapping) or not isinstance(required, list):
+            return None
+        if not all(type(n) is str for n in required):
+            return None
+        named = {n: self.node(sub, root=False) for n, sub in properties.items()}
+        others = None if extra is False else _safe if extra is True else self.node(extra, False)
+        prefix_schemas = schema.get("prefixItems", [])
+        items = schema.get("items", True)
+        if not isinstance(prefix_schemas, list):
+            return None
+        prefix = [self.node(sub, root=False) for sub in prefix_schemas]
+        rest = None if items is False else _safe if items is True else self.node(items, False)
+        least, most = schema.get("minItems", 0), schema.get("maxItems")
+        if type(least) is not int or (most is not None and type(most) is not int):
+            return None
+
+        def walk(v: Any, d: int) -> bool:
+            kind = type(v)
+            if kind is dict:
+                if d >= PROVEN_DEPTH:
+                    return False
+                for n in required:
+                    if n not in v:
+                        return False
+                for key, item in v.items():
+                    if not _name(key):
+                        return False
+                    proof = named.get(key, others)
+                    if proof is None or not proof(item, d + 1):
+                        return False
+                return True
+            if kind is list:
+                if d >= PROVEN_DEPTH or len(v) < least or (most is not None and len(v) > most):
+                    return False
+                for i, item in enumerate(v):
+                    proof = prefix[i] if i < len(prefix) else rest
+                    if proof is None or not proof(item, d + 1):
+                        return False
+                return True
+            return _safe_scalar(v)
+
+        return walk
+
+
+def _any(branches: list[Proof]) -> Proof:
+    return lambda v, d: any(b(v, d) for b in branches)
+
+
+def _all(branches: list[Proof]) -> Proof:
+    return lambda v, d: all(b(v, d) for b in branches)
+
+
+def _joined(scalar: list[Check], whole: list[Proof], walk: Proof | None) -> Proof:
+    proofs = [*whole, walk] if walk is not None else whole
+    if len(proofs) == 1:  # the usual node: a few checks of its own, then one walk
+        proof = proofs[0]
+        if not scalar:
+            return proof
+        if len(scalar) == 1:
+            check = scalar[0]
+            return lambda v, d: check(v) and proof(v, d)
+        if len(scalar) == 2:
+            first, second = scalar
+            return lambda v, d: first(v) and second(v) and proof(v, d)
+    return lambda v, d: all(c(v) for c in scalar) and all(p(v, d) for p in proofs)
+
+
+def quick_result(schema: Any) -> Check | None:
+    """The proof of a tool's result (see `quick_value`), or None for a schema that is no
+    object or that no value could be proven against."""
+    if not isinstance(schema, Mapping):
+        return None
+    proof = _Results(schema).node(schema, root=True)
+    if proof is _no:  # a keyword it does not know at the root: never proven, never tried
+        return None
+
+    def proven(value: Any) -> bool:
+        try:
+            return proof(value, 0)
+        except RecursionError:  # a deep stack already: not proven here
+            return False
+
+    return proven
 
 
 def quick_check(schema: Any) -> Callable[[dict[str, Any]], bool] | None:
