@@ -34,7 +34,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from runtime_calls import project  # benchmarks/runtime_calls.py, beside this file
+from runtime_calls import print_table, project  # benchmarks/runtime_calls.py, beside this file
 
 from toolgen.runtime import CallContext, Toolbox
 
@@ -129,19 +129,12 @@ def rows(calls: int, repeat: int) -> list[tuple[str, str, str]]:
         ]
 
 
-def print_table(found: list[tuple[str, str, str]]) -> None:
-    print("| audit sink | per call | note |")
-    print("| --- | ---: | --- |")
-    for what, figure, note in found:
-        print(f"| {what} | {figure} | {note} |")
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=2000)
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
-    print_table(rows(args.calls, args.repeat))
+    print_table(rows(args.calls, args.repeat), "audit sink")
 
 
 if __name__ == "__main__":

@@ -389,8 +389,9 @@ def ticket_rows(
     ]
 
 
-def print_table(found: list[tuple[str, str, str]]) -> None:
-    print("| run time | per call | note |")
+def print_table(found: list[tuple[str, str, str]], what: str = "run time") -> None:
+    """`found` as a Markdown table whose first column is headed `what`."""
+    print(f"| {what} | per call | note |")
     print("| --- | ---: | --- |")
     for what, figure, note in found:
         print(f"| {what} | {figure} | {note} |")

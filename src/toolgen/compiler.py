@@ -21,12 +21,12 @@ from toolgen.analyze import tool_transforms
 from toolgen.analyze.contract_layers import (
     Contract,
     Stated,
+    classify_hint,
     disagreement,
     disagreements,
     merged,
     safety,
     table_layer,
-    unclassified,
     with_table,
 )
 from toolgen.analyze.decorators import DecoratorInfo, decorator_options, stacked_tool
@@ -732,6 +732,18 @@ def entry_field_problems(entry: dict[str, Any]) -> list[str]:
     return wrong
 
 
+def unclassified(
+    contract: Contract, name: str, native: bool, config: Config, where: Location
+) -> list[Diagnostic]:
+    """TG406 when no layer states the tool's risk (DESIGN §3: every tool is classified): a
+    warning, an error from `min_level` 1 on, with the one line that classifies it."""
+    if "risk" in contract.origins:
+        return []
+    file = config.display(config.contract_file) if config.contract_file is not None else None
+    level = Level.ERROR if config.min_level >= 1 else Level.WARNING
+    return [Diagnostic("TG406", classify_hint(name, native, file), where, level)]
+
+
 def compile_listed(
     listed: ListedTool, config: Config, policy: Policy, ignores: FileSuppressions
 ) -> tuple[ToolDescriptor | None, list[Diagnostic]]:
@@ -798,13 +810,32 @@ def compile_listed(
         except ValidationError as exc:
             for error in exc.errors():
                 path = ".".join(str(p) for p in error["loc"])
-                key = {v: k for k, v in DESCRIPTOR_KEYS.items()}.get(path.split(".")[0], path)
-                at = contract.places.get(key, where)  # a table's value: where it is written
+                # a table's value: where it is written
+                at = contract.places.get(stated_key(error["loc"], data), where)
                 problems.append(Diagnostic("TG403", f"`{path}`: {error['msg']}", at))
     problems = policy.apply(problems, {listed.module.shown: ignores})
     if any(p.severity is Level.ERROR for p in problems):
         return None, problems
     return descriptor, problems
+
+
+#: The contract values a docstring lists in a section of bullets: key, the section's title.
+BULLET_SECTIONS = (("side_effects", "side effects"), ("permissions", "permissions"))
+
+#: A descriptor field -> the contract key that states it, where the two names differ.
+STATED_AS = {field: key for key, field in DESCRIPTOR_KEYS.items()}
+
+
+def stated_key(loc: tuple[int | str, ...], data: dict[str, Any]) -> str:
+    """The contract key (as `Contract.places` holds it) of the descriptor value a validation
+    error's `loc` is about, in the descriptor's `data`: a hint as `idempotency.<hint>`, an
+    error as `errors.<CODE>`, another field by its keyword."""
+    field = str(loc[0]) if loc else ""
+    if field == "idempotency" and len(loc) > 1:
+        return f"idempotency.{loc[1]}"
+    if field == "errors" and len(loc) > 1 and isinstance(loc[1], int):
+        return f"errors.{data['errors'][loc[1]].get('code')}"
+    return STATED_AS.get(field, field)
 
 
 def _listed_contract(
@@ -837,11 +868,7 @@ def _listed_contract(
             problems.extend(wrong)
             if not wrong:
                 examples.append(example)
-    if "risk" not in contract.origins:
-        file = config.display(config.contract_file) if config.contract_file else None
-        level = Level.ERROR if config.min_level >= 1 else Level.WARNING
-        message = unclassified(entry["name"], False, file)
-        problems.append(Diagnostic("TG406", message, where, level))
+    problems.extend(unclassified(contract, entry["name"], False, config, where))
     return contract, errors, examples
 
 
@@ -1001,7 +1028,9 @@ class _HandlerCompiler:
         self.problems.extend(self.own_text(reader.diagnostics))
         if whole:  # also when another error stops the tool: all of its problems at once
             examples = self.check_examples(examples, parameters_schema, returns_schema, errors)
-        self.classified(contract, name)
+        registered_at = self.handler.at.location(self.handler.decorator)
+        native = self.preset.native
+        self.problems.extend(unclassified(contract, name, native, self.config, registered_at))
         settled, findings = safety(contract)
         for code, message, key in findings:
             self.report(code, message, self.stated_at(contract, key))
@@ -1062,16 +1091,8 @@ class _HandlerCompiler:
         try:
             descriptor = ToolDescriptor.model_validate(data)
         except ValidationError as exc:
-            keys = {v: k for k, v in DESCRIPTOR_KEYS.items()}
             for found in exc.errors():
-                loc = found["loc"]
-                field = str(loc[0]) if loc else ""
-                key = keys.get(field, field)
-                if field == "idempotency" and len(loc) > 1:
-                    key = f"idempotency.{loc[1]}"
-                elif field == "errors" and len(loc) > 1 and isinstance(loc[1], int):
-                    key = f"errors.{data['errors'][loc[1]].get('code')}"
-                where = self.stated_at(contract, key)
+                where = self.stated_at(contract, stated_key(found["loc"], data))
                 path = ".".join(str(p) for p in found["loc"])
                 self.report("TG403", f"`{path}`: {found['msg']}", where)
             return None, self.problems
@@ -1084,7 +1105,7 @@ class _HandlerCompiler:
         with the framework's decorator), the project's contract table."""
         hints = reader.idempotency(sections["idempotency"]) if "idempotency" in sections else {}
         docstring = Stated("docstring", hints=hints)
-        for key, title in (("side_effects", "side effects"), ("permissions", "permissions")):
+        for key, title in BULLET_SECTIONS:
             if title in sections:
                 docstring.options[key] = reader.bullets(sections[title])
                 header = sections[title].header
@@ -1102,7 +1123,7 @@ class _HandlerCompiler:
                 at = self.module.location(stacked.nodes["name"])
                 self.problems.append(disagreement("name", given, name, None, at))
         decorator = layers[-1] if layers[-1].layer == "decorator" else None
-        for key, title in (("side_effects", "side effects"), ("permissions", "permissions")):
+        for key, title in BULLET_SECTIONS:
             if decorator is None or key not in decorator.options or key not in docstring.options:
                 continue
             if decorator.options[key] != docstring.options[key]:
@@ -1139,18 +1160,6 @@ class _HandlerCompiler:
         if contract is not None and key in contract.places:
             return contract.places[key]
         return self.option_at(key)
-
-    def classified(self, contract: Contract, name: str) -> None:
-        """TG406 when no layer states the tool's risk (DESIGN §3: every tool is classified):
-        a warning, an error from `min_level` 1 on."""
-        if "risk" in contract.origins:
-            return
-        file = self.config.contract_file
-        shown = self.config.display(file) if file is not None else None
-        message = unclassified(name, self.preset.native, shown)
-        level = Level.ERROR if self.config.min_level >= 1 else Level.WARNING
-        where = self.handler.at.location(self.handler.decorator)
-        self.problems.append(Diagnostic("TG406", message, where, level))
 
     def griffe_read(self, doc: Docstring) -> Docstring:
         """`doc` with the description and parameter texts the framework reads through griffe

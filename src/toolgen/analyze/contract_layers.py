@@ -264,7 +264,7 @@ def safety(contract: Contract) -> tuple[dict[str, Any], list[Finding]]:
     return fields, findings
 
 
-def unclassified(name: str, native: bool, contract_file: str | None) -> str:
+def classify_hint(name: str, native: bool, contract_file: str | None) -> str:
     """TG406's message for a tool no layer states the risk of, with the one line that
     classifies it (`contract_file`: the contract file, as shown)."""
     levels = "low, medium, high, critical or forbidden"
