@@ -1,13 +1,18 @@
-"""A quick check of the common case of step 3: flat arguments of plain values.
+"""The compiled check of step 3, and of what a handler returns: proofs that skip jsonschema.
 
-`quick_check(schema)` compiles an object schema into a predicate that answers True only when
-the arguments are provably valid: every value a str (without a lone surrogate), bool, None,
-finite float or int within a double's range (so `value_problems` finds nothing) that meets its
-property's `type`, string `enum`, length and bound keywords, every required property present
-and no property the schema does not name. Anything else - a nested value, a keyword it does
-not know (`format`, `pattern`, `$ref` ...), an enum of other values - answers False, which
-only means "not proven": the full validation (`value_problems` and jsonschema) then decides
-and words the problems. A schema it cannot read at all gets no quick check (None).
+`quick_check(schema)` compiles an input schema into a predicate that answers True only when
+the arguments are provably valid: safe to carry (every string without a lone surrogate, every
+number finite and within a double's range, nesting within `MAX_ARGUMENT_DEPTH`, so that
+`value_problems` finds nothing) and accepted by the schema. Flat arguments of plain values
+take a check of their own, a loop over the properties; any other object schema takes the
+proof of results below with `format` and `pattern` asserted as the input validator asserts
+them (nested objects, arrays, `$ref`, unions, enums, bounds, lengths, `uniqueItems` of
+strings). Whatever it does not prove - a keyword it does not know (`multipleOf`, `not`,
+`oneOf` ...), an integral float for an integer, an enum of other values - answers False,
+which only means "not proven": the full validation (`value_problems` and jsonschema) then
+decides and words the problems. A schema it cannot read at all, or one with a `$ref` it does
+not resolve itself, gets no quick check (None). tests/runtime/test_validator_differential.py
+holds it to jsonschema's decision over generated schemas and values.
 
 `quick_value(schema)` does the same for what a handler returns, as the JSON data sent: one walk
 that proves the data both safe to write and accepted by the return schema, nested or not
@@ -19,10 +24,12 @@ from __future__ import annotations
 
 import math
 import re
+import typing
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from toolgen.runtime.values import MAX_NUMBER, surrogate
+from toolgen.schema_patterns import FORMATS, UncheckablePattern, matches
 
 #: A property's compiled keywords: True when the value is provably valid.
 Check = Callable[[Any], bool]
@@ -179,10 +186,6 @@ def _bound(keyword: str, limit: float) -> Check:
     return lambda v: not _is_number(v) or v < limit
 
 
-def _unproven(value: Any) -> bool:
-    return False
-
-
 def quick_value(schema: Any) -> Check | None:
     """The quick check of a value a tool returns, as JSON data, against its return `schema`
     (`quick_result`): True only when the data is both safe to write (what `value_problems`
@@ -312,21 +315,60 @@ def _member(values: Any) -> Check | None:
     return member
 
 
-class _Results:
-    """Compiles one return schema (its `$defs` at the root) into a `Proof`."""
+def _unique(flag: Any) -> Check | None:
+    """`uniqueItems`: an array of distinct strings (jsonschema's equality of other items,
+    where 1 and 1.0 are one value and 1 and True are not, is left to it)."""
+    if flag is False:
+        return lambda v: True
+    if flag is not True:
+        return None
+    return lambda v: (
+        type(v) is not list or (all(type(item) is str for item in v) and len(set(v)) == len(v))
+    )
 
-    def __init__(self, root: Mapping[str, Any]) -> None:
+
+def _pattern(value: Any) -> Check | None:
+    """`pattern`, matched as the run time's validator matches it (`schema_patterns`). A
+    schema with one that cannot be matched so gets no proof (`_raises_somewhere`)."""
+    if not isinstance(value, str):
+        return None
+
+    def match(v: Any) -> bool:  # the pattern compiles (`_raises_somewhere`)
+        return type(v) is not str or matches(value, v)
+
+    return match
+
+
+def _format(value: Any) -> Check | None:
+    """`format`, checked by the very checker the input validator is built with."""
+    if not isinstance(value, str):
+        return None
+
+    def conforms(v: Any) -> bool:
+        try:
+            return FORMATS.conforms(v, value)
+        except Exception:  # a check that fails unforeseen proves nothing; jsonschema decides
+            return False
+
+    return conforms
+
+
+class _Results:
+    """Compiles one schema (its `$defs` at the root) into a `Proof`: of a return value
+    (`results=True`: `format` is no assertion there, `Toolbox.returns`) or of a call's
+    arguments (`format` and `pattern` asserted, as `steps.validate.input_validator`)."""
+
+    def __init__(self, root: Mapping[str, Any], results: bool = True) -> None:
         defs = root.get("$defs", {})
         self.defs: Mapping[str, Any] = defs if isinstance(defs, Mapping) else {}
         self.refs: dict[str, list[Proof]] = {}  # a def's proof, filled once compiled
+        self.annotations = _RESULT_ANNOTATIONS if results else _ARGUMENT_ANNOTATIONS
+        self.asserted = _ASSERTED if results else _ARGUMENT_ASSERTED
 
     def ref(self, ref: Any) -> Proof:
-        if not isinstance(ref, str) or not ref.startswith("#/$defs/"):
+        if not _resolved(ref, self.defs):  # the root, `#` (`_raises_somewhere`: no other)
             return _no
         name = ref.removeprefix("#/$defs/")
-        # a name a JSON pointer escapes (or a URI, `%`) is resolved by jsonschema alone
-        if any(c in name for c in "/~%") or name not in self.defs:
-            return _no
         holder = self.refs.get(name)
         if holder is None:
             holder = self.refs[name] = [_no]  # a recursive reference finds it filled in later
@@ -345,7 +387,7 @@ class _Results:
         scalar: list[Check] = []  # checks of the value alone
         whole: list[Proof] = []  # proofs of the value and all it holds
         for keyword, value in schema.items():
-            if keyword in _RESULT_ANNOTATIONS or keyword in _OBJECT or keyword in _ARRAY:
+            if keyword in self.annotations or keyword in _OBJECT or keyword in _ARRAY:
                 continue
             if keyword == "$defs" and root:
                 continue
@@ -361,12 +403,8 @@ class _Results:
                 assert found is not None
                 scalar.append(found)
             else:
-                if keyword == "type":
-                    known = _typed(value)
-                elif keyword == "enum":
-                    known = _member(value)
-                else:
-                    known = _keyword(keyword, value)
+                compile_keyword = self.asserted.get(keyword, _keyword_of(keyword))
+                known = compile_keyword(value)
                 if known is None:
                     return _no
                 scalar.append(known)
@@ -430,6 +468,22 @@ class _Results:
         return walk
 
 
+def _keyword_of(keyword: str) -> Callable[[Any], Check | None]:
+    return lambda value: _keyword(keyword, value)
+
+
+#: The keywords a proof compiles its own way (the others as the quick check's `_keyword`).
+_ASSERTED: dict[str, Callable[[Any], Check | None]] = {
+    "type": _typed,
+    "enum": _member,
+    "uniqueItems": _unique,
+}
+#: A call's arguments: `format` and `pattern` are checked too.
+_ARGUMENT_ASSERTED = {**_ASSERTED, "format": _format, "pattern": _pattern}
+#: Keywords jsonschema takes as annotations of arguments (a discriminator is OpenAPI's).
+_ARGUMENT_ANNOTATIONS = _ANNOTATIONS | {"discriminator"}
+
+
 def _any(branches: list[Proof]) -> Proof:
     return lambda v, d: any(b(v, d) for b in branches)
 
@@ -453,12 +507,62 @@ def _joined(scalar: list[Check], whole: list[Proof], walk: Proof | None) -> Proo
     return lambda v, d: all(c(v) for c in scalar) and all(p(v, d) for p in proofs)
 
 
-def quick_result(schema: Any) -> Check | None:
-    """The proof of a tool's result (see `quick_value`), or None for a schema that is no
-    object or that no value could be proven against."""
+def _raises_somewhere(schema: Any) -> bool:
+    """Does `schema` hold a pattern the run time's validator cannot match
+    (`schema_patterns.UncheckablePattern`), `unevaluatedProperties` beside
+    `patternProperties`, or a `$ref` other than `#` and a name of its `$defs` (which
+    jsonschema may not resolve)? Its validation may raise wherever a value reaches one, in a
+    branch of a union too, whatever the other branches say: no value of it is proven."""
+    found_defs = schema.get("$defs", {}) if isinstance(schema, Mapping) else {}
+    defs = found_defs if isinstance(found_defs, Mapping) else {}
+    stack: list[Any] = [schema]
+    keys: set[str] = set()
+    while stack:
+        item = stack.pop()
+        if isinstance(item, Mapping):
+            keys.update(k for k in item if isinstance(k, str))
+            if "$ref" in item and item["$ref"] != "#" and not _resolved(item["$ref"], defs):
+                return True
+            if "$id" in item or "$dynamicRef" in item:  # a reference resolved elsewhere
+                return True
+            patterns = [item.get("pattern")]
+            found = item.get("patternProperties")
+            if isinstance(found, Mapping):
+                patterns.extend(found)
+            for pattern in patterns:
+                if isinstance(pattern, str) and not _matchable(pattern):
+                    return True
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return "patternProperties" in keys and "unevaluatedProperties" in keys
+
+
+def _resolved(ref: Any, defs: Mapping[str, Any]) -> bool:
+    """Is `ref` a name of the root's `$defs` that needs no escaping (no `/`, `~`, `%`)?"""
+    if not isinstance(ref, str) or not ref.startswith("#/$defs/"):
+        return False
+    name = ref.removeprefix("#/$defs/")
+    return not any(c in name for c in "/~%") and name in defs
+
+
+def _matchable(pattern: str) -> bool:
+    try:
+        matches(pattern, "")
+    except UncheckablePattern:
+        return False
+    return True
+
+
+def quick_result(schema: Any, results: bool = True) -> Check | None:
+    """The proof of a tool's result (see `quick_value`), or with `results=False` of a call's
+    arguments (see `quick_check`); None for a schema that is no object or that no value
+    could be proven against."""
     if not isinstance(schema, Mapping):
         return None
-    proof = _Results(schema).node(schema, root=True)
+    if _raises_somewhere(schema):
+        return None
+    proof = _Results(schema, results).node(schema, root=True)
     if proof is _no:  # a keyword it does not know at the root: never proven, never tried
         return None
 
@@ -473,18 +577,23 @@ def quick_result(schema: Any) -> Check | None:
 
 def quick_check(schema: Any) -> Callable[[dict[str, Any]], bool] | None:
     """The quick check of an input schema (see the module's text), or None when the schema
-    is not a flat object schema it can read."""
+    is no object schema it can read. A flat one of plain values gets the check below; any
+    other the proof of results, with `format` and `pattern` asserted (nested objects,
+    arrays, `$ref`, unions ...)."""
     if not isinstance(schema, Mapping) or schema.get("type") != "object":
         return None
     if not set(schema) <= _TOP or schema.get("additionalProperties", True) not in (True, False):
-        return None
+        return quick_result(schema, results=False)
     properties = schema.get("properties", {})
     required = schema.get("required", [])
     if not isinstance(properties, Mapping) or not isinstance(required, list):
         return None
     if not all(isinstance(name, str) for name in required):
         return None
-    checks = {name: _property(sub) or _unproven for name, sub in properties.items()}
+    found = {name: _property(sub) for name, sub in properties.items()}
+    if None in found.values():  # a nested value, a `$ref`, a `format` ...: the proof
+        return quick_result(schema, results=False)
+    checks = typing.cast(dict[str, Check], found)
     kinds = {name: _EXACT.get(_lone_type(sub) or "") for name, sub in properties.items()}
     if None not in kinds.values():  # only strings, integers and booleans: no call per value
 
