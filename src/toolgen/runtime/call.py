@@ -108,6 +108,12 @@ class Lane:
             self._attempt = found
         return typing.cast("Here | None", found)
 
+    @property
+    def off_thread(self) -> bool:
+        """Was the handler reached and found to be async (or not callable)? Its calls then go
+        on with the whole way's steps, on a loop (`Call.run_here`)."""
+        return self._attempt is None
+
     def call(self, box: Toolbox, arguments: Any, context: CallContext) -> ToolResult:
         """The call on this thread. With no audit event wanted and arguments the quick check
         proves valid (a dict, without a null that validation would drop), the steps that
