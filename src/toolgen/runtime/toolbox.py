@@ -399,6 +399,11 @@ class Toolbox:
             raise found
         return found
 
+    def was_prepared(self, name: str) -> bool:
+        """Was the handler of `name` reached and prepared already (by a call that got as far
+        as it)? Never reaches it."""
+        return isinstance(self._prepared.get(name), Prepared)
+
     def _prepare(self, descriptor: ToolDescriptor) -> Prepared | NotCallable:
         source = descriptor.source
         try:
