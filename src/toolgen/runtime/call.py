@@ -108,6 +108,21 @@ class Lane:
             self._attempt = found
         return typing.cast("Here | None", found)
 
+    def known_sync(self, box: Toolbox) -> bool:
+        """Is the handler known to be a sync one, without reaching it now: reached by this
+        lane already, or prepared by a call of the whole way (which reaches it alike)?"""
+        if self._attempt is _UNREACHED:
+            if not box.was_prepared(self.descriptor.name):
+                return False
+            self.reached(box)
+        return self._attempt is not None
+
+    @property
+    def off_thread(self) -> bool:
+        """Was the handler reached and found to be async (or not callable)? Its calls then go
+        on with the whole way's steps, on a loop (`Call.run_here`)."""
+        return self._attempt is None
+
     def call(self, box: Toolbox, arguments: Any, context: CallContext) -> ToolResult:
         """The call on this thread. With no audit event wanted and arguments the quick check
         proves valid (a dict, without a null that validation would drop), the steps that

@@ -25,10 +25,15 @@ from jsonschema import Draft202012Validator
 
 from toolgen.descriptor import ToolDescriptor
 from toolgen.runtime import audit as audit_events
-from toolgen.runtime.adapters import bound
-from toolgen.runtime.adapters.anthropic import anthropic
-from toolgen.runtime.adapters.gemini import gemini
-from toolgen.runtime.adapters.openai import openai_chat, openai_responses
+from toolgen.runtime.adapters import Job, answer_all, answer_here, bound, bound_here
+from toolgen.runtime.adapters.anthropic import anthropic, anthropic_jobs
+from toolgen.runtime.adapters.gemini import gemini, gemini_jobs
+from toolgen.runtime.adapters.openai import (
+    chat_jobs,
+    openai_chat,
+    openai_responses,
+    responses_jobs,
+)
 from toolgen.runtime.call import Call, Lane
 from toolgen.runtime.catalog import Catalog, load
 from toolgen.runtime.context import CallContext
@@ -394,6 +399,11 @@ class Toolbox:
             raise found
         return found
 
+    def was_prepared(self, name: str) -> bool:
+        """Was the handler of `name` reached and prepared already (by a call that got as far
+        as it)? Never reaches it."""
+        return isinstance(self._prepared.get(name), Prepared)
+
     def _prepare(self, descriptor: ToolDescriptor) -> Prepared | NotCallable:
         source = descriptor.source
         try:
@@ -544,26 +554,54 @@ class Toolbox:
     def handle_openai_chat(
         self, tool_calls: Iterable[Any] | None, *, context: CallContext | None = None
     ) -> list[dict[str, Any]]:
-        """`ahandle_openai_chat` for synchronous code."""
-        return run_sync(lambda: self.ahandle_openai_chat(tool_calls, context=context))
+        """`ahandle_openai_chat` for synchronous code (`Toolbox._turn`)."""
+        return self._turn(chat_jobs(tool_calls), context)
 
     def handle_openai_responses(
         self, output: Iterable[Any] | None, *, context: CallContext | None = None
     ) -> list[dict[str, Any]]:
-        """`ahandle_openai_responses` for synchronous code."""
-        return run_sync(lambda: self.ahandle_openai_responses(output, context=context))
+        """`ahandle_openai_responses` for synchronous code (`Toolbox._turn`)."""
+        return self._turn(responses_jobs(output), context)
 
     def handle_anthropic(
         self, content: Iterable[Any] | None, *, context: CallContext | None = None
     ) -> list[dict[str, Any]]:
-        """`ahandle_anthropic` for synchronous code."""
-        return run_sync(lambda: self.ahandle_anthropic(content, context=context))
+        """`ahandle_anthropic` for synchronous code (`Toolbox._turn`)."""
+        return self._turn(anthropic_jobs(content), context)
 
     def handle_gemini(
         self, parts: Iterable[Any] | None, *, context: CallContext | None = None
     ) -> list[dict[str, Any]]:
-        """`ahandle_gemini` for synchronous code."""
-        return run_sync(lambda: self.ahandle_gemini(parts, context=context))
+        """`ahandle_gemini` for synchronous code (`Toolbox._turn`)."""
+        return self._turn(gemini_jobs(parts), context)
+
+    def _turn(self, jobs: list[Job], context: CallContext | None) -> list[dict[str, Any]]:
+        """The answers of one turn's calls from synchronous code. When no call of it has
+        anything to wait for (`Toolbox._here`), on this thread, one call after another, each
+        as `call` takes it (its handler on this thread): running them at once would only add
+        a thread hop per call. Else as `ahandle_*` answers them, concurrently, on this
+        thread's loop. Either way the same answers, under the same ids and contexts, and the
+        same events; only their order between calls differs (one call's events after
+        another's, not interleaved)."""
+        if asyncio._get_running_loop() is None and all(self._here(job) for job in jobs):
+            return answer_here(jobs, bound_here(self.call, context), self.max_concurrency)
+        return run_sync(lambda: answer_all(jobs, bound(self.acall, context), self.max_concurrency))
+
+    def _here(self, job: Job) -> bool:
+        """May this call of a turn run on the calling thread with no loop and no wait? Yes
+        for one the adapter answers itself, for a tool the catalog has not (answered at
+        once: not found), and for one with a short way (`Toolbox.lane`) whose handler is not
+        known to be async (it may wait, and then the turn's calls should wait together); a
+        handler not reached yet is taken to be sync: reaching it here would import it before
+        any call of it got that far, and an async one found later takes the whole way on
+        this thread, answered alike."""
+        if job.refused is not None:
+            return True
+        name = job.name
+        if name not in self.catalog.descriptors:
+            return True
+        lane = self._lanes[name] if name in self._lanes else self.lane(name)
+        return lane is not None and not lane.off_thread
 
 
 #: The key of a timeout mapping that gives the tools it does not name their timeout.

@@ -1,9 +1,9 @@
 """Platform adapters: one model turn's tool calls in, one result item per call out.
 
-Each platform module reads the calls of a turn (the official SDK's objects or plain dicts), asks
-`call(name, arguments, call_id)` for each, concurrently and at most `limit` at a time, and
-answers in the platform's wire format (reference/runtime.md), in the order of the calls and
-under their ids:
+Each platform module reads the calls of a turn (the official SDK's objects or plain dicts) into
+`Job`s (`chat_jobs`, ...), asks `call(name, arguments, call_id)` for each, concurrently and at
+most `limit` at a time (`answer_all`), and answers in the platform's wire format
+(reference/runtime.md), in the order of the calls and under their ids:
 
 - `toolgen.runtime.adapters.openai`: `openai_chat(tool_calls, call, limit)` and
   `openai_responses(output, call, limit)`;
@@ -16,7 +16,9 @@ under their ids:
 trace id become each call's own. The id `call` is given is the call's in the turn (`marks`):
 the platform's, or its place for a call without one, so no two calls of a turn share one. A
 call that raises costs only its own result: an INTERNAL error envelope, the exception logged
-and never shown to the model.
+and never shown to the model. `answer_here` answers the same jobs one after another on the
+calling thread, with a synchronous `call` (`bound_here`): what the sync `Toolbox.handle_*`
+take when no call of the turn has anything to wait for (`Toolbox.lane`).
 """
 
 from __future__ import annotations
@@ -53,6 +55,10 @@ class ResultLike(Protocol):
 Call = Callable[[str, Any, str | None], Awaitable[ResultLike]]
 
 
+#: `Call` for synchronous code: the same call, answered on the calling thread.
+CallHere = Callable[[str, Any, str | None], ResultLike]
+
+
 def bound(acall: Callable[..., Awaitable[ResultLike]], context: Any) -> Call:
     """`call` for an adapter: `acall(name, arguments, context=...)` (the Toolbox's) with the
     turn's context, made per call (`per_call`): a context's `idempotency_key` keys one call,
@@ -65,6 +71,16 @@ def bound(acall: Callable[..., Awaitable[ResultLike]], context: Any) -> Call:
         return await acall(name, arguments, context=per_call(context, call_id))
 
     return call
+
+
+def bound_here(call: Callable[..., ResultLike], context: Any) -> CallHere:
+    """`bound` for a synchronous `call(name, arguments, context=...)` (`Toolbox.call`): each
+    call's context made by `per_call` alike."""
+
+    def here(name: str, arguments: Any, call_id: str | None) -> ResultLike:
+        return call(name, arguments, context=per_call(context, call_id))
+
+    return here
 
 
 def per_call(context: Any, call_id: str | None) -> Any:
@@ -166,8 +182,7 @@ class Job:
 
 async def answer_all(jobs: Iterable[Job], call: Call, limit: int) -> list[dict[str, Any]]:
     """The answers of `jobs`, in their order, at most `limit` calls running at a time."""
-    if limit < 1:
-        raise ValueError(f"limit must be at least 1, not {limit}")
+    _check_limit(limit)
     gate = asyncio.Semaphore(limit)
     turn = list(jobs)
     ids = marks([job.call_id for job in turn])
@@ -178,6 +193,40 @@ async def answer_all(jobs: Iterable[Job], call: Call, limit: int) -> list[dict[s
             for job, i in zip(turn, ids, strict=True)
         ]
     return [task.result() for task in tasks]
+
+
+def answer_here(jobs: Iterable[Job], call: CallHere, limit: int) -> list[dict[str, Any]]:
+    """The answers of `jobs` as `answer_all` gives them (the same ids, the same answer for a
+    call that raises), each call made on this thread in turn. `limit` is checked alike, so a
+    toolbox's bad `max_concurrency` fails every turn, whichever way it takes."""
+    _check_limit(limit)
+    turn = list(jobs)
+    ids = marks([job.call_id for job in turn])
+    return [_answer_here(job, call_id, call) for job, call_id in zip(turn, ids, strict=True)]
+
+
+def _answer_here(job: Job, call_id: str, call: CallHere) -> dict[str, Any]:
+    if job.refused is not None:
+        return job.answer(job.refused)
+    try:
+        return job.answer(call(job.name, job.arguments, call_id))
+    except BaseException as exc:
+        if not handlers_own(exc):  # a Ctrl-C
+            raise
+        return job.answer(_failed(job))
+
+
+def _check_limit(limit: int) -> None:
+    if limit < 1:
+        raise ValueError(f"limit must be at least 1, not {limit}")
+
+
+def _failed(job: Job) -> Envelope:
+    """The answer of a call that raised (logged, with the trace id the answer carries)."""
+    failure = error("INTERNAL", "internal error", 500)
+    trace_id = failure.body["error"]["trace_id"]
+    log.exception("tool call %r failed (trace_id %s)", job.name, trace_id)
+    return failure
 
 
 async def _answer(
@@ -200,7 +249,4 @@ async def _answer(
                     task.uncancel()
             elif not handlers_own(exc):  # a Ctrl-C
                 raise
-            failure = error("INTERNAL", "internal error", 500)
-            trace_id = failure.body["error"]["trace_id"]
-            log.exception("tool call %r failed (trace_id %s)", job.name, trace_id)
-            return job.answer(failure)
+            return job.answer(_failed(job))

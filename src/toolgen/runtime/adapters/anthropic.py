@@ -37,10 +37,15 @@ async def anthropic(message: Any, call: Call, limit: int) -> list[dict[str, Any]
     `VALIDATION_ERROR` saying so. All of them, not only the last: the request is sent again
     with more room, and the new reply proposes the calls before it again. Given the content
     alone, the adapter cannot see the stop reason: pass the message."""
+    return await answer_all(anthropic_jobs(message), call, limit)
+
+
+def anthropic_jobs(message: Any) -> list[Job]:
+    """The calls of `message`'s `tool_use` blocks (see `anthropic`)."""
     content, stop_reason = _turn(message)
     blocks = [block for block in content or () if get(block, "type") == "tool_use"]
     recovery = _CUT_OFF.get(stop_reason) if type(stop_reason) is str else None
-    return await answer_all((_job(block, stop_reason, recovery) for block in blocks), call, limit)
+    return [_job(block, stop_reason, recovery) for block in blocks]
 
 
 def _turn(given: Any) -> tuple[Iterable[Any] | None, Any]:

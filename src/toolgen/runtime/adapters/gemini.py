@@ -21,8 +21,13 @@ async def gemini(parts: Iterable[Any] | None, call: Call, limit: int) -> list[di
     """A `{"function_response": {"id"?, "name", "response"}}` part for each function call part
     (`function_call` or, in REST dicts, `functionCall`); `response` is the envelope, an object
     as Gemini requires. The id is echoed when the call had one (the Developer API may omit it)."""
+    return await answer_all(gemini_jobs(parts), call, limit)
+
+
+def gemini_jobs(parts: Iterable[Any] | None) -> list[Job]:
+    """The calls of the function call parts of `parts` (see `gemini`)."""
     calls = [found for part in parts or () if (found := _function_call(part)) is not None]
-    return await answer_all((_job(found) for found in calls), call, limit)
+    return [_job(found) for found in calls]
 
 
 def _function_call(part: Any) -> Any:

@@ -24,7 +24,12 @@ async def openai_chat(
     """`{"role": "tool", "tool_call_id", "content"}` for each of `message.tool_calls` (None when
     the model called nothing); a call that is not a function call (a custom tool's) gets an
     error result, since the next request needs an answer for every call id."""
-    return await answer_all((_chat_job(item) for item in tool_calls or ()), call, limit)
+    return await answer_all(chat_jobs(tool_calls), call, limit)
+
+
+def chat_jobs(tool_calls: Iterable[Any] | None) -> list[Job]:
+    """The calls of `message.tool_calls` (see `openai_chat`)."""
+    return [_chat_job(item) for item in tool_calls or ()]
 
 
 def _chat_job(item: Any) -> Job:
@@ -50,8 +55,13 @@ async def openai_responses(
     `response.output`, and `{"type": "custom_tool_call_output", ...}` with an error result for
     each `custom_tool_call` item (the next request needs an answer for every call id); other
     items (messages, reasoning, hosted tools' calls) are not ours."""
+    return await answer_all(responses_jobs(output), call, limit)
+
+
+def responses_jobs(output: Iterable[Any] | None) -> list[Job]:
+    """The calls of `response.output` (see `openai_responses`)."""
     items = [item for item in output or () if get(item, "type") in _RESPONSES_CALLS]
-    return await answer_all((_responses_job(item) for item in items), call, limit)
+    return [_responses_job(item) for item in items]
 
 
 #: The Responses items that are calls of the client's tools, and the type of their answers.
