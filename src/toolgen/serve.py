@@ -216,7 +216,9 @@ class Dispatcher:
             lane = self._lanes[name]
         else:
             lane = self._lanes[name] = self.box.lane(name)
-        return lane if lane is not None and lane.known_sync(self.box) else None
+        if lane is None or lane.timeout is not None:  # a timed call waits on a thread
+            return None
+        return lane if lane.known_sync(self.box) else None
 
 
 def _loop_hidden(run: Callable[[], T]) -> T:

@@ -349,7 +349,8 @@ def no_timeouts(root: Path) -> dict[str, float | None]:
     return {"*": None, "noted": 5.0}
 
 
-def make(root: Path, timeout: Any, audit: Any, waits: Waits) -> Toolbox:
+def make(root: Path, timeout: Any, audit: Any, waits: Waits, lanes: bool = True) -> Toolbox:
+    """A toolbox over the fixture; without `lanes`, every call takes the whole way."""
     box = Toolbox.load(
         root / "generated",
         store="memory://",
@@ -360,7 +361,14 @@ def make(root: Path, timeout: Any, audit: Any, waits: Waits) -> Toolbox:
     )
     box.sleep = waits
     box.random = lambda: 1.0
+    if not lanes:
+        box.lane = lambda name: None  # type: ignore[method-assign]
     return box
+
+
+#: The short ways: on the caller's thread (no timeout), and on a worker thread that the
+#: caller's thread waits for (a timeout), each held to the whole way.
+SHORT_WAYS = {"here": no_timeouts, "timed": lambda root: 5.0}
 
 
 def shown(result: ToolResult) -> tuple[Any, ...]:
@@ -383,15 +391,18 @@ def calls(box: Toolbox, tools: Any) -> list[tuple[Any, ...]]:
     return found
 
 
-def test_the_short_way_answers_runs_and_records_as_the_whole_way(project: Path, tools: Any) -> None:
+@pytest.mark.parametrize("way", sorted(SHORT_WAYS))
+def test_the_short_way_answers_runs_and_records_as_the_whole_way(
+    project: Path, tools: Any, way: str
+) -> None:
     """The differential: the same calls through a toolbox whose sync calls may take the short
-    way (no timeouts) and one whose calls all take the whole way (timeouts); audit events into
-    a list, so the short way takes its recording branch."""
+    way and one whose calls all take the whole way; audit events into a list, so the short
+    way takes its recording branch."""
     short_events: list[dict[str, Any]] = []
     whole_events: list[dict[str, Any]] = []
     short_waits, whole_waits = Waits(), Waits()
-    short = make(project, no_timeouts(project), short_events.append, short_waits)
-    whole = make(project, 5.0, whole_events.append, whole_waits)
+    short = make(project, SHORT_WAYS[way](project), short_events.append, short_waits)
+    whole = make(project, 5.0, whole_events.append, whole_waits, lanes=False)
     assert calls(short, tools) == calls(whole, tools)
     assert short_waits.delays == whole_waits.delays != []
     assert len(short_events) == len(whole_events)
@@ -401,14 +412,15 @@ def test_the_short_way_answers_runs_and_records_as_the_whole_way(project: Path, 
         }
 
 
+@pytest.mark.parametrize("way", sorted(SHORT_WAYS))
 def test_without_audit_events_the_shortest_way_answers_as_the_whole_way(
-    project: Path, tools: Any, caplog: pytest.LogCaptureFixture
+    project: Path, tools: Any, caplog: pytest.LogCaptureFixture, way: str
 ) -> None:
     """No event wanted (the default logger sink, off at INFO): the calls the quick check
     proves valid run at once; every answer is still the whole way's."""
     caplog.set_level(logging.WARNING, logger="toolgen.audit")
-    short = make(project, no_timeouts(project), None, Waits())
-    whole = make(project, 5.0, None, Waits())
+    short = make(project, SHORT_WAYS[way](project), None, Waits())
+    whole = make(project, 5.0, None, Waits(), lanes=False)
     assert calls(short, tools) == calls(whole, tools)
     assert not [r for r in caplog.records if r.name == "toolgen.audit"]
 

@@ -246,9 +246,8 @@ def test_a_turn_answers_and_records_as_the_async_adapter_does(
 
 
 def test_a_turn_with_a_call_that_waits_runs_its_calls_at_once(project: Path, tools: Any) -> None:
-    """`meet` has a timeout: the turn goes the concurrent way, so its two calls of `meet`
-    run at the same time (each waits for the other), and the short-way calls run off the
-    caller's thread with them."""
+    """`meet` has a timeout: its two calls run at the same time (each waits for the other),
+    on worker threads, while the call with none runs on the caller's thread."""
     box = make(project)
     turn = [("add", {"a": 1, "b": 2}), ("meet", {"x": 1}), ("meet", {"x": 2})]
     answers = box.handle_openai_chat(chat(turn, custom=False))
@@ -257,7 +256,12 @@ def test_a_turn_with_a_call_that_waits_runs_its_calls_at_once(project: Path, too
         {"status": "ok", "data": 1},
         {"status": "ok", "data": 2},
     ]
-    assert threading.get_ident() not in {ident for _, ident in tools.RUNS}
+    here = threading.get_ident()
+    assert [(name, ident == here) for name, ident in sorted(tools.RUNS)] == [
+        ("add", True),
+        ("meet", False),
+        ("meet", False),
+    ]
 
 
 def test_once_a_handler_is_known_async_its_turns_run_concurrently(

@@ -30,8 +30,10 @@ from toolgen.runtime.keeper import KEEPER, Held
 from toolgen.runtime.result import ToolResult, failure, internal_error, new_trace_id
 from toolgen.runtime.steps.authorize import permitted, stepped_up
 from toolgen.runtime.steps.execute import (
-    Here,
+    Attempt,
     Retries,
+    Started,
+    Timed,
     answer,
     execute,
     execute_here,
@@ -72,12 +74,14 @@ class Lane:
     descriptor alone): `quick` the quick check of its arguments (`steps.quick`), `retry`
     whether a retryable error is retried (an idempotent or safe tool), `nulls` whether a null
     argument may be a strict-mode "not given" that validation drops
-    (`steps.validate.drop_not_given`). The handler is reached (imported, its class made) at
-    the first call that gets as far as it, never before, as on the whole way. No key is ever
-    given here: a tool that can be given one has a timeout (`Toolbox.load` refuses it
-    none) and takes the whole way."""
+    (`steps.validate.drop_not_given`), `timeout` the tool's timeout: with one, the handler
+    runs on a worker thread that the calling thread waits for (`steps.execute.Timed`),
+    with none on the calling thread itself (`invoke_here`). The handler is reached
+    (imported, its class made) at the first call that gets as far as it, never before, as on
+    the whole way. No key is ever given here: a tool that can be given one takes the whole
+    way."""
 
-    __slots__ = ("_attempt", "descriptor", "nulls", "quick", "retry")
+    __slots__ = ("_attempt", "descriptor", "nulls", "quick", "retry", "timeout")
 
     def __init__(
         self,
@@ -85,14 +89,17 @@ class Lane:
         quick: Callable[[dict[str, Any]], bool] | None,
         retry: bool,
         nulls: bool,
+        timeout: float | None = None,
     ) -> None:
         self.descriptor, self.quick, self.retry, self.nulls = descriptor, quick, retry, nulls
+        self.timeout = timeout
         # the handler's attempt on this thread; None when it is async or cannot be reached
         # (the whole way's steps answer both); one attribute, so threads see it whole
         self._attempt: Any = _UNREACHED
 
-    def reached(self, box: Toolbox) -> Here | None:
-        """The handler's attempt on this thread (`steps.execute.invoke_here`), reached once."""
+    def reached(self, box: Toolbox) -> Attempt | None:
+        """The handler's attempt from this thread (`steps.execute.invoke_here`, or with a
+        timeout `Timed`), reached once."""
         found = self._attempt
         if found is _UNREACHED:
             found = None
@@ -101,12 +108,14 @@ class Lane:
             except NotCallable:
                 prepared = None
             if prepared is not None and not prepared.is_async:
-                descriptor = self.descriptor
-                found = invoke_here(
-                    descriptor, prepared, box.returns(descriptor), box.quick_returns(descriptor)
-                )
+                descriptor, timeout = self.descriptor, self.timeout
+                returns, quick_returns = box.returns(descriptor), box.quick_returns(descriptor)
+                if timeout is None:
+                    found = invoke_here(descriptor, prepared, returns, quick_returns)
+                else:
+                    found = Timed(descriptor, prepared, timeout, box, returns, quick_returns)
             self._attempt = found
-        return typing.cast("Here | None", found)
+        return typing.cast("Attempt | None", found)
 
     def known_sync(self, box: Toolbox) -> bool:
         """Is the handler known to be a sync one, without reaching it now: reached by this
@@ -123,44 +132,108 @@ class Lane:
         on with the whole way's steps, on a loop (`Call.run_here`)."""
         return self._attempt is None
 
-    def call(self, box: Toolbox, arguments: Any, context: CallContext) -> ToolResult:
-        """The call on this thread. With no audit event wanted and arguments the quick check
-        proves valid (a dict, without a null that validation would drop), the steps that
-        never wait have nothing to say - the tool is found, the arguments are an object and
-        valid, no permission is needed that the caller lacks - so the handler runs at once;
-        otherwise `Call.run_here` takes the steps one by one, recording them."""
-        descriptor = self.descriptor
-        quick = self.quick
-        if (
+    def proven(self, box: Toolbox, arguments: Any, context: CallContext) -> bool:
+        """May the call go straight to its handler? With no audit event wanted and arguments
+        the quick check proves valid (a dict, without a null that validation would drop),
+        the steps that never wait have nothing to say: the tool is found, the arguments are
+        an object and valid, no permission is needed that the caller lacks."""
+        quick, permissions = self.quick, self.descriptor.permissions
+        return not (
             quick is None
             or type(arguments) is not dict
             or not quick(arguments)
             or (self.nulls and None in arguments.values())
-            or (descriptor.permissions and not context.scopes.issuperset(descriptor.permissions))
+            or (permissions and not context.scopes.issuperset(permissions))
             or audit_events.wanted(box.audit)
-        ):
+        )
+
+    def call(self, box: Toolbox, arguments: Any, context: CallContext) -> ToolResult:
+        """The call from this thread: at once to its handler when `proven`, else through
+        `Call.run_here`, which takes the steps one by one, recording them."""
+        descriptor = self.descriptor
+        if not self.proven(box, arguments, context):
             return Call(box, context, descriptor.name, arguments).run_here(self)
         trace_id = context.trace_id or new_trace_id()
         if type(trace_id) is not str or not trace_id.isascii():
             trace_id = _written(trace_id)
-        call = None
         try:
             attempt = self._attempt
             if attempt is _UNREACHED:
                 attempt = self.reached(box)
             if attempt is None:
                 return Call(box, context, descriptor.name, arguments).run_here(self)
-            result: ToolResult = attempt(arguments, trace_id, True)
+            stuck: list[concurrent.futures.Future[Any]] = []
+            result: ToolResult = attempt(arguments, trace_id, True, stuck)
             if result.ok:
                 return result
-            call = Call(box, context, descriptor.name, arguments, trace_id)
-            given = call.arguments = dict(arguments)  # for the fallback: a copy, as parsed
-            call.descriptor = descriptor
-            return call.retried(given, attempt, self.retry, result)
         except BaseException as exc:  # a step failed unforeseen: the model still gets an answer
             if not handlers_own(exc):
                 raise
-            call = call or Call(box, context, descriptor.name, arguments, trace_id)
+            return Call(box, context, descriptor.name, arguments, trace_id).crashed(exc)
+        return self._failed(box, context, arguments, trace_id, attempt, result, stuck)
+
+    def begin(self, box: Toolbox, arguments: Any, context: CallContext) -> Callable[[], ToolResult]:
+        """`call` in two halves, so that a turn's calls run at once: a handler with a
+        timeout is set going on its worker thread now, and the function returned waits for
+        its answer; any other call is answered now."""
+        descriptor = self.descriptor
+        if self.timeout is None:
+            answered = self.call(box, arguments, context)
+            return lambda: answered
+        if not self.proven(box, arguments, context):
+            return Call(box, context, descriptor.name, arguments).begin_here(self)
+        trace_id = context.trace_id or new_trace_id()
+        if type(trace_id) is not str or not trace_id.isascii():
+            trace_id = _written(trace_id)
+        try:
+            attempt = self._attempt
+            if attempt is _UNREACHED:
+                attempt = self.reached(box)
+            if not isinstance(attempt, Timed):  # an async handler, or none to reach
+                answered = Call(box, context, descriptor.name, arguments).run_here(self)
+                return lambda: answered
+            started = attempt.start(arguments, trace_id, True)
+        except BaseException as exc:
+            if not handlers_own(exc):
+                raise
+            answered = Call(box, context, descriptor.name, arguments, trace_id).crashed(exc)
+            return lambda: answered
+        timed = attempt
+
+        def end() -> ToolResult:
+            stuck: list[concurrent.futures.Future[Any]] = []
+            try:
+                result = started if isinstance(started, ToolResult) else timed.wait(started, stuck)
+                if result.ok:
+                    return result
+            except BaseException as exc:
+                if not handlers_own(exc):
+                    raise
+                return Call(box, context, descriptor.name, arguments, trace_id).crashed(exc)
+            return self._failed(box, context, arguments, trace_id, timed, result, stuck)
+
+        return end
+
+    def _failed(
+        self,
+        box: Toolbox,
+        context: CallContext,
+        arguments: dict[str, Any],
+        trace_id: str,
+        attempt: Attempt,
+        result: ToolResult,
+        stuck: list[concurrent.futures.Future[Any]],
+    ) -> ToolResult:
+        """After a first attempt straight to the handler that failed: its retries and
+        fallback (`Call.retried`), and its event."""
+        call = Call(box, context, self.descriptor.name, arguments, trace_id)
+        try:
+            given = call.arguments = dict(arguments)  # for the fallback: a copy, as parsed
+            call.descriptor = self.descriptor
+            return call.retried(given, attempt, self.retry, result, stuck)
+        except BaseException as exc:  # a step failed unforeseen: the model still gets an answer
+            if not handlers_own(exc):
+                raise
             return call.crashed(exc)
 
 
@@ -331,37 +404,80 @@ class Call:
         return descriptor, checked
 
     def run_here(self, lane: Lane) -> ToolResult:
-        """The call on this thread (`Toolbox.lane` found it may be): the steps that never
+        """The call from this thread (`Toolbox.lane` found it may be): the steps that never
         wait, then the handler; an error goes on to `retried`. A handler that turns out async
         or cannot be reached goes on with the whole way's steps (`decide`)."""
+        return self.begin_here(lane)()
+
+    def begin_here(self, lane: Lane) -> Callable[[], ToolResult]:
+        """`run_here` in two halves (`Lane.begin`): a handler with a timeout set going now,
+        the function returned waiting for its answer; any other call answered now."""
         try:
             front = self.front()
             if isinstance(front, ToolResult):
-                return front
+                return lambda: front
             descriptor, arguments = front
             attempt = lane.reached(self.box)
             if attempt is None:
-                return run_sync(lambda: self.decide(descriptor, arguments))
+                answered = run_sync(lambda: self.decide(descriptor, arguments))
+                return lambda: answered
             # not `proven`: what jsonschema accepts as an integer may be 1.0, which pydantic
             # makes into 1 for the handler
-            result = attempt(arguments, self.trace_id, False)
+            stuck: list[concurrent.futures.Future[Any]] = []
+            if isinstance(attempt, Timed):
+                started = attempt.start(arguments, self.trace_id, False)
+                timed = attempt
+                return lambda: self._answered(lane, arguments, timed, started, stuck)
+            result = attempt(arguments, self.trace_id, False, stuck)
+        except BaseException as exc:
+            answered = self._interrupted(exc)
+            return lambda: answered
+        answered = self._answered(lane, arguments, attempt, result, stuck)
+        return lambda: answered
+
+    def _answered(
+        self,
+        lane: Lane,
+        arguments: dict[str, Any],
+        attempt: Attempt,
+        started: ToolResult | Started,
+        stuck: list[concurrent.futures.Future[Any]],
+    ) -> ToolResult:
+        """The first attempt's answer (waited for, when `started`), its event or its
+        retries (`retried`)."""
+        try:
+            if isinstance(started, ToolResult):
+                result = started
+            else:
+                assert isinstance(attempt, Timed)
+                result = attempt.wait(started, stuck)
             if result.ok:
                 self.record("executed", result)
                 return result
-            return self.retried(arguments, attempt, lane.retry, result)
+            return self.retried(arguments, attempt, lane.retry, result, stuck)
         except BaseException as exc:
-            if handlers_own(exc):
-                return self.crashed(exc)
-            # Ctrl-C in the handler, say: the decision still ends audited
-            self.record("failed", reason="interrupted")
-            raise
+            return self._interrupted(exc)
+
+    def _interrupted(self, exc: BaseException) -> ToolResult:
+        """A step that failed unforeseen is answered; a Ctrl-C in the handler, say, goes on,
+        its decision recorded."""
+        if handlers_own(exc):
+            return self.crashed(exc)
+        self.record("failed", reason="interrupted")
+        raise exc
 
     def retried(
-        self, arguments: dict[str, Any], attempt: Here, retry: bool, first: ToolResult
+        self,
+        arguments: dict[str, Any],
+        attempt: Attempt,
+        retry: bool,
+        first: ToolResult,
+        stuck: list[concurrent.futures.Future[Any]],
     ) -> ToolResult:
-        """After a first attempt on this thread that failed: its retries, as `Retries`
-        decides them, on this thread too (outside any event loop: a handler may run one of
-        its own), then the fallback and the event. The waits and a fallback (which may be
+        """After a first attempt from this thread that failed: its retries, as `Retries`
+        decides them, from this thread too (outside any event loop: a handler may run one of
+        its own; none while the thread of an attempt that timed out still runs, the `stuck`
+        ones' last), then the fallback and the event. The waits and a fallback (which may be
         async) run on this thread's loop, as on the whole way."""
         box, trace_id = self.box, self.trace_id
 
@@ -371,9 +487,14 @@ class Call:
 
             run_sync(wait)
 
-        plan = Retries(retry=retry, max_retries=box.max_retries, random=box.random)
+        plan = Retries(
+            retry=retry,
+            max_retries=box.max_retries,
+            random=box.random,
+            halt=lambda: bool(stuck) and not stuck[-1].done(),
+        )
         result, attempts = execute_here(
-            lambda: attempt(arguments, trace_id, False), first, plan, sleep
+            lambda: attempt(arguments, trace_id, False, stuck), first, plan, sleep
         )
         if not result.ok and result.tool in box.fallbacks and self.descriptor is not None:
             accept = self._accept(self.descriptor)

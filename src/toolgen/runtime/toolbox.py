@@ -272,7 +272,12 @@ class Toolbox:
         # inside a running loop (a notebook's, say) a handler that runs a loop of its own
         # must not find that one running: it takes a worker thread, as before
         # (`_get_running_loop` is what `get_running_loop` asks, without raising for "none")
-        if lane is not None and asyncio._get_running_loop() is None:
+        if (
+            lane is not None
+            and asyncio._get_running_loop() is None
+            # a handler calling a timed tool waits on its own loop's threads (`workers`)
+            and (lane.timeout is None or not getattr(_handler_thread, "marked", False))
+        ):
             return lane.call(self, arguments, context)
         try:
             return run_sync(lambda: self.acall(name, arguments, context=context))
@@ -286,6 +291,24 @@ class Toolbox:
             trace_id = context.trace_id or new_trace_id()
             log.error("[trace %s] a call of %r ended its event loop", trace_id, name, exc_info=exc)
             return internal_error(name if isinstance(name, str) else "", trace_id)
+
+    def begin(
+        self, name: str, arguments: Any = None, *, context: CallContext | None = None
+    ) -> Callable[[], ToolResult]:
+        """`call` in two halves, for a turn's calls from synchronous code: the handler of a
+        tool with a timeout set going now on its worker thread (`Lane.begin`), the function
+        returned waiting for its answer; any other call made when that function is called,
+        so that it runs on this thread while those handlers run on theirs."""
+        context = context or _NO_CONTEXT
+        lane = self._lanes.get(name) if isinstance(name, str) else None
+        if (
+            lane is not None
+            and lane.timeout is not None
+            and asyncio._get_running_loop() is None
+            and not getattr(_handler_thread, "marked", False)
+        ):
+            return lane.begin(self, arguments, context)
+        return lambda: self.call(name, arguments, context=context)
 
     async def acall(
         self, name: str, arguments: Any = None, *, context: CallContext | None = None
@@ -328,17 +351,17 @@ class Toolbox:
 
     def lane(self, name: str) -> Lane | None:
         """The short way of a sync call of `name` (see `toolgen.runtime.call`), found from its
-        descriptor once, or None when its calls take the whole way: an unknown tool, one with
-        a timeout, gated, guarded by a step-up, with a dry run, or one that can be given a key
-        (the load gives it a timeout anyway: its key's lease needs one)."""
+        descriptor once, or None when its calls take the whole way: an unknown tool, one
+        gated, guarded by a step-up, with a dry run, or one that can be given a key. A tool
+        with a timeout has one too: its handler runs on a worker thread that the caller's
+        thread waits for, with no event loop between them."""
         descriptor = self.catalog.descriptors.get(name) if isinstance(name, str) else None
         if descriptor is None:
             return None  # not kept: a model may propose any number of unknown names
         lane = None
         try:
             if not (
-                self.timeout_for(name) is not None
-                or gated(descriptor)
+                gated(descriptor)
                 or descriptor.step_up_auth
                 or descriptor.dry_run is not None
                 or keyable(descriptor)
@@ -349,6 +372,7 @@ class Toolbox:
                     self.quick_check(descriptor),
                     retry=bool(hints.idempotent) or bool(hints.safe),
                     nulls=may_drop(descriptor.parameters),
+                    timeout=self.timeout_for(name),
                 )
         except Exception as exc:  # a hand-edited descriptor, say: the whole way answers
             log.warning("tool %s takes the whole way: its short way failed (%s)", name, exc)
@@ -576,22 +600,24 @@ class Toolbox:
         return self._turn(gemini_jobs(parts), context)
 
     def _turn(self, jobs: list[Job], context: CallContext | None) -> list[dict[str, Any]]:
-        """The answers of one turn's calls from synchronous code. When no call of it has
-        anything to wait for (`Toolbox._here`), on this thread, one call after another, each
-        as `call` takes it (its handler on this thread): running them at once would only add
-        a thread hop per call. Else as `ahandle_*` answers them, concurrently, on this
-        thread's loop. Either way the same answers, under the same ids and contexts, and the
-        same events; only their order between calls differs (one call's events after
-        another's, not interleaved)."""
+        """The answers of one turn's calls from synchronous code. When every call of it has
+        a short way (`Toolbox._here`), from this thread with no event loop (`begin`): the
+        handlers of tools with a timeout set going on worker threads together (at most
+        `max_concurrency` at a time) and waited for in turn, the others run on this thread
+        one after another meanwhile (running them at once would only add a thread hop per
+        call). Else
+        as `ahandle_*` answers them, concurrently, on this thread's loop. Either way the
+        same answers, under the same ids and contexts, and the same events; only their order
+        between calls differs."""
         if asyncio._get_running_loop() is None and all(self._here(job) for job in jobs):
-            return answer_here(jobs, bound_here(self.call, context), self.max_concurrency)
+            return answer_here(jobs, bound_here(self.begin, context), self.max_concurrency)
         return run_sync(lambda: answer_all(jobs, bound(self.acall, context), self.max_concurrency))
 
     def _here(self, job: Job) -> bool:
-        """May this call of a turn run on the calling thread with no loop and no wait? Yes
-        for one the adapter answers itself, for a tool the catalog has not (answered at
-        once: not found), and for one with a short way (`Toolbox.lane`) whose handler is not
-        known to be async (it may wait, and then the turn's calls should wait together); a
+        """May this call of a turn be made from the calling thread with no loop? Yes for one
+        the adapter answers itself, for a tool the catalog has not (answered at once: not
+        found), and for one with a short way (`Toolbox.lane`) whose handler is not known to
+        be async (it may wait on a loop, and then the turn's calls should wait together); a
         handler not reached yet is taken to be sync: reaching it here would import it before
         any call of it got that far, and an async one found later takes the whole way on
         this thread, answered alike."""

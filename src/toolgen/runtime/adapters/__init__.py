@@ -55,8 +55,10 @@ class ResultLike(Protocol):
 Call = Callable[[str, Any, str | None], Awaitable[ResultLike]]
 
 
-#: `Call` for synchronous code: the same call, answered on the calling thread.
-CallHere = Callable[[str, Any, str | None], ResultLike]
+#: `Call` for synchronous code, in two halves: the call begun from the calling thread, and
+#: the function that gives its answer (`Toolbox.begin`: a handler with a timeout runs on a
+#: worker thread meanwhile, so that a turn's calls run at once).
+CallHere = Callable[[str, Any, str | None], Callable[[], ResultLike]]
 
 
 def bound(acall: Callable[..., Awaitable[ResultLike]], context: Any) -> Call:
@@ -73,11 +75,11 @@ def bound(acall: Callable[..., Awaitable[ResultLike]], context: Any) -> Call:
     return call
 
 
-def bound_here(call: Callable[..., ResultLike], context: Any) -> CallHere:
-    """`bound` for a synchronous `call(name, arguments, context=...)` (`Toolbox.call`): each
+def bound_here(call: Callable[..., Callable[[], ResultLike]], context: Any) -> CallHere:
+    """`bound` for a synchronous `call(name, arguments, context=...)` (`Toolbox.begin`): each
     call's context made by `per_call` alike."""
 
-    def here(name: str, arguments: Any, call_id: str | None) -> ResultLike:
+    def here(name: str, arguments: Any, call_id: str | None) -> Callable[[], ResultLike]:
         return call(name, arguments, context=per_call(context, call_id))
 
     return here
@@ -197,19 +199,38 @@ async def answer_all(jobs: Iterable[Job], call: Call, limit: int) -> list[dict[s
 
 def answer_here(jobs: Iterable[Job], call: CallHere, limit: int) -> list[dict[str, Any]]:
     """The answers of `jobs` as `answer_all` gives them (the same ids, the same answer for a
-    call that raises), each call made on this thread in turn. `limit` is checked alike, so a
-    toolbox's bad `max_concurrency` fails every turn, whichever way it takes."""
+    call that raises), each call begun from this thread in turn, at most `limit` begun and
+    not yet answered at a time. `limit` is checked alike, so a toolbox's bad
+    `max_concurrency` fails every turn, whichever way it takes."""
     _check_limit(limit)
     turn = list(jobs)
     ids = marks([job.call_id for job in turn])
-    return [_answer_here(job, call_id, call) for job, call_id in zip(turn, ids, strict=True)]
+    answers: list[dict[str, Any]] = []
+    pending: collections.deque[tuple[Job, Callable[[], ResultLike]]] = collections.deque()
+    for job, call_id in zip(turn, ids, strict=True):
+        if len(pending) >= limit:
+            answers.append(_answer_here(*pending.popleft()))
+        pending.append((job, _begun(job, call_id, call)))
+    answers.extend(_answer_here(*each) for each in pending)
+    return answers
 
 
-def _answer_here(job: Job, call_id: str, call: CallHere) -> dict[str, Any]:
+def _begun(job: Job, call_id: str, call: CallHere) -> Callable[[], ResultLike]:
     if job.refused is not None:
-        return job.answer(job.refused)
+        refused = job.refused
+        return lambda: refused
     try:
-        return job.answer(call(job.name, job.arguments, call_id))
+        return call(job.name, job.arguments, call_id)
+    except BaseException as exc:
+        if not handlers_own(exc):  # a Ctrl-C
+            raise
+        failed = _failed(job)
+        return lambda: failed
+
+
+def _answer_here(job: Job, answer: Callable[[], ResultLike]) -> dict[str, Any]:
+    try:
+        return job.answer(answer())
     except BaseException as exc:
         if not handlers_own(exc):  # a Ctrl-C
             raise

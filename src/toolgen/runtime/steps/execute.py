@@ -40,6 +40,7 @@ import asyncio
 import concurrent.futures
 import contextvars
 import copy
+import dataclasses
 import functools
 import inspect
 import json
@@ -460,7 +461,9 @@ def _busy(descriptor: ToolDescriptor, trace_id: str) -> ToolResult:
 
 
 #: One attempt on the calling thread: (arguments, trace id, proven) -> result.
-Here = Callable[[dict[str, Any], str, bool], ToolResult]
+#: An attempt from the calling thread (`invoke_here`, `Timed`): (arguments, trace id,
+#: proven valid, the ends of the call's threads that outlived their attempts) -> its result.
+Attempt = Callable[[dict[str, Any], str, bool, list[concurrent.futures.Future[Any]]], ToolResult]
 
 
 def invoke_here(
@@ -468,16 +471,22 @@ def invoke_here(
     prepared: Prepared,
     returns: Draft202012Validator | None = None,
     quick_returns: Callable[[Any], bool] | None = None,
-) -> Here:
+) -> Attempt:
     """The attempt of a sync handler on this thread, without a timeout (see the module's
-    text), made once per tool: `attempt(arguments, trace_id, proven)`. Arguments the quick
+    text), made once per tool: `attempt(arguments, trace_id, proven, stuck)` (no thread
+    outlives it: `stuck` stays empty). Arguments the quick
     check `proven` valid go to a `direct` handler as they are; an awaitable the handler
     returns is run to its end on this thread's loop. What it needs is bound here, as it runs
     on every call of the short way (`toolgen.runtime.call.Lane`)."""
     name, fn, exact, direct = descriptor.name, prepared.fn, prepared.exact, prepared.direct
     validate_arguments = prepared.arguments.validate_python
 
-    def attempt(arguments: dict[str, Any], trace_id: str, proven: bool) -> ToolResult:
+    def attempt(
+        arguments: dict[str, Any],
+        trace_id: str,
+        proven: bool,
+        stuck: list[concurrent.futures.Future[Any]],
+    ) -> ToolResult:
         if proven and direct:
             args: tuple[Any, ...] = ()
             kwargs = arguments
@@ -501,6 +510,181 @@ def invoke_here(
         return answer(name, prepared, value, trace_id, returns, quick_returns)
 
     return attempt
+
+
+class Timed:
+    """`invoke`'s attempt of a sync handler with a timeout, for a call from synchronous code
+    with no event loop: `attempt(arguments, trace_id, proven, stuck)`, or its two halves,
+    `start` (the handler set going) and `wait`, so that a turn's calls run at once. The
+    handler runs on a thread of `box.workers()` as on the whole way (the tool's share of
+    threads taken with `box.occupy`, its return value checked there, within the timeout),
+    while the calling thread waits for it on the future itself: no event loop between them,
+    whose wake-up costs more than the call. A timed-out handler's thread goes on, its end
+    appended to `stuck` (the call's: no retry starts while it runs) and held by `box.held`;
+    the answer is `TIMEOUT`, as on the whole way. An awaitable the handler returns is
+    awaited on this thread's loop within what is left of the timeout. Made once per tool,
+    as it runs on every call of the short way (`toolgen.runtime.call.Lane`)."""
+
+    __slots__ = ("box", "descriptor", "prepared", "quick_returns", "returns", "timeout")
+
+    def __init__(
+        self,
+        descriptor: ToolDescriptor,
+        prepared: Prepared,
+        timeout: float,
+        box: Workers,
+        returns: Draft202012Validator | None = None,
+        quick_returns: Callable[[Any], bool] | None = None,
+    ) -> None:
+        self.descriptor, self.prepared, self.timeout, self.box = descriptor, prepared, timeout, box
+        self.returns, self.quick_returns = returns, quick_returns
+
+    def __call__(
+        self,
+        arguments: dict[str, Any],
+        trace_id: str,
+        proven: bool,
+        stuck: list[concurrent.futures.Future[Any]],
+    ) -> ToolResult:
+        started = self.start(arguments, trace_id, proven)
+        return started if isinstance(started, ToolResult) else self.wait(started, stuck)
+
+    def start(self, arguments: dict[str, Any], trace_id: str, proven: bool) -> ToolResult | Started:
+        """The handler set going on a worker thread, or the answer that ends the attempt
+        before it (its arguments refused by its own types, every thread it may take busy)."""
+        descriptor, prepared = self.descriptor, self.prepared
+        name = descriptor.name
+        if proven and prepared.direct:
+            args: tuple[Any, ...] = ()
+            kwargs = arguments
+        else:
+            try:
+                args, kwargs = prepared.arguments.validate_python(arguments)
+            except pydantic.ValidationError as exc:
+                return validation_error(name, trace_id, pydantic_problems(exc))
+            except BaseException as exc:  # a validator of the handler's own types failed
+                if not handlers_own(exc):
+                    raise
+                return raised(descriptor, exc, trace_id)
+        pool = self.box.workers()
+        if pool is None:  # on a handler's thread: `Toolbox.call` takes the whole way
+            raise RuntimeError("a timed call on a handler's thread")
+        began = time.monotonic()
+        thread = _Thread()
+        release = self.box.occupy(name)
+        if release is None:
+            return _busy(descriptor, trace_id)
+        thread.ended.add_done_callback(lambda _: release())
+        fn, returns, quick_returns = prepared.fn, self.returns, self.quick_returns
+
+        def run() -> Any:
+            found = fn(*args, **kwargs)
+            if _forks != thread.forks:  # a child it forked ends here (`_Thread`)
+                os._exit(0)
+            if inspect.isawaitable(found):  # awaited on the caller's thread (`wait`)
+                return _Awaitable(found)
+            return answer(name, prepared, found, trace_id, returns, quick_returns)
+
+        future = pool.submit(thread.run, contextvars.copy_context().run, run)
+        return Started(thread, future, pool, began, trace_id)
+
+    def wait(self, started: Started, stuck: list[concurrent.futures.Future[Any]]) -> ToolResult:
+        """The attempt's answer, once its handler ended or its timeout did."""
+        descriptor, prepared, timeout = self.descriptor, self.prepared, self.timeout
+        name, trace_id, thread = descriptor.name, started.trace_id, started.thread
+        left = max(timeout - (time.monotonic() - started.began), 0.0)
+        try:
+            value = started.future.result(left)
+        except BaseException as exc:
+            if exc is thread.raised:  # the handler's own (a `TimeoutError` too)
+                if not handlers_own(exc):
+                    raise
+                return raised(descriptor, exc, trace_id)
+            ended = thread.give_up()
+            if ended is not None:
+                stuck.append(ended)
+                self.box.held(started.pool, ended)
+            if not isinstance(exc, concurrent.futures.TimeoutError):
+                raise  # a Ctrl-C while waiting, say
+            log_failure(trace_id, f"tool {name} timed out after {timeout:g} seconds")
+            return _timed_out(descriptor, timeout, trace_id)
+        if not isinstance(value, _Awaitable):
+            return typing.cast(ToolResult, value)
+        left = max(timeout - (time.monotonic() - started.began), 0.0)
+        try:
+            how, found = run_sync(
+                functools.partial(_within, value.awaitable, left, timeout, trace_id)
+            )
+        except BaseException as exc:
+            if not handlers_own(exc):
+                raise
+            return raised(descriptor, exc, trace_id)
+        returns, quick_returns = self.returns, self.quick_returns
+        if how == "value":
+            return answer(name, prepared, found, trace_id, returns, quick_returns)
+        if how == "held":
+            log_failure(
+                trace_id,
+                f"tool {name} held the event loop past its timeout of {timeout:g} seconds "
+                "(blocking code in an async handler: run it with asyncio.to_thread); "
+                "its result is dropped",
+            )
+            done: concurrent.futures.Future[Any] = concurrent.futures.Future()
+            done.set_result(answer(name, prepared, found, trace_id, returns, quick_returns))
+            stuck.append(done)
+        else:
+            log_failure(trace_id, f"tool {name} timed out after {timeout:g} seconds")
+        return _timed_out(descriptor, timeout, trace_id)
+
+
+@dataclasses.dataclass(slots=True)
+class Started:
+    """A handler `Timed.start` set going: its run, the future of its return, the pool it
+    runs in, when it began (`time.monotonic`) and the call's trace id."""
+
+    thread: _Thread
+    future: concurrent.futures.Future[Any]
+    pool: concurrent.futures.Executor
+    began: float
+    trace_id: str
+
+
+async def _within(
+    awaitable: Awaitable[Any], left: float, timeout: float, trace_id: str
+) -> tuple[str, Any]:
+    """What `invoke` does with an awaitable a sync handler returned, within what is `left`
+    of the `timeout`: ("value", what it gave), ("held", what it gave having held the loop
+    past the timeout), or ("timed out", None)."""
+    deadline = asyncio.timeout(left)
+    began = time.monotonic()
+    try:
+        async with deadline:
+            value = await _Bounded(awaitable, trace_id)
+    except TimeoutError:
+        if deadline.expired():
+            return "timed out", None
+        raise
+    except Exception:
+        raise
+    except BaseException as exc:  # as an Exception, so that the task does not stop the loop
+        if not handlers_own(exc):
+            raise
+        raise Escaped(exc) from None
+    if time.monotonic() - began > timeout:
+        return "held", value
+    return "value", value
+
+
+class Workers(typing.Protocol):
+    """What `Timed` needs of the toolbox: its threads, and their shares."""
+
+    def workers(self) -> concurrent.futures.ThreadPoolExecutor | None: ...
+
+    def occupy(self, name: str) -> Callable[[], None] | None: ...
+
+    def held(
+        self, pool: concurrent.futures.Executor | None, ended: concurrent.futures.Future[Any]
+    ) -> None: ...
 
 
 async def _awaited(value: Awaitable[Any], timeout: float | None = None, trace_id: str = "") -> Any:
