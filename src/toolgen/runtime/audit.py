@@ -305,6 +305,8 @@ def wanted(sink: Sink) -> bool:
     if not isinstance(sink, LoggerSink):
         return True
     logger = sink.logger
+    if not logger.handlers and not logger.propagate:  # `hasHandlers`, in its usual case
+        return False
     return logger.isEnabledFor(logging.INFO) and logger.hasHandlers()
 
 

@@ -68,6 +68,9 @@ log = logging.getLogger("toolgen.runtime")
 #: A lane whose handler was not reached yet.
 _UNREACHED: Any = object()
 
+#: The threads outlived by the attempts of a handler that runs on the caller's thread: none.
+_NONE: list[concurrent.futures.Future[Any]] = []
+
 
 class Lane:
     """What the short way of a tool's sync calls needs, found once (`Toolbox.lane`, from the
@@ -150,26 +153,34 @@ class Lane:
     def call(self, box: Toolbox, arguments: Any, context: CallContext) -> ToolResult:
         """The call from this thread: at once to its handler when `proven`, else through
         `Call.run_here`, which takes the steps one by one, recording them."""
-        descriptor = self.descriptor
-        if not self.proven(box, arguments, context):
-            return Call(box, context, descriptor.name, arguments).run_here(self)
+        quick, permissions = self.quick, self.descriptor.permissions
+        if (  # `proven`, spelled out: this is every short call's way
+            quick is None
+            or type(arguments) is not dict
+            or not quick(arguments)
+            or (self.nulls and None in arguments.values())
+            or (permissions and not context.scopes.issuperset(permissions))
+            or audit_events.wanted(box.audit)
+        ):
+            return Call(box, context, self.descriptor.name, arguments).run_here(self)
         trace_id = context.trace_id or new_trace_id()
         if type(trace_id) is not str or not trace_id.isascii():
             trace_id = _written(trace_id)
+        # a handler that runs here leaves no thread behind: the list stays empty
+        stuck: list[concurrent.futures.Future[Any]] = _NONE if self.timeout is None else []
         try:
             attempt = self._attempt
             if attempt is _UNREACHED:
                 attempt = self.reached(box)
             if attempt is None:
-                return Call(box, context, descriptor.name, arguments).run_here(self)
-            stuck: list[concurrent.futures.Future[Any]] = []
+                return Call(box, context, self.descriptor.name, arguments).run_here(self)
             result: ToolResult = attempt(arguments, trace_id, True, stuck)
             if result.ok:
                 return result
         except BaseException as exc:  # a step failed unforeseen: the model still gets an answer
             if not handlers_own(exc):
                 raise
-            return Call(box, context, descriptor.name, arguments, trace_id).crashed(exc)
+            return Call(box, context, self.descriptor.name, arguments, trace_id).crashed(exc)
         return self._failed(box, context, arguments, trace_id, attempt, result, stuck)
 
     def begin(self, box: Toolbox, arguments: Any, context: CallContext) -> Callable[[], ToolResult]:

@@ -480,6 +480,9 @@ def invoke_here(
     on every call of the short way (`toolgen.runtime.call.Lane`)."""
     name, fn, exact, direct = descriptor.name, prepared.fn, prepared.exact, prepared.direct
     validate_arguments = prepared.arguments.validate_python
+    # a value of the declared str, int, float or bool that the return schema's own check of
+    # a scalar proves (`quick_value`) is its own JSON, accepted: answered without `answer`
+    scalar = quick_returns if exact is not None else None
 
     def attempt(
         arguments: dict[str, Any],
@@ -501,7 +504,10 @@ def invoke_here(
                 return raised(descriptor, exc, trace_id)
         try:
             value = fn(*args, **kwargs)
-            if type(value) is not exact and inspect.isawaitable(value):
+            if type(value) is exact:
+                if scalar is not None and scalar(value):
+                    return ToolResult(name, True, value, None, trace_id)
+            elif inspect.isawaitable(value):
                 value = run_sync(functools.partial(_awaited, value))
         except BaseException as exc:
             if not handlers_own(exc):

@@ -562,6 +562,9 @@ def quick_result(schema: Any, results: bool = True) -> Check | None:
         return None
     if _raises_somewhere(schema):
         return None
+    alone = _lone_type(schema)
+    if results and alone is not None and alone in _RESULT_ALONE:
+        return _RESULT_ALONE[alone]  # a scalar's check: one call, nothing to recurse into
     proof = _Results(schema, results).node(schema, root=True)
     if proof is _no:  # a keyword it does not know at the root: never proven, never tried
         return None
@@ -596,11 +599,18 @@ def quick_check(schema: Any) -> Callable[[dict[str, Any]], bool] | None:
     checks = typing.cast(dict[str, Check], found)
     kinds = {name: _EXACT.get(_lone_type(sub) or "") for name, sub in properties.items()}
     if None not in kinds.values():  # only strings, integers and booleans: no call per value
+        # every property required (the usual case): as many arguments, each a property's,
+        # are all of them
+        count = len(properties) if set(required) == set(properties) else None
 
         def typed(arguments: dict[str, Any]) -> bool:
-            for name in required:
-                if name not in arguments:
+            if count is not None:
+                if len(arguments) != count:
                     return False
+            else:
+                for name in required:
+                    if name not in arguments:
+                        return False
             for name, value in arguments.items():
                 kind = type(value)
                 if kinds.get(name) is not kind:
