@@ -26,13 +26,15 @@ one's WAL: sqlite's own warning.)
 sqlite3 blocks, so the event loop must never wait for another writer's lock. A transaction is
 first tried at once, on the caller's thread, where that costs no wait: when the connection is
 open and free, and the file's write lock can be taken without waiting (`busy_timeout` 0), the
-whole transaction - the same statements, the same lock - runs there, in tens of microseconds,
-saving the two thread hops that cost more than the transaction itself. Whatever would wait goes
-to the store's own worker thread, which waits there: the lock another connection holds (up to
-`busy_timeout`), the connection to open or to open again (the file replaced). So do the chores,
-in transactions of their own after the call's: the sweep of expired rows, and the WAL's
-checkpoint (with its fsync), which sqlite would otherwise make at the end of whichever commit
-fills the WAL. One connection serves both ways, one transaction at a time.
+whole transaction - the same statements, the same lock, the same commit - runs there, in tens
+of microseconds, saving the hop to the worker thread and back, which cost more than the
+transaction itself. Whatever would wait goes to the store's own worker thread, which waits
+there: the lock another connection holds (up to `busy_timeout`), the connection to open or to
+open again (the file replaced). So do the chores, in transactions of their own after the
+call's: the sweep of expired rows, and the WAL's checkpoint (with its fsync), which sqlite
+would otherwise make at the end of whichever commit fills the WAL; while they wait, calls go to
+the worker too, behind them (a busy caller would otherwise put them off). One connection serves
+both ways, one transaction at a time.
 """
 
 from __future__ import annotations
