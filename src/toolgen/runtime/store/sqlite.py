@@ -23,8 +23,18 @@ the call does not run) until they are removed. So stores on one path never go on
 on a file of its own. (Replacing a database file that is in use may still mix it with the old
 one's WAL: sqlite's own warning.)
 
-sqlite3 blocks, so every statement runs in this store's own worker thread (one connection, used
-by that thread only): the event loop never waits on the file.
+sqlite3 blocks, so the event loop must never wait for another writer's lock. A transaction is
+first tried at once, on the caller's thread, where that costs no wait: when the connection is
+open and free, and the file's write lock can be taken without waiting (`busy_timeout` 0), the
+whole transaction - the same statements, the same lock, the same commit - runs there, in tens
+of microseconds, saving the hop to the worker thread and back, which cost more than the
+transaction itself. Whatever would wait goes to the store's own worker thread, which waits
+there: the lock another connection holds (up to `busy_timeout`), the connection to open or to
+open again (the file replaced). So do the chores, in transactions of their own after the
+call's: the sweep of expired rows, and the WAL's checkpoint (with its fsync), which sqlite
+would otherwise make at the end of whichever commit fills the WAL; while they wait, calls go to
+the worker too, behind them (a busy caller would otherwise put them off). One connection serves
+both ways, one transaction at a time.
 """
 
 from __future__ import annotations
@@ -69,8 +79,22 @@ _SCHEMA = (
 #: and is refused by a file that has them (it fails closed).
 _ADDED = (("boot", "TEXT"), ("expires_mono", "REAL"))
 
-#: Expired rows are deleted once per this many `begin` calls of a process.
+#: Expired rows are deleted (on the worker thread) once per this many `begin` calls of a store.
 SWEEP_EVERY = 1024
+
+#: The WAL is checkpointed (on the worker thread) once per this many transactions of a store:
+#: they write two or three pages each, so this is about sqlite's own default (1,000 pages).
+CHECKPOINT_EVERY = 400
+
+#: sqlite's primary result codes for a lock another connection holds.
+_BUSY_CODES = frozenset({5, 6})  # SQLITE_BUSY, SQLITE_LOCKED
+
+
+class _Missed:
+    """What a transaction tried at once answers when it would have had to wait."""
+
+
+MISSED = _Missed()
 
 _BOOT_ID = Path("/proc/sys/kernel/random/boot_id")
 
@@ -113,10 +137,14 @@ class SqliteStore:
         self._named = ""  # the same as text, for the check of every transaction
         self._file: tuple[int, int] | None = None  # (device, inode) of the file opened
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="toolgen-sqlite")
-        self._begins = 0
+        self._since_sweep = 0  # begins since expired rows were last deleted
+        self._since_checkpoint = 0  # transactions since the WAL's last checkpoint
+        self._chores_asked = False  # `_chores` is on the worker's queue
+        self._patient = True  # the connection's busy_timeout is the full one (else 0)
         self._closed = False
-        # held by the worker thread while it is inside sqlite, and by a fork: sqlite's own
-        # locks, left taken by a thread the child does not have, would hang the child
+        # held by whichever thread is inside sqlite (the worker, or a caller at once), and by a
+        # fork: sqlite's own locks, left taken by a thread the child does not have, would hang
+        # the child
         self._inside = threading.Lock()
         hold_still_at_fork(self)
 
@@ -125,7 +153,19 @@ class SqliteStore:
 
     async def begin(self, tool: str, key: str, fingerprint: str, lease_s: float) -> Begin:
         """Claim the key for `lease_s` seconds unless a live row holds it."""
-        running = self._submit(self._begin, tool, key, fingerprint, lease_s)
+        token = secrets.token_hex(16)
+        claim = self._claim(tool, key, fingerprint, lease_s, token)
+        try:
+            # nothing awaited here: a claim made at once is answered, never cancelled
+            begun = self._at_once(claim, follow=True)
+        except StoreUnavailable:
+            raise
+        except BaseException:  # a Ctrl-C, maybe after the commit: free what it made
+            self._free_later(tool, key, token)
+            raise
+        if not isinstance(begun, _Missed):
+            return begun
+        running = self._submit(self._transaction, claim)
         try:
             return await asyncio.wrap_future(running)
         except BaseException:  # cancelled, the coroutine closed: no await here
@@ -135,22 +175,22 @@ class SqliteStore:
 
     async def finish(self, tool: str, key: str, token: str, result: str, ttl_s: float) -> bool:
         """Keep `result` for `ttl_s` seconds if `token` still holds the key's live lease."""
-        return await self._run(self._finish, tool, key, token, result, ttl_s)
+        return await self._run(self._store(tool, key, token, result, ttl_s), follow=False)
 
     async def renew(self, tool: str, key: str, token: str, lease_s: float) -> bool:
         """Extend the lease `token` still holds to `lease_s` seconds from now."""
-        return await self._run(self._renew, tool, key, token, lease_s)
+        return await self._run(self._extend(tool, key, token, lease_s), follow=True)
 
     async def abandon(self, tool: str, key: str, token: str) -> None:
         """Delete the key's row if `token` still holds its live lease."""
-        await self._run(self._abandon, tool, key, token)
+        await self._run(self._free(tool, key, token), follow=False)
 
     async def aclose(self) -> None:
         """Close the connection and stop the worker thread (again: nothing happens)."""
         if self._closed:
             return
         try:
-            await self._run(self._close)
+            await asyncio.wrap_future(self._submit(self._close))
         finally:
             self._closed = True
             self._executor.shutdown(wait=False)
@@ -160,8 +200,12 @@ class SqliteStore:
             raise StoreUnavailable(f"the sqlite idempotency store {self.path} is closed")
         return self._executor.submit(work, *args)
 
-    async def _run(self, work: Callable[..., T], *args: object) -> T:
-        return await asyncio.wrap_future(self._submit(work, *args))
+    async def _run(self, work: Callable[[sqlite3.Connection], T], follow: bool) -> T:
+        """`work` in one transaction: at once where that costs no wait, else on the worker."""
+        done = self._at_once(work, follow)
+        if not isinstance(done, _Missed):
+            return done
+        return await asyncio.wrap_future(self._submit(self._transaction, work, follow))
 
     def _free_claim(self, tool: str, key: str, running: concurrent.futures.Future[Begin]) -> None:
         """After a cancelled `begin`: free the claim it made, on the worker thread."""
@@ -169,8 +213,12 @@ class SqliteStore:
             return
         begun = running.result()
         if isinstance(begun, Started):
-            with contextlib.suppress(RuntimeError):  # closed meanwhile: the lease frees the key
-                self._executor.submit(self._abandon, tool, key, begun.token)
+            self._free_later(tool, key, begun.token)
+
+    def _free_later(self, tool: str, key: str, token: str) -> None:
+        """Free the claim `token` made, if it made one, on the worker thread."""
+        with contextlib.suppress(RuntimeError):  # closed meanwhile: the lease frees the key
+            self._executor.submit(self._transaction, self._free(tool, key, token), False)
 
     def _before_fork(self) -> None:
         self._inside.acquire()
@@ -185,11 +233,13 @@ class SqliteStore:
         if self._connection is not None:
             inherited.append(self._connection)
         self._connection = None
+        self._patient = True
+        self._chores_asked = False
         self._file = None
         self._inside = threading.Lock()
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="toolgen-sqlite")
 
-    # Below: run in the worker thread only.
+    # Below: run holding `_inside`, on the worker thread or at once on the caller's.
 
     def _left(self, status: str, expires_at: float, boot: str | None, mono: float | None) -> float:
         """Seconds a row has left (see the module's text on time)."""
@@ -211,11 +261,11 @@ class SqliteStore:
         mono = self._clock() + seconds if self._boot is not None else None
         return self._wall() + seconds, mono
 
-    def _begin(self, tool: str, key: str, fingerprint: str, lease_s: float) -> Begin:
+    def _claim(
+        self, tool: str, key: str, fingerprint: str, lease_s: float, token: str
+    ) -> Callable[[sqlite3.Connection], Begin]:
         def claim(db: sqlite3.Connection) -> Begin:
-            self._begins += 1
-            if self._begins % SWEEP_EVERY == 0:
-                self._sweep(db)
+            self._since_sweep += 1
             row = db.execute(
                 "SELECT fingerprint, status, result, expires_at, boot, expires_mono"
                 " FROM idempotency WHERE tool = ? AND key = ?",
@@ -226,7 +276,6 @@ class SqliteStore:
                 left = self._left(status, expires_at, boot, mono)
                 if left > 0:
                     return taken(held, result if status == "done" else None, left, fingerprint)
-            token = secrets.token_hex(16)
             wall, mono = self._expiries(lease_s)
             db.execute(
                 "INSERT OR REPLACE INTO idempotency (tool, key, fingerprint, status, token,"
@@ -236,7 +285,32 @@ class SqliteStore:
             )
             return Started(token)
 
-        return self._transaction(claim)
+        return claim
+
+    def _chores(self) -> None:
+        """On the worker, after the transaction that made them due: the sweep and the WAL's
+        checkpoint, each in its own transaction. One that fails (the file locked longer than
+        `busy_timeout`, gone) is tried again after the next transaction."""
+        with self._inside:
+            self._chores_asked = False
+            db = self._connection
+            if db is None:
+                return
+            with contextlib.suppress(sqlite3.Error, OSError):
+                if self._since_sweep >= SWEEP_EVERY:
+                    self._be_patient(db, True)
+                    db.execute("BEGIN IMMEDIATE")
+                    try:
+                        self._sweep(db)
+                        db.commit()
+                    finally:
+                        if db.in_transaction:
+                            db.rollback()
+                    self._since_sweep = 0
+                if self._since_checkpoint >= CHECKPOINT_EVERY:
+                    # passive, as sqlite's automatic one: as far as readers allow, never waiting
+                    db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+                    self._since_checkpoint = 0
 
     def _sweep(self, db: sqlite3.Connection) -> None:
         """Delete expired rows, found through the wall-clock expiry's index (one index is
@@ -252,7 +326,9 @@ class SqliteStore:
             (self._wall(), self._boot, self._clock()),
         )
 
-    def _finish(self, tool: str, key: str, token: str, result: str, ttl_s: float) -> bool:
+    def _store(
+        self, tool: str, key: str, token: str, result: str, ttl_s: float
+    ) -> Callable[[sqlite3.Connection], bool]:
         def store(db: sqlite3.Connection) -> bool:
             owned, values = self._owned()
             kept = db.execute(
@@ -263,9 +339,11 @@ class SqliteStore:
             )
             return kept.rowcount == 1
 
-        return self._transaction(store, follow=False)
+        return store
 
-    def _renew(self, tool: str, key: str, token: str, lease_s: float) -> bool:
+    def _extend(
+        self, tool: str, key: str, token: str, lease_s: float
+    ) -> Callable[[sqlite3.Connection], bool]:
         def extend(db: sqlite3.Connection) -> bool:
             owned, values = self._owned()
             kept = db.execute(
@@ -276,9 +354,9 @@ class SqliteStore:
             )
             return kept.rowcount == 1
 
-        return self._transaction(extend)
+        return extend
 
-    def _abandon(self, tool: str, key: str, token: str) -> None:
+    def _free(self, tool: str, key: str, token: str) -> Callable[[sqlite3.Connection], None]:
         def free(db: sqlite3.Connection) -> None:
             owned, values = self._owned()
             db.execute(
@@ -287,15 +365,17 @@ class SqliteStore:
                 (tool, key, token, *values),
             )
 
-        self._transaction(free, follow=False)
+        return free
 
     def _transaction(self, work: Callable[[sqlite3.Connection], T], follow: bool = True) -> T:
-        """Run `work` in one `BEGIN IMMEDIATE` transaction. With `follow`, the path is first
-        checked to still name the file open (a claim, a renewal); a settlement goes without
-        (its claim is in the file it was made in, so it is settled there)."""
+        """On the worker thread: run `work` in one `BEGIN IMMEDIATE` transaction, waiting up
+        to `busy_timeout` for the write lock. With `follow`, the path is first checked to
+        still name the file open (a claim, a renewal); a settlement goes without (its claim is
+        in the file it was made in, so it is settled there)."""
         self._inside.acquire()
         try:
             db = self._connect()
+            self._be_patient(db, True)
             db.execute("BEGIN IMMEDIATE")
             if follow and not self._unmoved():  # under the write lock: deleted, or replaced
                 db.rollback()
@@ -307,19 +387,71 @@ class SqliteStore:
                         f"the sqlite idempotency store {self.path} is unavailable: its file "
                         "keeps being replaced"
                     )
-            try:
-                answer = work(db)
-            except BaseException:
-                db.rollback()
-                raise
-            db.commit()
-            return answer
+            return self._commit(db, work)
         except (sqlite3.Error, OSError, UnicodeError) as exc:
             # UnicodeError: text sqlite cannot take (a lone surrogate), which the runtime
             # never hands over; any other caller still gets a store error, not a crash
             raise self._unavailable(exc) from exc
         finally:
             self._inside.release()
+
+    def _at_once(self, work: Callable[[sqlite3.Connection], T], follow: bool) -> T | _Missed:
+        """On the caller's thread: run `work` as `_transaction` would, if that needs no wait
+        (see the module's text), else answer MISSED, having changed nothing."""
+        if self._closed:
+            raise StoreUnavailable(f"the sqlite idempotency store {self.path} is closed")
+        if not self._inside.acquire(blocking=False):  # the worker, or another thread, is in
+            return MISSED
+        try:
+            db = self._connection
+            # not opened yet: that is the worker's (it may wait for the journal mode); chores
+            # asked: the call goes after them, else a busy caller could put them off for good
+            if db is None or self._chores_asked:
+                return MISSED
+            self._be_patient(db, False)
+            try:
+                db.execute("BEGIN IMMEDIATE")
+            except sqlite3.OperationalError as exc:
+                if exc.sqlite_errorcode & 0xFF in _BUSY_CODES:  # another writer has the lock
+                    return MISSED
+                raise
+            if follow and not self._unmoved():  # the worker opens what the path names now
+                db.rollback()
+                return MISSED
+            return self._commit(db, work)
+        except sqlite3.OperationalError as exc:
+            if exc.sqlite_errorcode & 0xFF in _BUSY_CODES:  # rolled back: the worker waits
+                return MISSED
+            raise self._unavailable(exc) from exc
+        except (sqlite3.Error, OSError, UnicodeError) as exc:
+            raise self._unavailable(exc) from exc
+        finally:
+            self._inside.release()
+
+    def _commit(self, db: sqlite3.Connection, work: Callable[[sqlite3.Connection], T]) -> T:
+        """`work` in the transaction begun on `db`, committed, else rolled back; then the
+        chores are asked of the worker, when they are due."""
+        try:
+            answer = work(db)
+            db.commit()
+        except BaseException:
+            if db.in_transaction:
+                db.rollback()
+            raise
+        self._since_checkpoint += 1
+        due = self._since_checkpoint >= CHECKPOINT_EVERY or self._since_sweep >= SWEEP_EVERY
+        if due and not self._chores_asked:
+            with contextlib.suppress(RuntimeError):  # the store is closing: no chores
+                self._executor.submit(self._chores)
+                self._chores_asked = True
+        return answer
+
+    def _be_patient(self, db: sqlite3.Connection, patient: bool) -> None:
+        """Wait up to `busy_timeout` for a lock (the worker), or not at all (at once)."""
+        if self._patient != patient:
+            waits = int(self._busy_timeout_s * 1000) if patient else 0
+            db.execute(f"PRAGMA busy_timeout = {waits}")
+            self._patient = patient
 
     def _unmoved(self) -> bool:
         """Does the path still name the file the connection has open?"""
@@ -352,18 +484,24 @@ class SqliteStore:
         for suffix in ("-wal", "-shm"):
             if Path(f"{where}{suffix}").exists() and not where.exists():
                 raise self._leftover(suffix)
-        # isolation_level=None: transactions are begun explicitly (BEGIN IMMEDIATE above)
-        db = sqlite3.connect(where, timeout=self._busy_timeout_s, isolation_level=None)
+        # isolation_level=None: transactions are begun explicitly (BEGIN IMMEDIATE above);
+        # used by whichever thread holds `_inside`
+        db = sqlite3.connect(
+            where, timeout=self._busy_timeout_s, isolation_level=None, check_same_thread=False
+        )
         try:
             db.execute(f"PRAGMA busy_timeout = {int(self._busy_timeout_s * 1000)}")
             self._wal(db)
             db.execute("PRAGMA synchronous = NORMAL")
+            # checkpoints are the worker's (`_chores`), never the end of a commit made at once
+            db.execute("PRAGMA wal_autocheckpoint = 0")
             _set_up(db)
             self._file = _identity(where)
         except BaseException:
             db.close()
             raise
         self._connection = db
+        self._patient = True
         return db
 
     def _wal(self, db: sqlite3.Connection) -> None:
