@@ -299,6 +299,28 @@ def test_a_descriptor_that_cannot_be_linked_is_written(
         assert target.stat().st_nlink == 1 and target.stat().st_mode & 0o777 == 0o644
 
 
+def test_a_spooled_build_reads_each_descriptor_back_once(
+    varied: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The Python module takes each visible tool's parameters from its spooled descriptor:
+    read back once per tool, not once per look at them."""
+    config = load_config(None, cwd=varied.root)
+    reads: list[Piece] = []
+    real_read = Spool.read
+
+    def read(self: Spool, piece: Piece) -> bytes:
+        reads.append(piece)
+        return real_read(self, piece)
+
+    monkeypatch.setattr(Spool, "read", read)
+    with Spool.temporary() as spool:
+        result = generate_spooled(config, None, 1, spool)
+        pieces = {c.parts[0] for c in _descriptors(result).values()}
+        counts = {piece: reads.count(piece) for piece in pieces}
+        assert len(counts) == len([d for d in result.descriptors if d.visible])
+    assert set(counts.values()) == {1}
+
+
 def _add_in_workers(spool: Spool, chunk: list[int]) -> list[tuple[int, Piece]]:
     made = [(n, spool.add(f"worker {os.getpid()} item {n}\n".encode())) for n in chunk]
     spool.flush()
