@@ -234,8 +234,9 @@ def _descriptors(result: Generated) -> dict[str, Spooled]:
 
 def test_a_first_build_links_the_descriptors_its_workers_wrote(varied: Project) -> None:
     """A build into an `out` that holds none yet: each worker keeps each descriptor in a file
-    of its own, and the build links that file into place instead of writing the bytes again
-    (a link makes no new file). The files are generated files all the same: readable by all
+    of its own (in a folder of its own: a file system makes one folder's files one at a time),
+    and the build links that file into place instead of writing the bytes again (a link makes
+    no new file). The files are generated files all the same: readable by all
     whatever the umask, there once the spool is gone, each with its own bytes."""
     config = load_config(None, cwd=varied.root)
     mask = os.umask(0o077)
@@ -245,10 +246,13 @@ def test_a_first_build_links_the_descriptors_its_workers_wrote(varied: Project) 
             result = generate_spooled(config, None, 2, spool)
             descriptors = _descriptors(result)
             write(config.out, result.files)
+            folders = set()
             for path, content in descriptors.items():
                 whole = content.whole_file()
-                assert whole is not None and Path(whole).parent == Path(spool.folder)
+                assert whole is not None and Path(whole).parent.parent == Path(spool.folder)
                 assert Path(whole).stat().st_ino == (config.out / path).stat().st_ino, path
+                folders.add(Path(whole).parent)
+            assert len(folders) == 2  # each worker's files in a folder of its own
         for path in result.files:
             target = config.out / path
             assert target.stat().st_nlink == 1 and target.stat().st_mode & 0o777 == 0o644

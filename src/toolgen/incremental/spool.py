@@ -39,7 +39,7 @@ CHUNK = 1 << 20
 PREFIX = "toolgen-spool-"
 #: A killed run's spool is removed once it is this old (seconds).
 STALE_S = 3600
-#: The files of one piece each (`Spool.add_whole`) are `<process id>-<number>` and this.
+#: The files of one piece each (`Spool.add_whole`) are `<process id>/<number>` and this.
 WHOLE = ".whole"
 
 
@@ -107,7 +107,12 @@ class Spool:
         meanwhile); else appended (`add`)."""
         if not self.whole or os.getpid() == self._creator:
             return self.add(data)
-        path = f"{self.folder}/{os.getpid()}-{self._made}{WHOLE}"
+        if self._owner != os.getpid():
+            self._open()
+        # each worker its own folder: a file system makes one folder's new files one at a time
+        if not self._made:
+            Path(f"{self.folder}/{self._owner}").mkdir(0o700)
+        path = f"{self.folder}/{self._owner}/{self._made}{WHOLE}"
         self._made += 1
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
         try:
@@ -124,6 +129,7 @@ class Spool:
         self._file = f"{self.folder}/{self._owner}.bin"
         self._fd = os.open(self._file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         self._size, self._waiting, self._pending = 0, [], 0
+        self._made = 0  # a forked worker's whole files: none yet
         self._readers = {}  # a forked worker's copies of the parent's descriptors: not its own
 
     def flush(self) -> None:
