@@ -226,6 +226,105 @@ def test_spooled_files_are_compared_and_written_by_their_bytes(varied: Project) 
         assert payload.read_bytes() == text
 
 
+def _descriptors(result: Generated) -> dict[str, Spooled]:
+    files = {p: c for p, c in result.files.items() if p.startswith("descriptors/")}
+    assert files and all(isinstance(c, Spooled) for c in files.values())
+    return files  # type: ignore[return-value]
+
+
+def test_a_first_build_links_the_descriptors_its_workers_wrote(varied: Project) -> None:
+    """A build into an `out` that holds none yet: each worker keeps each descriptor in a file
+    of its own (in a folder of its own: a file system makes one folder's files one at a time),
+    and the build links that file into place instead of writing the bytes again (a link makes
+    no new file). The files are generated files all the same: readable by all
+    whatever the umask, there once the spool is gone, each with its own bytes."""
+    config = load_config(None, cwd=varied.root)
+    mask = os.umask(0o077)
+    try:
+        with Spool.temporary() as spool:
+            spool.link_into(config.out)
+            result = generate_spooled(config, None, 2, spool)
+            descriptors = _descriptors(result)
+            write(config.out, result.files)
+            folders = set()
+            for path, content in descriptors.items():
+                whole = content.whole_file()
+                assert whole is not None and Path(whole).parent.parent == Path(spool.folder)
+                assert Path(whole).stat().st_ino == (config.out / path).stat().st_ino, path
+                folders.add(Path(whole).parent)
+            assert len(folders) == 2  # each worker's files in a folder of its own
+        for path in result.files:
+            target = config.out / path
+            assert target.stat().st_nlink == 1 and target.stat().st_mode & 0o777 == 0o644
+    finally:
+        os.umask(mask)
+    with Spool.temporary() as spool:  # what the same build writes without links
+        for path, content in generate_spooled(config, None, 1, spool).files.items():
+            assert (config.out / path).read_bytes() == as_bytes(content), path
+
+
+def test_descriptors_are_linked_only_where_every_one_is_new(varied: Project) -> None:
+    """Only a first build links (an `out` with a manifest holds files that may not change,
+    and a file made for nothing costs what a link saves), only from forked workers (in the
+    process that writes, a file made to be linked costs as much as the file itself)."""
+    config = load_config(None, cwd=varied.root)
+    with Spool.temporary() as spool:
+        spool.link_into(config.out)
+        descriptors = _descriptors(generate_spooled(config, None, 1, spool))
+        assert all(c.whole_file() is None for c in descriptors.values())  # no workers
+    with Spool.temporary() as spool:
+        result = generate_spooled(config, None, 2, spool)
+        assert all(c.whole_file() is None for c in _descriptors(result).values())  # not asked
+        write(config.out, result.files)  # a manifest now
+    with Spool.temporary() as spool:
+        spool.link_into(config.out)
+        descriptors = _descriptors(generate_spooled(config, None, 2, spool))
+        assert all(c.whole_file() is None for c in descriptors.values())
+
+
+def test_a_descriptor_that_cannot_be_linked_is_written(
+    varied: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file system without links (or a spool moved to another one): the bytes are written."""
+    config = load_config(None, cwd=varied.root)
+
+    def no_link(*_: object, **__: object) -> None:
+        raise OSError(18, "Invalid cross-device link")
+
+    with Spool.temporary() as spool:
+        spool.link_into(config.out)
+        result = generate_spooled(config, None, 2, spool)
+        assert all(c.whole_file() for c in _descriptors(result).values())
+        monkeypatch.setattr(os, "link", no_link)
+        write(config.out, result.files)
+        assert compare(config.out, result.files).clean
+    for path in result.files:
+        target = config.out / path
+        assert target.stat().st_nlink == 1 and target.stat().st_mode & 0o777 == 0o644
+
+
+def test_a_spooled_build_reads_each_descriptor_back_once(
+    varied: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The Python module takes each visible tool's parameters from its spooled descriptor:
+    read back once per tool, not once per look at them."""
+    config = load_config(None, cwd=varied.root)
+    reads: list[Piece] = []
+    real_read = Spool.read
+
+    def read(self: Spool, piece: Piece) -> bytes:
+        reads.append(piece)
+        return real_read(self, piece)
+
+    monkeypatch.setattr(Spool, "read", read)
+    with Spool.temporary() as spool:
+        result = generate_spooled(config, None, 1, spool)
+        pieces = {c.parts[0] for c in _descriptors(result).values()}
+        counts = {piece: reads.count(piece) for piece in pieces}
+        assert len(counts) == len([d for d in result.descriptors if d.visible])
+    assert set(counts.values()) == {1}
+
+
 def _add_in_workers(spool: Spool, chunk: list[int]) -> list[tuple[int, Piece]]:
     made = [(n, spool.add(f"worker {os.getpid()} item {n}\n".encode())) for n in chunk]
     spool.flush()

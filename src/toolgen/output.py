@@ -364,7 +364,15 @@ def _device(path: Path) -> int | None:
 
 
 def _stage(target: Path, data: Content, staged: Path) -> None:
-    """Write the bytes of `target` (`data`) to its `staged` copy, readable by all."""
+    """Write the bytes of `target` (`data`) to its `staged` copy, readable by all; or link the
+    spool's file of those bytes alone there (`Spool.add_whole`), which is made so."""
+    whole = data.whole_file() if isinstance(data, Spooled) else None
+    if whole is not None:
+        try:
+            os.link(whole, staged, follow_symlinks=False)
+            return
+        except OSError:
+            pass  # a file system without links, say: the bytes are written
     fd = os.open(staged, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
     with os.fdopen(fd, "wb") as handle:
         for chunk in chunks_of(data):

@@ -185,7 +185,7 @@ def build(run: Run) -> Report:
         )
         return _remembered(run, config, cache, replayed)
 
-    with _generating(run, config, cache) as (result, session):
+    with _generating(run, config, cache, writes=True) as (result, session):
         _read(run, frozenset(result.inputs.read))
         status = exit_for(result.diagnostics, Level.ERROR)
         seen, retire = (session.seen, session.retire) if session else (None, None)
@@ -212,7 +212,7 @@ def build(run: Run) -> Report:
 
 @contextmanager
 def _generating(
-    run: Run, config: Config, cache: _Cache
+    run: Run, config: Config, cache: _Cache, writes: bool = False
 ) -> Iterator[tuple[Generated, Session | None]]:
     """What a build makes, with the session it used: in memory in a process that builds
     again, else spooled (`toolgen.pipeline`), the spool open until the block ends. Where
@@ -227,6 +227,8 @@ def _generating(
     spool = None
     try:
         spool = Spool.temporary()
+        if writes:
+            spool.link_into(config.out)
         result = generate_spooled(config, _units(config, cache, None), _jobs(run), spool)
     except OSError as exc:
         if spool is not None:

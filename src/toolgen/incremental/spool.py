@@ -10,6 +10,12 @@ Each process appends to a file of its own in the spool's folder (forked workers 
 pieces name their file, and the process that reads them opens it by name). The folder is a
 new folder in the system's temporary folder, removed when the spool is closed; a run killed
 by a signal leaves its folder, which a later run removes (`sweep`).
+
+A build into an `out` that holds no build yet, on the spool's file system (`Spool.link_into`),
+has its forked workers keep each descriptor file's bytes in a file of its own instead
+(`Spool.add_whole`), which `toolgen.output` links into place rather than writing the bytes
+again: making a new file costs a file system far more than linking one, and the workers make
+them side by side while the process that writes would otherwise make them one by one.
 """
 
 from __future__ import annotations
@@ -20,7 +26,10 @@ import shutil
 import tempfile
 import time
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 from typing import NamedTuple
+
+from toolgen.layout import MANIFEST
 
 #: Appended bytes are written once this many are waiting.
 BUFFER = 1 << 20
@@ -30,6 +39,8 @@ CHUNK = 1 << 20
 PREFIX = "toolgen-spool-"
 #: A killed run's spool is removed once it is this old (seconds).
 STALE_S = 3600
+#: The files of one piece each (`Spool.add_whole`) are `<process id>/<number>` and this.
+WHOLE = ".whole"
 
 
 class Piece(NamedTuple):
@@ -52,6 +63,10 @@ class Spool:
         self._waiting: list[bytes] = []
         self._pending = 0
         self._readers: dict[str, int] = {}
+        self._creator = os.getpid()
+        #: whether forked workers keep each descriptor in a file of its own (`link_into`)
+        self.whole = False
+        self._made = 0
 
     @classmethod
     def temporary(cls) -> Spool:
@@ -73,11 +88,48 @@ class Spool:
             self.flush()
         return piece
 
+    def link_into(self, out: Path) -> None:
+        """Have forked workers keep descriptors in files of their own (`add_whole`) when the
+        build writes into `out` for the first time (no manifest: every file is new, so each
+        will be linked) and `out` is on this spool's file system (a link cannot leave it)."""
+        if os.path.lexists(out / MANIFEST):
+            return
+        there = next((place for place in (out, *out.parents) if place.exists()), None)
+        try:
+            here = Path(self.folder).stat().st_dev
+            self.whole = there is not None and there.stat().st_dev == here
+        except OSError:
+            self.whole = False
+
+    def add_whole(self, data: bytes) -> Piece:
+        """Where `data` is: in a forked worker of a spool that links (`link_into`), a new file
+        of its own, readable by all as a generated file is (the spool's folder is private
+        meanwhile); else appended (`add`)."""
+        if not self.whole or os.getpid() == self._creator:
+            return self.add(data)
+        if self._owner != os.getpid():
+            self._open()
+        # each worker its own folder: a file system makes one folder's new files one at a time
+        if not self._made:
+            Path(f"{self.folder}/{self._owner}").mkdir(0o700)
+        path = f"{self.folder}/{self._owner}/{self._made}{WHOLE}"
+        self._made += 1
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+            os.fchmod(fd, 0o644)
+        finally:
+            os.close(fd)
+        return Piece(path, 0, len(data))
+
     def _open(self) -> None:
         self._owner = os.getpid()
         self._file = f"{self.folder}/{self._owner}.bin"
         self._fd = os.open(self._file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         self._size, self._waiting, self._pending = 0, [], 0
+        self._made = 0  # a forked worker's whole files: none yet
         self._readers = {}  # a forked worker's copies of the parent's descriptors: not its own
 
     def flush(self) -> None:
@@ -92,10 +144,17 @@ class Spool:
     def read(self, piece: Piece) -> bytes:
         if piece.file == self._file and self._waiting:
             self.flush()
-        fd = self._readers.get(piece.file)
-        if fd is None:
-            fd = self._readers[piece.file] = os.open(piece.file, os.O_RDONLY)
-        data = os.pread(fd, piece.length, piece.offset)
+        if piece.file.endswith(WHOLE):  # one of thousands, maybe: not kept open
+            whole = os.open(piece.file, os.O_RDONLY)
+            try:
+                data = os.pread(whole, piece.length, piece.offset)
+            finally:
+                os.close(whole)
+        else:
+            fd = self._readers.get(piece.file)
+            if fd is None:
+                fd = self._readers[piece.file] = os.open(piece.file, os.O_RDONLY)
+            data = os.pread(fd, piece.length, piece.offset)
         if len(data) != piece.length:
             raise OSError(f"spool file {piece.file} is shorter than expected")
         return data
@@ -167,6 +226,14 @@ class Spooled:
 
     def read(self) -> bytes:
         return b"".join(self.chunks())
+
+    def whole_file(self) -> str | None:
+        """The path of a file that holds these bytes and nothing else (`Spool.add_whole`)."""
+        if len(self.parts) == 1:
+            part = self.parts[0]
+            if isinstance(part, Piece) and part.file.endswith(WHOLE):
+                return part.file
+        return None
 
     @property
     def sha(self) -> str:

@@ -34,7 +34,8 @@ class SpoolSink:
     ) -> ToolParts[Piece]:
         spool = self.spool
         data = render.encoded()
-        tool = ToolParts(name, visible, spool.add(data), hashlib.sha256(data).hexdigest())
+        digest = hashlib.sha256(data).hexdigest()
+        tool = ToolParts(name, visible, spool.add_whole(data), digest)  # a file of its own
         for path, chunk in render.chunks.items():
             if chunk:
                 tool.entries[path] = spool.add(chunk)

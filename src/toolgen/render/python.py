@@ -474,8 +474,9 @@ def python_module(tools: Iterable[Any], memo: Memo | StoredMemo | None = None) -
             writer.replay(blocks, log)
         else:
             first, logged, formatted = len(writer.blocks), len(writer.log), _BLACK.calls
-            schema = {k: v for k, v in tool.parameters.items() if k != "$defs"}
-            defs = tool.parameters.get("$defs", {})
+            parameters = tool.parameters  # a spooled tool's are read back each time asked
+            schema = {k: v for k, v in parameters.items() if k != "$defs"}
+            defs = parameters.get("$defs", {})
             name = writer.unique(f"{_camel(tool.name)}Args")
             writer.blocks.append(writer.typed_dict(name, {**schema, "description": None}, defs))
             blocks, log = writer.blocks[first:], tuple(writer.log[logged:])
