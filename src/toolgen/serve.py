@@ -56,8 +56,10 @@ from toolgen.runtime.catalog import Catalog, GeneratedFilesError
 from toolgen.runtime.escapes import handlers_own
 from toolgen.runtime.result import internal_error, new_trace_id
 from toolgen.runtime.values import quote
+from toolgen.schema_ops import wraps
 from toolgen.serve_answers import DRAIN_TIMEOUT, AnsweringStream, Answers, answer_the_rest
 from toolgen.serve_guard import GuardedLines, claimed_stdin
+from toolgen.serve_stdout import LineWriter, claimed_stdout
 
 T = TypeVar("T")
 
@@ -159,6 +161,7 @@ class Dispatcher:
         self.tools = list(box.catalog.mcp_tools or ())
         self._entries = {t["name"]: t for t in self.tools}
         self._lanes: dict[str, Lane | None] = {}
+        self._wrapped: dict[str, bool] = {}  # `schema_ops.wraps` of each tool's return
 
     @property
     def catalog(self) -> Catalog:
@@ -193,7 +196,10 @@ class Dispatcher:
                 result = _loop_hidden(lambda: lane.call(self.box, arguments, given))
             else:
                 result = await self.box.acall(name, arguments, context=context)
-            answer = call_tool_result(result, descriptor, entry.get("outputSchema"))
+            wrapped = self._wrapped.get(name)
+            if wrapped is None:
+                wrapped = self._wrapped[name] = wraps(descriptor.returns.schema_)
+            answer = call_tool_result(result, descriptor, entry.get("outputSchema"), wrapped)
             # what the transport will write: a value it cannot would end the server's output
             # for good, so it is found here and costs this call alone
             answer.model_dump_json(by_alias=True, exclude_unset=True)
@@ -330,12 +336,13 @@ async def serve_stdio(
     each line of stdin passes `serve_guard.check_line` before the SDK reads it."""
     answers = Answers()
     server = build_server(dispatcher, scopes, confirm_timeout, principal, answers)
-    with claimed_stdin() as wire:
+    with claimed_stdin() as wire, claimed_stdout() as out:
         text = io.TextIOWrapper(wire, encoding="utf-8", errors="replace")
         lines = GuardedLines(_lines(text), answers, drain)
         stdin = typing.cast("anyio.AsyncFile[str]", lines)
+        stdout = None if out is None else typing.cast("anyio.AsyncFile[str]", LineWriter(out))
         try:
-            async with stdio_server(stdin=stdin) as (read_stream, write_stream):
+            async with stdio_server(stdin=stdin, stdout=stdout) as (read_stream, write_stream):
                 lines.answer_on(write_stream)
                 answering = AnsweringStream(write_stream, answers)
                 await server.run(read_stream, answering, server.create_initialization_options())

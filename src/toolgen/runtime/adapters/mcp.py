@@ -52,9 +52,14 @@ def _json(value: Any) -> str:
 
 
 def call_tool_result(
-    result: ToolResult, descriptor: ToolDescriptor, output_schema: Mapping[str, Any] | None
+    result: ToolResult,
+    descriptor: ToolDescriptor,
+    output_schema: Mapping[str, Any] | None,
+    wrapped: bool | None = None,
 ) -> types.CallToolResult:
-    """The `CallToolResult` of `result` for a tool listed with `output_schema`."""
+    """The `CallToolResult` of `result` for a tool listed with `output_schema`; `wrapped`,
+    whether that schema wraps the return as `{"result": ...}` (`schema_ops.wraps` of the
+    descriptor's return schema, which a server asks once per tool: it walks the schema)."""
     if not result.ok:
         envelope = result.envelope()
         return types.CallToolResult(
@@ -64,7 +69,8 @@ def call_tool_result(
         )
     if output_schema is None:
         return types.CallToolResult(content=[types.TextContent(text=_json(result.data))])
-    wrapped = wraps(descriptor.returns.schema_)
+    if wrapped is None:
+        wrapped = wraps(descriptor.returns.schema_)
     structured = {"result": result.data} if wrapped else result.data
     return types.CallToolResult(
         content=[types.TextContent(text=_json(structured))], structured_content=structured
