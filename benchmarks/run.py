@@ -2,7 +2,7 @@
 """Benchmark toolgen against the floor and the run-time peer (DESIGN §5, issue 6).
 
 Usage: python benchmarks/run.py [--tools 1000] [--repeat 3] [--big 10000] [--no-watch]
-       python benchmarks/run.py --runtime [--repeat 3]
+       python benchmarks/run.py --runtime [--repeat 3] [--peers]
        python benchmarks/run.py --literal [--repeat 3]
 
 Generates the corpora with ../shared/bench/make_corpus.py into a temporary folder beside the
@@ -23,8 +23,11 @@ repository (/tmp is slow to create files on some machines), then times whole pro
 - with --big N: a cold build of N tools, reported as a multiple of the first corpus's build,
   and a cold build of one module of about 5 MB (400 handlers), each with its peak memory
 - then the run time's table (benchmarks/runtime_calls.py; --runtime: only it, --no-runtime:
-  without it): `box.acall` and `box.call` of a small tool against `pydantic.validate_call`, and
-  keyed calls per second with the memory, sqlite and redis stores
+  without it): `box.acall` and `box.call` of a small tool and of a realistic one against
+  `pydantic.validate_call`, and keyed calls per second with the memory, sqlite and redis
+  stores; with --runtime --peers, after it the peers side by side (the shared harness
+  ../shared/bench/peers/run.py: one call of `add` and of `create_ticket` through each
+  framework's own way, a turn of 8 calls, MCP over stdio, interleaved)
 - with --literal, instead of all the above: cold builds of a handler with a `Literal` of 10,000
   values and of one with 100,000 (the bar: at most 10 times as long), and of a handler with a
   list default of 500,000 elements, with its peak memory beside that of `ast.parse` of the same
@@ -102,6 +105,27 @@ def corpus(n: int, folder: Path) -> Path:
 
 def compile_bytecode(folder: Path) -> None:
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(folder)], check=True)
+
+
+#: The peers harness's sections of the run time: one call, a model turn, MCP over stdio.
+SECTIONS = "runtime,adapters,mcp"
+
+
+def peers(checkout: Path) -> None:
+    """The run time beside openai-agents, pydantic-ai, LangChain, FastMCP and the MCP SDK,
+    the same handlers (a flat `add`, a realistic `create_ticket`) through each, interleaved:
+    the shared harness's sections 1-3, its tables printed as they are."""
+    harness = SHARED / "peers" / "run.py"
+    if not harness.is_file():
+        print(f"\n(no peers: {harness} is not there)")
+        return
+    print()
+    sys.stdout.flush()
+    with tempfile.TemporaryDirectory(dir=checkout.parent) as work:
+        subprocess.run(
+            [sys.executable, str(harness), str(checkout), "--only", SECTIONS, "--work", work],
+            check=True,
+        )
 
 
 def cold_start(base: Path) -> Callable[[], None]:
@@ -257,6 +281,13 @@ def main() -> None:
     )
     parser.add_argument("--no-runtime", action="store_true", help="skip the run time's table")
     parser.add_argument(
+        "--peers",
+        action="store_true",
+        help="with --runtime: then the peers side by side, in one interleaved run "
+        "(../shared/bench/peers/run.py on this checkout: one call, a turn of 8 calls, MCP over "
+        "stdio; it needs the peers installed: pip install -e '.[dev,serve,redis]' langgraph)",
+    )
+    parser.add_argument(
         "--literal",
         action="store_true",
         help="only time large literals: a Literal of 10,000 and of 100,000 values, a 500,000-"
@@ -274,6 +305,8 @@ def main() -> None:
         return
     if args.runtime:
         runtime_calls.print_table(runtime_calls.rows(2000, args.repeat))
+        if args.peers:
+            peers(HERE.parent)
         return
     with tempfile.TemporaryDirectory(dir=HERE.parent.parent) as tmp:
         base = corpus(args.tools, Path(tmp))
