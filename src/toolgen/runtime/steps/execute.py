@@ -195,6 +195,25 @@ def _timed_out(descriptor: ToolDescriptor, timeout: float, trace_id: str) -> Too
     )
 
 
+def handler_arguments(
+    descriptor: ToolDescriptor, prepared: Prepared, arguments: dict[str, Any], trace_id: str
+) -> tuple[tuple[Any, ...], dict[str, Any]] | ToolResult:
+    """The handler's positional and keyword arguments, through its pydantic arguments schema
+    (models, UUIDs, enums ...); a `VALIDATION_ERROR` when its own types refuse them, or the
+    error of a validator of those types that failed."""
+    try:
+        return typing.cast(
+            "tuple[tuple[Any, ...], dict[str, Any]]",
+            prepared.arguments.validate_python(arguments),
+        )
+    except pydantic.ValidationError as exc:
+        return validation_error(descriptor.name, trace_id, pydantic_problems(exc))
+    except BaseException as exc:  # a validator of the handler's own types failed
+        if not handlers_own(exc):
+            raise
+        return raised(descriptor, exc, trace_id)
+
+
 async def invoke(
     descriptor: ToolDescriptor,
     prepared: Prepared,
@@ -215,14 +234,10 @@ async def invoke(
     takes one of the tool's threads (`Toolbox.occupy`): its release, or None when the tool
     holds all it may (then the attempt is `UNAVAILABLE` at once)."""
     name = descriptor.name
-    try:
-        args, kwargs = prepared.arguments.validate_python(arguments)
-    except pydantic.ValidationError as exc:
-        return validation_error(name, trace_id, pydantic_problems(exc))
-    except BaseException as exc:  # a validator of the handler's own types failed
-        if not handlers_own(exc):
-            raise
-        return raised(descriptor, exc, trace_id)
+    given = handler_arguments(descriptor, prepared, arguments, trace_id)
+    if isinstance(given, ToolResult):
+        return given
+    args, kwargs = given
     deadline = asyncio.timeout(timeout)
     began = 0.0  # when the handler's coroutine began, to see a loop it held
     try:
@@ -479,7 +494,6 @@ def invoke_here(
     returns is run to its end on this thread's loop. What it needs is bound here, as it runs
     on every call of the short way (`toolgen.runtime.call.Lane`)."""
     name, fn, exact, direct = descriptor.name, prepared.fn, prepared.exact, prepared.direct
-    validate_arguments = prepared.arguments.validate_python
     # a value of the declared str, int, float or bool that the return schema's own check of
     # a scalar proves (`quick_value`) is its own JSON, accepted: answered without `answer`
     scalar = quick_returns if exact is not None else None
@@ -494,14 +508,10 @@ def invoke_here(
             args: tuple[Any, ...] = ()
             kwargs = arguments
         else:
-            try:
-                args, kwargs = validate_arguments(arguments)
-            except pydantic.ValidationError as exc:
-                return validation_error(name, trace_id, pydantic_problems(exc))
-            except BaseException as exc:  # a validator of the handler's own types failed
-                if not handlers_own(exc):
-                    raise
-                return raised(descriptor, exc, trace_id)
+            given = handler_arguments(descriptor, prepared, arguments, trace_id)
+            if isinstance(given, ToolResult):
+                return given
+            args, kwargs = given
         try:
             value = fn(*args, **kwargs)
             if type(value) is exact:
@@ -564,14 +574,10 @@ class Timed:
             args: tuple[Any, ...] = ()
             kwargs = arguments
         else:
-            try:
-                args, kwargs = prepared.arguments.validate_python(arguments)
-            except pydantic.ValidationError as exc:
-                return validation_error(name, trace_id, pydantic_problems(exc))
-            except BaseException as exc:  # a validator of the handler's own types failed
-                if not handlers_own(exc):
-                    raise
-                return raised(descriptor, exc, trace_id)
+            given = handler_arguments(descriptor, prepared, arguments, trace_id)
+            if isinstance(given, ToolResult):
+                return given
+            args, kwargs = given
         pool = self.box.workers()
         if pool is None:  # on a handler's thread: `Toolbox.call` takes the whole way
             raise RuntimeError("a timed call on a handler's thread")
