@@ -182,6 +182,15 @@ def parser() -> argparse.ArgumentParser:
         "one nobody steps up for STEP_UP_REQUIRED",
     )
     serve.add_argument(
+        "--timeout",
+        default="30",
+        metavar="SECONDS",
+        help="how long a call's handler may run before the call is answered TIMEOUT "
+        "(default 30), or none: every tool runs with no timeout, a sync handler on the "
+        "server's own thread (it serves nothing else meanwhile), but a tool that can be given "
+        "an idempotency key keeps 30 (its key's lease needs a bound)",
+    )
+    serve.add_argument(
         "--principal",
         metavar="NAME",
         help="who makes the calls: it scopes their idempotency keys and is in their audit "

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import math
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -68,6 +69,7 @@ def cmd_serve(
     scopes: list[str],
     confirm_timeout: float,
     principal: str | None,
+    timeout: str = "30",
 ) -> int:
     try:
         from toolgen.serve import PRINCIPAL_ENV, principal_problem, serve
@@ -88,6 +90,7 @@ def cmd_serve(
         raise UserError(
             Diagnostic("TG002", "--confirm-timeout must be a number of seconds above 0")
         )
+    seconds = _serve_timeout(timeout)
     given = "--principal"
     if principal is None and PRINCIPAL_ENV in os.environ:
         principal, given = os.environ[PRINCIPAL_ENV], PRINCIPAL_ENV
@@ -102,7 +105,23 @@ def cmd_serve(
         scopes=scopes,
         confirm_timeout=confirm_timeout,
         principal=principal,
+        timeout=seconds,
     )
+
+
+def _serve_timeout(given: str) -> float | None:
+    """`--timeout`: seconds above 0, or `none`."""
+    if given.strip().lower() == "none":
+        return None
+    try:
+        seconds = float(given)
+    except ValueError:
+        seconds = math.nan
+    if not 0 < seconds < math.inf:
+        raise UserError(
+            Diagnostic("TG002", "--timeout must be a number of seconds above 0, or none")
+        )
+    return seconds
 
 
 def cmd_show(config: Path | None, name: str, platform: str) -> int:
@@ -176,6 +195,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], Callable[[], int]]] = {
             a.scopes,
             a.confirm_timeout,
             a.principal,
+            a.timeout,
         )
     ),
     "show": lambda a: lambda: cmd_show(a.config, a.name, a.platform),

@@ -53,8 +53,10 @@ from toolgen.runtime.adapters.mcp import (
 )
 from toolgen.runtime.call import Lane
 from toolgen.runtime.catalog import Catalog, GeneratedFilesError
+from toolgen.runtime.catalog import load as load_catalog
 from toolgen.runtime.escapes import handlers_own
 from toolgen.runtime.result import internal_error, new_trace_id
+from toolgen.runtime.steps.idempotency import keyable
 from toolgen.runtime.values import quote
 from toolgen.schema_ops import wraps
 from toolgen.serve_answers import DRAIN_TIMEOUT, AnsweringStream, Answers, answer_the_rest
@@ -71,6 +73,10 @@ INVALID_PARAMS = types.INVALID_PARAMS
 
 #: The idempotency store `serve` uses unless `--store` names another (the toolbox's default).
 DEFAULT_STORE = "sqlite:///.toolgen/runtime.db"
+
+#: Seconds a call's handler may run (`--timeout`), and what a tool that can be given an
+#: idempotency key keeps under `--timeout none`.
+TIMEOUT = 30.0
 
 #: Seconds the client has to answer a confirmation or step-up request (`--confirm-timeout`).
 CONFIRM_TIMEOUT = 120.0
@@ -108,16 +114,22 @@ def principal_problem(name: str) -> str | None:
 # -- the catalog: what build wrote ------------------------------------------------------------
 
 
-def load_toolbox(out: Path, **options: Any) -> Toolbox:
+def load_toolbox(out: Path, timeout: float | None = TIMEOUT, **options: Any) -> Toolbox:
     """The toolbox of the generated folder `out`, which must hold `mcp/tools.json` (what
-    `tools/list` answers). `options` go to `Toolbox.load`. Raises `GeneratedFilesError`."""
+    `tools/list` answers). `timeout`: seconds per call, or None for none but for the tools
+    that can be given an idempotency key, which keep `TIMEOUT` (their key's lease needs a
+    bound). `options` go to `Toolbox.load`. Raises `GeneratedFilesError`."""
     tools_file = out / "mcp" / "tools.json"
     if not tools_file.is_file() and not (out / PENDING / JOURNAL).exists():
         raise GeneratedFilesError(
             f'{tools_file} does not exist; put "mcp" in the configured platforms and run '
             "`toolgen build`" + _catalogs_hint(out)
         )
-    return Toolbox.load(out, **options)
+    timeouts: float | dict[str, float | None] = TIMEOUT if timeout is None else timeout
+    if timeout is None:
+        descriptors = load_catalog(out).descriptors.values()
+        timeouts = {"*": None, **{d.name: TIMEOUT for d in descriptors if keyable(d)}}
+    return Toolbox.load(out, timeout=timeouts, **options)
 
 
 def list_tools_page(
@@ -418,6 +430,7 @@ def serve(
     scopes: Sequence[str] = (),
     confirm_timeout: float = CONFIRM_TIMEOUT,
     principal: str | None = None,
+    timeout: float | None = TIMEOUT,
 ) -> int:
     """Serve `config.out`'s tools (those of `catalog_name`, in a project of several servers)
     over stdio until the client leaves or SIGINT, with the idempotency `store`, the `audit`
@@ -434,7 +447,7 @@ def serve(
         )
         return 2
     try:
-        box = load_toolbox(out, store=store, audit=audit, paths=search_paths(config))
+        box = load_toolbox(out, timeout, store=store, audit=audit, paths=search_paths(config))
     except (GeneratedFilesError, ValueError) as exc:
         print(f"toolgen serve: {exc}", file=sys.stderr)
         return 2
