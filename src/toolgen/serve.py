@@ -163,7 +163,9 @@ class Dispatcher:
     then; a confirmation another call waits for keeps its clock running. A tool that may run
     long should keep a timeout: with one, its calls hop, and the server answers `TIMEOUT`
     while it still runs. The first call of a tool takes the whole way (it reaches the
-    handler, never before a call gets that far), and so does every call of an async one.
+    handler, never before a call gets that far), and so does every call of an async one,
+    and of one whose error may be retried (an idempotent or safe tool: the backoff is
+    awaited) or answered by a fallback.
     """
 
     def __init__(self, box: Toolbox, page_size: int = PAGE_SIZE) -> None:
@@ -235,6 +237,10 @@ class Dispatcher:
         else:
             lane = self._lanes[name] = self.box.lane(name)
         if lane is None or lane.timeout is not None:  # a timed call waits on a thread
+            return None
+        # a retry's backoff (as long as the error asks, up to `MAX_DELAY`) and a fallback
+        # (maybe async) would be waited for on this thread, every other request with them
+        if lane.retry or name in self.box.fallbacks:
             return None
         return lane if lane.known_sync(self.box) else None
 

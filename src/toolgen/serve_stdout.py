@@ -35,7 +35,7 @@ def claimed_stdout() -> Iterator[int | None]:
         return
     try:
         sys.stdout.flush()
-        wire = os.dup(1)
+        wire = _dup_above_std(1)
     except (OSError, ValueError):
         yield None
         return
@@ -51,6 +51,16 @@ def claimed_stdout() -> Iterator[int | None]:
         with contextlib.suppress(OSError):
             os.dup2(wire, 1)
         os.close(wire)
+
+
+def _dup_above_std(fd: int) -> int:
+    """A duplicate of `fd` numbered 3 or more: with stderr closed, the lowest free number is
+    2, and fd 1 diverted "to stderr" would then point at the wire again."""
+    try:
+        import fcntl
+    except ImportError:  # Windows: no fcntl, and no closed standard handle to fill
+        return os.dup(fd)
+    return fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 3)
 
 
 class LineWriter:

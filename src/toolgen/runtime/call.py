@@ -72,6 +72,24 @@ _UNREACHED: Any = object()
 _NONE: list[concurrent.futures.Future[Any]] = []
 
 
+class Begun:
+    """A call begun from this thread (`Toolbox.begin`): called, it waits for its answer.
+    `abandon()` ends one whose answer will never be asked for - a Ctrl-C ended its turn
+    while another call was waited for - as the whole way ends its cancelled calls: its
+    handler's run given up, its decision recorded (`adapters.answer_here`)."""
+
+    __slots__ = ("_abandon", "_answer")
+
+    def __init__(self, answer: Callable[[], ToolResult], abandon: Callable[[], None]) -> None:
+        self._answer, self._abandon = answer, abandon
+
+    def __call__(self) -> ToolResult:
+        return self._answer()
+
+    def abandon(self) -> None:
+        self._abandon()
+
+
 class Lane:
     """What the short way of a tool's sync calls needs, found once (`Toolbox.lane`, from the
     descriptor alone): `quick` the quick check of its arguments (`steps.quick`), `retry`
@@ -223,7 +241,9 @@ class Lane:
                 return Call(box, context, descriptor.name, arguments, trace_id).crashed(exc)
             return self._failed(box, context, arguments, trace_id, timed, result, stuck)
 
-        return end
+        if isinstance(started, ToolResult):
+            return end
+        return Begun(end, lambda: timed.abandon(started))
 
     def _failed(
         self,
@@ -438,7 +458,10 @@ class Call:
             if isinstance(attempt, Timed):
                 started = attempt.start(arguments, self.trace_id, False)
                 timed = attempt
-                return lambda: self._answered(lane, arguments, timed, started, stuck)
+                return Begun(
+                    lambda: self._answered(lane, arguments, timed, started, stuck),
+                    lambda: self._abandoned(timed, started),
+                )
             result = attempt(arguments, self.trace_id, False, stuck)
         except BaseException as exc:
             answered = self._interrupted(exc)
@@ -468,6 +491,13 @@ class Call:
             return self.retried(arguments, attempt, lane.retry, result, stuck)
         except BaseException as exc:
             return self._interrupted(exc)
+
+    def _abandoned(self, timed: Timed, started: ToolResult | Started) -> None:
+        """A begun call whose answer will never be asked for (`Begun.abandon`): its run given
+        up, its decision recorded as the whole way's cancelled call."""
+        if isinstance(started, Started):
+            timed.abandon(started)
+        self.record("failed", reason="cancelled")
 
     def _interrupted(self, exc: BaseException) -> ToolResult:
         """A step that failed unforeseen is answered; a Ctrl-C in the handler, say, goes on,

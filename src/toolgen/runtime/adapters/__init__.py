@@ -207,11 +207,19 @@ def answer_here(jobs: Iterable[Job], call: CallHere, limit: int) -> list[dict[st
     ids = marks([job.call_id for job in turn])
     answers: list[dict[str, Any]] = []
     pending: collections.deque[tuple[Job, Callable[[], ResultLike]]] = collections.deque()
-    for job, call_id in zip(turn, ids, strict=True):
-        if len(pending) >= limit:
+    try:
+        for job, call_id in zip(turn, ids, strict=True):
+            if len(pending) >= limit:
+                answers.append(_answer_here(*pending.popleft()))
+            pending.append((job, _begun(job, call_id, call)))
+        while pending:
             answers.append(_answer_here(*pending.popleft()))
-        pending.append((job, _begun(job, call_id, call)))
-    answers.extend(_answer_here(*each) for each in pending)
+    except BaseException:  # a Ctrl-C: the calls begun and never answered end as cancelled
+        for _, answer in pending:
+            abandon = getattr(answer, "abandon", None)
+            if abandon is not None:
+                abandon()
+        raise
     return answers
 
 

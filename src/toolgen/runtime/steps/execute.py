@@ -597,8 +597,20 @@ class Timed:
                 return _Awaitable(found)
             return answer(name, prepared, found, trace_id, returns, quick_returns)
 
-        future = pool.submit(thread.run, contextvars.copy_context().run, run)
+        try:
+            future = pool.submit(thread.run, contextvars.copy_context().run, run)
+        except BaseException:  # a pool shut down meanwhile, say: the run never starts, and
+            thread.give_up()  # its end frees the tool's thread, as on the whole way
+            raise
         return Started(thread, future, pool, began, trace_id)
+
+    def abandon(self, started: Started) -> None:
+        """A started attempt whose answer will never be waited for (its turn ended by a
+        Ctrl-C): a run not started yet never starts; a running one is held as a timed-out
+        one is, so that later calls do not wait for its thread."""
+        ended = started.thread.give_up()
+        if ended is not None and not ended.done():
+            self.box.held(started.pool, ended)
 
     def wait(self, started: Started, stuck: list[concurrent.futures.Future[Any]]) -> ToolResult:
         """The attempt's answer, once its handler ended or its timeout did."""

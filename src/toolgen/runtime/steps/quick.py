@@ -593,6 +593,9 @@ def quick_check(schema: Any) -> Callable[[dict[str, Any]], bool] | None:
         return None
     if not all(isinstance(name, str) for name in required):
         return None
+    if any(type(name) is not str or surrogate(name) for name in properties):
+        # a name no UTF-8 text holds (a hand-edited descriptor's): the proof checks names
+        return quick_result(schema, results=False)
     found = {name: _property(sub) for name, sub in properties.items()}
     if None in found.values():  # a nested value, a `$ref`, a `format` ...: the proof
         return quick_result(schema, results=False)
