@@ -188,7 +188,8 @@ def parser() -> argparse.ArgumentParser:
         help="how long a call's handler may run before the call is answered TIMEOUT "
         "(default 30), or none: every tool runs with no timeout, a sync handler on the "
         "server's own thread (it serves nothing else meanwhile), but a tool that can be given "
-        "an idempotency key keeps 30 (its key's lease needs a bound)",
+        "an idempotency key keeps 30 (its key's lease needs a bound), and an idempotent or "
+        "safe tool, or one with a fallback, still runs on a worker thread",
     )
     serve.add_argument(
         "--principal",
