@@ -181,7 +181,7 @@ class Lane:
             or audit_events.wanted(box.audit)
         ):
             return Call(box, context, self.descriptor.name, arguments).run_here(self)
-        trace_id = context.trace_id or new_trace_id()
+        trace_id = context.trace_id or new_trace_id()  # `_trace_of`, inline: every short call's
         if type(trace_id) is not str or not trace_id.isascii():
             trace_id = _written(trace_id)
         # a handler that runs here leaves no thread behind: the list stays empty
@@ -211,9 +211,7 @@ class Lane:
             return lambda: answered
         if not self.proven(box, arguments, context):
             return Call(box, context, descriptor.name, arguments).begin_here(self)
-        trace_id = context.trace_id or new_trace_id()
-        if type(trace_id) is not str or not trace_id.isascii():
-            trace_id = _written(trace_id)
+        trace_id = _trace_of(context)
         try:
             attempt = self._attempt
             if attempt is _UNREACHED:
@@ -298,10 +296,7 @@ class Call:
         self.context = context
         self.name = name
         self.raw = arguments
-        found = trace_id or context.trace_id or new_trace_id()
-        if type(found) is not str or not found.isascii():
-            found = _written(found)
-        self.trace_id: str = found
+        self.trace_id: str = trace_id or _trace_of(context)  # a given one: `_trace_of` made it
         self.descriptor: ToolDescriptor | None = None
         self.arguments: dict[str, Any] | None = None
         self.started = time.perf_counter()
@@ -714,6 +709,12 @@ class Call:
         assert self.descriptor is not None and self.result_of is not None
         timeout = self.box.timeout_for(self.descriptor.name)
         return await late(ended, self.descriptor, self.trace_id, self.result_of, timeout)
+
+
+def _trace_of(context: CallContext) -> str:
+    """The call's trace id: the context's, written so any writer takes it, or a new one."""
+    found = context.trace_id or new_trace_id()
+    return found if type(found) is str and found.isascii() else _written(found)
 
 
 def _written(trace_id: Any) -> str:

@@ -181,7 +181,22 @@ class _Thread:
         return self.ended
 
 
-def _timed_out(descriptor: ToolDescriptor, timeout: float, trace_id: str) -> ToolResult:
+def _timed_out(
+    descriptor: ToolDescriptor, timeout: float, trace_id: str, held: bool = False
+) -> ToolResult:
+    """`TIMEOUT` (with the taxonomy the descriptor declares for it, if it does), logged: the
+    deadline fired, or (`held`) could not, the handler's coroutine holding the loop past it
+    (`time.sleep` in an `async def`, say), every other call on the loop waiting with it."""
+    name = descriptor.name
+    if held:
+        log_failure(
+            trace_id,
+            f"tool {name} held the event loop past its timeout of {timeout:g} seconds "
+            "(blocking code in an async handler: run it with asyncio.to_thread); "
+            "its result is dropped",
+        )
+    else:
+        log_failure(trace_id, f"tool {name} timed out after {timeout:g} seconds")
     declared = next((e for e in descriptor.errors if e.code == "TIMEOUT"), None)
     extra: dict[str, Any] = {}
     if declared is not None:
@@ -196,11 +211,18 @@ def _timed_out(descriptor: ToolDescriptor, timeout: float, trace_id: str) -> Too
 
 
 def handler_arguments(
-    descriptor: ToolDescriptor, prepared: Prepared, arguments: dict[str, Any], trace_id: str
+    descriptor: ToolDescriptor,
+    prepared: Prepared,
+    arguments: dict[str, Any],
+    trace_id: str,
+    proven: bool = False,
 ) -> tuple[tuple[Any, ...], dict[str, Any]] | ToolResult:
     """The handler's positional and keyword arguments, through its pydantic arguments schema
     (models, UUIDs, enums ...); a `VALIDATION_ERROR` when its own types refuse them, or the
-    error of a validator of those types that failed."""
+    error of a validator of those types that failed. Arguments the quick check `proven`
+    valid go to a `direct` handler as they are (pydantic would return them unchanged)."""
+    if proven and prepared.direct:
+        return (), arguments
     try:
         return typing.cast(
             "tuple[tuple[Any, ...], dict[str, Any]]",
@@ -285,29 +307,20 @@ async def invoke(
     except TimeoutError as exc:
         if timeout is None or not deadline.expired():  # the handler's own (a socket's, say)
             return raised(descriptor, exc, trace_id)
-        log_failure(trace_id, f"tool {name} timed out after {timeout:g} seconds")
         return _timed_out(descriptor, timeout, trace_id)
     except BaseException as exc:
         if not handlers_own(exc):
             raise
         return raised(descriptor, exc, trace_id)
     if began and timeout is not None and time.monotonic() - began > timeout:
-        # the deadline could not fire: the coroutine held the loop (`time.sleep` in an
-        # `async def`, say), and every other call on the loop waited with it
-        log_failure(
-            trace_id,
-            f"tool {name} held the event loop past its timeout of {timeout:g} seconds "
-            "(blocking code in an async handler: run it with asyncio.to_thread); "
-            "its result is dropped",
-        )
+        # the deadline could not fire: the coroutine held the loop
+        timed_out = _timed_out(descriptor, timeout, trace_id, held=True)
         if on_stuck is not None:
             # it ran to its end all the same (or swallowed its cancellation and returned):
             # what it did settles a keyed call's key, as a timed-out thread's end does, and
             # no retry runs it again beside what it did (`Call._outlived`)
-            ended: concurrent.futures.Future[Any] = concurrent.futures.Future()
-            ended.set_result(answer(name, prepared, value, trace_id, returns, quick_returns))
-            on_stuck(ended)
-        return _timed_out(descriptor, timeout, trace_id)
+            on_stuck(_ended(answer(name, prepared, value, trace_id, returns, quick_returns)))
+        return timed_out
     return answer(name, prepared, value, trace_id, returns, quick_returns)
 
 
@@ -504,7 +517,7 @@ def invoke_here(
         proven: bool,
         stuck: list[concurrent.futures.Future[Any]],
     ) -> ToolResult:
-        if proven and direct:
+        if proven and direct:  # `handler_arguments`' own shortcut, inline: every short call's
             args: tuple[Any, ...] = ()
             kwargs = arguments
         else:
@@ -570,14 +583,10 @@ class Timed:
         before it (its arguments refused by its own types, every thread it may take busy)."""
         descriptor, prepared = self.descriptor, self.prepared
         name = descriptor.name
-        if proven and prepared.direct:
-            args: tuple[Any, ...] = ()
-            kwargs = arguments
-        else:
-            given = handler_arguments(descriptor, prepared, arguments, trace_id)
-            if isinstance(given, ToolResult):
-                return given
-            args, kwargs = given
+        given = handler_arguments(descriptor, prepared, arguments, trace_id, proven)
+        if isinstance(given, ToolResult):
+            return given
+        args, kwargs = given
         pool = self.box.workers()
         if pool is None:  # on a handler's thread: `Toolbox.call` takes the whole way
             raise RuntimeError("a timed call on a handler's thread")
@@ -630,7 +639,6 @@ class Timed:
                 self.box.held(started.pool, ended)
             if not isinstance(exc, concurrent.futures.TimeoutError):
                 raise  # a Ctrl-C while waiting, say
-            log_failure(trace_id, f"tool {name} timed out after {timeout:g} seconds")
             return _timed_out(descriptor, timeout, trace_id)
         if not isinstance(value, _Awaitable):
             return typing.cast(ToolResult, value)
@@ -646,19 +654,17 @@ class Timed:
         returns, quick_returns = self.returns, self.quick_returns
         if how == "value":
             return answer(name, prepared, found, trace_id, returns, quick_returns)
-        if how == "held":
-            log_failure(
-                trace_id,
-                f"tool {name} held the event loop past its timeout of {timeout:g} seconds "
-                "(blocking code in an async handler: run it with asyncio.to_thread); "
-                "its result is dropped",
-            )
-            done: concurrent.futures.Future[Any] = concurrent.futures.Future()
-            done.set_result(answer(name, prepared, found, trace_id, returns, quick_returns))
-            stuck.append(done)
-        else:
-            log_failure(trace_id, f"tool {name} timed out after {timeout:g} seconds")
-        return _timed_out(descriptor, timeout, trace_id)
+        timed_out = _timed_out(descriptor, timeout, trace_id, held=how == "held")
+        if how == "held":  # as `invoke`: what it did settles, and no retry runs beside it
+            stuck.append(_ended(answer(name, prepared, found, trace_id, returns, quick_returns)))
+        return timed_out
+
+
+def _ended(result: ToolResult) -> concurrent.futures.Future[Any]:
+    """The end of a run that outlived its attempt, ready with what it gave."""
+    ended: concurrent.futures.Future[Any] = concurrent.futures.Future()
+    ended.set_result(result)
+    return ended
 
 
 @dataclasses.dataclass(slots=True)
@@ -683,17 +689,11 @@ async def _within(
     began = time.monotonic()
     try:
         async with deadline:
-            value = await _Bounded(awaitable, trace_id)
+            value = await _awaited(awaitable, None, trace_id)
     except TimeoutError:
         if deadline.expired():
             return "timed out", None
         raise
-    except Exception:
-        raise
-    except BaseException as exc:  # as an Exception, so that the task does not stop the loop
-        if not handlers_own(exc):
-            raise
-        raise Escaped(exc) from None
     if time.monotonic() - began > timeout:
         return "held", value
     return "value", value

@@ -188,11 +188,11 @@ def _bound(keyword: str, limit: float) -> Check:
 
 def quick_value(schema: Any) -> Check | None:
     """The quick check of a value a tool returns, as JSON data, against its return `schema`
-    (`quick_result`): True only when the data is both safe to write (what `value_problems`
+    (`_proof`): True only when the data is both safe to write (what `value_problems`
     looks for: no NaN or infinity, no integer beyond a double's range, no lone surrogate in a
     string or a name, not nested deeper than `PROVEN_DEPTH`) and accepted by the schema, in
     one walk; None for a schema that is no object, or none it can prove a value against."""
-    return quick_result(schema)
+    return _proof(schema, results=True)
 
 
 # -- results: one walk that proves JSON data safe and accepted ------------------------------
@@ -403,8 +403,8 @@ class _Results:
                 assert found is not None
                 scalar.append(found)
             else:
-                compile_keyword = self.asserted.get(keyword, _keyword_of(keyword))
-                known = compile_keyword(value)
+                compiled = self.asserted.get(keyword)
+                known = compiled(value) if compiled is not None else _keyword(keyword, value)
                 if known is None:
                     return _no
                 scalar.append(known)
@@ -466,10 +466,6 @@ class _Results:
             return _safe_scalar(v)
 
         return walk
-
-
-def _keyword_of(keyword: str) -> Callable[[Any], Check | None]:
-    return lambda value: _keyword(keyword, value)
 
 
 #: The keywords a proof compiles its own way (the others as the quick check's `_keyword`).
@@ -554,10 +550,10 @@ def _matchable(pattern: str) -> bool:
     return True
 
 
-def quick_result(schema: Any, results: bool = True) -> Check | None:
-    """The proof of a tool's result (see `quick_value`), or with `results=False` of a call's
-    arguments (see `quick_check`); None for a schema that is no object or that no value
-    could be proven against."""
+def _proof(schema: Any, results: bool) -> Check | None:
+    """The proof of a tool's result (`quick_value`), or with `results=False` of a call's
+    arguments (`quick_check`); None for a schema that is no object or that no value could be
+    proven against."""
     if not isinstance(schema, Mapping):
         return None
     if _raises_somewhere(schema):
@@ -586,7 +582,7 @@ def quick_check(schema: Any) -> Callable[[dict[str, Any]], bool] | None:
     if not isinstance(schema, Mapping) or schema.get("type") != "object":
         return None
     if not set(schema) <= _TOP or schema.get("additionalProperties", True) not in (True, False):
-        return quick_result(schema, results=False)
+        return _proof(schema, results=False)
     properties = schema.get("properties", {})
     required = schema.get("required", [])
     if not isinstance(properties, Mapping) or not isinstance(required, list):
@@ -595,10 +591,10 @@ def quick_check(schema: Any) -> Callable[[dict[str, Any]], bool] | None:
         return None
     if any(type(name) is not str or surrogate(name) for name in properties):
         # a name no UTF-8 text holds (a hand-edited descriptor's): the proof checks names
-        return quick_result(schema, results=False)
+        return _proof(schema, results=False)
     found = {name: _property(sub) for name, sub in properties.items()}
     if None in found.values():  # a nested value, a `$ref`, a `format` ...: the proof
-        return quick_result(schema, results=False)
+        return _proof(schema, results=False)
     checks = typing.cast(dict[str, Check], found)
     kinds = {name: _EXACT.get(_lone_type(sub) or "") for name, sub in properties.items()}
     if None not in kinds.values():  # only strings, integers and booleans: no call per value
