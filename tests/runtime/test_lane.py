@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import logging
 import random
-import sys
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -15,12 +14,12 @@ from typing import Any
 
 import pytest
 
-from toolgen.cli import main as toolgen_main
 from toolgen.runtime import CallContext, Toolbox, ToolResult
 from toolgen.runtime.handlers import prepare
 from toolgen.runtime.result import new_trace_id
 
 from .conftest import Waits
+from .projects_support import built_package
 
 HANDLERS = '''
 from __future__ import annotations
@@ -319,19 +318,8 @@ VARYING = {"time", "trace_id", "duration_ms"}
 
 @pytest.fixture(scope="module")
 def project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    root = tmp_path_factory.mktemp("lane")
-    (root / "lane_tools").mkdir()
-    (root / "lane_tools" / "__init__.py").write_text("")
-    (root / "lane_tools" / "handlers.py").write_text(HANDLERS)
-    (root / "pyproject.toml").write_text(
-        '[tool.toolgen]\nsources = ["lane_tools"]\nout = "generated"\nplatforms = ["mcp"]\n'
-    )
-    assert toolgen_main(["build", "--config", str(root / "pyproject.toml"), "--quiet"]) == 0
-    sys.path.insert(0, str(root))
-    yield root
-    sys.path.remove(str(root))
-    sys.modules.pop("lane_tools.handlers", None)
-    sys.modules.pop("lane_tools", None)
+    with built_package(tmp_path_factory.mktemp("lane"), "lane_tools", HANDLERS) as root:
+        yield root
 
 
 @pytest.fixture

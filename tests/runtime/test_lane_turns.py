@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sys
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -16,8 +15,9 @@ from typing import Any
 
 import pytest
 
-from toolgen.cli import main as toolgen_main
 from toolgen.runtime import CallContext, Toolbox
+
+from .projects_support import built_package
 
 HANDLERS = '''
 from __future__ import annotations
@@ -102,19 +102,8 @@ TIMEOUTS = {"*": None, "meet": 20.0}
 
 @pytest.fixture(scope="module")
 def project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    root = tmp_path_factory.mktemp("turns")
-    (root / "turn_tools").mkdir()
-    (root / "turn_tools" / "__init__.py").write_text("")
-    (root / "turn_tools" / "handlers.py").write_text(HANDLERS)
-    (root / "pyproject.toml").write_text(
-        '[tool.toolgen]\nsources = ["turn_tools"]\nout = "generated"\nplatforms = ["mcp"]\n'
-    )
-    assert toolgen_main(["build", "--config", str(root / "pyproject.toml"), "--quiet"]) == 0
-    sys.path.insert(0, str(root))
-    yield root
-    sys.path.remove(str(root))
-    sys.modules.pop("turn_tools.handlers", None)
-    sys.modules.pop("turn_tools", None)
+    with built_package(tmp_path_factory.mktemp("turns"), "turn_tools", HANDLERS) as root:
+        yield root
 
 
 @pytest.fixture

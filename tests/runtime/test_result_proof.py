@@ -9,7 +9,6 @@ import datetime
 import json
 import logging
 import math
-import sys
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -20,7 +19,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel
 
-from toolgen.cli import main as toolgen_main
 from toolgen.runtime import CallContext, Toolbox
 from toolgen.runtime.handlers import prepare
 from toolgen.runtime.steps import execute
@@ -29,6 +27,7 @@ from toolgen.runtime.values import MAX_RESULT_DEPTH, value_problems
 from toolgen.schema_patterns import validator_for
 
 from .descriptors_support import box_of, descriptor
+from .projects_support import built_package
 
 HANDLERS = '''
 """Tools whose return types cover what the proof of a result meets."""
@@ -242,20 +241,10 @@ def ratio(case: int) -> float:
 
 @pytest.fixture(scope="module")
 def project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    root = tmp_path_factory.mktemp("proof")
-    (root / "proof_tools").mkdir()
-    (root / "proof_tools" / "__init__.py").write_text("")
-    (root / "proof_tools" / "handlers.py").write_text(HANDLERS)
-    (root / "pyproject.toml").write_text(
-        '[tool.toolgen]\nsources = ["proof_tools"]\nout = "generated"\nplatforms = ["mcp"]\n'
-        "min_level = 0\n"
-    )
-    assert toolgen_main(["build", "--config", str(root / "pyproject.toml"), "--quiet"]) == 0
-    sys.path.insert(0, str(root))
-    yield root
-    sys.path.remove(str(root))
-    sys.modules.pop("proof_tools.handlers", None)
-    sys.modules.pop("proof_tools", None)
+    with built_package(
+        tmp_path_factory.mktemp("proof"), "proof_tools", HANDLERS, "min_level = 0\n"
+    ) as root:
+        yield root
 
 
 SURROGATE = "caf\udce9"

@@ -18,7 +18,6 @@ from __future__ import annotations
 import asyncio
 import json
 import math
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -28,7 +27,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from referencing.exceptions import Unresolvable
 
-from toolgen.cli import main as toolgen_main
 from toolgen.runtime import CallContext, Toolbox
 from toolgen.runtime.result import ToolResult
 from toolgen.runtime.steps.quick import quick_check
@@ -40,6 +38,8 @@ from toolgen.runtime.steps.validate import (
 )
 from toolgen.runtime.values import MAX_ARGUMENT_DEPTH, value_problems
 from toolgen.schema_patterns import UncheckablePattern
+
+from .projects_support import built_package
 
 NAMES = ["a", "b", "name", "x y", "é"]
 PATTERNS = ["^[A-Z]+$", "^a", "b$", "\\d", "^\\w{2,3}$", "(?=a)", "(a)\\1"]
@@ -390,19 +390,8 @@ def create_ticket(
 
 @pytest.fixture(scope="module")
 def tickets(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    root = tmp_path_factory.mktemp("tickets")
-    (root / "ticket_tools").mkdir()
-    (root / "ticket_tools" / "__init__.py").write_text("")
-    (root / "ticket_tools" / "handlers.py").write_text(TICKETS)
-    (root / "pyproject.toml").write_text(
-        '[tool.toolgen]\nsources = ["ticket_tools"]\nout = "generated"\nplatforms = ["mcp"]\n'
-    )
-    assert toolgen_main(["build", "--config", str(root / "pyproject.toml"), "--quiet"]) == 0
-    sys.path.insert(0, str(root))
-    yield root
-    sys.path.remove(str(root))
-    sys.modules.pop("ticket_tools.handlers", None)
-    sys.modules.pop("ticket_tools", None)
+    with built_package(tmp_path_factory.mktemp("tickets"), "ticket_tools", TICKETS) as root:
+        yield root
 
 
 VALID_TICKET = {
