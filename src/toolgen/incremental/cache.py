@@ -313,8 +313,13 @@ _FOLDER = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | _NOFOLLOW
 
 def seal(key: bytes, kind: str, name: str, body: bytes) -> bytes:
     """The bytes of entry `kind/name` holding `body`, as `store_entry` writes them."""
+    return _head(key, kind, name, body) + body
+
+
+def _head(key: bytes, kind: str, name: str, body: bytes) -> bytes:
+    """What comes before `body` in entry `kind/name` (`seal`)."""
     label = f"{kind}/{name}"
-    return tag(key, label) + mac(key, label, body) + b"\n" + body
+    return tag(key, label) + mac(key, label, body) + b"\n"
 
 
 def open_kind(folder: Folder, kind: str, make: bool = False) -> int:
@@ -425,13 +430,15 @@ def store_entry(
     try:
         make_folder(folder)
         fd = open_kind(folder, kind, make=True)
-        data = seal(secret_key, kind, name, dumps(value))
+        body = dumps(value)  # a stamp's can be tens of megabytes: written after its head,
+        head = _head(secret_key, kind, name, body)  # not copied into one with it
         with contextlib.suppress(FileNotFoundError):  # a killed run's, made with another mode
             os.unlink(tmp, dir_fd=fd)
         # the user's alone (`trusted`), whatever the umask
         flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW
         with open(os.open(tmp, flags, 0o600, dir_fd=fd), "wb") as handle:
-            handle.write(data)
+            handle.write(head)
+            handle.write(body)
         os.replace(tmp, f"{name}.json", src_dir_fd=fd, dst_dir_fd=fd)
     except Exception:  # a full disk, a read-only project, a value that will not serialise
         if fd >= 0:
