@@ -11,7 +11,9 @@ repository (/tmp is slow to create files on some machines), then times whole pro
 
 - floor: `floor_and_peer.py floor` (ast.parse of every file)
 - peer:  `floor_and_peer.py peer` (import the corpus and build each schema with pydantic)
-- cold build: `toolgen build` with no generated folder and no cache folder
+- cold build: `toolgen build` with no generated folder and no cache folder (the last build's
+  are moved aside, not deleted: see `cold_start`); and, last of all, the same right after
+  deleting them, which on some file systems costs more than the build (no bar)
 - no-op check: `toolgen check` right after a build (answered from the cache's stamp; the
   files just written are hashed), and again once they are older than the stamp's 2 s racy
   window (then their `stat` is trusted)
@@ -128,12 +130,36 @@ def peers(checkout: Path) -> None:
         )
 
 
-def cold_start(base: Path) -> Callable[[], None]:
+def cold_start(base: Path, aside: Path | None = None) -> Callable[[], None]:
+    """Before each cold build: no generated folder and no cache folder. With `aside`, the last
+    build's are moved into it (deleted with the temporary folder, after the timings), not
+    deleted: on a file system without a journal (this machine's ext4), creating a file within
+    minutes of deleting thousands costs up to half a millisecond, as the kernel's inode
+    allocator steps over each recently freed inode (`recently_deleted` in fs/ext4/ialloc.c),
+    and a timed build would pay for the benchmark's own clean-up."""
+    runs = iter(range(1_000_000))
+
     def clean() -> None:
-        shutil.rmtree(base / "generated", ignore_errors=True)
-        shutil.rmtree(base / CACHE, ignore_errors=True)
+        for folder in (base / "generated", base / CACHE):
+            if aside is None:
+                shutil.rmtree(folder, ignore_errors=True)
+            elif folder.exists():
+                target = aside / f"{next(runs)}"
+                target.mkdir(parents=True)
+                folder.rename(target / folder.name)
 
     return clean
+
+
+def creation_speed(folder: Path, count: int = 300) -> float:
+    """Microseconds to create an empty file in `folder` (the files are left there, to go with
+    the temporary folder): well above 50, files deleted in the last minutes are slowing the
+    file system's allocator (`cold_start`), and every build here pays for them."""
+    folder.mkdir()
+    start = time.perf_counter()
+    for n in range(count):
+        os.close(os.open(folder / str(n), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644))
+    return (time.perf_counter() - start) / count * 1e6
 
 
 class Editor:
@@ -317,7 +343,11 @@ def main() -> None:
 
         floor = floor_now()
         peer, _ = best([*reference, "peer", str(base)], base, 1)
-        cold, cold_peak = best([*toolgen, "build", "-q"], base, args.repeat, cold_start(base))
+        creating = creation_speed(Path(tmp) / "probe")
+        aside = Path(tmp) / "set-aside"
+        cold, cold_peak = best(
+            [*toolgen, "build", "-q"], base, args.repeat, cold_start(base, aside)
+        )
         floors = {"cold": floor_now()}
         noop, noop_peak = best([*toolgen, "check"], base, args.repeat)
         floors["noop"] = floor_now()
@@ -363,7 +393,11 @@ def main() -> None:
                 rows.append(
                     ("`build --watch`: save to new files", latency, ratios(latency, "watch"), "")
                 )
-        print(f"{args.tools} tools, best of {args.repeat}, Python {sys.version.split()[0]}")
+        print(
+            f"{args.tools} tools, best of {args.repeat}, Python {sys.version.split()[0]}; "
+            f"creating a file took {creating:.0f} µs before the cold builds"
+            + (" (slowed by recent deletions: see `cold_start`)" if creating > 50 else "")
+        )
         print()
         print("| run | seconds | vs floor | vs the floor measured next (s) | note |")
         print("| --- | ---: | ---: | ---: | --- |")
@@ -384,6 +418,13 @@ def main() -> None:
                 f"| cold build, one 5 MB module (400 handlers) | {module_cold:.3f} | | | "
                 f"peak {module_peak / 1024:.0f} MiB (bar 150 MiB) |"
             )
+        # last, as its deletions slow the creation of files for minutes after (`cold_start`)
+        deleted, _ = best([*toolgen, "build", "-q"], base, args.repeat, cold_start(base))
+        print(
+            f"| cold build, right after deleting the last build's files | {deleted:.3f} | "
+            f"{deleted / floor:.2f}x | | {deleted / peer:.2f}x peer; no bar: what this "
+            "machine's file system adds (see `cold_start`) |"
+        )
     if not args.no_runtime:
         print()
         runtime_calls.print_table(runtime_calls.rows(2000, args.repeat))
