@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import ast
 import asyncio
+import contextlib
 import importlib
 import sys
+from collections.abc import Callable
 from enum import Enum
 from pathlib import Path
 from typing import Any
@@ -571,3 +573,60 @@ def test_a_function_passed_where_a_name_may_be_is_no_problem(project: Project) -
         "server.py:10:10: TG401 [error] @mcp.tool argument `name` is not a value toolgen can "
         "read statically: `NAME` is not defined in module `server`"
     ]
+
+
+LITERALS = [
+    "1",
+    "'text'",
+    "None",
+    "-1",
+    "1 + 2j",
+    "(1, 'a')",
+    "[1, [2, 3]]",
+    "{'a': 1}",
+    "{1, 2}",
+    "set()",
+    "name",
+    "module.attribute",
+    "f(1)",
+    "1 if x else 2",
+    "[i for i in x]",
+    "-'a'",
+    "...",
+]
+
+
+@pytest.mark.parametrize("text", LITERALS)
+def test_a_literal_is_read_as_ast_literal_eval_reads_it(text: str) -> None:
+    from toolgen.analyze.literals import literal_value
+
+    node = ast.parse(text, mode="eval").body
+
+    def outcome(read: Callable[[ast.expr], Any]) -> tuple[str, Any]:
+        try:
+            return "value", read(node)
+        except Exception as exc:  # the kind of error is what callers tell apart
+            return "error", type(exc)
+
+    assert outcome(literal_value) == outcome(ast.literal_eval)
+
+
+def test_reading_constants_leaves_no_cycles_for_the_collector() -> None:
+    """`ast.literal_eval` makes four functions that refer to one another on every call: a
+    build reads thousands of literals, and each left a cycle for the collector to find."""
+    import gc
+
+    from toolgen.analyze.literals import literal_value
+
+    nodes = [ast.parse(text, mode="eval").body for text in ("1", "'a'", "None", "name")]
+    gc.collect()
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        for node in nodes * 50:
+            with contextlib.suppress(ValueError):
+                literal_value(node)
+        assert gc.collect() == 0
+    finally:
+        if enabled:
+            gc.enable()

@@ -100,3 +100,56 @@ def test_files_rendered_in_workers_are_the_files_one_process_renders(many: Proje
     one, three = generate(config, None, 1), generate(config, None, 3)
     assert three.files == one.files
     assert three.diagnostics == one.diagnostics
+
+
+def test_each_item_is_worked_once_by_the_child_that_takes_it() -> None:
+    parent = os.getpid()
+    made = map_chunks(list(range(60)), lambda chunk: [(i, os.getpid()) for i in chunk], 3)
+    assert [i for i, _ in made] == list(range(60))
+    assert all(pid != parent for _, pid in made)  # children took them all, none twice
+
+
+def test_a_child_that_dies_midway_leaves_what_it_took_to_this_process() -> None:
+    parent = os.getpid()
+
+    def work(chunk: list[int]) -> list[tuple[int, bool]]:
+        if os.getpid() != parent and 7 in chunk:
+            os._exit(3)  # what else it took is lost with it too
+        return [(i * 2, os.getpid() == parent) for i in chunk]
+
+    made = map_chunks(list(range(30)), work, 2)
+    assert [n for n, _ in made] == [i * 2 for i in range(30)]
+    assert made[7][1]  # item 7 was done here
+
+
+def test_positions_that_do_not_fit_a_pipe_are_shared_out_in_advance(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import toolgen.parallel as parallel
+
+    monkeypatch.setattr(parallel, "_queue", lambda count: None)
+    parent = os.getpid()
+    made = map_chunks(list(range(25)), lambda chunk: [(i, os.getpid()) for i in chunk], 3)
+    assert [i for i, _ in made] == list(range(25))
+    by_child: dict[int, list[int]] = {}
+    for i, pid in made:
+        by_child.setdefault(pid, []).append(i)
+    assert parent not in by_child
+    assert sorted(map(tuple, by_child.values())) == [
+        tuple(range(first, 25, 3)) for first in range(3)
+    ]
+
+
+def test_the_queue_holds_every_position_once() -> None:
+    from toolgen.parallel import _RECORD, _queue
+
+    queue = _queue(20_000)  # more than a pipe holds by default: it is made larger
+    assert queue is not None
+    try:
+        data = b""
+        while chunk := os.read(queue, 65536):
+            data += chunk
+    finally:
+        os.close(queue)
+    positions = [_RECORD.unpack_from(data, at)[0] for at in range(0, len(data), 4)]
+    assert positions == list(range(20_000))

@@ -305,6 +305,7 @@ def _check_paths(out: Path, relpaths: list[str], removed: Sequence[str] = ()) ->
     removed from) is on another file system than `out` (a rename could not reach it) or
     cannot be written: found after the commit, the build could only stop half done."""
     checked: set[Path] = set()
+    absent: set[Path] = set()  # folders found missing: nothing below them is there either
     device = _device(out)
     device = _device(out.parent) if device is None else device
     writable: set[Path] = set()
@@ -312,13 +313,19 @@ def _check_paths(out: Path, relpaths: list[str], removed: Sequence[str] = ()) ->
     for relpath in [*relpaths, *removed]:
         target = out / relpath
         deepest = out.parent  # the deepest folder on the way that is there: written into
+        missing = False
         for path in (out, *(out / parent for parent in reversed(Path(relpath).parents[:-1]))):
             if path in checked:
                 deepest = path
                 continue
+            if path in absent:
+                missing = True
+                break
             try:
                 st = os.lstat(path)
             except FileNotFoundError:
+                absent.add(path)
+                missing = True
                 break  # made when the files are moved in
             except OSError as exc:
                 raise WriteError(path, exc.strerror or str(exc)) from None
@@ -331,7 +338,7 @@ def _check_paths(out: Path, relpaths: list[str], removed: Sequence[str] = ()) ->
         if deepest not in writable:
             _writable(deepest)
             writable.add(deepest)
-        if relpath in removing:
+        if relpath in removing or missing:
             continue
         try:
             mode = os.lstat(target).st_mode

@@ -1,12 +1,13 @@
 """Compiling source files in several processes: a cold build of a large project on all cores.
 
-`map_chunks(items, work, jobs)` runs `work` on `jobs` interleaved chunks of `items`, each in a
-forked child, which sends its results back pickled through a pipe. This process only collects:
-what the analysis leaves behind stays in the children, so a large project's build holds no
-more than its results here. Results come back in the order of `items`, so the output does not
-depend on the number of processes. A child that fails for any reason leaves its chunk to this
-process: parallelism can make a run faster, never different. Without `os.fork` (Windows), with
-one job, or with few items, everything runs here.
+`map_chunks(items, work, jobs)` runs `work` on `items` in `jobs` forked children, each taking
+the next item from a shared queue as soon as it is done with one (so a slow file holds up only
+its own child), and sending its results back pickled through a pipe. This process only
+collects: what the analysis leaves behind stays in the children, so a large project's build
+holds no more than its results here. Results come back in the order of `items`, so the output
+does not depend on the number of processes. What a child that fails for any reason took is
+done again here: parallelism can make a run faster, never different. Without `os.fork`
+(Windows), with one job, or with few items, everything runs here.
 
 `TOOLGEN_JOBS` sets the number of processes (default: the CPU count, at most 8; 1 turns it
 off). `toolgen build --watch` always works in one process.
@@ -14,8 +15,11 @@ off). `toolgen build --watch` always works in one process.
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import os
 import pickle
+import struct
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
@@ -38,17 +42,86 @@ def map_chunks(items: Sequence[T], work: Callable[[list[T]], list[R]], jobs: int
     jobs = min(jobs, len(items) // (MIN_ITEMS // 2) or 1)
     if jobs <= 1 or len(items) < MIN_ITEMS or not hasattr(os, "fork"):
         return work(list(items))
-    chunks = [list(items[i::jobs]) for i in range(jobs)]
-    children = [(_fork(work, chunk), chunk) for chunk in chunks]
-    done = [_collect(child, work, chunk) for child, chunk in children]
-    merged: list[R] = [None] * len(items)  # type: ignore[list-item]
-    for i, results in enumerate(done):
-        merged[i::jobs] = results
-    return merged
+    queue = _queue(len(items))
+    if queue is None:  # the positions do not fit in a pipe: a fixed share each
+        tasks = [_share(work, items, i, jobs) for i in range(jobs)]
+    else:
+        tasks = [_pulling(work, items, queue)] * jobs
+    try:
+        children = [_fork(task) for task in tasks]
+    finally:
+        if queue is not None:
+            os.close(queue)
+    done: dict[int, R] = {}
+    for child in children:
+        done.update(_collect(child))
+    left = [i for i in range(len(items)) if i not in done]
+    if left:  # what failed children took (or all of it, where no fork succeeded)
+        done.update(zip(left, work([items[i] for i in left]), strict=True))
+    return [done[i] for i in range(len(items))]
 
 
-def _fork(work: Callable[[list[T]], list[R]], chunk: list[T]) -> tuple[int, int] | None:
-    """(pid, read end of the pipe) of a child running `work(chunk)`, or None."""
+#: An item's position in the queue. Each child reads one record at a time; a read of a pipe
+#: holds the pipe's lock, so a record goes whole to one child.
+_RECORD = struct.Struct(">I")
+
+
+def _queue(count: int) -> int | None:
+    """The read end of a pipe holding the positions 0..count-1 (its write end closed: a
+    child that finds it empty is done), or None if they do not fit in it."""
+    import fcntl  # where there is `os.fork`, there is fcntl
+
+    data = b"".join(_RECORD.pack(i) for i in range(count))
+    read, write = os.pipe()
+    try:
+        if len(data) > _PIPE_BUFFER and hasattr(fcntl, "F_SETPIPE_SZ"):
+            with contextlib.suppress(OSError):  # above the system's limit: the default
+                fcntl.fcntl(write, fcntl.F_SETPIPE_SZ, len(data))
+        os.set_blocking(write, False)
+        written = os.write(write, data)
+    except OSError:  # full (BlockingIOError), or no pipes left
+        written = -1
+    finally:
+        os.close(write)
+    if written != len(data):
+        os.close(read)
+        return None
+    return read
+
+
+#: The size a pipe holds at least (POSIX guarantees less; Linux and macOS have this).
+_PIPE_BUFFER = 16384
+
+
+def _pulling(
+    work: Callable[[list[T]], list[R]], items: Sequence[T], queue: int
+) -> Callable[[], list[tuple[int, R]]]:
+    """A child's part: each position it takes from `queue`, with its item's result."""
+
+    def pull() -> list[tuple[int, R]]:
+        done: list[tuple[int, R]] = []
+        while len(record := os.read(queue, _RECORD.size)) == _RECORD.size:
+            (i,) = _RECORD.unpack(record)
+            done.append((i, work([items[i]])[0]))
+        return done
+
+    return pull
+
+
+def _share(
+    work: Callable[[list[T]], list[R]], items: Sequence[T], first: int, jobs: int
+) -> Callable[[], list[tuple[int, R]]]:
+    """A child's part fixed in advance: every `jobs`-th item from `first`, with its result."""
+
+    def take() -> list[tuple[int, R]]:
+        share = range(first, len(items), jobs)
+        return list(zip(share, work([items[i] for i in share]), strict=True))
+
+    return take
+
+
+def _fork(task: Callable[[], list[tuple[int, R]]]) -> tuple[int, int] | None:
+    """(pid, read end of the pipe) of a child running `task`, or None."""
     try:
         read, write = os.pipe()
         pid = os.fork()
@@ -58,9 +131,12 @@ def _fork(work: Callable[[list[T]], list[R]], chunk: list[T]) -> tuple[int, int]
         os.close(write)
         return pid, read
     os.close(read)  # the child: compute, send, and leave without running any cleanup
+    # what it inherited lives as long as it does: its collections need not walk it (nor
+    # write to it, which would copy the parent's pages)
+    gc.freeze()
     status = 1
     try:
-        data = pickle.dumps(work(chunk), protocol=pickle.HIGHEST_PROTOCOL)
+        data = pickle.dumps(task(), protocol=pickle.HIGHEST_PROTOCOL)
         with os.fdopen(write, "wb") as pipe:
             pipe.write(data)
         status = 0
@@ -68,20 +144,17 @@ def _fork(work: Callable[[list[T]], list[R]], chunk: list[T]) -> tuple[int, int]
         os._exit(status)
 
 
-def _collect(
-    child: tuple[int, int] | None, work: Callable[[list[T]], list[R]], chunk: list[T]
-) -> list[R]:
+def _collect(child: tuple[int, int] | None) -> dict[int, R]:
+    """What `child` sent, by position; nothing if it failed or never started."""
     if child is None:
-        return work(chunk)
+        return {}
     pid, read = child
     with os.fdopen(read, "rb") as pipe:
         data = pipe.read()
     _, status = os.waitpid(pid, 0)
     if status == 0:
         try:
-            results: list[R] = pickle.loads(data)
-            if len(results) == len(chunk):
-                return results
-        except Exception:  # a child's result that does not load: do the work here
+            return dict(pickle.loads(data))
+        except Exception:  # a child's result that does not load: its items are done here
             pass
-    return work(chunk)
+    return {}

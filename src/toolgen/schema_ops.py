@@ -57,32 +57,34 @@ def expanded_size(schema: dict[str, Any], limit: int) -> int:
     ...); counting stops once past `limit`."""
     defs = schema.get("$defs")
     defs = defs if isinstance(defs, dict) else {}
-    sizes: dict[str, int] = {}
-    expanding: set[str] = set()
+    return _count(schema, defs, {}, set(), limit)
 
-    def count(value: Any) -> int:
-        total = 1
-        if isinstance(value, dict):
-            ref = value.get("$ref")
-            name = ref.removeprefix("#/$defs/") if isinstance(ref, str) else ""
-            if name in defs and name not in expanding:
-                if name not in sizes:
-                    expanding.add(name)
-                    sizes[name] = count(defs[name])
-                    expanding.discard(name)
-                total += sizes[name]
-            items = [v for k, v in value.items() if k != "$defs"]
-        elif isinstance(value, list):
-            items = value
-        else:
-            return total
-        for item in items:
-            total += count(item)
-            if total > limit:
-                break
+
+def _count(
+    value: Any, defs: dict[str, Any], sizes: dict[str, int], expanding: set[str], limit: int
+) -> int:
+    """`expanded_size` of `value`, each entry's size kept in `sizes` (a function of its own: a
+    nested one that calls itself is a cycle, left to the garbage collector)."""
+    total = 1
+    if isinstance(value, dict):
+        ref = value.get("$ref")
+        name = ref.removeprefix("#/$defs/") if isinstance(ref, str) else ""
+        if name in defs and name not in expanding:
+            if name not in sizes:
+                expanding.add(name)
+                sizes[name] = _count(defs[name], defs, sizes, expanding, limit)
+                expanding.discard(name)
+            total += sizes[name]
+        items = [v for k, v in value.items() if k != "$defs"]
+    elif isinstance(value, list):
+        items = value
+    else:
         return total
-
-    return count(schema)
+    for item in items:
+        total += _count(item, defs, sizes, expanding, limit)
+        if total > limit:
+            break
+    return total
 
 
 def size(value: Any) -> int:

@@ -205,16 +205,23 @@ def _formats() -> FormatChecker:
 FORMATS = _formats()
 
 
+#: The types of JSON's scalars.
+_LEAVES = frozenset({str, int, float, bool, type(None)})
+
+
 def _has_pattern_properties(schema: Any) -> bool:
     """Does `patternProperties` appear anywhere in `schema` (a key of any of its objects)?"""
     stack = [schema]
     while stack:
         item = stack.pop()
-        if isinstance(item, Mapping):
+        kind = type(item)
+        if kind in _LEAVES:  # most of a schema: told apart before the slower checks
+            continue
+        if kind is dict or isinstance(item, Mapping):
             if "patternProperties" in item:
                 return True
             stack.extend(item.values())
-        elif isinstance(item, list):
+        elif kind is list or isinstance(item, list):
             stack.extend(item)
     return False
 

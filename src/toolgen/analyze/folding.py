@@ -57,7 +57,7 @@ from toolgen.analyze.fold_base import (
 from toolgen.analyze.fold_calls import CallFolder
 from toolgen.analyze.fold_enums import ENUM_BASES, EnumFolder
 from toolgen.analyze.fold_text import TextFolder
-from toolgen.analyze.literals import jsonable
+from toolgen.analyze.literals import jsonable, literal_value
 from toolgen.analyze.scopes import Binding, Scope, ScopeNode
 from toolgen.read.index import Module, ModuleIndex, Symbol
 from toolgen.read.registration.operators import BINARY, COMPARE
@@ -89,7 +89,7 @@ def fold(
     if given); `NotStatic` when it depends on run time. `records(path)`: whether a call of
     the class or function at that dotted path folds to the dict of its keyword arguments."""
     try:  # most values are literals: read them as Python's own reader does, at its speed
-        return jsonable(ast.literal_eval(node))
+        return jsonable(literal_value(node))
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
         pass  # not a literal, or one without a JSON form: the folder says which part
     folder = Folder(index, records)

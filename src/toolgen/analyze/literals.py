@@ -31,6 +31,22 @@ def sorted_items(items: Iterable[Any]) -> list[Any]:
         return sorted(listed, key=repr)
 
 
+#: The nodes `ast.literal_eval` reads besides constants: it refuses any other.
+_COMPOUND = (ast.Tuple, ast.List, ast.Set, ast.Dict, ast.Call, ast.BinOp, ast.UnaryOp)
+
+
+def literal_value(node: ast.expr) -> Any:
+    """`ast.literal_eval(node)`. Where the answer is plain (a constant's value, or ValueError
+    for a node it never reads) it is given here: each call of `ast.literal_eval` makes
+    functions that refer to one another, a cycle left for the garbage collector, and a build
+    reads a literal at every default and argument."""
+    if type(node) is ast.Constant:
+        return node.value
+    if not isinstance(node, _COMPOUND):
+        raise ValueError(f"malformed node or string: {node!r}")
+    return ast.literal_eval(node)
+
+
 def jsonable(value: Any) -> Any:
     if isinstance(value, tuple | list):
         return [jsonable(v) for v in value]

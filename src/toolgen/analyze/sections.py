@@ -19,7 +19,7 @@ import re
 from typing import Any
 
 from toolgen.analyze.docstrings import DocLine, Section, dedent, join_text, parse_entries
-from toolgen.analyze.literals import jsonable
+from toolgen.analyze.literals import jsonable, literal_value
 from toolgen.descriptor import STANDARD_ERRORS, Taxonomy
 from toolgen.diagnostics import Diagnostic, Location
 
@@ -197,7 +197,7 @@ class SectionReader:
         arguments: dict[str, Any] = {}
         for kw in call.keywords:
             try:
-                value = ast.literal_eval(kw.value)
+                value = literal_value(kw.value)
             except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
                 self._report("TG307", f"example argument `{kw.arg}` is not a literal value", at)
                 return None

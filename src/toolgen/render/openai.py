@@ -167,31 +167,27 @@ def limit_problems(schema: dict[str, Any]) -> list[str]:
     """Where a parameters schema exceeds OpenAI's limits on properties, nesting and enums."""
     properties = enum_values = enum_chars = 0
     deepest = 0
-
-    def walk(node: Any, depth: int) -> None:
-        nonlocal properties, enum_values, enum_chars, deepest
+    stack: list[tuple[Any, int]] = [(schema, 1)]  # (node, depth): the totals take no order
+    while stack:
+        node, depth = stack.pop()
         if isinstance(node, list):
-            for item in node:
-                walk(item, depth)
-            return
+            stack.extend((item, depth) for item in node)
+            continue
         if not isinstance(node, dict):
-            return
+            continue
         if "properties" in node:
             properties += len(node["properties"])
             deepest = max(deepest, depth)
             for name, sub in node["properties"].items():
                 enum_chars += len(name)
-                walk(sub, depth + 1)
+                stack.append((sub, depth + 1))
         if "enum" in node:
             enum_values += len(node["enum"])
             enum_chars += sum(len(str(v)) for v in node["enum"])
         for key in ("items", "anyOf", "prefixItems", "additionalProperties"):
             if key in node:
-                walk(node[key], depth)
-        for sub in node.get("$defs", {}).values():
-            walk(sub, 1)
-
-    walk(schema, 1)
+                stack.append((node[key], depth))
+        stack.extend((sub, 1) for sub in node.get("$defs", {}).values())
     found = []
     if properties > MAX_PROPERTIES:
         found.append(f"{properties} properties (limit {MAX_PROPERTIES})")
