@@ -153,3 +153,30 @@ def test_the_queue_holds_every_position_once() -> None:
         os.close(queue)
     positions = [_RECORD.unpack_from(data, at)[0] for at in range(0, len(data), 4)]
     assert positions == list(range(20_000))
+
+
+def test_a_task_beside_runs_in_a_child_and_gives_its_result() -> None:
+    from toolgen.parallel import beside
+
+    result = beside(lambda: ("made", os.getpid()))
+    made, pid = result()
+    assert made == "made" and pid != os.getpid()
+
+
+def test_a_task_beside_whose_child_fails_runs_here(monkeypatch: pytest.MonkeyPatch) -> None:
+    from toolgen.parallel import beside
+
+    parent = os.getpid()
+
+    def task() -> int:
+        if os.getpid() != parent:
+            os._exit(4)
+        return 42
+
+    assert beside(task)() == 42
+
+    def no_fork() -> int:
+        raise OSError("no more processes")
+
+    monkeypatch.setattr(os, "fork", no_fork)
+    assert beside(lambda: os.getpid())() == parent

@@ -166,6 +166,51 @@ def test_a_spooled_build_makes_what_the_in_memory_build_makes(varied: Project, j
         _same(memory, generate_spooled(config, None, jobs, spool))
 
 
+def test_the_python_module_made_in_a_child_is_the_one_made_here(
+    varied: Project, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """With workers and enough tools, the Python module is made in a child of its own while
+    the other files are put together: the same bytes, and what its makers report and keep
+    comes back here."""
+    import toolgen.pipeline as pipeline
+    from toolgen.render import project as render
+
+    config = load_config(None, cwd=varied.root)
+    where = tmp_path / "made in"
+
+    def noted(typed: Any, on_tool: Any, options: Any, memo: Any = None) -> dict[str, Any]:
+        where.write_text(str(os.getpid()))
+        on_tool("TG605", typed[0], "a note from the documents")
+        return {}
+
+    monkeypatch.setitem(render.DOCUMENTS, "noted", noted)
+    memory = generate(config)
+    assert any("a note from the documents" in d.message for d in memory.diagnostics)
+    monkeypatch.setattr(pipeline, "BESIDE_TOOLS", 1)
+    with Spool.temporary() as spool:
+        _same(memory, generate_spooled(config, None, 2, spool))
+    assert int(where.read_text()) != os.getpid()
+
+
+def test_the_python_memo_made_in_a_child_is_kept(
+    varied: Project, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The memo's entries a child made come back and are stored, as one process stores them."""
+    import toolgen.pipeline as pipeline
+    from toolgen.incremental.cache import load_entry
+
+    config = load_config(None, cwd=varied.root)
+    monkeypatch.setattr(pipeline, "BESIDE_TOOLS", 1)
+    stored = {}
+    for jobs in (1, 2):
+        folder = tmp_path / f"jobs {jobs}"
+        with Spool.temporary() as spool:
+            generate_spooled(config, UnitCache(folder, "key"), jobs, spool)
+        stored[jobs] = load_entry(folder, pipeline.PYTHON, "key")
+    assert isinstance(stored[1], dict) and stored[1]
+    assert stored[2] == stored[1]
+
+
 def test_the_repository_examples_spool_to_the_same_bytes() -> None:
     config = load_config(None, cwd=REPO)
     with Spool.temporary() as spool:

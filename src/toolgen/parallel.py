@@ -21,7 +21,7 @@ import os
 import pickle
 import struct
 from collections.abc import Callable, Sequence
-from typing import TypeVar
+from typing import Any, TypeVar, cast
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -120,7 +120,7 @@ def _share(
     return take
 
 
-def _fork(task: Callable[[], list[tuple[int, R]]]) -> tuple[int, int] | None:
+def _fork(task: Callable[[], object]) -> tuple[int, int] | None:
     """(pid, read end of the pipe) of a child running `task`, or None."""
     try:
         read, write = os.pipe()
@@ -144,17 +144,41 @@ def _fork(task: Callable[[], list[tuple[int, R]]]) -> tuple[int, int] | None:
         os._exit(status)
 
 
+def beside(task: Callable[[], R]) -> Callable[[], R]:
+    """`task` set going in a forked child while this process does something else, and what
+    gives its result (once): the child's, or, where there is no fork or the child failed,
+    `task()` run here then. Called never, the child is reaped when this process ends."""
+    if not hasattr(os, "fork"):
+        return task
+    child = _fork(task)
+
+    def result() -> R:
+        sent = _received(child)
+        return task() if sent is None else cast("R", sent[0])
+
+    return result
+
+
 def _collect(child: tuple[int, int] | None) -> dict[int, R]:
     """What `child` sent, by position; nothing if it failed or never started."""
-    if child is None:
+    sent = _received(child)
+    try:
+        return {} if sent is None else dict(sent[0])
+    except Exception:  # not what a child sends: its items are done here
         return {}
+
+
+def _received(child: tuple[int, int] | None) -> tuple[Any] | None:
+    """(what `child` sent,), or None if it failed, never started or sent what does not load."""
+    if child is None:
+        return None
     pid, read = child
     with os.fdopen(read, "rb") as pipe:
         data = pipe.read()
     _, status = os.waitpid(pid, 0)
     if status == 0:
         try:
-            return dict(pickle.loads(data))
-        except Exception:  # a child's result that does not load: its items are done here
+            return (pickle.loads(data),)
+        except Exception:  # a child's result that does not load: done here instead
             pass
-    return {}
+    return None

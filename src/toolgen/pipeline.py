@@ -23,19 +23,23 @@ from toolgen.incremental.cache import load_entry, prune, store_entry
 from toolgen.incremental.spool import Content, Piece, Spool
 from toolgen.incremental.spool_sink import SpoolSink
 from toolgen.incremental.units import UnitCache
+from toolgen.parallel import beside
 from toolgen.read.discover import Listing, SourceFile
 from toolgen.read.index import Dependencies
 from toolgen.render import MANIFEST
 from toolgen.render.jsonout import dump_json
 from toolgen.render.options import RenderOptions
 from toolgen.render.project import (
+    Made,
     RenderMemo,
     ToolRender,
     for_platforms,
     manifest_for,
+    render_documents,
     render_project,
     render_tool,
     render_tools,
+    typed_tools,
 )
 from toolgen.render.python import StoredMemo
 from toolgen.render.sink import C, KeptDescriptors, Memory, ToolParts
@@ -219,8 +223,12 @@ def generate_spooled(config: Config, cache: UnitCache | None, jobs: int, spool: 
     memo = StoredMemo(load_entry(cache.folder, PYTHON, cache.config_key)) if cache else None
     files: Mapping[str, Content]
     if not compiled.catalog_of:
+        report = reporter("")
+        documents = None
+        if jobs > 1 and sum(t.visible for t in compiled.descriptors) >= BESIDE_TOOLS:
+            documents = _documents_beside(compiled.descriptors, sink, options, report, memo)
         files, shas = render_project(
-            compiled.descriptors, platforms, options, sink, reporter(""), memo
+            compiled.descriptors, platforms, options, sink, report, memo, documents
         )
     else:  # one set of files per server, each in its folder (no memo: paths repeat)
         memo = None
@@ -247,6 +255,40 @@ def generate_spooled(config: Config, cache: UnitCache | None, jobs: int, spool: 
         compiled.left_out,
         compiled.names,
     )
+
+
+#: From this many tools on, a run of its own with workers makes the Python module in a
+#: child of its own while it puts the other files together (a fork costs a few milliseconds).
+BESIDE_TOOLS = 200
+
+
+def _documents_beside(
+    tools: Sequence[ToolParts[Piece]],
+    sink: SpoolSink,
+    options: RenderOptions,
+    report: Callable[[str, str, str], None],
+    memo: StoredMemo | None,
+) -> Made:
+    """The documents (`render_documents`) made in a forked child, with what the child
+    reported and left in `memo` given back here when they are asked for."""
+    typed = typed_tools([tool for tool in tools if tool.visible], sink, options)
+
+    def make() -> tuple[dict[str, bytes], list[tuple[str, str, str]], Any]:
+        noted: list[tuple[str, str, str]] = []
+        made = render_documents(typed, lambda *said: noted.append(said), options, memo)
+        return made, noted, (memo.entries, memo.changed) if memo is not None else None
+
+    result = beside(make)
+
+    def documents() -> dict[str, bytes]:
+        made, noted, kept = result()
+        for said in noted:
+            report(*said)
+        if memo is not None:
+            memo.entries, memo.changed = kept
+        return made
+
+    return documents
 
 
 def catalog_budget(

@@ -11,6 +11,7 @@ session keep the renders).
 from __future__ import annotations
 
 import functools
+import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, TypeVar
@@ -155,6 +156,11 @@ def render_tools(
     return renders
 
 
+#: The documents (`DOCUMENTS`) made by some other means than `render_documents` here: in
+#: another process, say. Called once every other file is put together.
+Made = Callable[[], dict[str, bytes]]
+
+
 def render_project(
     tools: Sequence[ToolParts[P]],
     platforms: tuple[str, ...],
@@ -162,12 +168,14 @@ def render_project(
     sink: Sink[P, C],
     report: NamedReport,
     memo: Memo | StoredMemo | None = None,
+    documents: Made | None = None,
 ) -> tuple[dict[str, bytes | C], dict[str, str]]:
     """Every generated file from the tools' parts as `sink` keeps them (in name order, each
     name once), and the sha256 of each file but the manifest. With a `memo` (a process that
     builds again, or the cache's), the Python module's blocks of a tool it holds are not made
     again, and it keeps what this render made. The files are what `sink` puts together, or
-    bytes (the Python module, the manifest)."""
+    bytes (the Python module, the manifest). The documents come from `documents` if given
+    (`memo` is then theirs to use), else from `render_documents`."""
     for platform in platforms:
         renderer(platform)  # a platform without one is a KeyError, whatever the tools
     files: dict[str, bytes | C] = {}
@@ -186,15 +194,40 @@ def render_project(
         index = [tool.sections[path][0] for tool in visible]
         sections = [tool.sections[path][1] for tool in visible]
         files[path] = sink.file(_sectioned(sink, head(index), sections))
-    typed = [sink.typed(tool, options.inline_defs) for tool in visible]
-    for document in DOCUMENTS.values():
-        on_tool = _by_name(report)
-        for path, value in document(typed, on_tool, options, memo=memo).items():
-            files[path] = value.encode() if isinstance(value, str) else dump_json(value)
+    shas = sink.shas(files)  # before the documents: `documents` may be making them meanwhile
+    if documents is None:
+        made = render_documents(typed_tools(visible, sink, options), report, options, memo)
+    else:
+        made = documents()
+    for path, data in made.items():
+        files[path] = data
+        shas[path] = hashlib.sha256(data).hexdigest()
     files = dict(sorted(files.items()))
-    shas = sink.shas(files)
+    shas = {path: shas[path] for path in files}
     files[MANIFEST] = dump_json(manifest_for(shas))
     return files, shas
+
+
+def typed_tools(
+    visible: Sequence[ToolParts[P]], sink: Sink[P, Any], options: RenderOptions
+) -> list[Any]:
+    """What the documents are made from: each visible tool's name and parameters."""
+    return [sink.typed(tool, options.inline_defs) for tool in visible]
+
+
+def render_documents(
+    typed: list[Any],
+    report: NamedReport,
+    options: RenderOptions,
+    memo: Memo | StoredMemo | None = None,
+) -> dict[str, bytes]:
+    """The documents made all at once (`DOCUMENTS`: the Python module) from `typed_tools`."""
+    made: dict[str, bytes] = {}
+    on_tool = _by_name(report)
+    for document in DOCUMENTS.values():
+        for path, value in document(typed, on_tool, options, memo=memo).items():
+            made[path] = value.encode() if isinstance(value, str) else dump_json(value)
+    return made
 
 
 def _sectioned(sink: Sink[P, Any], head: str, sections: list[P]) -> list[bytes | P]:
