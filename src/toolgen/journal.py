@@ -142,6 +142,7 @@ def apply(
     JournalError when a rename fails (the journal stays, for the next build)."""
     folder = pending_folder(out)
     done = Applied()
+    ready: set[str] = set()  # the folders found or made for an earlier file
     for staged, relpath in journal.moves:
         source = folder / staged
         if not _STAGED.fullmatch(staged) or not plain(relpath) or not produced(relpath):
@@ -150,7 +151,7 @@ def apply(
             continue  # moved before the last build was stopped
         target = out / relpath
         try:
-            _make_folders(out, relpath)
+            _make_folders(out, relpath, ready)
             if before is not None:
                 before(target)
             source.replace(target)
@@ -180,11 +181,15 @@ def apply(
     return done
 
 
-def _make_folders(out: Path, relpath: str) -> None:
+def _make_folders(out: Path, relpath: str, ready: set[str]) -> None:
     """The folders `relpath` needs below `out`: made where missing; a symlink or a file in
-    the way is an error (`toolgen.removal.symlinks_in` refused symlinks before the commit)."""
+    the way is an error (`toolgen.removal.symlinks_in` refused symlinks before the commit).
+    `ready` holds the folders (relative to `out`) found or made before: not looked at again."""
+    parent = relpath.rpartition("/")[0]
+    if not parent or parent in ready:
+        return
     path = out
-    for part in relpath.split("/")[:-1]:
+    for part in parent.split("/"):
         path = path / part
         try:
             mode = os.lstat(path).st_mode
@@ -194,6 +199,7 @@ def _make_folders(out: Path, relpath: str) -> None:
         if not stat.S_ISDIR(mode):
             what = "a symlink" if stat.S_ISLNK(mode) else "a file"
             raise OSError(0, f"{path} is {what}, not a folder")
+    ready.add(parent)
 
 
 def recover(
