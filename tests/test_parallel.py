@@ -4,6 +4,7 @@ only costs time."""
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 
@@ -180,3 +181,161 @@ def test_a_task_beside_whose_child_fails_runs_here(monkeypatch: pytest.MonkeyPat
 
     monkeypatch.setattr(os, "fork", no_fork)
     assert beside(lambda: os.getpid())() == parent
+
+
+#: This process's open files, where the system lists them.
+FDS = Path("/proc/self/fd")
+counts_fds = pytest.mark.skipif(not FDS.is_dir(), reason="counts /proc/self/fd")
+
+
+def _open_fds() -> set[Path]:
+    return set(FDS.iterdir())
+
+
+def _forks_recorded(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The ids of the children forked from now on (in this process)."""
+    forked: list[int] = []
+    fork = os.fork
+
+    def recording() -> int:
+        pid = fork()
+        if pid:
+            forked.append(pid)
+        return pid
+
+    monkeypatch.setattr(os, "fork", recording)
+    return forked
+
+
+def _left_behind(pids: list[int]) -> list[int]:
+    """Those of `pids` still running or not reaped (each is then killed and reaped: the
+    test leaves nothing behind either)."""
+    import signal
+
+    left = []
+    for pid in pids:
+        try:
+            if os.waitpid(pid, os.WNOHANG) == (0, 0):
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+        except ChildProcessError:  # reaped already, as it should be
+            continue
+        left.append(pid)
+    return left
+
+
+@counts_fds
+def test_a_fork_that_fails_leaves_no_pipe_open(monkeypatch: pytest.MonkeyPatch) -> None:
+    from toolgen.parallel import beside
+
+    def no_fork() -> int:
+        raise OSError(11, "Resource temporarily unavailable")
+
+    monkeypatch.setattr(os, "fork", no_fork)
+    before = _open_fds()
+    assert map_chunks(list(range(20)), lambda chunk: [i + 1 for i in chunk], 3) == list(
+        range(1, 21)
+    )
+    assert beside(lambda: 7)() == 7
+    assert _open_fds() == before
+
+
+def test_no_pipe_left_for_the_queue_runs_everything_here(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """At the limit of open files, the build is made in this process, as without workers."""
+
+    def no_pipe() -> tuple[int, int]:
+        raise OSError(24, "Too many open files")
+
+    monkeypatch.setattr(os, "pipe", no_pipe)
+    parent = os.getpid()
+    made = map_chunks(list(range(20)), lambda chunk: [(i, os.getpid()) for i in chunk], 3)
+    assert made == [(i, parent) for i in range(20)]
+
+
+@counts_fds
+def test_an_interruption_while_collecting_leaves_no_child_nor_pipe(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Ctrl-C while the results come in: the children are stopped and reaped (no zombie, none
+    working on), their pipes closed."""
+    import pickle
+
+    forked = _forks_recorded(monkeypatch)
+    before = _open_fds()
+
+    def interrupted(data: bytes) -> object:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(pickle, "loads", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        map_chunks(list(range(40)), lambda chunk: list(chunk), 4)
+    monkeypatch.undo()
+    assert len(forked) == 4
+    assert _left_behind(forked) == []
+    assert _open_fds() == before
+
+
+@counts_fds
+def test_an_interruption_while_forking_leaves_no_child_nor_pipe(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    forked = _forks_recorded(monkeypatch)
+    recording = os.fork
+
+    def third_interrupted() -> int:
+        if len(forked) == 2:
+            raise KeyboardInterrupt
+        return recording()
+
+    monkeypatch.setattr(os, "fork", third_interrupted)
+    before = _open_fds()
+    with pytest.raises(KeyboardInterrupt):
+        map_chunks(list(range(40)), lambda chunk: list(chunk), 4)
+    assert len(forked) == 2
+    assert _left_behind(forked) == []
+    assert _open_fds() == before
+
+
+def test_an_interruption_as_a_child_starts_ends_the_child(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A signal that reaches a child before its work begins (here: as it freezes what it
+    inherited) ends the child: it never runs on in its parent's code (this test's, pytest's)."""
+    import gc
+
+    parent = os.getpid()
+    escaped = tmp_path / "escaped"
+
+    def interrupted() -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(gc, "freeze", interrupted)
+    try:
+        made = map_chunks(list(range(20)), lambda chunk: [i * 3 for i in chunk], 2)
+    except KeyboardInterrupt:
+        if os.getpid() != parent:  # a child that went on as its parent would have
+            escaped.write_text(str(os.getpid()))
+            os._exit(0)
+        raise
+    assert made == [i * 3 for i in range(20)]
+    assert not escaped.exists()
+
+
+@counts_fds
+def test_a_task_beside_never_asked_for_is_stopped_when_closed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A caller that fails before it asks for the result closes it: the child (blocked on a
+    result larger than its pipe holds) is stopped and reaped, its pipe closed."""
+    from toolgen.parallel import beside
+
+    forked = _forks_recorded(monkeypatch)
+    before = _open_fds()
+    result = beside(lambda: b"x" * 1_000_000)
+    result.close()
+    assert len(forked) == 1
+    assert _left_behind(forked) == []
+    assert _open_fds() == before
+    result.close()  # twice: nothing more to do

@@ -19,9 +19,10 @@ import contextlib
 import gc
 import os
 import pickle
+import signal
 import struct
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar, cast
+from typing import Any, Generic, TypeVar, cast
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -47,14 +48,25 @@ def map_chunks(items: Sequence[T], work: Callable[[list[T]], list[R]], jobs: int
         tasks = [_share(work, items, i, jobs) for i in range(jobs)]
     else:
         tasks = [_pulling(work, items, queue)] * jobs
+    children: list[tuple[int, int] | None] = []
     try:
-        children = [_fork(task) for task in tasks]
+        for task in tasks:
+            children.append(_fork(task))
+    except BaseException:  # Ctrl-C: none of them left working on, nor unreaped
+        for child in children:
+            _stop(child)
+        raise
     finally:
         if queue is not None:
             os.close(queue)
     done: dict[int, R] = {}
-    for child in children:
-        done.update(_collect(child))
+    for at, child in enumerate(children):
+        try:
+            done.update(_collect(child))
+        except BaseException:  # Ctrl-C: `_received` stopped this one, the rest stop here
+            for rest in children[at + 1 :]:
+                _stop(rest)
+            raise
     left = [i for i in range(len(items)) if i not in done]
     if left:  # what failed children took (or all of it, where no fork succeeded)
         done.update(zip(left, work([items[i] for i in left]), strict=True))
@@ -72,7 +84,10 @@ def _queue(count: int) -> int | None:
     import fcntl  # where there is `os.fork`, there is fcntl
 
     data = b"".join(_RECORD.pack(i) for i in range(count))
-    read, write = os.pipe()
+    try:
+        read, write = os.pipe()
+    except OSError:  # no files left to open: no child could start either
+        return None
     try:
         if len(data) > _PIPE_BUFFER and hasattr(fcntl, "F_SETPIPE_SZ"):
             with contextlib.suppress(OSError):  # above the system's limit: the default
@@ -124,18 +139,30 @@ def _fork(task: Callable[[], object]) -> tuple[int, int] | None:
     """(pid, read end of the pipe) of a child running `task`, or None."""
     try:
         read, write = os.pipe()
+    except OSError:
+        return None
+    pid = -1
+    try:
         pid = os.fork()
     except OSError:
+        pass
+    finally:
+        if pid < 0:  # no child (or a Ctrl-C as it was made): its pipe is of no use
+            os.close(read)
+            os.close(write)
+    if pid < 0:
         return None
     if pid:
         os.close(write)
         return pid, read
-    os.close(read)  # the child: compute, send, and leave without running any cleanup
-    # what it inherited lives as long as it does: its collections need not walk it (nor
-    # write to it, which would copy the parent's pages)
-    gc.freeze()
+    # the child: compute, send, and leave without running any cleanup, whatever happens from
+    # here (a Ctrl-C as it starts too: it must not go on in its parent's code)
     status = 1
     try:
+        os.close(read)
+        # what it inherited lives as long as it does: its collections need not walk it (nor
+        # write to it, which would copy the parent's pages)
+        gc.freeze()
         data = pickle.dumps(task(), protocol=pickle.HIGHEST_PROTOCOL)
         with os.fdopen(write, "wb") as pipe:
             pipe.write(data)
@@ -144,19 +171,30 @@ def _fork(task: Callable[[], object]) -> tuple[int, int] | None:
         os._exit(status)
 
 
-def beside(task: Callable[[], R]) -> Callable[[], R]:
-    """`task` set going in a forked child while this process does something else, and what
-    gives its result (once): the child's, or, where there is no fork or the child failed,
-    `task()` run here then. Called never, the child is reaped when this process ends."""
-    if not hasattr(os, "fork"):
-        return task
-    child = _fork(task)
+def beside(task: Callable[[], R]) -> Beside[R]:
+    """`task` set going in a forked child while this process does something else (`Beside`)."""
+    return Beside(task, _fork(task) if hasattr(os, "fork") else None)
 
-    def result() -> R:
+
+class Beside(Generic[R]):
+    """A task set going by `beside`; called, it gives the result: the child's, or, where there
+    is no fork or the child failed (or it was asked for before), `task()` run here then.
+    `close()` stops and reaps a child whose result is not wanted (a caller that failed
+    first): else it would wait, blocked on a result its pipe does not hold, as long as this
+    process lives."""
+
+    def __init__(self, task: Callable[[], R], child: tuple[int, int] | None) -> None:
+        self._task = task
+        self._child = child
+
+    def __call__(self) -> R:
+        child, self._child = self._child, None
         sent = _received(child)
-        return task() if sent is None else cast("R", sent[0])
+        return self._task() if sent is None else cast("R", sent[0])
 
-    return result
+    def close(self) -> None:
+        child, self._child = self._child, None
+        _stop(child)
 
 
 def _collect(child: tuple[int, int] | None) -> dict[int, R]:
@@ -173,8 +211,12 @@ def _received(child: tuple[int, int] | None) -> tuple[Any] | None:
     if child is None:
         return None
     pid, read = child
-    with os.fdopen(read, "rb") as pipe:
-        data = pipe.read()
+    try:
+        with os.fdopen(read, "rb") as pipe:
+            data = pipe.read()
+    except BaseException:  # Ctrl-C while waiting: the pipe is closed, the child stopped here
+        _stop((pid, -1))
+        raise
     _, status = os.waitpid(pid, 0)
     if status == 0:
         try:
@@ -182,3 +224,16 @@ def _received(child: tuple[int, int] | None) -> tuple[Any] | None:
         except Exception:  # a child's result that does not load: done here instead
             pass
     return None
+
+
+def _stop(child: tuple[int, int] | None) -> None:
+    """`child` killed and reaped, the read end of its pipe closed (none if -1)."""
+    if child is None:
+        return
+    pid, read = child
+    if read >= 0:
+        os.close(read)
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, signal.SIGKILL)
+    with contextlib.suppress(ChildProcessError):
+        os.waitpid(pid, 0)
