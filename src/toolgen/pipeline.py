@@ -23,14 +23,13 @@ from toolgen.incremental.cache import load_entry, prune, store_entry
 from toolgen.incremental.spool import Content, Piece, Spool
 from toolgen.incremental.spool_sink import SpoolSink
 from toolgen.incremental.units import UnitCache
-from toolgen.parallel import beside
+from toolgen.parallel import Beside, beside
 from toolgen.read.discover import Listing, SourceFile
 from toolgen.read.index import Dependencies
 from toolgen.render import MANIFEST
 from toolgen.render.jsonout import dump_json
 from toolgen.render.options import RenderOptions
 from toolgen.render.project import (
-    Made,
     RenderMemo,
     ToolRender,
     for_platforms,
@@ -227,9 +226,13 @@ def generate_spooled(config: Config, cache: UnitCache | None, jobs: int, spool: 
         documents = None
         if jobs > 1 and sum(t.visible for t in compiled.descriptors) >= BESIDE_TOOLS:
             documents = _documents_beside(compiled.descriptors, sink, options, report, memo)
-        files, shas = render_project(
-            compiled.descriptors, platforms, options, sink, report, memo, documents
-        )
+        try:
+            files, shas = render_project(
+                compiled.descriptors, platforms, options, sink, report, memo, documents
+            )
+        finally:  # failed before asking for them: the child making them is stopped
+            if documents is not None:
+                documents.close()
     else:  # one set of files per server, each in its folder (no memo: paths repeat)
         memo = None
         parts = {
@@ -268,7 +271,7 @@ def _documents_beside(
     options: RenderOptions,
     report: Callable[[str, str, str], None],
     memo: StoredMemo | None,
-) -> Made:
+) -> _Documents:
     """The documents (`render_documents`) made in a forked child, with what the child
     reported and left in `memo` given back here when they are asked for."""
     typed = typed_tools([tool for tool in tools if tool.visible], sink, options)
@@ -278,17 +281,31 @@ def _documents_beside(
         made = render_documents(typed, lambda *said: noted.append(said), options, memo)
         return made, noted, (memo.entries, memo.changed) if memo is not None else None
 
-    result = beside(make)
+    return _Documents(beside(make), report, memo)
 
-    def documents() -> dict[str, bytes]:
-        made, noted, kept = result()
+
+class _Documents:
+    """`Made` by a child (`_documents_beside`); `close()` once the render is over, whether
+    or not it asked for them."""
+
+    def __init__(
+        self,
+        child: Beside[tuple[dict[str, bytes], list[tuple[str, str, str]], Any]],
+        report: Callable[[str, str, str], None],
+        memo: StoredMemo | None,
+    ) -> None:
+        self._child, self._report, self._memo = child, report, memo
+
+    def __call__(self) -> dict[str, bytes]:
+        made, noted, kept = self._child()
         for said in noted:
-            report(*said)
-        if memo is not None:
-            memo.entries, memo.changed = kept
+            self._report(*said)
+        if self._memo is not None:
+            self._memo.entries, self._memo.changed = kept
         return made
 
-    return documents
+    def close(self) -> None:
+        self._child.close()
 
 
 def catalog_budget(
