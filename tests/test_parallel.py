@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from conftest import Project
+from forks_support import forks_recorded, left_behind
 from toolgen.compiler import compile_project
 from toolgen.config import load_config
 from toolgen.parallel import map_chunks
@@ -192,38 +193,6 @@ def _open_fds() -> set[Path]:
     return set(FDS.iterdir())
 
 
-def _forks_recorded(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """The ids of the children forked from now on (in this process)."""
-    forked: list[int] = []
-    fork = os.fork
-
-    def recording() -> int:
-        pid = fork()
-        if pid:
-            forked.append(pid)
-        return pid
-
-    monkeypatch.setattr(os, "fork", recording)
-    return forked
-
-
-def _left_behind(pids: list[int]) -> list[int]:
-    """Those of `pids` still running or not reaped (each is then killed and reaped: the
-    test leaves nothing behind either)."""
-    import signal
-
-    left = []
-    for pid in pids:
-        try:
-            if os.waitpid(pid, os.WNOHANG) == (0, 0):
-                os.kill(pid, signal.SIGKILL)
-                os.waitpid(pid, 0)
-        except ChildProcessError:  # reaped already, as it should be
-            continue
-        left.append(pid)
-    return left
-
-
 @counts_fds
 def test_a_fork_that_fails_leaves_no_pipe_open(monkeypatch: pytest.MonkeyPatch) -> None:
     from toolgen.parallel import beside
@@ -262,7 +231,7 @@ def test_an_interruption_while_collecting_leaves_no_child_nor_pipe(
     working on), their pipes closed."""
     import pickle
 
-    forked = _forks_recorded(monkeypatch)
+    forked = forks_recorded(monkeypatch)
     before = _open_fds()
 
     def interrupted(data: bytes) -> object:
@@ -273,7 +242,7 @@ def test_an_interruption_while_collecting_leaves_no_child_nor_pipe(
         map_chunks(list(range(40)), lambda chunk: list(chunk), 4)
     monkeypatch.undo()
     assert len(forked) == 4
-    assert _left_behind(forked) == []
+    assert left_behind(forked) == []
     assert _open_fds() == before
 
 
@@ -281,7 +250,7 @@ def test_an_interruption_while_collecting_leaves_no_child_nor_pipe(
 def test_an_interruption_while_forking_leaves_no_child_nor_pipe(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    forked = _forks_recorded(monkeypatch)
+    forked = forks_recorded(monkeypatch)
     recording = os.fork
 
     def third_interrupted() -> int:
@@ -294,7 +263,7 @@ def test_an_interruption_while_forking_leaves_no_child_nor_pipe(
     with pytest.raises(KeyboardInterrupt):
         map_chunks(list(range(40)), lambda chunk: list(chunk), 4)
     assert len(forked) == 2
-    assert _left_behind(forked) == []
+    assert left_behind(forked) == []
     assert _open_fds() == before
 
 
@@ -331,11 +300,11 @@ def test_a_task_beside_never_asked_for_is_stopped_when_closed(
     result larger than its pipe holds) is stopped and reaped, its pipe closed."""
     from toolgen.parallel import beside
 
-    forked = _forks_recorded(monkeypatch)
+    forked = forks_recorded(monkeypatch)
     before = _open_fds()
     result = beside(lambda: b"x" * 1_000_000)
     result.close()
     assert len(forked) == 1
-    assert _left_behind(forked) == []
+    assert left_behind(forked) == []
     assert _open_fds() == before
     result.close()  # twice: nothing more to do

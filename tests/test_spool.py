@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from conftest import REPO, Project
+from forks_support import forks_recorded, left_behind
 from toolgen.config import load_config
 from toolgen.descriptor import ToolDescriptor
 from toolgen.incremental.spool import CHUNK, Piece, Spool, Spooled, as_bytes
@@ -217,40 +218,21 @@ def test_a_render_that_fails_after_the_python_module_is_set_going_leaves_no_chil
     """The spool unreadable while the other files are put together (an OSError: the build
     then runs again in memory): the child making the Python module is stopped and reaped,
     not left waiting on its pipe for as long as the process lives."""
-    import signal
-
     import toolgen.pipeline as pipeline
     from toolgen.incremental.spool_sink import SpoolSink
 
     config = load_config(None, cwd=varied.root)
     monkeypatch.setattr(pipeline, "BESIDE_TOOLS", 1)
-    forked: list[int] = []
-    fork = os.fork
-
-    def recording() -> int:
-        pid = fork()
-        if pid:
-            forked.append(pid)
-        return pid
 
     def unreadable(self: SpoolSink, files: object) -> dict[str, str]:
         raise OSError(5, "Input/output error")
 
-    monkeypatch.setattr(os, "fork", recording)
+    forked = forks_recorded(monkeypatch)
     monkeypatch.setattr(SpoolSink, "shas", unreadable)
     with Spool.temporary() as spool, pytest.raises(OSError, match="Input/output"):
         generate_spooled(config, None, 2, spool)
     assert forked  # the workers, and the child beside
-    left = []
-    for pid in forked:
-        try:
-            if os.waitpid(pid, os.WNOHANG) == (0, 0):  # still running: stopped here
-                os.kill(pid, signal.SIGKILL)
-                os.waitpid(pid, 0)
-        except ChildProcessError:  # reaped, as it should be
-            continue
-        left.append(pid)
-    assert left == []
+    assert left_behind(forked) == []
 
 
 def test_the_repository_examples_spool_to_the_same_bytes() -> None:
