@@ -138,6 +138,13 @@ def parser() -> argparse.ArgumentParser:
         "--check", action="store_true", help="exit 1 if a file would change; write nothing"
     )
 
+    lsp = commands.add_parser(
+        "lsp",
+        help="the language server (stdio): diagnostics as you type, generated files on save",
+    )
+    lsp.add_argument("--config", metavar="FILE", type=Path, help="TOML file with [tool.toolgen]")
+    lsp.set_defaults(format="text", paths=[])
+
     serve = commands.add_parser(
         "serve",
         help="serve the generated tools over MCP (stdio); imports and runs the handlers",

@@ -109,6 +109,25 @@ def cmd_serve(
     )
 
 
+#: What `pip install 'toolgen[lsp]'` adds: pygls and the protocol's types.
+LSP_EXTRA = frozenset({"pygls", "lsprotocol", "cattrs"})
+
+
+def cmd_lsp(config: Path | None) -> int:
+    try:
+        from toolgen.lsp.server import main as serve_lsp
+    except ModuleNotFoundError as exc:  # the extra is missing: say how to add it
+        if (exc.name or "").split(".")[0] not in LSP_EXTRA:
+            raise
+        print(
+            f"toolgen lsp: pygls is not installed (no module named {exc.name!r}); "
+            "install it with: pip install 'toolgen[lsp]'",
+            file=sys.stderr,
+        )
+        return 2
+    return serve_lsp(config)
+
+
 def _serve_timeout(given: str) -> float | None:
     """`--timeout`: seconds above 0, or `none`."""
     if given.strip().lower() == "none":
@@ -198,6 +217,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], Callable[[], int]]] = {
             a.timeout,
         )
     ),
+    "lsp": lambda a: lambda: cmd_lsp(a.config),
     "show": lambda a: lambda: cmd_show(a.config, a.name, a.platform),
     "stats": lambda a: lambda: cmd_stats(a.config, a.paths, a.format, a.top),
     "init": lambda a: lambda: cmd_init(a.path, a.sources),

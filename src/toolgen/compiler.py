@@ -112,6 +112,7 @@ from toolgen.read.discover import (
     search_roots,
     skipped_diagnostics,
 )
+from toolgen.read.files import NO_OVERLAY, Overlay
 from toolgen.read.index import Dependencies, Module, ModuleIndex, dotted_name
 from toolgen.read.registration.effects import Transformed
 from toolgen.read.registration.values import Function, HandleKey, handle_key
@@ -175,11 +176,13 @@ def compile_project(
     store: UnitStore | None = None,
     jobs: int = 1,
     finish: Callable[[ToolDescriptor], Any] | None = None,
+    overlay: Overlay = NO_OVERLAY,
 ) -> Compilation[ToolDescriptor]:
     """Every handler under the configured sources. With a `store`, files whose bytes and
     dependencies did not change are taken from it instead of being analysed again; the
     others are analysed in `jobs` processes (`toolgen.parallel`), where `finish` is applied
-    to each new descriptor too (its results: `Compilation.finished`)."""
+    to each new descriptor too (its results: `Compilation.finished`). Files in `overlay` are
+    read as an editor holds them, unsaved."""
 
     def make(
         unit: FileUnit[ToolDescriptor], file: SourceFile, roots: tuple[str, ...]
@@ -189,7 +192,8 @@ def compile_project(
         return unit
 
     lookup = store.get if store else None
-    return compile_units(config, make, jobs, lookup, store.put if store else None, renamed)
+    keep = store.put if store else None
+    return compile_units(config, make, jobs, lookup, keep, renamed, overlay)
 
 
 def renamed(descriptor: ToolDescriptor, name: str) -> ToolDescriptor:
@@ -218,6 +222,7 @@ def compile_units(
     lookup: Lookup[T] | None = None,
     keep: Callable[[SourceFile, tuple[str, ...], FileUnit[T]], None] | None = None,
     rename: Callable[[T, str], T] | None = None,
+    overlay: Overlay = NO_OVERLAY,
 ) -> Compilation[T]:
     """`compile_project`, for any form of unit: each file is taken from `lookup` (given the
     search roots), or else analysed in one of `jobs` processes and made into a unit by `make`
@@ -232,6 +237,7 @@ def compile_units(
         config.library_paths,
         config.root,
         config.sources,
+        overlay,
     )
     result: Compilation[T] = Compilation(search_roots=[str(r) for r in index.search_roots])
     result.sources = listing

@@ -66,6 +66,7 @@ _DEFAULTS: dict[str, Any] = {
     "env": {},
     "contract": {},
     "contract_file": None,
+    "lsp": {},
 }
 RULE_LEVELS = ("error", "warning", "info", "off")
 
@@ -126,6 +127,10 @@ class Config:
     python: tuple[int, int] = (sys.version_info[0], sys.version_info[1])
     #: toolgen's own (enriched) MCP entries for framework handlers too (`mcp_enriched`).
     mcp_enriched: bool = False
+    #: `[tool.toolgen.lsp] write_on_save`: `toolgen lsp` writes the generated files on save
+    #: (else it says when they are out of date). Not in the cache key: no build output
+    #: depends on it.
+    lsp_write_on_save: bool = field(default=True, repr=False)
     #: `[tool.toolgen.decorators]`: a project's own tool decorators, each with the marker
     #: preset whose decorator arguments it takes, and where the entry is written
     decorators: tuple[tuple[str, str, Location], ...] = ()
@@ -754,6 +759,25 @@ def _env(c: _Checking, key: str) -> tuple[tuple[str, str], ...]:
     return tuple(sorted(env))
 
 
+#: `[tool.toolgen.lsp]`: each key `toolgen lsp` reads, with its default.
+LSP_DEFAULTS = {"write_on_save": True}
+
+
+def _lsp(c: _Checking, key: str) -> bool:
+    """`[tool.toolgen.lsp]`: whether `toolgen lsp` writes the generated files on save."""
+    table = c.values[key]
+    if not isinstance(table, dict):
+        c.bad(key, "must be a table (write_on_save = true or false)")
+        return True
+    for name in sorted(set(table) - set(LSP_DEFAULTS)):
+        c.bad(key, f"{cut(name)}: unknown key (known: {', '.join(LSP_DEFAULTS)})", name)
+    value = table.get("write_on_save", LSP_DEFAULTS["write_on_save"])
+    if not isinstance(value, bool):
+        c.bad(key, "write_on_save: must be true or false", "write_on_save")
+        return True
+    return value
+
+
 def _budget(c: _Checking, key: str) -> int | None:
     value = c.values[key]
     if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
@@ -967,6 +991,7 @@ def validators() -> dict[str, Validator]:
         "library_paths": _library_paths,
         "contract": _contract,
         "contract_file": _contract_file,
+        "lsp": _lsp,
     }
 
 
@@ -1077,6 +1102,7 @@ def _check(
         frameworks=frameworks,
         python=_python(configured.get("python")),
         mcp_enriched=checked["mcp_enriched"],
+        lsp_write_on_save=checked["lsp"],
         decorators=checked["decorators"],
         env=checked["env"],
         contract=contract,

@@ -128,6 +128,10 @@ RULES: dict[str, Rule] = _rules(
      "Each `[tool.toolgen.contract.<name>]` table (or table of `contract_file`) is keyed by the "
      "name the tool's decorator gives it (for a tool of a mounted server, its name before the "
      "mount's prefix). Rename the table, or remove it with the tool.", FIXED),
+    ("TG022", W, "the generated files are out of date (`toolgen lsp`, not writing on save)",
+     "`[tool.toolgen.lsp] write_on_save = false`: the language server does not write the "
+     "generated files when a source is saved, and says so when they no longer match the "
+     "sources. Run `toolgen build`, or set write_on_save = true."),
     ("TG101", E, "syntax error in a source file",
      "toolgen parses every source file; fix the syntax error at the location shown.", FIXED),
     ("TG102", E, "two tools have the same name",

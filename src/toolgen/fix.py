@@ -915,6 +915,7 @@ def exposed_params(
             index.library_roots,
             index.project,
             index.data_roots,
+            index.overlay,
         )
         module = index.add_file(file.module, file.path)
     if module is None:

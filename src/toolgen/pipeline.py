@@ -25,6 +25,7 @@ from toolgen.incremental.spool_sink import SpoolSink
 from toolgen.incremental.units import UnitCache
 from toolgen.parallel import Beside, beside
 from toolgen.read.discover import Listing, SourceFile
+from toolgen.read.files import NO_OVERLAY, Overlay
 from toolgen.read.index import Dependencies
 from toolgen.render import MANIFEST
 from toolgen.render.jsonout import dump_json
@@ -72,15 +73,17 @@ def generate(
     cache: UnitCache | None = None,
     jobs: int = 1,
     memo: RenderMemo | None = None,
+    overlay: Overlay = NO_OVERLAY,
 ) -> Generated:
     """Everything a build writes, and what it found. With a unit cache, unchanged files are
     neither analysed nor rendered again, and this run's work is stored for the next; with a
-    `memo` (a process that builds again), what rendering made is kept in it for the next."""
+    `memo` (a process that builds again), what rendering made is kept in it for the next.
+    Files in `overlay` are read as an editor holds them (`toolgen lsp`)."""
 
     def finish(descriptor: ToolDescriptor) -> ToolRender:  # in the worker that compiled it
         return render_tool(descriptor, config.platforms, config.render)
 
-    compiled = compile_project(config, cache, jobs, finish if jobs > 1 else None)
+    compiled = compile_project(config, cache, jobs, finish if jobs > 1 else None, overlay)
     known = {**(cache.known if cache else {}), **compiled.finished}
     platforms, options = config.platforms, config.render
     renders = render_tools(compiled.descriptors, platforms, options, known)

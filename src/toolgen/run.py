@@ -326,10 +326,24 @@ def _cache(run: Run, config: Config, started: int) -> _Cache:
     """The cache folder (None with `--no-cache`, or when it is not one to trust) and the key
     of this configuration, for a run that started at `started`."""
     from toolgen.diagnostics import relative_display
-    from toolgen.incremental.cache import holds_secret, refused, secret, secret_problem
-    from toolgen.incremental.keys import cache_dir, config_key
+    from toolgen.incremental.keys import config_key
 
-    folder = cache_dir(config, not run.request.no_cache)
+    folder, why = trusted_cache(config, not run.request.no_cache)
+    if why is not None:
+        assert folder is not None
+        shown = relative_display(folder, config.cwd)
+        print(f"toolgen: not using the cache folder {shown}: {why}", file=sys.stderr)
+        folder = None
+    return _Cache(folder, config_key(config) if folder else "", started)
+
+
+def trusted_cache(config: Config, use: bool = True) -> tuple[Path | None, str | None]:
+    """The cache folder of `config` (None when `use` is off), and why it is not to be
+    trusted (None: it is)."""
+    from toolgen.incremental.cache import holds_secret, refused, secret, secret_problem
+    from toolgen.incremental.keys import cache_dir
+
+    folder = cache_dir(config, use)
     why = None
     if folder is not None and os.path.lexists(folder):
         why = refused(str(folder))
@@ -338,11 +352,7 @@ def _cache(run: Run, config: Config, started: int) -> _Cache:
             why = "the project holds the folder of the key of its entries (set XDG_CACHE_HOME)"
         elif secret() is None:
             why = secret_problem()
-    if folder is not None and why is not None:
-        shown = relative_display(folder, config.cwd)
-        print(f"toolgen: not using the cache folder {shown}: {why}", file=sys.stderr)
-        folder = None
-    return _Cache(folder, config_key(config) if folder else "", started)
+    return folder, why
 
 
 def _stamp(cache: _Cache, config: Config, result: Generated, session: Session | None) -> None:

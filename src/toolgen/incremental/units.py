@@ -31,6 +31,7 @@ from toolgen.file_units import FileUnit, T
 from toolgen.incremental.cache import file_sha, load_entry, present, prune, store_entry
 from toolgen.policy import FileSuppressions
 from toolgen.read.discover import SourceFile
+from toolgen.read.files import NO_OVERLAY, Overlay
 from toolgen.read.index import Dependencies
 from toolgen.render.jsonout import dump_json
 from toolgen.render.project import ToolRender
@@ -55,8 +56,10 @@ class UnitCache:
         memory: Memory | None = None,
         later: list[Callable[[], None]] | None = None,
         limit: int | None = None,
+        overlay: Overlay = NO_OVERLAY,
     ) -> None:
         self.folder = folder
+        self.overlay = overlay  # unsaved text, hashed instead of the file (`toolgen lsp`)
         self.limit = limit  # a file larger is not hashed (`max_source_bytes`: it is not read)
         self.config_key = config_key
         self.memory = memory
@@ -74,7 +77,12 @@ class UnitCache:
 
     def sha(self, path: str) -> str | None:
         if path not in self._shas:
-            self._shas[path] = file_sha(path, self.limit)
+            held = self.overlay.get(path)
+            if held is not None:  # over the cap: not read, as `file_sha` says
+                over = self.limit is not None and len(held) > self.limit
+                self._shas[path] = None if over else hashlib.sha256(held).hexdigest()
+            else:
+                self._shas[path] = file_sha(path, self.limit)
         return self._shas[path]
 
     def exists(self, path: str) -> bool:

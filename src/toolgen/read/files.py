@@ -103,6 +103,55 @@ def read_capped(path: str, limit: int) -> bytes:
     return data
 
 
+class Overlay:
+    """Text an editor holds unsaved, by file: read instead of the file's bytes on disk
+    (`toolgen lsp` compiles what is being typed). A file is found by the path it was given
+    under, or by where that path resolves."""
+
+    def __init__(self, texts: dict[str, bytes] | None = None) -> None:
+        self._data: dict[str, bytes] = {}
+        for path, data in (texts or {}).items():
+            self._data[os.path.normpath(path)] = data
+            self._data[os.path.realpath(path)] = data
+
+    def __bool__(self) -> bool:
+        return bool(self._data)
+
+    def get(self, path: str) -> bytes | None:
+        """The unsaved bytes of `path` (as given or resolved, not looked up on disk)."""
+        return self._data.get(path)
+
+    def read(self, limit: int, *paths: str) -> bytes:
+        """The bytes of the first of `paths` held here, within `limit` (`Unreadable` beyond
+        it); else those on disk of the first path, as `read_capped` reads them."""
+        for path in paths:
+            data = self._data.get(path)
+            if data is not None:
+                if len(data) > limit:
+                    raise Unreadable("TG005", _too_large(len(data), limit))
+                return data
+        return read_capped(paths[0], limit)
+
+
+def encode_source(text: str) -> bytes:
+    """Python source `text` (as an editor holds it) as the bytes a save would write: in the
+    codec its coding comment names, else UTF-8. Text that codec cannot hold stays UTF-8, for
+    `decode` to report as the saved file would be."""
+    import io
+    import tokenize
+
+    data = text.encode("utf-8", "surrogatepass")
+    try:
+        found, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        return data if found in ("utf-8", "utf-8-sig") else text.encode(found)
+    except (SyntaxError, LookupError, UnicodeError):
+        return data
+
+
+#: No unsaved text: every file is read from disk.
+NO_OVERLAY = Overlay()
+
+
 def _too_large(size: int, limit: int, grew: bool = False) -> str:
     has = "has grown over" if grew else f"has {size:,} bytes, over"
     return f"the file {has} the cap of {limit:,} (`max_source_bytes` in [tool.toolgen])"

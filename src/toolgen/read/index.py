@@ -30,7 +30,15 @@ from pathlib import Path
 from typing import Literal
 
 from toolgen.diagnostics import Diagnostic, Location
-from toolgen.read.files import MAX_SOURCE_BYTES, Unreadable, decode, open_regular, read_capped
+from toolgen.read.files import (
+    MAX_SOURCE_BYTES,
+    NO_OVERLAY,
+    Overlay,
+    Unreadable,
+    decode,
+    open_regular,
+    read_capped,
+)
 from toolgen.read.newer import TypeAlias, parse_newer
 
 BindingKind = Literal["import", "class", "function", "assign", "module", "typealias"]
@@ -276,7 +284,10 @@ class ModuleIndex:
         libraries: Sequence[Path] = (),
         project: Path | None = None,
         data_roots: Sequence[Path] | None = None,
+        overlay: Overlay = NO_OVERLAY,
     ) -> None:
+        #: Unsaved text read instead of the files on disk (`toolgen lsp`).
+        self.overlay = overlay
         self.search_roots = list(dict.fromkeys(r.resolve() for r in search_roots))
         #: Where a server's data files may be read from (`data_file`): the configured sources
         #: (a source file: its folder); by default, the search roots.
@@ -491,7 +502,7 @@ class ModuleIndex:
             self._problem(name, Diagnostic("TG015", why, Location(shown, 1, 1)), library)
             return None
         try:  # what was checked, not the name again (it could be made a symlink meanwhile)
-            data = read_capped(real, self.limit)
+            data = self.overlay.read(self.limit, real, str(path))
             self.read[path] = hashlib.sha256(data).hexdigest()
             text, _ = decode(data)
         except Unreadable as exc:

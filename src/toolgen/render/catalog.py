@@ -141,6 +141,19 @@ def tool_section(tool: ToolDescriptor) -> str:
     return "\n".join(lines)
 
 
+def _heading(code: str) -> str:
+    rule = RULES[code]
+    level = rule.level.value if rule.configurable else f"{rule.level.value}, level fixed"
+    return f"{code} ({level})"
+
+
+def rule_anchor(code: str) -> str:
+    """The anchor of rule `code`'s heading in `rules_markdown`, as GitHub and VS Code make
+    one from a heading: lower case, punctuation dropped, spaces as hyphens."""
+    kept = "".join(c for c in _heading(code).lower() if c.isalnum() or c in " -_")
+    return kept.replace(" ", "-")
+
+
 def rules_markdown() -> str:
     lines = [
         "# toolgen rules",
@@ -154,8 +167,7 @@ def rules_markdown() -> str:
         "",
     ]
     for rule in RULES.values():
-        level = rule.level.value if rule.configurable else f"{rule.level.value}, level fixed"
-        lines += [f"## {rule.code} ({level})", "", f"{rule.summary}.", ""]
+        lines += [f"## {_heading(rule.code)}", "", f"{rule.summary}.", ""]
         if rule.help:
             lines += [rule.help, ""]
     return "\n".join(lines).rstrip() + "\n"

@@ -1,0 +1,66 @@
+"""Where a diagnostic is, in the protocol's terms: toolgen's places are a line and a column
+(1-based, in characters); the protocol's are ranges of 0-based lines and columns in UTF-16
+code units. Pure functions over a file's text.
+
+A place names where something starts; its range runs to the end of what starts there: a
+name (dotted, or a decorator's `@name`), else one character (a zero-width range at the end
+of a line). Other places a message names (`path:line:col`: the twin of a duplicate name, a
+value bound in another module) are its related places.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+#: A range: (start line, start column), (end line, end column), all 0-based, UTF-16.
+Span = tuple[tuple[int, int], tuple[int, int]]
+
+_TOKEN = re.compile(r"@?[^\W\d][\w.]*|\S")
+#: `path:line:col` inside a message (a path has no spaces, quotes or brackets)
+_PLACE = re.compile(r"(?<![\w/.:-])([^\s`'\"(),;]+?):(\d+):(\d+)(?!\d)")
+
+
+def lines_of(text: str) -> list[str]:
+    """`text`'s lines as Python and the protocol count them (`\\n`, `\\r\\n` or `\\r`)."""
+    return re.split(r"\r\n|\r|\n", text)
+
+
+def utf16(line: str, chars: int) -> int:
+    """The UTF-16 column of the character column `chars` (0-based) of `line`."""
+    head = line[:chars]
+    return len(head) + sum(1 for c in head if ord(c) > 0xFFFF)
+
+
+def span(lines: list[str], line: int, col: int) -> Span:
+    """The range of what starts at toolgen's (`line`, `col`) in a file of `lines`; a place
+    beyond the text is at its end."""
+    if not lines:
+        return (0, 0), (0, 0)
+    row = min(max(line, 1), len(lines)) - 1
+    text = lines[row]
+    start = min(max(col, 1) - 1, len(text))
+    found = _TOKEN.match(text, start)
+    end = found.end() if found else start
+    return (row, utf16(text, start)), (row, utf16(text, end))
+
+
+def chars(line: str, units: int) -> int:
+    """The character column (0-based) of the UTF-16 column `units` of `line`."""
+    count = 0
+    for at, c in enumerate(line):
+        if count >= units:
+            return at
+        count += 2 if ord(c) > 0xFFFF else 1
+    return len(line)
+
+
+def mentioned(message: str, cwd: Path) -> list[tuple[Path, int, int]]:
+    """The places `message` names as `path:line:col` of files that exist (paths relative to
+    `cwd`), in the order named: (absolute path, line, col)."""
+    found: list[tuple[Path, int, int]] = []
+    for match in _PLACE.finditer(message):
+        path = cwd / match.group(1)
+        if path.is_file():
+            found.append((path, int(match.group(2)), int(match.group(3))))
+    return found

@@ -1,0 +1,337 @@
+"""`toolgen lsp`: the language server over stdio (pygls), on `toolgen.lsp.live`.
+
+Every open buffer, change or save marks the project to compile; one compile runs at a time,
+on a thread of its own, `DEBOUNCE_S` after the last change (changes that come while it runs
+make one more compile after it, with the text as it is then). Each compile publishes the
+diagnostics of every file that has some, and clears those of a file that had some before.
+
+A save builds as `toolgen build` does, then compiles again. The config files and the sources
+are watched on disk too (watchfiles): a change made outside the editor (a `git checkout`, a
+config edited elsewhere) compiles again, and a broken config is a diagnostic on the config
+file while the server goes on.
+
+The protocol's stream is the process's standard output, taken at start: what anything else
+writes to standard output goes to standard error instead, so no stray print can break the
+stream.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import sys
+import tempfile
+import threading
+from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+from pygls.uris import from_fs_path, to_fs_path
+
+from toolgen import __version__
+from toolgen.diagnostics import Diagnostic, Level
+from toolgen.lsp.live import Found, Live
+from toolgen.lsp.ranges import lines_of, mentioned, span
+from toolgen.read.files import Unreadable, decode, read_capped
+from toolgen.render.catalog import rule_anchor
+
+#: How long after a change the compile starts: keystrokes that come closer are one compile.
+DEBOUNCE_S = 0.03
+
+#: What only a save finds (writing the generated files): kept until the next save.
+SAVE_CODES = frozenset({"TG008", "TG009", "TG011", "TG022"})
+
+_SEVERITY = {
+    Level.ERROR: types.DiagnosticSeverity.Error,
+    Level.WARNING: types.DiagnosticSeverity.Warning,
+    Level.INFO: types.DiagnosticSeverity.Information,
+}
+
+log = logging.getLogger("toolgen.lsp")
+
+
+class ToolgenServer(LanguageServer):
+    """The server, with the project it compiles (`live`, made at `initialize`)."""
+
+    def __init__(self, config_file: Path | None) -> None:
+        super().__init__("toolgen", __version__, max_workers=2)
+        self.config_file = config_file
+        self.live: Live | None = None
+        self.last: Found | None = None  # the last compile (hover and code actions read it)
+        self.saved: dict[Path, list[Diagnostic]] = {}  # `SAVE_CODES` found by the last save
+        self.shown: dict[Path, list[types.Diagnostic]] = {}  # what each file shows now
+        self.rules_page: Path | None = None
+        self._pool = ThreadPoolExecutor(1, thread_name_prefix="toolgen-compile")
+        self._dirty: asyncio.Event | None = None
+        self._worker: asyncio.Task[None] | None = None
+        self._saves = 0  # saves asked for and not yet done
+        self._watching: threading.Event | None = None
+        self._watched: tuple[str, ...] = ()  # what `_watching` watches
+
+    # -- what the handlers call --------------------------------------------------------------
+    def changed(self) -> None:
+        """Compile soon (see the module's doc)."""
+        if self._dirty is None:
+            self._dirty = asyncio.Event()
+        self._dirty.set()
+        if self._worker is None or self._worker.done():
+            self._worker = asyncio.get_running_loop().create_task(self._compiles())
+
+    async def save(self) -> None:
+        """Build (or check), then compile again."""
+        live = self.live
+        if live is None:
+            return
+        self._saves += 1
+        try:
+            loop = asyncio.get_running_loop()
+            found, _ = await loop.run_in_executor(self._pool, live.save)
+        finally:
+            self._saves -= 1
+        self.saved = {
+            path: kept
+            for path, diagnostics in found.by_file.items()
+            if (kept := [d for d in diagnostics if d.code in SAVE_CODES])
+        }
+        if found.config is None:  # a broken config: its problems are what there is to show
+            self._publish(found)
+            return
+        self.changed()
+
+    def buffers(self) -> dict[Path, str]:
+        """The text of every open file, by absolute path."""
+        found: dict[Path, str] = {}
+        for uri, document in list(self.workspace.text_documents.items()):
+            path = to_fs_path(uri)
+            if path is not None:
+                found[Path(os.path.normpath(path))] = document.source
+        return found
+
+    # -- compiling --------------------------------------------------------------------------
+    async def _compiles(self) -> None:
+        assert self._dirty is not None
+        loop = asyncio.get_running_loop()
+        while self._dirty.is_set():
+            await asyncio.sleep(DEBOUNCE_S)
+            self._dirty.clear()
+            live = self.live
+            if live is None:
+                return
+            buffers = self.buffers()
+            try:
+                found = await loop.run_in_executor(self._pool, live.compile, buffers)
+            except Exception:  # our bug: logged, and the server goes on
+                log.exception("toolgen lsp: the compile failed (please report it)")
+                continue
+            for note in found.notes:
+                self.window_log_message(types.LogMessageParams(types.MessageType.Warning, note))
+            self.last = found
+            self._publish(found)
+            self._watch(found)
+
+    def _publish(self, found: Found) -> None:
+        """Publish each file's diagnostics where they changed; clear those of files that had
+        some and have none now."""
+        by_file = {path: list(diagnostics) for path, diagnostics in found.by_file.items()}
+        for path, diagnostics in self.saved.items():
+            by_file.setdefault(path, []).extend(diagnostics)
+        buffers = self.buffers()
+        cwd = found.config.cwd if found.config is not None else Path.cwd()
+        for path in sorted(set(by_file) | set(self.shown)):
+            shown = [self._diagnostic(d, _lines(path, buffers), cwd) for d in by_file.get(path, [])]
+            if shown == self.shown.get(path, []):
+                continue
+            if shown:
+                self.shown[path] = shown
+            else:
+                self.shown.pop(path, None)
+            uri = from_fs_path(str(path))
+            if uri is not None:
+                params = types.PublishDiagnosticsParams(uri=uri, diagnostics=shown)
+                self.text_document_publish_diagnostics(params)
+
+    def _diagnostic(self, found: Diagnostic, lines: list[str], cwd: Path) -> types.Diagnostic:
+        where = found.location
+        (sl, sc), (el, ec) = span(lines, where.line, where.col) if where else ((0, 0), (0, 0))
+        related = []
+        for path, line, col in mentioned(found.message, cwd):
+            uri = from_fs_path(str(path))
+            if uri is None:
+                continue
+            (rl, rc), (rel, rec) = span(_lines(path, {}), line, col)
+            place = types.Location(
+                uri, types.Range(types.Position(rl, rc), types.Position(rel, rec))
+            )
+            related.append(types.DiagnosticRelatedInformation(place, "also here"))
+        page = self.rules_page
+        return types.Diagnostic(
+            range=types.Range(types.Position(sl, sc), types.Position(el, ec)),
+            message=found.message,
+            severity=_SEVERITY.get(found.severity, types.DiagnosticSeverity.Hint),
+            code=found.code,
+            code_description=(
+                types.CodeDescription(f"{page.as_uri()}#{rule_anchor(found.code)}")
+                if page
+                else None
+            ),
+            source="toolgen",
+            related_information=related or None,
+        )
+
+    # -- the files on disk ------------------------------------------------------------------
+    def _watch(self, found: Found) -> None:
+        """Watch the config files and sources of `found`'s configuration (once; again when
+        they change)."""
+        config = found.config
+        if config is None:
+            return
+        roots = [p for p in (config.config_file, config.contract_file, *config.sources) if p]
+        key = tuple(sorted(map(str, roots)))
+        if self._watching is not None and self._watched == key:
+            return
+        if self._watching is not None:
+            self._watching.set()
+        stop = threading.Event()
+        self._watching, self._watched = stop, key
+        loop = asyncio.get_running_loop()
+        out = config.out
+        thread = threading.Thread(
+            target=_watch_files,
+            args=(roots, out, stop, lambda: loop.call_soon_threadsafe(self.changed)),
+            name="toolgen-lsp-watch",
+            daemon=True,
+        )
+        thread.start()
+
+    def stop(self) -> None:
+        if self._watching is not None:
+            self._watching.set()
+        self._pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _watch_files(roots: list[Path], out: Path, stop: threading.Event, then: Any) -> None:
+    """Call `then()` for each batch of changes to Python files or the config files under
+    `roots` (not in `out`), until `stop`."""
+    try:
+        import watchfiles
+    except ImportError:  # pragma: no cover - a dependency of toolgen's
+        return
+    files = {p for p in roots if p.suffix != ".py" and not p.is_dir()}
+
+    def counts(change: object, path: str) -> bool:
+        where = Path(path)
+        if where.is_relative_to(out):
+            return False
+        return where in files or where.suffix == ".py"
+
+    with contextlib.suppress(Exception):  # a root gone: the next compile watches again
+        for _ in watchfiles.watch(
+            *[p for p in roots if p.exists()], watch_filter=counts, stop_event=stop
+        ):
+            then()
+
+
+def _lines(path: Path, buffers: dict[Path, str]) -> list[str]:
+    """The lines of `path`: its open buffer, else the file (nothing, if it cannot be read)."""
+    if path in buffers:
+        return lines_of(buffers[path])
+    try:
+        return lines_of(decode(read_capped(str(path), 10_000_000))[0])
+    except Unreadable:
+        return []
+
+
+def make_server(config_file: Path | None) -> ToolgenServer:
+    """The server with its handlers."""
+    server = ToolgenServer(config_file)
+
+    @server.feature(types.INITIALIZE)
+    def initialize(ls: ToolgenServer, params: types.InitializeParams) -> None:
+        root = _root(params)
+        if root is not None:
+            os.chdir(root)  # the config is found from there, as the command line finds it
+        ls.live = Live(config_file, Path.cwd())
+        ls.rules_page = _rules_page()
+
+    @server.feature(types.INITIALIZED)
+    def initialized(ls: ToolgenServer, params: types.InitializedParams) -> None:
+        ls.changed()  # the whole project's diagnostics, before any file is opened
+
+    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    def did_open(ls: ToolgenServer, params: types.DidOpenTextDocumentParams) -> None:
+        ls.changed()
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    def did_change(ls: ToolgenServer, params: types.DidChangeTextDocumentParams) -> None:
+        ls.changed()
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(ls: ToolgenServer, params: types.DidCloseTextDocumentParams) -> None:
+        ls.changed()  # the file is read from disk again
+
+    @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
+    async def did_save(ls: ToolgenServer, params: types.DidSaveTextDocumentParams) -> None:
+        await ls.save()
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    def did_change_watched(ls: ToolgenServer, params: types.DidChangeWatchedFilesParams) -> None:
+        ls.changed()
+
+    @server.feature(types.SHUTDOWN)
+    def shutdown(ls: ToolgenServer, params: None) -> None:
+        ls.stop()
+
+    return server
+
+
+def _root(params: types.InitializeParams) -> Path | None:
+    """The workspace's folder: the first workspace folder, else the root URI or path."""
+    uris: Iterable[str | None] = [
+        *(folder.uri for folder in params.workspace_folders or []),
+        params.root_uri,
+    ]
+    for uri in uris:
+        path = to_fs_path(uri) if uri else None
+        if path and Path(path).is_dir():
+            return Path(path)
+    if params.root_path and Path(params.root_path).is_dir():
+        return Path(params.root_path)
+    return None
+
+
+def _rules_page() -> Path | None:
+    """Every rule's page (`toolgen rules --format markdown`), written where the server's
+    diagnostics can link to it: each code is a heading there."""
+    from toolgen.render.catalog import rules_markdown
+
+    try:
+        folder = Path(tempfile.mkdtemp(prefix="toolgen-lsp-"))
+        page = folder / "rules.md"
+        page.write_text(rules_markdown(), encoding="utf-8")
+    except OSError:
+        return None
+    return page
+
+
+def main(config_file: Path | None) -> int:
+    """Serve on stdio until the client exits."""
+    stdout = _take_stdout()
+    logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
+    server = make_server(config_file)
+    server.start_io(sys.stdin.buffer, stdout)
+    return 0
+
+
+def _take_stdout() -> BinaryIO:
+    """The process's standard output, for the protocol alone: file descriptor 1 (and
+    `sys.stdout`) point at standard error from now on."""
+    sys.stdout.flush()
+    stream = os.fdopen(os.dup(1), "wb", buffering=0)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    return stream
