@@ -71,6 +71,11 @@ async def until(check: Callable[[], object], what: str) -> None:
         await asyncio.sleep(0.02)
 
 
+def watching(client: LanguageClient) -> bool:
+    """Whether the server said it watches the files on disk."""
+    return any(m.message.startswith("watching ") for m in client.log_messages)
+
+
 def codes(client: LanguageClient, path: Path) -> list[str]:
     return [str(d.code) for d in client.diagnostics.get(path.as_uri(), [])]
 
@@ -210,6 +215,25 @@ async def test_a_duplicate_name_links_its_twin(project: Project, shop: Path) -> 
 
 
 @pytest.mark.asyncio
+async def test_a_value_bound_in_another_module_links_its_binding(project: Project) -> None:
+    models = project.write("src/models.py", 'import os\n\nRISK = os.environ["X"]\n')
+    shop = project.write(
+        "src/shop.py",
+        HANDLER.replace('@tool(risk="low")', "@tool(risk=RISK)").replace(
+            "from toolgen import tool", "from toolgen import tool\n\nfrom models import RISK"
+        ),
+    )
+    async with editor(project.root) as client:
+        open_file(client, shop)
+        await until(lambda: "TG401" in codes(client, shop), "TG401")
+        (found,) = [d for d in client.diagnostics[shop.as_uri()] if d.code == "TG401"]
+        assert found.related_information is not None
+        (related,) = found.related_information
+        assert related.location.uri == models.as_uri()
+        assert related.location.range.start == types.Position(2, 7)
+
+
+@pytest.mark.asyncio
 async def test_a_broken_config_is_a_diagnostic_on_it_and_the_server_goes_on(
     project: Project, shop: Path
 ) -> None:
@@ -218,6 +242,7 @@ async def test_a_broken_config_is_a_diagnostic_on_it_and_the_server_goes_on(
     async with editor(project.root) as client:
         open_file(client, shop, HANDLER.replace("query: str)", "query: str, n: int)"))
         await until(lambda: "TG301" in codes(client, shop), "TG301")
+        await until(lambda: watching(client), "the watch of the config file")
         config.write_text(good + "unknown_key = 1\n")
         await until(lambda: codes(client, config) == ["TG002"], "TG002 on the config file")
         (found,) = client.diagnostics[config.as_uri()]
@@ -292,3 +317,41 @@ def test_without_the_extra_it_says_how_to_install_it(tmp_path: Path) -> None:
     )
     assert done.returncode == 2
     assert "pip install 'toolgen[lsp]'" in done.stderr
+
+
+@pytest.mark.asyncio
+async def test_hostile_buffers_are_diagnostics_not_crashes(project: Project, shop: Path) -> None:
+    config = project.root / "pyproject.toml"
+    config.write_text(
+        config.read_text().replace("min_level = 0", "min_level = 0\nmax_source_bytes = 4000")
+    )
+    async with editor(project.root) as client:
+        open_file(client, shop)
+        client.text_document_did_open(  # a buffer of no file at all
+            types.DidOpenTextDocumentParams(
+                text_document=types.TextDocumentItem(
+                    uri="untitled:Untitled-1", language_id="python", version=1, text="def ("
+                )
+            )
+        )
+        edit(client, shop, HANDLER + "x = '\ud800'\n", 2)  # a lone surrogate: no UTF-8 file
+        await until(lambda: codes(client, shop) == ["TG005"], "TG005 for the surrogate")
+        edit(client, shop, HANDLER + "#" * 5000 + "\n", 3)  # over max_source_bytes
+        await until(
+            lambda: codes(client, shop) == ["TG005"] and "cap" in _at(client, shop)[0].message,
+            "TG005 for the size",
+        )
+        edit(client, shop, HANDLER.replace("query: str)", "query: str, n: int)"), 4)
+        await until(lambda: codes(client, shop) == ["TG301"], "the server still compiling")
+        assert "untitled:Untitled-1" not in client.diagnostics
+
+
+@pytest.mark.asyncio
+async def test_saving_with_a_broken_config_says_so_on_it(project: Project, shop: Path) -> None:
+    config = project.root / "pyproject.toml"
+    async with editor(project.root) as client:
+        open_file(client, shop)
+        config.write_text(config.read_text().replace('out = "generated"', "out = 3"))
+        save(client, shop)
+        await until(lambda: codes(client, config) == ["TG002"], "TG002 on the config file")
+        assert not project.out.exists()

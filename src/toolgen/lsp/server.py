@@ -18,9 +18,11 @@ stream.
 from __future__ import annotations
 
 import asyncio
+import atexit
 import contextlib
 import logging
 import os
+import shutil
 import sys
 import tempfile
 import threading
@@ -29,6 +31,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, BinaryIO
 
+import watchfiles
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 from pygls.uris import from_fs_path, to_fs_path
@@ -42,6 +45,10 @@ from toolgen.render.catalog import rule_anchor
 
 #: How long after a change the compile starts: keystrokes that come closer are one compile.
 DEBOUNCE_S = 0.03
+
+#: The watch of the files on disk: a batch of changes is reported after `STEP_MS` of quiet
+#: (`DEBOUNCE_MS` at most), and the watch says it is armed after `ARMED_MS` without one.
+DEBOUNCE_MS, STEP_MS, ARMED_MS = 400, 50, 300
 
 #: What only a save finds (writing the generated files): kept until the next save.
 SAVE_CODES = frozenset({"TG008", "TG009", "TG011", "TG022"})
@@ -200,9 +207,15 @@ class ToolgenServer(LanguageServer):
         self._watching, self._watched = stop, key
         loop = asyncio.get_running_loop()
         out = config.out
+        shown = ", ".join(config.display(p) for p in roots)
+
+        def armed() -> None:
+            message = types.LogMessageParams(types.MessageType.Info, f"watching {shown}")
+            loop.call_soon_threadsafe(self.window_log_message, message)
+
         thread = threading.Thread(
             target=_watch_files,
-            args=(roots, out, stop, lambda: loop.call_soon_threadsafe(self.changed)),
+            args=(roots, out, stop, lambda: loop.call_soon_threadsafe(self.changed), armed),
             name="toolgen-lsp-watch",
             daemon=True,
         )
@@ -214,13 +227,12 @@ class ToolgenServer(LanguageServer):
         self._pool.shutdown(wait=False, cancel_futures=True)
 
 
-def _watch_files(roots: list[Path], out: Path, stop: threading.Event, then: Any) -> None:
+def _watch_files(
+    roots: list[Path], out: Path, stop: threading.Event, then: Any, armed: Any
+) -> None:
     """Call `then()` for each batch of changes to Python files or the config files under
-    `roots` (not in `out`), until `stop`."""
-    try:
-        import watchfiles
-    except ImportError:  # pragma: no cover - a dependency of toolgen's
-        return
+    `roots` (not in `out`), until `stop`; `armed()` once the watch sees changes (the first
+    quiet interval has passed)."""
     files = {p for p in roots if p.suffix != ".py" and not p.is_dir()}
 
     def counts(change: object, path: str) -> bool:
@@ -229,11 +241,22 @@ def _watch_files(roots: list[Path], out: Path, stop: threading.Event, then: Any)
             return False
         return where in files or where.suffix == ".py"
 
+    told = False
     with contextlib.suppress(Exception):  # a root gone: the next compile watches again
-        for _ in watchfiles.watch(
-            *[p for p in roots if p.exists()], watch_filter=counts, stop_event=stop
+        for batch in watchfiles.watch(
+            *[p for p in roots if p.exists()],
+            watch_filter=counts,
+            stop_event=stop,
+            debounce=DEBOUNCE_MS,
+            step=STEP_MS,
+            rust_timeout=ARMED_MS,
+            yield_on_timeout=True,  # an empty batch: the watch is armed
         ):
-            then()
+            if not told:
+                told = True
+                armed()
+            if batch:
+                then()
 
 
 def _lines(path: Path, buffers: dict[Path, str]) -> list[str]:
@@ -311,7 +334,11 @@ def _rules_page() -> Path | None:
 
     try:
         folder = Path(tempfile.mkdtemp(prefix="toolgen-lsp-"))
-        page = folder / "rules.md"
+    except OSError:
+        return None
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    page = folder / "rules.md"
+    try:
         page.write_text(rules_markdown(), encoding="utf-8")
     except OSError:
         return None
