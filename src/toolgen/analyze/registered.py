@@ -48,6 +48,21 @@ def find_registrations(
     console scripts call (`entry_points`, `[project.scripts]`) cause when called so, then
     what its functions none of that reaches cause when run with unknown arguments."""
     fresh(index)  # a unit evaluates what it imports itself (`toolgen.file_units`)
+    try:
+        return _registrations(module, index, presets, env, entry_points)
+    finally:
+        # what was evaluated refers to the index, and so keeps it alive in the table of
+        # interpreters (weak keys): a process that builds again would keep every index
+        fresh(index)
+
+
+def _registrations(
+    module: Module,
+    index: ModuleIndex,
+    presets: Sequence[Preset],
+    env: Mapping[str, str] | None,
+    entry_points: Sequence[str],
+) -> Registrations:
     evaluation, started, weak = run_unit(module, index, presets, env, entry_points)
     effects = evaluation.effects + started.effects + weak.effects
     found = registrations(effects, presets, dict(weak.roots))
