@@ -363,3 +363,19 @@ async def test_saving_with_a_broken_config_says_so_on_it(project: Project, shop:
         save(client, shop)
         await until(lambda: codes(client, config) == ["TG002"], "TG002 on the config file")
         assert not project.out.exists()
+
+
+@pytest.mark.asyncio
+async def test_no_config_found_is_said_once(tmp_path: Path) -> None:
+    handler = tmp_path / "shop.py"
+    handler.write_text(HANDLER)
+    async with editor(tmp_path) as client:
+        open_file(client, handler)
+        await until(lambda: client.messages, "a message")
+        edit(client, handler, HANDLER.replace("query: str)", "query: str, n: int)"), 2)
+        await asyncio.sleep(0.5)
+        (said,) = client.messages
+        assert said.type == types.MessageType.Warning
+        assert "TG001" in said.message
+        assert str(tmp_path) in said.message
+        assert client.diagnostics == {}

@@ -40,7 +40,8 @@ class Found:
     config: Config | None = None
     #: the compile's result, for hovers and code actions (None after a save, or a failure)
     result: Generated | None = None
-    #: said once, for the editor's log: why the cache folder is not used
+    #: said once, for the editor's log: why the cache folder is not used, and a problem
+    #: with no file to show it at (no config file found: TG001)
     notes: list[str] = field(default_factory=list)
 
 
@@ -66,6 +67,7 @@ class Live:
             config = self.load()
         except UserError as exc:
             return self._broken(exc)
+        self._said = {note for note in self._said if not note.startswith(_BROKEN)}
         overlay = Overlay({str(path): encode_source(text) for path, text in buffers.items()})
         found = Found(config=config)
         units = self._units(config, overlay, found.notes)
@@ -94,10 +96,7 @@ class Live:
         never written (None without a folder to trust: every file is compiled)."""
         folder, why = trusted_cache(config)
         if why is not None:
-            note = f"toolgen lsp: not using the cache folder {folder}: {why}"
-            if note not in self._said:
-                self._said.add(note)
-                notes.append(note)
+            self._note(notes, f"toolgen lsp: not using the cache folder {folder}: {why}")
             folder = None
         if folder is None:
             return None
@@ -107,13 +106,23 @@ class Live:
             folder, session.key, session.memory, thrown, config.max_source_bytes, overlay
         )
 
+    def _note(self, notes: list[str], note: str) -> None:
+        """Add `note` to `notes` unless it was said before."""
+        if note not in self._said:
+            self._said.add(note)
+            notes.append(note)
+
     def _broken(self, exc: UserError) -> Found:
-        """A configuration that cannot be loaded: its problems, each at its file."""
+        """A configuration that cannot be loaded: its problems, each at its file (one with
+        no file to be at is a note)."""
         found = Found()
         for diagnostic in exc.diagnostics:
             path = self._path_of(diagnostic.location, self.cwd) or self._config_path()
             if path is not None:
                 found.by_file.setdefault(path, []).append(diagnostic)
+            else:
+                text = f"{_BROKEN}{diagnostic.code} {diagnostic.message} (in {self.cwd})"
+                self._note(found.notes, text)
         return found
 
     def _config_path(self) -> Path | None:
@@ -143,6 +152,10 @@ class Live:
         if location is None or not location.path:
             return None
         return Path(os.path.normpath(cwd / location.path))
+
+
+#: How a note of a configuration that cannot be loaded starts (said again once it loads).
+_BROKEN = "toolgen lsp: cannot compile: "
 
 
 def in_sources(config: Config, path: Path) -> bool:

@@ -137,6 +137,10 @@ class ToolgenServer(LanguageServer):
                 continue
             for note in found.notes:
                 self.window_log_message(types.LogMessageParams(types.MessageType.Warning, note))
+                if found.config is None:  # nothing else shows why there is nothing to show
+                    self.window_show_message(
+                        types.ShowMessageParams(types.MessageType.Warning, note)
+                    )
             self.last = found
             self._publish(found)
             self._watch(found)
