@@ -258,10 +258,9 @@ def test_a_section_of_the_wrong_type_is_located_at_its_header(project: Project) 
     for key in KEYS:
         text = f'[tool.toolgen]\nsources = ["src"]\n\n  [tool.toolgen.{key}]\nx = 5\n'
         project.write("pyproject.toml", text)
-        if key in ("rules", "decorators", "framework_versions", "env", "contract"):  # `x` is wrong
-            expected = "pyproject.toml:5:1"
-        else:
-            expected = "pyproject.toml:4:3"
+        # a table's wrong key is `x`; any other key is wrong as a table
+        tables = ("rules", "decorators", "framework_versions", "env", "contract", "lsp")
+        expected = "pyproject.toml:5:1" if key in tables else "pyproject.toml:4:3"
         with pytest.raises(UserError) as raised:
             load_config(None, cwd=project.root)
         assert {str(d.location) for d in raised.value.diagnostics} == {expected}, key
