@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Benchmark toolgen against the floor and the run-time peer (DESIGN §5, issue 6).
 
-Usage: python benchmarks/run.py [--tools 1000] [--repeat 3] [--big 10000] [--no-watch]
+Usage: python benchmarks/run.py [--tools 1000] [--repeat 3] [--big 10000] [--no-watch] [--lsp]
        python benchmarks/run.py --runtime [--repeat 3] [--peers]
        python benchmarks/run.py --literal [--repeat 3]
+       python benchmarks/lsp.py [--tools 1000] [--edits 30] [--no-watch] [--profile]
 
 Generates the corpora with ../shared/bench/make_corpus.py into a temporary folder beside the
 repository (/tmp is slow to create files on some machines), then times whole processes
@@ -22,6 +23,9 @@ repository (/tmp is slow to create files on some machines), then times whole pro
 - with `toolgen build --watch` running: the same one-file rebuild, which the watch answers
   (`toolgen.watch.socket_server`), and the time from saving an edit to the new descriptor on disk
   with no command run at all (watchfiles waits for 0.1 s of quiet before it reports a change)
+- with --lsp: `toolgen lsp`'s time from a change (an unsaved edit) to the diagnostics it
+  publishes, the median of 30 edits (benchmarks/lsp.py, which prints its spread, the same
+  beside `build --watch`, and with --profile where a compile's time goes)
 - with --big N: a cold build of N tools, reported as a multiple of the first corpus's build,
   and a cold build of one module of about 5 MB (400 handlers), each with its peak memory
 - then the run time's table (benchmarks/runtime_calls.py; --runtime: only it, --no-runtime:
@@ -47,6 +51,7 @@ of the machines we measure on drifts by more than a third within a minute).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib.util
 import os
 import shutil
@@ -55,13 +60,17 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import runtime_calls  # benchmarks/runtime_calls.py, beside this file
 
 HERE = Path(__file__).resolve().parent
-SHARED = HERE.parent.parent / "shared" / "bench"
+#: The project's shared folder beside the repository, or beside a folder of worktrees
+SHARED = next(
+    (p / "shared" / "bench" for p in HERE.parents[1:] if (p / "shared" / "bench").is_dir()),
+    HERE.parent.parent / "shared" / "bench",
+)
 CACHE = ".toolgen_cache"
 
 
@@ -108,6 +117,9 @@ def corpus(n: int, folder: Path) -> Path:
 def compile_bytecode(folder: Path) -> None:
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(folder)], check=True)
 
+
+#: How many edits `--lsp` times (each measured alone: benchmarks/lsp.py).
+LSP_EDITS = 30
 
 #: The peers harness's sections of the run time: one call, a model turn, MCP over stdio.
 SECTIONS = "runtime,adapters,mcp"
@@ -176,12 +188,10 @@ class Editor:
         self.target.write_text(self.original.replace("catalog 0.", marker, 1))
 
 
-def with_watch(
-    toolgen: list[str], base: Path, edit: Editor, repeat: int
-) -> tuple[float, int, float | None]:
-    """With `build --watch` running: the best seconds and the peak memory of a one-file
-    `toolgen build` (answered by the watch), and the best seconds from an edit to the
-    rewritten descriptor (None if no edit was picked up)."""
+@contextlib.contextmanager
+def watching(toolgen: list[str], base: Path) -> Iterator[None]:
+    """`toolgen build --watch` running in `base`, armed (its first build done), until the
+    block ends."""
     child = subprocess.Popen(
         [*toolgen, "build", "--watch", "-q"],
         cwd=base,
@@ -193,23 +203,34 @@ def with_watch(
         while not (base / CACHE / "watch.sock").exists() and time.monotonic() < deadline:
             time.sleep(0.05)
         time.sleep(1)  # the first build (an up-to-date stamp), then the watch is armed
-
-        def settle() -> None:  # the watch sees the edit too, after the build: let it pass
-            time.sleep(0.5)
-
-        answered = best([*toolgen, "build", "-q"], base, repeat, edit, settle)
-        return (*answered, watch_latency(base, edit, repeat))
+        yield
     finally:
         child.send_signal(signal.SIGINT)
         child.wait(timeout=20)
 
 
-def watch_latency(base: Path, edit: Editor, edits: int) -> float | None:
-    """Best seconds from an edit to the rewritten descriptor, with `build --watch` running.
-    An edit that is not picked up within 5 s (the watch was not armed yet) is made again."""
+def with_watch(
+    toolgen: list[str], base: Path, edit: Editor, repeat: int
+) -> tuple[float, int, float | None]:
+    """With `build --watch` running: the best seconds and the peak memory of a one-file
+    `toolgen build` (answered by the watch), and the best seconds from an edit to the
+    rewritten descriptor (None if no edit was picked up)."""
+    with watching(toolgen, base):
+
+        def settle() -> None:  # the watch sees the edit too, after the build: let it pass
+            time.sleep(0.5)
+
+        answered = best([*toolgen, "build", "-q"], base, repeat, edit, settle)
+        latencies = watch_latencies(base, edit, repeat)
+        return (*answered, min(latencies) if latencies else None)
+
+
+def watch_latencies(base: Path, edit: Editor, edits: int) -> list[float]:
+    """Seconds from each edit to the rewritten descriptor, with `build --watch` running. An
+    edit that is not picked up within 5 s (the watch was not armed yet) is made again."""
     descriptor = base / "generated" / "descriptors" / "tool_0_0.json"
     results: list[float] = []
-    deadline = time.monotonic() + 120
+    deadline = time.monotonic() + 60 + 10 * edits
     while len(results) < edits and time.monotonic() < deadline:
         before = descriptor.read_bytes()
         edit()
@@ -219,7 +240,7 @@ def watch_latency(base: Path, edit: Editor, edits: int) -> float | None:
         if descriptor.read_bytes() != before:
             results.append(time.perf_counter() - start)
         time.sleep(0.5)
-    return min(results) if results else None
+    return results
 
 
 def big_module(folder: Path) -> Path:
@@ -300,6 +321,11 @@ def main() -> None:
     )
     parser.add_argument("--no-watch", action="store_true", help="skip the --watch runs")
     parser.add_argument(
+        "--lsp",
+        action="store_true",
+        help="also time `toolgen lsp`: a change to its published diagnostics (benchmarks/lsp.py)",
+    )
+    parser.add_argument(
         "--runtime",
         action="store_true",
         help="only the run time's table (benchmarks/runtime_calls.py): box.call against "
@@ -360,6 +386,12 @@ def main() -> None:
         floors["one"] = floor_now()
         watched = None if args.no_watch else with_watch(toolgen, base, edit, args.repeat)
         floors["watch"] = floor_now()
+        edits = None
+        if args.lsp:
+            import lsp  # benchmarks/lsp.py, beside this file
+
+            edits = lsp.summary(lsp.lsp_latencies(toolgen, base, LSP_EDITS, 0.2))
+            floors["lsp"] = floor_now()
         peak = max(cold_peak, noop_peak, one_peak, watched[1] if watched else 0)
 
         def ratios(seconds: float, key: str) -> str:
@@ -393,6 +425,16 @@ def main() -> None:
                 rows.append(
                     ("`build --watch`: save to new files", latency, ratios(latency, "watch"), "")
                 )
+        if edits is not None:
+            median, p90, least, most = edits
+            rows.append(
+                (
+                    f"`toolgen lsp`: change to published diagnostics, median of {LSP_EDITS}",
+                    median,
+                    ratios(median, "lsp"),
+                    f"bar 0.15 s; p90 {p90:.3f}, min {least:.3f}, max {most:.3f}",
+                )
+            )
         print(
             f"{args.tools} tools, best of {args.repeat}, Python {sys.version.split()[0]}; "
             f"creating a file took {creating:.0f} µs before the cold builds"
