@@ -10,7 +10,7 @@ the spool (`toolgen.incremental.spool_sink.SpoolSink`): the pipeline picks the s
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -39,6 +39,7 @@ from toolgen.render.project import (
     render_project,
     render_tool,
     render_tools,
+    report_problems,
     typed_tools,
 )
 from toolgen.render.python import StoredMemo
@@ -60,7 +61,7 @@ class Generated:
     search_roots: list[str]
     sources: Listing
     inputs: Dependencies
-    shas: dict[str, str]  # the sha256 of each file but the manifest
+    shas: Mapping[str, str]  # the sha256 of each file but the manifest
     #: handlers left out for their errors, with where each is defined (`Compilation.left_out`)
     left_out: list[tuple[str, Location]] = field(default_factory=list)
     #: each descriptor's name, `catalog/name` in a project of several servers
@@ -74,11 +75,15 @@ def generate(
     jobs: int = 1,
     memo: RenderMemo | None = None,
     overlay: Overlay = NO_OVERLAY,
+    lazy: bool = False,
 ) -> Generated:
     """Everything a build writes, and what it found. With a unit cache, unchanged files are
     neither analysed nor rendered again, and this run's work is stored for the next; with a
     `memo` (a process that builds again), what rendering made is kept in it for the next.
-    Files in `overlay` are read as an editor holds them (`toolgen lsp`)."""
+    Files in `overlay` are read as an editor holds them (`toolgen lsp`). With `lazy`, the
+    files are put together only when first asked for (and without the Python module: no
+    diagnostic comes from it): the language server wants the diagnostics of every keystroke,
+    and the files of few."""
 
     def finish(descriptor: ToolDescriptor) -> ToolRender:  # in the worker that compiled it
         return render_tool(descriptor, config.platforms, config.render)
@@ -92,11 +97,16 @@ def generate(
     diagnostics: list[Diagnostic] = []
     report = _reporter(diagnostics, compiled.locations)
     files: Mapping[str, bytes]  # in memory
-    if not compiled.catalog_of:
-        sink = Memory(memo.reuse if memo else None)
-        tools = [_kept(sink, d, renders[id(d)], options) for d in compiled.descriptors]
-        python = memo.python if memo else None
-        files, shas = render_project(tools, platforms, options, sink, report(""), python)
+    if lazy and not compiled.catalog_of and config.budget_catalog_tokens is None:
+        found_by_tool = [
+            (d.name, d.visible, renders[id(d)].problems, renders[id(d)].tallies)
+            for d in compiled.descriptors
+        ]
+        report_problems(found_by_tool, platforms, report(""))
+        made = _Later(lambda: _files(config, compiled.descriptors, renders, memo, lazy=True))
+        files, shas = made.files(), made.shas()
+    elif not compiled.catalog_of:
+        files, shas = _files(config, compiled.descriptors, renders, memo, report(""), lazy)
     else:  # one set of files per server, each in its folder (no memo: paths repeat)
         sink = Memory()
         parts = {
@@ -106,6 +116,7 @@ def generate(
                 options,
                 sink,
                 report(catalog),
+                documents=dict if lazy else None,
             )
             for catalog, descriptors in by_catalog(compiled.descriptors, compiled.catalog_of)
         }
@@ -128,6 +139,63 @@ def generate(
         compiled.left_out,
         compiled.names,
     )
+
+
+def _files(
+    config: Config,
+    descriptors: Sequence[ToolDescriptor],
+    renders: Mapping[int, ToolRender],
+    memo: RenderMemo | None,
+    report: Callable[[str, str, str], None] = lambda *_: None,
+    lazy: bool = False,
+) -> tuple[dict[str, bytes], dict[str, str]]:
+    """The files of one catalog, in memory, and their sha256; without the Python module when
+    `lazy` (see `generate`)."""
+    platforms, options = config.platforms, config.render
+    sink = Memory(memo.reuse if memo else None)
+    tools = [_kept(sink, d, renders[id(d)], options) for d in descriptors]
+    python = memo.python if memo else None
+    skip = dict if lazy else None
+    return render_project(tools, platforms, options, sink, report, python, skip)
+
+
+class _Later:
+    """Files put together when first asked for (`generate`'s `lazy`): each view reads them
+    then."""
+
+    def __init__(self, make: Callable[[], tuple[dict[str, bytes], dict[str, str]]]) -> None:
+        self._make = make
+        self._made: tuple[dict[str, bytes], dict[str, str]] | None = None
+
+    def made(self) -> tuple[dict[str, bytes], dict[str, str]]:
+        if self._made is None:
+            self._made = self._make()
+        return self._made
+
+    def files(self) -> Mapping[str, bytes]:
+        return _View(self, 0)
+
+    def shas(self) -> Mapping[str, str]:
+        return _View(self, 1)
+
+
+class _View(Mapping[str, Any]):
+    """The files, or their sha256, of a `_Later`."""
+
+    def __init__(self, later: _Later, which: int) -> None:
+        self._later, self._which = later, which
+
+    def _of(self) -> Mapping[str, Any]:
+        return self._later.made()[self._which]
+
+    def __getitem__(self, key: str) -> Any:
+        return self._of()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._of())
+
+    def __len__(self) -> int:
+        return len(self._of())
 
 
 def _kept(

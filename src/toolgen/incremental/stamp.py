@@ -125,7 +125,7 @@ def record(
     inputs: Dependencies,
     out: Path,
     files: Mapping[str, Content],
-    shas: dict[str, str],
+    shas: Mapping[str, str],
     tools: int,
     diagnostics: list[Diagnostic],
 ) -> None:

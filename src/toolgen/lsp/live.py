@@ -71,7 +71,7 @@ class Live:
         overlay = Overlay({str(path): encode_source(text) for path, text in buffers.items()})
         found = Found(config=config)
         units = self._units(config, overlay, found.notes)
-        result = generate(config, units, 1, self.session.render, overlay)
+        result = generate(config, units, 1, self.session.render, overlay, lazy=True)
         found.result = result
         found.by_file = self._placed(config, result.diagnostics)
         return found
@@ -139,11 +139,15 @@ class Live:
         self._last_config_file = config.config_file
         own = {p for p in (config.config_file, config.contract_file) if p is not None}
         by_file: dict[Path, list[Diagnostic]] = {}
+        kept: dict[str, Path | None] = {}  # each shown path: its file, if it is kept
         for diagnostic in diagnostics:
-            path = self._path_of(diagnostic.location, config.cwd) or config.config_file
-            if path is None:
-                continue
-            if path in own or in_sources(config, path):
+            shown = diagnostic.location.path if diagnostic.location else ""
+            if shown not in kept:
+                path = self._path_of(diagnostic.location, config.cwd) or config.config_file
+                keep = path is not None and (path in own or in_sources(config, path))
+                kept[shown] = path if keep else None
+            path = kept[shown]
+            if path is not None:
                 by_file.setdefault(path, []).append(diagnostic)
         return by_file
 

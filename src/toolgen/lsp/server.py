@@ -1,9 +1,10 @@
 """`toolgen lsp`: the language server over stdio (pygls), on `toolgen.lsp.live`.
 
 Every open buffer, change or save marks the project to compile; one compile runs at a time,
-on a thread of its own, `DEBOUNCE_S` after the last change (changes that come while it runs
-make one more compile after it, with the text as it is then). Each compile publishes the
-diagnostics of every file that has some, and clears those of a file that had some before.
+on a thread of its own: at once when none runs, else once it is over, `DEBOUNCE_S` after it
+(all the changes made meanwhile are one compile, of the text as it is then). Each compile
+publishes the diagnostics of every file that has some, and clears those of a file that had
+some before.
 
 A save builds as `toolgen build` does, then compiles again. The config files and the sources
 are watched on disk too (watchfiles): a change made outside the editor (a `git checkout`, a
@@ -20,13 +21,14 @@ from __future__ import annotations
 import asyncio
 import atexit
 import contextlib
+import gc
 import logging
 import os
 import shutil
 import sys
 import tempfile
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -43,7 +45,8 @@ from toolgen.lsp.ranges import lines_of, mentioned, span
 from toolgen.read.files import Unreadable, decode, read_capped
 from toolgen.render.catalog import rule_anchor
 
-#: How long after a change the compile starts: keystrokes that come closer are one compile.
+#: How long after a compile the next starts, when changes came while it ran: keystrokes that
+#: come closer are one compile.
 DEBOUNCE_S = 0.03
 
 #: The watch of the files on disk: a batch of changes is reported after `STEP_MS` of quiet
@@ -72,6 +75,11 @@ class ToolgenServer(LanguageServer):
         self.last: Found | None = None  # the last compile (hover and code actions read it)
         self.saved: dict[Path, list[Diagnostic]] = {}  # `SAVE_CODES` found by the last save
         self.shown: dict[Path, list[types.Diagnostic]] = {}  # what each file shows now
+        #: what each file's `shown` was made from: its diagnostics, and its text (a buffer's)
+        #: or its `stat` (a file's), of which the ranges depend
+        self._published: dict[Path, tuple[object, ...]] = {}
+        self._links: dict[str, types.CodeDescription] = {}  # each rule's, made once
+        self._frozen = False  # what the first compile left is kept out of the collector's way
         self.rules_page: Path | None = None
         self._pool = ThreadPoolExecutor(1, thread_name_prefix="toolgen-compile")
         self._dirty: asyncio.Event | None = None
@@ -123,8 +131,10 @@ class ToolgenServer(LanguageServer):
     async def _compiles(self) -> None:
         assert self._dirty is not None
         loop = asyncio.get_running_loop()
+        wait = 0.0  # the first change is compiled at once; those made meanwhile are gathered
         while self._dirty.is_set():
-            await asyncio.sleep(DEBOUNCE_S)
+            await asyncio.sleep(wait)
+            wait = DEBOUNCE_S
             self._dirty.clear()
             live = self.live
             if live is None:
@@ -144,55 +154,88 @@ class ToolgenServer(LanguageServer):
             self.last = found
             self._publish(found)
             self._watch(found)
+            if not self._frozen and found.config is not None:
+                # what the first compile made stays (modules, caches, the units): the
+                # collector need not walk it again on every later compile
+                self._frozen = True
+                gc.freeze()
 
     def _publish(self, found: Found) -> None:
         """Publish each file's diagnostics where they changed; clear those of files that had
-        some and have none now."""
+        some and have none now. A file whose diagnostics and text are what they were when
+        last published is not looked at again (a compile of a large project finds thousands
+        of diagnostics, nearly all of them the last compile's)."""
         by_file = {path: list(diagnostics) for path, diagnostics in found.by_file.items()}
-        for path, diagnostics in self.saved.items():
-            by_file.setdefault(path, []).extend(diagnostics)
+        for path, saved in self.saved.items():
+            by_file.setdefault(path, []).extend(saved)
         buffers = self.buffers()
         cwd = found.config.cwd if found.config is not None else Path.cwd()
+        texts: dict[Path, list[str]] = {}  # each file's lines, read once
+
+        def lines(path: Path) -> list[str]:
+            if path not in texts:
+                texts[path] = _lines(path, buffers)
+            return texts[path]
+
         for path in sorted(set(by_file) | set(self.shown)):
-            shown = [self._diagnostic(d, _lines(path, buffers), cwd) for d in by_file.get(path, [])]
+            diagnostics = tuple(by_file.get(path, ()))
+            key = (diagnostics, buffers[path] if path in buffers else _stat(path))
+            if self._published.get(path) == key:
+                continue
+            self._published[path] = key
+            shown = [self._diagnostic(d, lines(path), cwd, lines) for d in diagnostics]
             if shown == self.shown.get(path, []):
                 continue
             if shown:
                 self.shown[path] = shown
             else:
                 self.shown.pop(path, None)
+                self._published.pop(path, None)
             uri = from_fs_path(str(path))
             if uri is not None:
                 params = types.PublishDiagnosticsParams(uri=uri, diagnostics=shown)
                 self.text_document_publish_diagnostics(params)
 
-    def _diagnostic(self, found: Diagnostic, lines: list[str], cwd: Path) -> types.Diagnostic:
+    def _diagnostic(
+        self,
+        found: Diagnostic,
+        text: list[str],
+        cwd: Path,
+        lines: Callable[[Path], list[str]],
+    ) -> types.Diagnostic:
+        """`found` in the protocol's terms, in a file of lines `text`; `lines` gives those
+        of the other files it names."""
         where = found.location
-        (sl, sc), (el, ec) = span(lines, where.line, where.col) if where else ((0, 0), (0, 0))
+        (sl, sc), (el, ec) = span(text, where.line, where.col) if where else ((0, 0), (0, 0))
         related = []
         for path, line, col in mentioned(found.message, cwd):
             uri = from_fs_path(str(path))
             if uri is None:
                 continue
-            (rl, rc), (rel, rec) = span(_lines(path, {}), line, col)
+            (rl, rc), (rel, rec) = span(lines(path), line, col)
             place = types.Location(
                 uri, types.Range(types.Position(rl, rc), types.Position(rel, rec))
             )
             related.append(types.DiagnosticRelatedInformation(place, "also here"))
-        page = self.rules_page
         return types.Diagnostic(
             range=types.Range(types.Position(sl, sc), types.Position(el, ec)),
             message=found.message,
             severity=_SEVERITY.get(found.severity, types.DiagnosticSeverity.Hint),
             code=found.code,
-            code_description=(
-                types.CodeDescription(f"{page.as_uri()}#{rule_anchor(found.code)}")
-                if page
-                else None
-            ),
+            code_description=self._rule_link(found.code),
             source="toolgen",
             related_information=related or None,
         )
+
+    def _rule_link(self, code: str) -> types.CodeDescription | None:
+        """Where rule `code` is explained: its heading in the rules page."""
+        if self.rules_page is None:
+            return None
+        if code not in self._links:
+            self._links[code] = types.CodeDescription(
+                f"{self.rules_page.as_uri()}#{rule_anchor(code)}"
+            )
+        return self._links[code]
 
     # -- the files on disk ------------------------------------------------------------------
     def _watch(self, found: Found) -> None:
@@ -261,6 +304,15 @@ def _watch_files(
                 armed()
             if batch:
                 then()
+
+
+def _stat(path: Path) -> tuple[int, int] | None:
+    """What says a file on disk changed: its modification time and size (None: no file)."""
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return st.st_mtime_ns, st.st_size
 
 
 def _lines(path: Path, buffers: dict[Path, str]) -> list[str]:

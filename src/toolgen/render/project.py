@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, TypeVar
 
@@ -182,14 +182,10 @@ def render_project(
     visible = [tool for tool in tools if tool.visible]
     for tool in tools:
         files[f"descriptors/{tool.name}.json"] = sink.file([tool.descriptor], tool.sha)
-        for code, message in tool.problems:
-            report(code, tool.name, message)
+    report_problems(((t.name, t.visible, t.problems, t.tallies) for t in tools), platforms, report)
     for path, layout in layouts(platforms, options).items():
         chunks = [tool.entries[path] for tool in visible if path in tool.entries]
         files[path] = sink.file(layout.parts(chunks))
-    tallies = {key: [t.tallies[key] for t in visible if key in t.tallies] for key in platforms}
-    for code, message in catalog_problems(tallies):
-        report(code, visible[0].name, message)
     for path, (_, head) in SECTIONED.items():
         index = [tool.sections[path][0] for tool in visible]
         sections = [tool.sections[path][1] for tool in visible]
@@ -206,6 +202,31 @@ def render_project(
     shas = {path: shas[path] for path in files}
     files[MANIFEST] = dump_json(manifest_for(shas))
     return files, shas
+
+
+#: What rendering found of one tool: its name, whether it is visible, its problems (code,
+#: message) and its tallies for the catalog checks (`ToolRender.problems`, `.tallies`).
+Found = tuple[str, bool, list[tuple[str, str]], dict[str, tuple[int, ...]]]
+
+
+def report_problems(
+    tools: Iterable[Found], platforms: tuple[str, ...], report: NamedReport
+) -> None:
+    """Report what rendering found of each tool, then what the platforms' catalog checks
+    find over the visible ones (at the first of them)."""
+    tallies: dict[str, list[tuple[int, ...]]] = {key: [] for key in platforms}
+    first = None
+    for name, visible, problems, tool_tallies in tools:
+        for code, message in problems:
+            report(code, name, message)
+        if visible:
+            first = first or name
+            for key, tally in tool_tallies.items():
+                if key in tallies:
+                    tallies[key].append(tally)
+    for code, message in catalog_problems(tallies):
+        assert first is not None  # a check finds nothing in no tallies
+        report(code, first, message)
 
 
 def typed_tools(
