@@ -3,21 +3,28 @@ server as a process of its own and talks to it over stdio."""
 
 from __future__ import annotations
 
+import ast
 import asyncio
 import contextlib
 import json
 import os
+import random
+import re
 import subprocess
 import sys
 import time
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 from pytest_lsp.client import make_test_lsp_client
-from tests.conftest import Project
+from tests.conftest import REPO, Project
+
+from toolgen.analyze.docstrings import PLACEHOLDER
+from toolgen.lsp.actions import FIX_ALL, text_edits
 
 HANDLER = '''\
 from toolgen import tool
@@ -39,7 +46,9 @@ WAIT_S = float(
 
 
 @contextlib.asynccontextmanager
-async def editor(root: Path, *args: str) -> AsyncIterator[LanguageClient]:
+async def editor(
+    root: Path, *args: str, capabilities: types.ClientCapabilities | None = None
+) -> AsyncIterator[LanguageClient]:
     """A client with `toolgen lsp ARGS` started for the workspace `root`."""
     client = make_test_lsp_client()
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
@@ -47,7 +56,7 @@ async def editor(root: Path, *args: str) -> AsyncIterator[LanguageClient]:
     try:
         await client.initialize_session(
             types.InitializeParams(
-                capabilities=types.ClientCapabilities(),
+                capabilities=capabilities or types.ClientCapabilities(),
                 root_uri=root.as_uri(),
                 workspace_folders=[types.WorkspaceFolder(root.as_uri(), root.name)],
             )
@@ -379,3 +388,305 @@ async def test_no_config_found_is_said_once(tmp_path: Path) -> None:
         assert "TG001" in said.message
         assert str(tmp_path) in said.message
         assert client.diagnostics == {}
+
+
+# -- code actions ---------------------------------------------------------------------------
+def applied(text: str, edits: list[types.TextEdit]) -> str:
+    """`text` with `edits` made as a client makes them: every range of the text as it was,
+    in 0-based lines and UTF-16 columns."""
+    starts = [0, *(m.end() for m in re.finditer(r"\r\n|\r|\n", text))]
+
+    def offset(at: types.Position) -> int:
+        start = starts[at.line]
+        units = 0
+        for index, char in enumerate(text[start:]):
+            if units >= at.character or char in "\r\n":
+                return start + index
+            units += 2 if ord(char) > 0xFFFF else 1
+        return len(text)
+
+    spans = sorted((offset(e.range.start), offset(e.range.end), e.new_text) for e in edits)
+    out, at = [], 0
+    for start, end, new in spans:
+        assert start >= at, "overlapping edits"
+        out += [text[at:start], new]
+        at = end
+    return "".join(out) + text[at:]
+
+
+def only_edits(action: types.CodeAction, path: Path) -> list[types.TextEdit]:
+    """The edits of `action`, all of them of `path` (a client without `documentChanges`)."""
+    assert action.edit is not None and action.edit.changes is not None
+    assert list(action.edit.changes) == [path.as_uri()]
+    return list(action.edit.changes[path.as_uri()])
+
+
+async def actions_at(
+    client: LanguageClient,
+    path: Path,
+    where: types.Range,
+    only: list[str] | None = None,
+    trigger: types.CodeActionTriggerKind = types.CodeActionTriggerKind.Invoked,
+) -> list[types.CodeAction]:
+    """The code actions for `where`, with the diagnostics the client shows there."""
+    shown = [
+        d
+        for d in _at(client, path)
+        if d.range.start.line <= where.end.line and d.range.end.line >= where.start.line
+    ]
+    found = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=path.as_uri()),
+            range=where,
+            context=types.CodeActionContext(diagnostics=shown, only=only, trigger_kind=trigger),
+        )
+    )
+    return [a for a in found or [] if isinstance(a, types.CodeAction)]
+
+
+def quick(actions: list[types.CodeAction]) -> list[types.CodeAction]:
+    return [a for a in actions if a.kind == types.CodeActionKind.QuickFix]
+
+
+def placeholder_said(client: LanguageClient, path: Path) -> bool:
+    return [(str(d.code), "replace the placeholder" in d.message) for d in _at(client, path)] == [
+        ("TG301", True)
+    ]
+
+
+@pytest.mark.asyncio
+async def test_a_quick_fix_adds_the_entry_toolgen_fix_adds(
+    project: Project, shop: Path, run: Callable[..., Any]
+) -> None:
+    typed = HANDLER.replace("query: str)", "query: str, limit: int)")
+    async with editor(project.root) as client:
+        open_file(client, shop)
+        edit(client, shop, typed, 2)
+        await until(lambda: codes(client, shop) == ["TG301"], "TG301")
+        (found,) = _at(client, shop)
+        offered = await actions_at(client, shop, found.range)
+        # asked for by the user (no kind said): the file's fix is offered too
+        assert [a.kind for a in offered] == [types.CodeActionKind.QuickFix, FIX_ALL]
+        action = offered[0]
+        assert action.title == "Fix the docstring of `lookup`: add `limit`"
+        assert action.kind == types.CodeActionKind.QuickFix
+        assert list(action.diagnostics or []) == [found]
+        # one line inserted, after the entry of `query`: nothing else is touched
+        (inserted,) = only_edits(action, shop)
+        assert inserted.range == types.Range(types.Position(9, 0), types.Position(9, 0))
+        assert inserted.new_text == f"        limit: {PLACEHOLDER}\n"
+        fixed = applied(typed, [inserted])
+        edit(client, shop, fixed, 3)
+        # the placeholder is no description: the compiler says so, where the parameter is
+        await until(lambda: placeholder_said(client, shop), "TG301 about the placeholder")
+        assert _at(client, shop)[0].range == found.range
+        assert shop.read_text() == HANDLER  # nothing was saved
+    shop.write_text(typed)
+    run("fix", cwd=project.root)
+    assert shop.read_text() == fixed  # what the command writes, to the byte
+
+
+@pytest.mark.asyncio
+async def test_a_quick_fix_removes_a_stale_entry(project: Project, shop: Path) -> None:
+    stale = HANDLER.replace("query: The query.", "query: The query.\n        limit: How many.")
+    async with editor(project.root) as client:
+        open_file(client, shop, stale)
+        await until(lambda: codes(client, shop) == ["TG302"], "TG302")
+        (found,) = _at(client, shop)
+        (action,) = quick(await actions_at(client, shop, found.range))
+        assert action.title == "Fix the docstring of `lookup`: remove `limit`"
+        assert list(action.diagnostics or []) == [found]
+        (removed,) = only_edits(action, shop)  # its line, and nothing else
+        assert removed == types.TextEdit(
+            types.Range(types.Position(9, 0), types.Position(10, 0)), new_text=""
+        )
+        fixed = applied(stale, [removed])
+        assert fixed == HANDLER
+        edit(client, shop, fixed, 2)
+        await until(lambda: codes(client, shop) == [], "no diagnostic")
+
+
+@pytest.mark.asyncio
+async def test_a_quick_fix_reaches_a_function_another_file_registers(project: Project) -> None:
+    config = project.root / "pyproject.toml"
+    config.write_text(config.read_text() + 'markers = ["fastmcp"]\n')
+    project.write("src/app/__init__.py", "")
+    handlers = project.write(
+        "src/app/handlers.py",
+        HANDLER.replace("from toolgen import tool\n", "")
+        .replace('@tool(risk="low")\n', "")
+        .replace("query: str)", "query: str, limit: int)"),
+    )
+    project.write(
+        "src/app/server.py",
+        "from fastmcp import FastMCP\n\nfrom app.handlers import lookup\n\n"
+        'mcp = FastMCP("shop")\nmcp.tool()(lookup)\n',
+    )
+    async with editor(project.root) as client:
+        open_file(client, handlers)
+        await until(lambda: codes(client, handlers) == ["TG301"], "TG301")
+        (found,) = _at(client, handlers)
+        (action,) = quick(await actions_at(client, handlers, found.range))
+        assert action.title == "Fix the docstring of `lookup`: add `limit`"
+        (inserted,) = only_edits(action, handlers)
+        assert inserted.new_text == f"        limit: {PLACEHOLDER}\n"
+
+
+def test_the_edits_make_the_new_text_from_the_old() -> None:
+    """`text_edits` on texts of every kind of line break and of characters beyond UTF-16's
+    first plane, each made by a few random edits of the other."""
+    pieces = ["a", "b", " ", "\n", "\r\n", "\r", "é", "😀"]
+    chosen = random.Random(29)
+    for _ in range(3000):
+        old = "".join(chosen.choice(pieces) for _ in range(chosen.randint(0, 24)))
+        new = list(old)
+        for _ in range(chosen.randint(0, 4)):
+            at = chosen.randint(0, len(new))
+            if chosen.random() < 0.5 or not new:
+                new.insert(at, chosen.choice(pieces))
+            else:
+                del new[min(at, len(new) - 1)]
+        made = "".join(new)
+        assert applied(old, text_edits(old, made)) == made, (old, made)
+
+
+TWO = '''\
+from toolgen import tool
+
+
+@tool(risk="low")
+def lookup(query: str, limit: int) -> str:
+    """Look something up in the catalog. Use it for product questions.
+
+    Args:
+        query: The query.
+    """
+    raise NotImplementedError
+
+
+@tool(risk="low")
+def fetch(order_id: str, verbose: bool = False) -> str:
+    """Fetch one order by its id. Use it when the user names an order.
+
+    Args:
+        verbose: Whether to say more.
+        order_id: The order's id.
+        gone: Not a parameter any more.
+    """
+    raise NotImplementedError
+'''
+
+
+@pytest.mark.asyncio
+async def test_fixing_a_whole_file_is_a_source_action_that_toolgen_fix_agrees_with(
+    project: Project, run: Callable[..., Any]
+) -> None:
+    tools = project.write("src/tools.py", TWO)
+    versioned = types.ClientCapabilities(
+        workspace=types.WorkspaceClientCapabilities(
+            workspace_edit=types.WorkspaceEditClientCapabilities(document_changes=True)
+        )
+    )
+    whole = types.Range(types.Position(0, 0), types.Position(0, 0))
+    async with editor(project.root, capabilities=versioned) as client:
+        open_file(client, tools)
+        edit(client, tools, TWO, 2)
+        await until(lambda: sorted(codes(client, tools)) == ["TG301", "TG302"], "both")
+        # as a client asks on a cursor move: no file is fixed for that
+        moved = await actions_at(
+            client, tools, whole, trigger=types.CodeActionTriggerKind.Automatic
+        )
+        assert moved == []
+        asked = [types.CodeActionKind.SourceFixAll.value]
+        (action,) = await actions_at(
+            client, tools, whole, asked, types.CodeActionTriggerKind.Automatic
+        )
+        assert action.kind == "source.fixAll.toolgen"
+        assert action.title == "toolgen: fix docstrings in this file"
+        assert action.edit is not None and action.edit.document_changes is not None
+        (change,) = action.edit.document_changes
+        assert isinstance(change, types.TextDocumentEdit)
+        assert change.text_document.uri == tools.as_uri()
+        assert change.text_document.version == 2  # the buffer's version it was made for
+        edits = [e for e in change.edits if isinstance(e, types.TextEdit)]
+        assert len(edits) == len(change.edits) >= 2  # each docstring its own edit
+        fixed = applied(TWO, edits)
+        edit(client, tools, fixed, 3)
+        await until(lambda: placeholder_said(client, tools), "only the placeholder's TG301")
+    run("fix", cwd=project.root)
+    assert tools.read_text() == fixed
+
+
+@pytest.mark.asyncio
+async def test_a_nullable_parameter_without_a_default_gets_none_where_it_can(
+    project: Project, shop: Path
+) -> None:
+    nullable = HANDLER.replace("query: str)", "query: str, when: int | None)").replace(
+        "query: The query.", "query: The query.\n        when: The day, if any."
+    )
+    before = project.write(
+        "src/before.py",
+        nullable.replace("lookup", "first").replace(
+            "query: str, when: int | None)", "when: int | None, query: str)"
+        ),
+    )
+    async with editor(project.root) as client:
+        open_file(client, shop, nullable)
+        open_file(client, before)
+        await until(lambda: codes(client, shop) == ["TG905"], "TG905")
+        await until(lambda: codes(client, before) == ["TG905"], "TG905 before a required one")
+        # a parameter that a required one follows cannot take a default: nothing offered
+        (other,) = _at(client, before)
+        assert quick(await actions_at(client, before, other.range)) == []
+        (found,) = _at(client, shop)
+        (action,) = quick(await actions_at(client, shop, found.range))
+        assert action.title == "Default `when` to None"
+        assert list(action.diagnostics or []) == [found]
+        fixed = applied(nullable, only_edits(action, shop))
+        assert "def lookup(query: str, when: int | None = None) -> str:" in fixed
+        edit(client, shop, fixed, 2)
+        await until(lambda: codes(client, shop) == [], "no diagnostic")
+
+
+@pytest.mark.asyncio
+async def test_a_contract_table_of_no_tool_is_renamed_to_the_tool_it_means(
+    project: Project, shop: Path
+) -> None:
+    config = project.root / "pyproject.toml"
+    table = '[tool.toolgen.contract.lookpu]\nrisk = "low"\n\n'
+    errors = '[tool.toolgen.contract.lookpu.errors]\nNOT_FOUND = "No such product."\n'
+    config.write_text(config.read_text() + "\n" + table + errors)
+    async with editor(project.root) as client:
+        open_file(client, config)
+        open_file(client, shop)
+        await until(lambda: codes(client, config) == ["TG021"], "TG021")
+        (found,) = _at(client, config)
+        assert "did you mean lookup?" in found.message
+        (action,) = await actions_at(client, config, found.range)
+        assert action.title == "Rename the contract table to `lookup`"
+        assert list(action.diagnostics or []) == [found]
+        edits = only_edits(action, config)
+        assert [e.new_text for e in edits] == ["up", "up"]  # the table and its sub-table
+        fixed = applied(config.read_text(), edits)
+        assert "[tool.toolgen.contract.lookup]\n" in fixed
+        assert "[tool.toolgen.contract.lookup.errors]\n" in fixed
+        config.write_text(fixed)  # the editor saves it
+        save(client, config)
+        await until(lambda: codes(client, config) == [], "the table names the tool")
+        descriptor = project.out / "descriptors" / "lookup.json"
+        await until(descriptor.exists, "the build on save")
+        assert [e["code"] for e in project.descriptor("lookup")["errors"]] == ["NOT_FOUND"]
+
+
+def test_only_the_server_speaks_the_protocol() -> None:
+    """Code actions are worked out without pygls (lsprotocol's types only)."""
+    folder = REPO / "src" / "toolgen" / "lsp"
+    for name in ("actions.py", "live.py", "ranges.py"):
+        tree = ast.parse((folder / name).read_text())
+        imported = {
+            alias.name
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Import)
+            for alias in node.names
+        } | {node.module or "" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+        assert not {m for m in imported if m.split(".")[0] == "pygls"}, name

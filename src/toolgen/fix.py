@@ -74,7 +74,7 @@ from toolgen.diagnostics import Diagnostic, Location, sort_diagnostics
 from toolgen.output import atomic_write
 from toolgen.quoting import CONTROLS, visible
 from toolgen.read.discover import SourceFile, list_sources, search_roots, skipped_diagnostics
-from toolgen.read.files import Unreadable, read_source
+from toolgen.read.files import NO_OVERLAY, Overlay, Unreadable, read_source
 from toolgen.read.index import Module, ModuleIndex, Unparsable, dotted_name, parse_python
 
 FixMode = Literal["write", "diff", "check"]
@@ -817,13 +817,10 @@ def fix_files(config: Config, mode: FixMode) -> FixReport:
     "diff" collects unified diffs, "check" only says which files would change."""
     files, listing = list_sources(config.sources, config.root)
     limit = config.max_source_bytes
-    roots = search_roots(files, config.root)
-    index = ModuleIndex(
-        roots, config.display, limit, config.library_paths, config.root, config.sources
-    )
+    index = fix_index(config, files)
     report = FixReport(mode, files=len(files))
     report.diagnostics.extend(skipped_diagnostics(listing, config.display))
-    registered = _registered(index, files, config)
+    registered = registrations(index, files, config)
     for file in files:
         shown = config.display(file.path)
         try:  # as the compiler reads it, in its own encoding (a BOM kept in the text)
@@ -876,7 +873,19 @@ def _handlers(module: Module, index: ModuleIndex, config: Config) -> list[Handle
     return find_registrations(module, index, config_presets(config), dict(config.env)).handlers
 
 
-def _registered(
+def fix_index(
+    config: Config, files: list[SourceFile], overlay: Overlay = NO_OVERLAY
+) -> ModuleIndex:
+    """The index the fix reads `files` with, as the compiler would (`overlay`: the text an
+    editor holds unsaved, for `toolgen lsp`'s code actions)."""
+    roots = search_roots(files, config.root)
+    limit = config.max_source_bytes
+    return ModuleIndex(
+        roots, config.display, limit, config.library_paths, config.root, config.sources, overlay
+    )
+
+
+def registrations(
     index: ModuleIndex, files: list[SourceFile], config: Config
 ) -> dict[Path, list[Handler]]:
     """The handlers every source file registers, by the file that defines each function (a
@@ -903,7 +912,7 @@ def exposed_params(
     """For each handler defined in `file`, by `def` line: the parameters a model passes, as
     the compiler decides them (`exposed_parameters`). A handler
     nested too deeply to analyse is left out, with the compiler's TG202 in `problems`.
-    `registered` has the handlers of every file (`_registered`), for functions that another
+    `registered` has the handlers of every file (`registrations`), for functions that another
     file registers; without it, those that `file` registers itself."""
     module = index.add_file(file.module, file.path)
     if module is not None and module.path != file.path:

@@ -106,3 +106,14 @@ def places(text: str) -> dict[Path, tuple[int, int]]:
             else:
                 state, holder = "value", nests[-1][1]
     return found
+
+
+def names(text: str) -> list[tuple[str, int, int]]:
+    """Every bare or quoted token of `text` (a key's part, or a string value): what it reads
+    as a key, and where it starts and ends (offsets)."""
+    found: list[tuple[str, int, int]] = []
+    for match in _TOKEN.finditer(text):
+        kind = match.lastgroup or ""
+        if kind in ("bare", "basic", "literal"):
+            found.append((_key(kind, match.group(kind)), match.start(kind), match.end(kind)))
+    return found

@@ -68,7 +68,7 @@ class Live:
         except UserError as exc:
             return self._broken(exc)
         self._said = {note for note in self._said if not note.startswith(_BROKEN)}
-        overlay = Overlay({str(path): encode_source(text) for path, text in buffers.items()})
+        overlay = overlay_of(buffers)
         found = Found(config=config)
         units = self._units(config, overlay, found.notes)
         result = generate(config, units, 1, self.session.render, overlay, lazy=True)
@@ -153,9 +153,20 @@ class Live:
 
     @staticmethod
     def _path_of(location: Location | None, cwd: Path) -> Path | None:
-        if location is None or not location.path:
-            return None
-        return Path(os.path.normpath(cwd / location.path))
+        return located(location, cwd)
+
+
+def located(location: Location | None, cwd: Path) -> Path | None:
+    """The absolute path of the file `location` is in (its path is relative to `cwd`)."""
+    if location is None or not location.path:
+        return None
+    return Path(os.path.normpath(cwd / location.path))
+
+
+def overlay_of(buffers: Mapping[Path, str]) -> Overlay:
+    """Open buffers' unsaved text (by absolute path), as a compile reads it: the bytes a save
+    would write."""
+    return Overlay({str(path): encode_source(text) for path, text in buffers.items()})
 
 
 #: How a note of a configuration that cannot be loaded starts (said again once it loads).

@@ -10,12 +10,14 @@ value bound in another module) are its related places.
 
 from __future__ import annotations
 
+import bisect
 import re
 from pathlib import Path
 
 #: A range: (start line, start column), (end line, end column), all 0-based, UTF-16.
 Span = tuple[tuple[int, int], tuple[int, int]]
 
+_BREAK = re.compile(r"\r\n|\r|\n")
 _TOKEN = re.compile(r"@?[^\W\d][\w.]*|\S")
 #: `path:line:col` inside a message (a path has no spaces, quotes or brackets)
 _PLACE = re.compile(r"(?<![\w/.:-])([^\s`'\"(),;]+?):(\d+):(\d+)(?!\d)")
@@ -23,7 +25,7 @@ _PLACE = re.compile(r"(?<![\w/.:-])([^\s`'\"(),;]+?):(\d+):(\d+)(?!\d)")
 
 def lines_of(text: str) -> list[str]:
     """`text`'s lines as Python and the protocol count them (`\\n`, `\\r\\n` or `\\r`)."""
-    return re.split(r"\r\n|\r|\n", text)
+    return _BREAK.split(text)
 
 
 def utf16(line: str, chars: int) -> int:
@@ -53,6 +55,29 @@ def chars(line: str, units: int) -> int:
             return at
         count += 2 if ord(c) > 0xFFFF else 1
     return len(line)
+
+
+class Offsets:
+    """Offsets into one text (in characters) as the protocol's positions, and back."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        #: where each line starts, its line break counted as the protocol counts it
+        self.starts = [0, *(m.end() for m in _BREAK.finditer(text))]
+
+    def position(self, offset: int) -> tuple[int, int]:
+        """The (line, UTF-16 column) of `offset`, both 0-based."""
+        row = bisect.bisect_right(self.starts, offset) - 1
+        start = self.starts[row]
+        return row, utf16(self.text[start:offset], offset - start)
+
+    def offset(self, line: int, units: int) -> int:
+        """The offset of the protocol's (`line`, UTF-16 column `units`), within the text."""
+        if line >= len(self.starts):
+            return len(self.text)
+        start = self.starts[line]
+        end = self.starts[line + 1] if line + 1 < len(self.starts) else len(self.text)
+        return start + chars(self.text[start:end].rstrip("\r\n"), units)
 
 
 def mentioned(message: str, cwd: Path) -> list[tuple[Path, int, int]]:

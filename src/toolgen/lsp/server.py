@@ -6,6 +6,10 @@ on a thread of its own: at once when none runs, else once it is over, `DEBOUNCE_
 publishes the diagnostics of every file that has some, and clears those of a file that had
 some before.
 
+Code actions (`toolgen.lsp.actions`: `toolgen fix` and the quick fixes) are worked out from
+the last compile and the open buffers, on the compile's thread, one at a time with the
+compiles.
+
 A save builds as `toolgen build` does, then compiles again. The config files and the sources
 are watched on disk too (watchfiles): a change made outside the editor (a `git checkout`, a
 config edited elsewhere) compiles again, and a broken config is a diagnostic on the config
@@ -21,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import atexit
 import contextlib
+import functools
 import gc
 import logging
 import os
@@ -31,7 +36,7 @@ import threading
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, TypeVar
 
 import watchfiles
 from lsprotocol import types
@@ -40,6 +45,7 @@ from pygls.uris import from_fs_path, to_fs_path
 
 from toolgen import __version__
 from toolgen.diagnostics import Diagnostic, Level
+from toolgen.lsp.actions import KINDS, Asked, code_actions
 from toolgen.lsp.live import Found, Live
 from toolgen.lsp.ranges import lines_of, mentioned, span
 from toolgen.read.files import Unreadable, decode, read_capped
@@ -64,6 +70,8 @@ _SEVERITY = {
 
 log = logging.getLogger("toolgen.lsp")
 
+T = TypeVar("T")
+
 
 class ToolgenServer(LanguageServer):
     """The server, with the project it compiles (`live`, made at `initialize`)."""
@@ -72,7 +80,7 @@ class ToolgenServer(LanguageServer):
         super().__init__("toolgen", __version__, max_workers=2)
         self.config_file = config_file
         self.live: Live | None = None
-        self.last: Found | None = None  # the last compile (hover and code actions read it)
+        self.last: Found | None = None  # the last compile (code actions read it)
         self.saved: dict[Path, list[Diagnostic]] = {}  # `SAVE_CODES` found by the last save
         self.shown: dict[Path, list[types.Diagnostic]] = {}  # what each file shows now
         #: what each file's `shown` was made from: its diagnostics, and its text (a buffer's)
@@ -122,10 +130,41 @@ class ToolgenServer(LanguageServer):
         """The text of every open file, by absolute path."""
         found: dict[Path, str] = {}
         for uri, document in list(self.workspace.text_documents.items()):
-            path = to_fs_path(uri)
+            path = _path(uri)
             if path is not None:
-                found[Path(os.path.normpath(path))] = document.source
+                found[path] = document.source
         return found
+
+    async def code_actions(self, params: types.CodeActionParams) -> list[types.CodeAction]:
+        """The actions for `params` (`toolgen.lsp.actions`), worked out on the compile's
+        thread (one piece of work at a time) with the last compile's configuration."""
+        found, path = self.last, _path(params.text_document.uri)
+        if found is None or found.config is None or path is None:
+            return []
+        document = self.workspace.get_text_document(params.text_document.uri)
+        context = params.context
+        edits = self.client_capabilities.workspace
+        asked = Asked(
+            path,
+            params.text_document.uri,
+            document.source,
+            document.version,
+            [d for d in context.diagnostics if d.source == "toolgen"],
+            context.only,
+            context.trigger_kind == types.CodeActionTriggerKind.Invoked,
+            bool(edits and edits.workspace_edit and edits.workspace_edit.document_changes),
+        )
+        work = functools.partial(code_actions, found.config, found.result, asked, self.buffers())
+        return await self._answer(work, [], "code actions")
+
+    async def _answer(self, work: Callable[[], T], otherwise: T, what: str) -> T:
+        """`work()` on the compile's thread; `otherwise` when it fails (our bug: logged, and
+        the server goes on, as after a failed compile)."""
+        try:
+            return await asyncio.get_running_loop().run_in_executor(self._pool, work)
+        except Exception:
+            log.exception("toolgen lsp: the %s failed (please report it)", what)
+            return otherwise
 
     # -- compiling --------------------------------------------------------------------------
     async def _compiles(self) -> None:
@@ -315,6 +354,12 @@ def _stat(path: Path) -> tuple[int, int] | None:
     return st.st_mtime_ns, st.st_size
 
 
+def _path(uri: str) -> Path | None:
+    """The absolute path of a `file:` URI."""
+    path = to_fs_path(uri)
+    return Path(os.path.normpath(path)) if path else None
+
+
 def _lines(path: Path, buffers: dict[Path, str]) -> list[str]:
     """The lines of `path`: its open buffer, else the file (nothing, if it cannot be read)."""
     if path in buffers:
@@ -360,6 +405,14 @@ def make_server(config_file: Path | None) -> ToolgenServer:
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     def did_change_watched(ls: ToolgenServer, params: types.DidChangeWatchedFilesParams) -> None:
         ls.changed()
+
+    @server.feature(
+        types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(code_action_kinds=list(KINDS))
+    )
+    async def code_action(
+        ls: ToolgenServer, params: types.CodeActionParams
+    ) -> list[types.CodeAction]:
+        return await ls.code_actions(params)
 
     @server.feature(types.SHUTDOWN)
     def shutdown(ls: ToolgenServer, params: None) -> None:
