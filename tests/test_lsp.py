@@ -10,6 +10,7 @@ import json
 import os
 import random
 import re
+import shutil
 import subprocess
 import sys
 import time
@@ -25,6 +26,7 @@ from tests.conftest import REPO, Project
 
 from toolgen.analyze.docstrings import PLACEHOLDER
 from toolgen.lsp.actions import FIX_ALL, text_edits
+from toolgen.stats import tool_sizes
 
 HANDLER = '''\
 from toolgen import tool
@@ -39,6 +41,8 @@ def lookup(query: str) -> str:
     """
     raise NotImplementedError
 '''
+
+CATALOGS = REPO / "tests" / "fixtures" / "catalogs"
 
 WAIT_S = float(
     os.environ.get("LSP_WAIT", 60)
@@ -678,10 +682,123 @@ async def test_a_contract_table_of_no_tool_is_renamed_to_the_tool_it_means(
         assert [e["code"] for e in project.descriptor("lookup")["errors"]] == ["NOT_FOUND"]
 
 
+# -- hovers ---------------------------------------------------------------------------------
+async def hover_text(client: LanguageClient, path: Path, line: int) -> str | None:
+    found = await client.text_document_hover_async(
+        types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=path.as_uri()),
+            position=types.Position(line, 2),
+        )
+    )
+    if found is None:
+        return None
+    assert isinstance(found.contents, types.MarkupContent)
+    assert found.contents.kind == types.MarkupKind.Markdown
+    return found.contents.value
+
+
+async def hover_until(
+    client: LanguageClient, path: Path, line: int, check: Callable[[str], bool], what: str
+) -> str:
+    """The hover at `line` once `check` holds of it (the server answers from its last
+    compile)."""
+    deadline = time.monotonic() + WAIT_S
+    while True:
+        said = await hover_text(client, path, line)
+        if said is not None and check(said):
+            return said
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}; the hover says {said!r}")
+        await asyncio.sleep(0.02)
+
+
+def checked_in(out: Path) -> dict[str, bytes]:
+    return {p.relative_to(out).as_posix(): p.read_bytes() for p in out.rglob("*") if p.is_file()}
+
+
+@pytest.mark.asyncio
+async def test_a_hover_on_a_tool_shows_its_contract_payloads_and_drift(
+    project: Project, shop: Path, run: Callable[..., Any]
+) -> None:
+    contract = (
+        HANDLER.replace(
+            '@tool(risk="low")',
+            '@tool(risk="high", permissions=["catalog:read"], dry_run="supported")',
+        )
+        .replace("def lookup(query: str)", "def lookup(query: str, dry_run: bool = False)")
+        .replace(
+            "query: The query.", "query: The query.\n        dry_run: Only say what would happen."
+        )
+    )
+    shop.write_text(contract)
+    assert run("build", cwd=project.root).code == 0
+    built = checked_in(project.out)
+    sizes = tool_sizes(built)
+    assert {s.platform for s in sizes} == {
+        "openai-chat", "openai-responses", "anthropic", "gemini", "mcp"
+    }  # fmt: skip
+    async with editor(project.root) as client:
+        open_file(client, shop)
+        said = await hover_until(client, shop, 4, bool, "the hover of the def line")
+        assert "**`lookup`**" in said
+        assert "- **risk**: `high` (from the decorator)" in said
+        assert "- **gate**: not autonomous, asks for confirmation" in said
+        assert "- **permissions**: `catalog:read`" in said
+        assert "- **dry run**: supported" in said
+        for size in sizes:  # what `toolgen stats` counts, from the files the build wrote
+            assert f"| {size.platform} | `lookup` | {size.chars:,} | {size.tokens:,} |" in said
+        assert "Matches the checked-in files (`generated`)." in said
+        assert await hover_text(client, shop, 3) == said  # the decorator's line
+        assert await hover_text(client, shop, 11) is None  # the body
+
+        edit(client, shop, contract.replace("Look something up", "Look anything up"), 2)
+        said = await hover_until(client, shop, 4, lambda s: "Differs" in s, "the drift")
+        assert (
+            "Differs from the checked-in files (`generated`): `descriptors/lookup.json`; its "
+            "entry in openai-chat, openai-responses, anthropic, gemini, mcp." in said
+        )
+        diff = said.split("```diff\n")[1].split("```")[0].splitlines()
+        assert (
+            '-  "description": "Look something up in the catalog. Use it for product questions.",'
+            in diff
+        )
+        assert (
+            '+  "description": "Look anything up in the catalog. Use it for product questions.",'
+            in diff
+        )
+    assert checked_in(project.out) == built  # a hover writes nothing
+
+
+@pytest.mark.asyncio
+async def test_a_hover_names_each_tool_of_a_function_that_servers_publish_twice(
+    tmp_path: Path, run: Callable[..., Any]
+) -> None:
+    root = tmp_path / "proj"
+    shutil.copytree(CATALOGS, root / "catalogs")
+    contract = (CATALOGS / "multi.toml").read_text().partition("[tool.toolgen.contract]")[2]
+    (root / "pyproject.toml").write_text(
+        '[tool.toolgen]\nsources = ["catalogs/multi"]\nmarkers = ["fastmcp"]\n'
+        f"[tool.toolgen.contract]{contract}"
+    )
+    servers = root / "catalogs" / "multi" / "servers.py"
+    line = servers.read_text().splitlines().index("def status_admin(verbose: bool = False) -> str:")
+    async with editor(root) as client:
+        open_file(client, servers)
+        said = await hover_until(client, servers, line, bool, "the hover")
+        first, second = said.split("\n\n---\n\n")
+        assert first.startswith("**`admin/status_admin`**")
+        assert second.startswith("**`admin/status`**")
+        assert "| mcp | `status` |" in second
+        assert (
+            "Not in the checked-in files yet: no `generated/admin/descriptors/status.json`"
+            in second
+        )
+
+
 def test_only_the_server_speaks_the_protocol() -> None:
-    """Code actions are worked out without pygls (lsprotocol's types only)."""
+    """Code actions and hovers are worked out without pygls (lsprotocol's types only)."""
     folder = REPO / "src" / "toolgen" / "lsp"
-    for name in ("actions.py", "live.py", "ranges.py"):
+    for name in ("actions.py", "hover.py", "live.py", "ranges.py"):
         tree = ast.parse((folder / name).read_text())
         imported = {
             alias.name

@@ -6,9 +6,9 @@ on a thread of its own: at once when none runs, else once it is over, `DEBOUNCE_
 publishes the diagnostics of every file that has some, and clears those of a file that had
 some before.
 
-Code actions (`toolgen.lsp.actions`: `toolgen fix` and the quick fixes) are worked out from
-the last compile and the open buffers, on the compile's thread, one at a time with the
-compiles.
+Code actions (`toolgen.lsp.actions`: `toolgen fix` and the quick fixes) and hovers
+(`toolgen.lsp.hover`: a tool's contract, payloads and drift) are worked out from the last
+compile and the open buffers, on the compile's thread, one at a time with the compiles.
 
 A save builds as `toolgen build` does, then compiles again. The config files and the sources
 are watched on disk too (watchfiles): a change made outside the editor (a `git checkout`, a
@@ -46,6 +46,7 @@ from pygls.uris import from_fs_path, to_fs_path
 from toolgen import __version__
 from toolgen.diagnostics import Diagnostic, Level
 from toolgen.lsp.actions import KINDS, Asked, code_actions
+from toolgen.lsp.hover import Hovers
 from toolgen.lsp.live import Found, Live
 from toolgen.lsp.ranges import lines_of, mentioned, span
 from toolgen.read.files import Unreadable, decode, read_capped
@@ -80,7 +81,7 @@ class ToolgenServer(LanguageServer):
         super().__init__("toolgen", __version__, max_workers=2)
         self.config_file = config_file
         self.live: Live | None = None
-        self.last: Found | None = None  # the last compile (code actions read it)
+        self.last: Found | None = None  # the last compile (hovers and code actions read it)
         self.saved: dict[Path, list[Diagnostic]] = {}  # `SAVE_CODES` found by the last save
         self.shown: dict[Path, list[types.Diagnostic]] = {}  # what each file shows now
         #: what each file's `shown` was made from: its diagnostics, and its text (a buffer's)
@@ -89,6 +90,7 @@ class ToolgenServer(LanguageServer):
         self._links: dict[str, types.CodeDescription] = {}  # each rule's, made once
         self._frozen = False  # what the first compile left is kept out of the collector's way
         self.rules_page: Path | None = None
+        self.hovers = Hovers()
         self._pool = ThreadPoolExecutor(1, thread_name_prefix="toolgen-compile")
         self._dirty: asyncio.Event | None = None
         self._worker: asyncio.Task[None] | None = None
@@ -156,6 +158,17 @@ class ToolgenServer(LanguageServer):
         )
         work = functools.partial(code_actions, found.config, found.result, asked, self.buffers())
         return await self._answer(work, [], "code actions")
+
+    async def hover(self, params: types.HoverParams) -> types.Hover | None:
+        """What the last compile made of the tool defined where `params` points (see
+        `toolgen.lsp.hover`)."""
+        found, path = self.last, _path(params.text_document.uri)
+        if found is None or found.config is None or found.result is None or path is None:
+            return None
+        text = self.workspace.get_text_document(params.text_document.uri).source
+        line = params.position.line
+        work = functools.partial(self.hovers.hover, found.config, found.result, path, text, line)
+        return await self._answer(work, None, "hover")
 
     async def _answer(self, work: Callable[[], T], otherwise: T, what: str) -> T:
         """`work()` on the compile's thread; `otherwise` when it fails (our bug: logged, and
@@ -413,6 +426,10 @@ def make_server(config_file: Path | None) -> ToolgenServer:
         ls: ToolgenServer, params: types.CodeActionParams
     ) -> list[types.CodeAction]:
         return await ls.code_actions(params)
+
+    @server.feature(types.TEXT_DOCUMENT_HOVER)
+    async def hover(ls: ToolgenServer, params: types.HoverParams) -> types.Hover | None:
+        return await ls.hover(params)
 
     @server.feature(types.SHUTDOWN)
     def shutdown(ls: ToolgenServer, params: None) -> None:
