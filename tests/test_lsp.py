@@ -51,20 +51,26 @@ WAIT_S = float(
 
 @contextlib.asynccontextmanager
 async def editor(
-    root: Path, *args: str, capabilities: types.ClientCapabilities | None = None
+    root: Path,
+    *args: str,
+    capabilities: types.ClientCapabilities | None = None,
+    answers: list[types.InitializeResult] | None = None,
 ) -> AsyncIterator[LanguageClient]:
-    """A client with `toolgen lsp ARGS` started for the workspace `root`."""
+    """A client with `toolgen lsp ARGS` started for the workspace `root` (what the server
+    answered to `initialize` added to `answers`)."""
     client = make_test_lsp_client()
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
     await client.start_io(sys.executable, "-m", "toolgen", "lsp", *args, env=env, cwd=root)
     try:
-        await client.initialize_session(
+        answer = await client.initialize_session(
             types.InitializeParams(
                 capabilities=capabilities or types.ClientCapabilities(),
                 root_uri=root.as_uri(),
                 workspace_folders=[types.WorkspaceFolder(root.as_uri(), root.name)],
             )
         )
+        if answers is not None:
+            answers.append(answer)
         yield client
         await client.shutdown_session()
     except BaseException:
@@ -456,6 +462,20 @@ def placeholder_said(client: LanguageClient, path: Path) -> bool:
     return [(str(d.code), "replace the placeholder" in d.message) for d in _at(client, path)] == [
         ("TG301", True)
     ]
+
+
+@pytest.mark.asyncio
+async def test_the_server_says_it_answers_code_actions_of_its_kinds_and_hovers(
+    project: Project,
+) -> None:
+    answers: list[types.InitializeResult] = []
+    async with editor(project.root, answers=answers):
+        pass
+    (answer,) = answers
+    offered = answer.capabilities.code_action_provider
+    assert isinstance(offered, types.CodeActionOptions)
+    assert list(offered.code_action_kinds or []) == ["quickfix", "source.fixAll.toolgen"]
+    assert answer.capabilities.hover_provider
 
 
 @pytest.mark.asyncio
