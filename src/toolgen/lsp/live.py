@@ -9,12 +9,14 @@ come from text that was never saved). A save is a plain `toolgen build` (or a `c
 `[tool.toolgen.lsp] write_on_save = false`) in the same session, with the same guarantees.
 
 Every diagnostic is located at a file: a configuration problem at the config file, one with no
-place at the config file's first line. Only files inside the sources and the config files get
-any (`Found.by_file`).
+place at the config file's first line, and so is one a save found in `out` (TG011, TG008,
+TG009: no buffer shows `out`). Only files inside the sources and the config files get any
+(`Found.by_file`).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -135,19 +137,28 @@ class Live:
         self, config: Config, diagnostics: list[Diagnostic]
     ) -> dict[Path, list[Diagnostic]]:
         """`diagnostics` by the file they are at, kept only for files in the sources and the
-        config files."""
+        config files. One at a file in `out` (what a save found writing it: a symlink there,
+        a file that cannot be written) is at the config file's first line: the editor has no
+        buffer of `out`, and the save's failure must show."""
         self._last_config_file = config.config_file
         own = {p for p in (config.config_file, config.contract_file) if p is not None}
         by_file: dict[Path, list[Diagnostic]] = {}
         kept: dict[str, Path | None] = {}  # each shown path: its file, if it is kept
+        moved: set[str] = set()  # shown paths in `out`
         for diagnostic in diagnostics:
             shown = diagnostic.location.path if diagnostic.location else ""
             if shown not in kept:
                 path = self._path_of(diagnostic.location, config.cwd) or config.config_file
+                if path is not None and path.is_relative_to(config.out):
+                    path = config.config_file
+                    moved.add(shown)
                 keep = path is not None and (path in own or in_sources(config, path))
                 kept[shown] = path if keep else None
             path = kept[shown]
             if path is not None:
+                if shown in moved:
+                    where = Location(config.display(path), 1, 1)
+                    diagnostic = dataclasses.replace(diagnostic, location=where)
                 by_file.setdefault(path, []).append(diagnostic)
         return by_file
 

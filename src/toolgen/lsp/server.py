@@ -13,7 +13,8 @@ compile and the open buffers, on the compile's thread, one at a time with the co
 A save builds as `toolgen build` does, then compiles again. The config files and the sources
 are watched on disk too (watchfiles): a change made outside the editor (a `git checkout`, a
 config edited elsewhere) compiles again, and a broken config is a diagnostic on the config
-file while the server goes on.
+file while the server goes on. A watched file replaced on disk, or a root gone and back, is
+watched afresh (`_watch_files`).
 
 The protocol's stream is the process's standard output, taken at start: what anything else
 writes to standard output goes to standard error instead, so no stray print can break the
@@ -129,7 +130,8 @@ class ToolgenServer(LanguageServer):
         self.changed()
 
     def buffers(self) -> dict[Path, str]:
-        """The text of every open file, by absolute path."""
+        """The text of every open file, by absolute path (`_path`: a URI that names no file
+        is no file's buffer)."""
         found: dict[Path, str] = {}
         for uri, document in list(self.workspace.text_documents.items()):
             path = _path(uri)
@@ -292,21 +294,30 @@ class ToolgenServer(LanguageServer):
     # -- the files on disk ------------------------------------------------------------------
     def _watch(self, found: Found) -> None:
         """Watch the config files and sources of `found`'s configuration (once; again when
-        they change)."""
+        they change). A configuration that cannot be loaded, with nothing watched yet (it
+        was broken from the start): the files its problems are at, to see it fixed."""
         config = found.config
         if config is None:
+            if self._watching is None and found.by_file:
+                self._start_watch(sorted(found.by_file), None, ())
             return
         roots = [p for p in (config.config_file, config.contract_file, *config.sources) if p]
         key = tuple(sorted(map(str, roots)))
         if self._watching is not None and self._watched == key:
             return
+        shown = ", ".join(config.display(p) for p in roots)
+        self._start_watch(roots, config.out, key, shown)
+
+    def _start_watch(
+        self, roots: list[Path], out: Path | None, key: tuple[str, ...], shown: str = ""
+    ) -> None:
+        """Watch `roots` (not `out`) instead of what was watched, as `key`."""
         if self._watching is not None:
             self._watching.set()
         stop = threading.Event()
         self._watching, self._watched = stop, key
         loop = asyncio.get_running_loop()
-        out = config.out
-        shown = ", ".join(config.display(p) for p in roots)
+        shown = shown or ", ".join(map(str, roots))
 
         def armed() -> None:
             message = types.LogMessageParams(types.MessageType.Info, f"watching {shown}")
@@ -327,35 +338,54 @@ class ToolgenServer(LanguageServer):
 
 
 def _watch_files(
-    roots: list[Path], out: Path, stop: threading.Event, then: Any, armed: Any
+    roots: list[Path], out: Path | None, stop: threading.Event, then: Any, armed: Any
 ) -> None:
     """Call `then()` for each batch of changes to Python files or the config files under
-    `roots` (not in `out`), until `stop`; `armed()` once the watch sees changes (the first
-    quiet interval has passed)."""
+    `roots` (not in `out`, when there is one), until `stop`; `armed()` once the watch sees
+    changes (the first quiet interval has passed).
+
+    A file watched by itself that changes may have been replaced (`git checkout`, an editor
+    that saves by writing a new file), which ends its watch; a root may be missing, or come
+    back: the watch starts afresh after either, with what is there then, and compiles once
+    more when it is armed (what changed meanwhile was not seen)."""
     files = {p for p in roots if p.suffix != ".py" and not p.is_dir()}
 
     def counts(change: object, path: str) -> bool:
         where = Path(path)
-        if where.is_relative_to(out):
+        if out is not None and where.is_relative_to(out):
             return False
         return where in files or where.suffix == ".py"
 
     told = False
-    with contextlib.suppress(Exception):  # a root gone: the next compile watches again
-        for batch in watchfiles.watch(
-            *[p for p in roots if p.exists()],
-            watch_filter=counts,
-            stop_event=stop,
-            debounce=DEBOUNCE_MS,
-            step=STEP_MS,
-            rust_timeout=ARMED_MS,
-            yield_on_timeout=True,  # an empty batch: the watch is armed
-        ):
-            if not told:
-                told = True
-                armed()
-            if batch:
-                then()
+    again = False  # a watch afresh: compile once it is armed
+    while not stop.is_set():
+        there = [p for p in roots if p.exists()]
+        if not there:
+            stop.wait(ARMED_MS / 1000)
+            again = True
+            continue
+        with contextlib.suppress(Exception):  # a root gone meanwhile: watch afresh
+            for batch in watchfiles.watch(
+                *there,
+                watch_filter=counts,
+                stop_event=stop,
+                debounce=DEBOUNCE_MS,
+                step=STEP_MS,
+                rust_timeout=ARMED_MS,
+                yield_on_timeout=True,  # an empty batch: the watch is armed
+            ):
+                if not told:
+                    told = True
+                    armed()
+                if again or batch:
+                    again = False
+                    then()
+                if any(Path(path) in files for _, path in batch):
+                    break
+                if [p for p in roots if p.exists()] != there:
+                    break
+        again = True
+        stop.wait(STEP_MS / 1000)  # not busy when a watch cannot start
 
 
 def _stat(path: Path) -> tuple[int, int] | None:
@@ -368,9 +398,12 @@ def _stat(path: Path) -> tuple[int, int] | None:
 
 
 def _path(uri: str) -> Path | None:
-    """The absolute path of a `file:` URI."""
+    """The absolute path of a `file:` URI; None for a URI that names no file (not absolute,
+    like `file:src/x.py`, which would be read from the server's folder; or holding a NUL)."""
     path = to_fs_path(uri)
-    return Path(os.path.normpath(path)) if path else None
+    if not path or not Path(path).is_absolute() or "\0" in path:
+        return None
+    return Path(os.path.normpath(path))
 
 
 def _lines(path: Path, buffers: dict[Path, str]) -> list[str]:

@@ -111,6 +111,8 @@ class Overlay:
     def __init__(self, texts: dict[str, bytes] | None = None) -> None:
         self._data: dict[str, bytes] = {}
         for path, data in (texts or {}).items():
+            if "\0" in path:  # names no file (and `realpath` would raise)
+                continue
             self._data[os.path.normpath(path)] = data
             self._data[os.path.realpath(path)] = data
 
