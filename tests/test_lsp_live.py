@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import gc
+from pathlib import Path
 
 import pytest
 from tests.conftest import Project
 from tests.test_lsp import HANDLER
 
 from toolgen.lsp.live import Live
+from toolgen.lsp.ranges import mentioned
 
 
 @pytest.fixture
@@ -88,3 +90,29 @@ def test_the_cache_folder_is_read_never_written(project: Project, live: Live) ->
     cache = project.root / ".toolgen_cache"
     kept = [p for p in cache.rglob("*") if p.is_file()] if cache.exists() else []
     assert not any(b"unsaved" in p.read_bytes() for p in kept)
+
+
+def test_a_character_its_coding_cannot_hold_is_tg005_at_it(project: Project, live: Live) -> None:
+    shop = project.write("src/shop.py", "# -*- coding: latin-1 -*-\n" + HANDLER)
+    text = shop.read_text().replace("The query.", "The query in \u20ac.")
+    found = live.compile({shop: text})
+    (diagnostic,) = found.by_file[shop]
+    assert diagnostic.code == "TG005"
+    assert "iso-8859-1 (its coding comment)" in diagnostic.message  # latin-1, as Python names it
+    assert "U+20AC" in diagnostic.message
+    assert diagnostic.location is not None
+    line = text.splitlines()[diagnostic.location.line - 1]
+    assert line[diagnostic.location.col - 1] == "\u20ac"
+
+
+def test_a_message_names_related_places_only_in_the_project(tmp_path: Path) -> None:
+    project = tmp_path / "proj"
+    (project / "src").mkdir(parents=True)
+    (project / "src" / "a.py").write_text("x = 1\n")
+    outside = tmp_path / "secret.txt"
+    outside.write_text("s\n")
+    (project / "src" / "link.py").symlink_to(outside)
+    message = (
+        f"see src/a.py:1:1, {outside}:1:1, ../secret.txt:1:1, src/link.py:1:1 and src/none.py:2:2"
+    )
+    assert mentioned(message, project, project) == [(project / "src" / "a.py", 1, 1)]

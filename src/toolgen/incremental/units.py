@@ -31,7 +31,7 @@ from toolgen.file_units import FileUnit, T
 from toolgen.incremental.cache import file_sha, load_entry, present, prune, store_entry
 from toolgen.policy import FileSuppressions
 from toolgen.read.discover import SourceFile
-from toolgen.read.files import NO_OVERLAY, Overlay
+from toolgen.read.files import NO_OVERLAY, Overlay, Unreadable
 from toolgen.read.index import Dependencies
 from toolgen.render.jsonout import dump_json
 from toolgen.render.project import ToolRender
@@ -78,7 +78,9 @@ class UnitCache:
     def sha(self, path: str) -> str | None:
         if path not in self._shas:
             held = self.overlay.get(path)
-            if held is not None:  # over the cap: not read, as `file_sha` says
+            if isinstance(held, Unreadable):
+                self._shas[path] = None  # no bytes: never taken from the cache
+            elif held is not None:  # over the cap: not read, as `file_sha` says
                 over = self.limit is not None and len(held) > self.limit
                 self._shas[path] = None if over else hashlib.sha256(held).hexdigest()
             else:

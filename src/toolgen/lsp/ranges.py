@@ -11,6 +11,7 @@ value bound in another module) are its related places.
 from __future__ import annotations
 
 import bisect
+import os
 import re
 from pathlib import Path
 
@@ -80,12 +81,14 @@ class Offsets:
         return start + chars(self.text[start:end].rstrip("\r\n"), units)
 
 
-def mentioned(message: str, cwd: Path) -> list[tuple[Path, int, int]]:
-    """The places `message` names as `path:line:col` of files that exist (paths relative to
-    `cwd`), in the order named: (absolute path, line, col)."""
+def mentioned(message: str, cwd: Path, project: Path) -> list[tuple[Path, int, int]]:
+    """The places `message` names as `path:line:col` of the project's files (paths relative
+    to `cwd`; files that exist and resolve inside `project`, as a message may quote user
+    text), in the order named: (absolute path, line, col)."""
     found: list[tuple[Path, int, int]] = []
+    inside = Path(os.path.realpath(project))
     for match in _PLACE.finditer(message):
-        path = cwd / match.group(1)
-        if path.is_file():
+        path = Path(os.path.normpath(cwd / match.group(1)))
+        if Path(os.path.realpath(path)).is_relative_to(inside) and path.is_file():
             found.append((path, int(match.group(2)), int(match.group(3))))
     return found

@@ -224,6 +224,7 @@ class ToolgenServer(LanguageServer):
             by_file.setdefault(path, []).extend(saved)
         buffers = self.buffers()
         cwd = found.config.cwd if found.config is not None else Path.cwd()
+        project = (cwd, found.config.root if found.config is not None else cwd)
         texts: dict[Path, list[str]] = {}  # each file's lines, read once
 
         def lines(path: Path) -> list[str]:
@@ -237,7 +238,7 @@ class ToolgenServer(LanguageServer):
             if self._published.get(path) == key:
                 continue
             self._published[path] = key
-            shown = [self._diagnostic(d, lines(path), cwd, lines) for d in diagnostics]
+            shown = [self._diagnostic(d, lines(path), project, lines) for d in diagnostics]
             if shown == self.shown.get(path, []):
                 continue
             if shown:
@@ -254,15 +255,16 @@ class ToolgenServer(LanguageServer):
         self,
         found: Diagnostic,
         text: list[str],
-        cwd: Path,
+        project: tuple[Path, Path],
         lines: Callable[[Path], list[str]],
     ) -> types.Diagnostic:
         """`found` in the protocol's terms, in a file of lines `text`; `lines` gives those
-        of the other files it names."""
+        of the other files it names (`project`: the folder paths are shown from, and the
+        project's)."""
         where = found.location
         (sl, sc), (el, ec) = span(text, where.line, where.col) if where else ((0, 0), (0, 0))
         related = []
-        for path, line, col in mentioned(found.message, cwd):
+        for path, line, col in mentioned(found.message, *project):
             uri = from_fs_path(str(path))
             if uri is None:
                 continue
@@ -330,6 +332,10 @@ class ToolgenServer(LanguageServer):
             daemon=True,
         )
         thread.start()
+
+    def saving(self) -> bool:
+        """Whether a save was asked for and is not over (it may be running)."""
+        return self._saves > 0
 
     def stop(self) -> None:
         if self._watching is not None:
@@ -510,7 +516,15 @@ def main(config_file: Path | None) -> int:
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
     server = make_server(config_file)
     server.start_io(sys.stdin.buffer, stdout)
-    return 0
+    server.stop()
+    if server.saving():
+        return 0  # Python waits for the save's thread: its files are written or left whole
+    # a compile still running answers no one now: the process need not wait for it
+    if server.rules_page is not None:
+        shutil.rmtree(server.rules_page.parent, ignore_errors=True)
+    logging.shutdown()
+    sys.stderr.flush()
+    os._exit(0)
 
 
 def _take_stdout() -> BinaryIO:

@@ -108,8 +108,9 @@ class Overlay:
     (`toolgen lsp` compiles what is being typed). A file is found by the path it was given
     under, or by where that path resolves."""
 
-    def __init__(self, texts: dict[str, bytes] | None = None) -> None:
-        self._data: dict[str, bytes] = {}
+    def __init__(self, texts: dict[str, bytes | Unreadable] | None = None) -> None:
+        #: each file's bytes, or why its text has none (`encode_source`)
+        self._data: dict[str, bytes | Unreadable] = {}
         for path, data in (texts or {}).items():
             if "\0" in path:  # names no file (and `realpath` would raise)
                 continue
@@ -119,8 +120,9 @@ class Overlay:
     def __bool__(self) -> bool:
         return bool(self._data)
 
-    def get(self, path: str) -> bytes | None:
-        """The unsaved bytes of `path` (as given or resolved, not looked up on disk)."""
+    def get(self, path: str) -> bytes | Unreadable | None:
+        """The unsaved bytes of `path` (as given or resolved, not looked up on disk), or why
+        its text has none."""
         return self._data.get(path)
 
     def read(self, limit: int, *paths: str) -> bytes:
@@ -128,6 +130,8 @@ class Overlay:
         it); else those on disk of the first path, as `read_capped` reads them."""
         for path in paths:
             data = self._data.get(path)
+            if isinstance(data, Unreadable):
+                raise data
             if data is not None:
                 if len(data) > limit:
                     raise Unreadable("TG005", _too_large(len(data), limit))
@@ -135,18 +139,30 @@ class Overlay:
         return read_capped(paths[0], limit)
 
 
-def encode_source(text: str) -> bytes:
+def encode_source(text: str) -> bytes | Unreadable:
     """Python source `text` (as an editor holds it) as the bytes a save would write: in the
-    codec its coding comment names, else UTF-8. Text that codec cannot hold stays UTF-8, for
-    `decode` to report as the saved file would be."""
+    codec its coding comment names, else UTF-8 (lone surrogates kept, for `decode` to report
+    as it reports them in a file). A character that codec cannot hold: TG005 at it (no file
+    can have it so)."""
     import io
     import tokenize
 
     data = text.encode("utf-8", "surrogatepass")
     try:
         found, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-        return data if found in ("utf-8", "utf-8-sig") else text.encode(found)
-    except (SyntaxError, LookupError, UnicodeError):
+    except SyntaxError:  # a coding Python does not know: `decode` says so
+        return data
+    if found in ("utf-8", "utf-8-sig"):
+        return data
+    try:
+        return text.encode(found)
+    except UnicodeEncodeError as exc:
+        line = text.count("\n", 0, exc.start) + 1
+        col = exc.start - (text.rfind("\n", 0, exc.start) + 1) + 1
+        char = text[exc.start]
+        why = f"{found} (its coding comment) cannot hold {char!r} (U+{ord(char):04X})"
+        return Unreadable("TG005", why, line, col)
+    except (LookupError, UnicodeError):
         return data
 
 
