@@ -73,15 +73,8 @@ def cmd_serve(
 ) -> int:
     try:
         from toolgen.serve import PRINCIPAL_ENV, principal_problem, serve
-    except ModuleNotFoundError as exc:  # the extra is missing: say how to add it
-        if (exc.name or "").split(".")[0] not in SERVE_EXTRA:
-            raise
-        print(
-            f"toolgen serve: the MCP SDK is not installed (no module named {exc.name!r}); "
-            "install it with: pip install 'toolgen[serve]'",
-            file=sys.stderr,
-        )
-        return 2
+    except ModuleNotFoundError as exc:
+        return _without_extra(exc, "serve", "the MCP SDK", SERVE_EXTRA)
     from toolgen.config import load_for_args
 
     if page_size < 1:
@@ -116,16 +109,22 @@ LSP_EXTRA = frozenset({"pygls", "lsprotocol", "cattrs"})
 def cmd_lsp(config: Path | None) -> int:
     try:
         from toolgen.lsp.server import main as serve_lsp
-    except ModuleNotFoundError as exc:  # the extra is missing: say how to add it
-        if (exc.name or "").split(".")[0] not in LSP_EXTRA:
-            raise
-        print(
-            f"toolgen lsp: pygls is not installed (no module named {exc.name!r}); "
-            "install it with: pip install 'toolgen[lsp]'",
-            file=sys.stderr,
-        )
-        return 2
+    except ModuleNotFoundError as exc:
+        return _without_extra(exc, "lsp", "pygls", LSP_EXTRA)
     return serve_lsp(config)
+
+
+def _without_extra(exc: ModuleNotFoundError, command: str, what: str, extra: frozenset[str]) -> int:
+    """Exit 2 saying how to install the extra of `command` that is missing (`what` it adds),
+    when that is what `exc` is; else `exc` again (our bug)."""
+    if (exc.name or "").split(".")[0] not in extra:
+        raise exc
+    print(
+        f"toolgen {command}: {what} is not installed (no module named {exc.name!r}); "
+        f"install it with: pip install 'toolgen[{command}]'",
+        file=sys.stderr,
+    )
+    return 2
 
 
 def _serve_timeout(given: str) -> float | None:

@@ -61,15 +61,22 @@ class _Matcher(difflib.SequenceMatcher[str]):
         return self.codes
 
 
-def opcodes(a: Sequence[str], b: Sequence[str]) -> list[Opcode]:
-    """What `SequenceMatcher(None, a, b).get_opcodes()` says, found by anchors (see the
-    module's doc): the same kind of answer, not always the same one."""
+def common_ends(a: Sequence[object], b: Sequence[object]) -> tuple[int, int]:
+    """How many items `a` and `b` start with alike, and how many more they end with alike
+    (never counting an item twice)."""
     start = 0
     while start < min(len(a), len(b)) and a[start] == b[start]:
         start += 1
     end = 0
     while end < min(len(a), len(b)) - start and a[-1 - end] == b[-1 - end]:
         end += 1
+    return start, end
+
+
+def opcodes(a: Sequence[str], b: Sequence[str]) -> list[Opcode]:
+    """What `SequenceMatcher(None, a, b).get_opcodes()` says, found by anchors (see the
+    module's doc): the same kind of answer, not always the same one."""
+    start, end = common_ends(a, b)
     a2, b2 = len(a) - end, len(b) - end
     codes: list[Opcode] = [("equal", 0, start, 0, start)]
     lo_a = lo_b = start

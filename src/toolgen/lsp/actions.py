@@ -43,7 +43,7 @@ from toolgen.lsp.ranges import Offsets
 from toolgen.pipeline import Generated
 from toolgen.read.discover import list_sources
 from toolgen.read.index import Unparsable, dotted_name, parse_python
-from toolgen.textdiff import opcodes
+from toolgen.textdiff import common_ends, opcodes
 from toolgen.toml_places import names
 
 #: The kind of the action that fixes every docstring of a file.
@@ -288,14 +288,7 @@ def _default_none(asked: Asked, found: types.Diagnostic) -> list[types.CodeActio
                 parse_python(new)
             except Unparsable:  # a parameter without a default follows
                 return []
-            return [
-                types.CodeAction(
-                    title=f"Default `{arg.arg}` to None",
-                    kind=types.CodeActionKind.QuickFix,
-                    diagnostics=[found],
-                    edit=workspace_edit(asked, text_edits(text, new)),
-                )
-            ]
+            return [_quick_fix(f"Default `{arg.arg}` to None", found, asked, text, new)]
     return []
 
 
@@ -353,14 +346,7 @@ def _rename_table(config: Config, asked: Asked, found: types.Diagnostic) -> list
                 continue
         except tomllib.TOMLDecodeError:
             continue
-        return [
-            types.CodeAction(
-                title=f"Rename the contract table to `{new}`",
-                kind=types.CodeActionKind.QuickFix,
-                diagnostics=[found],
-                edit=workspace_edit(asked, text_edits(text, new_text)),
-            )
-        ]
+        return [_quick_fix(f"Rename the contract table to `{new}`", found, asked, text, new_text)]
     return []
 
 
@@ -435,13 +421,7 @@ def _starts(lines: list[str], at: int) -> list[int]:
 def _trimmed(old: str, start: int, end: int, given: str) -> tuple[int, int, str]:
     """The replacement of `old[start:end]` by `given`, less what both start and end with;
     never splitting a `\\r\\n`."""
-    replaced = old[start:end]
-    head = 0
-    while head < min(len(replaced), len(given)) and replaced[head] == given[head]:
-        head += 1
-    tail = 0
-    while tail < min(len(replaced), len(given)) - head and replaced[-1 - tail] == given[-1 - tail]:
-        tail += 1
+    head, tail = common_ends(old[start:end], given)
     start, end = start + head, end - tail
     given = given[head : len(given) - tail]
     if 0 < start < len(old) and old[start - 1] == "\r" and old[start] == "\n":
@@ -449,6 +429,18 @@ def _trimmed(old: str, start: int, end: int, given: str) -> tuple[int, int, str]
     if 0 < end < len(old) and old[end - 1] == "\r" and old[end] == "\n":
         end, given = end + 1, given + "\n"
     return start, end, given
+
+
+def _quick_fix(
+    title: str, found: types.Diagnostic, asked: Asked, text: str, new: str
+) -> types.CodeAction:
+    """The quick fix of `found` that makes the buffer's `text` into `new`."""
+    return types.CodeAction(
+        title=title,
+        kind=types.CodeActionKind.QuickFix,
+        diagnostics=[found],
+        edit=workspace_edit(asked, text_edits(text, new)),
+    )
 
 
 def workspace_edit(asked: Asked, edits: list[types.TextEdit]) -> types.WorkspaceEdit:
