@@ -74,7 +74,7 @@ def cmd_serve(
     try:
         from toolgen.serve import PRINCIPAL_ENV, principal_problem, serve
     except ModuleNotFoundError as exc:
-        return _without_extra(exc, "serve", "the MCP SDK", SERVE_EXTRA)
+        return _without_extra(exc, "serve", "the MCP SDK is", SERVE_EXTRA)
     from toolgen.config import load_for_args
 
     if page_size < 1:
@@ -110,17 +110,17 @@ def cmd_lsp(config: Path | None) -> int:
     try:
         from toolgen.lsp.server import main as serve_lsp
     except ModuleNotFoundError as exc:
-        return _without_extra(exc, "lsp", "pygls", LSP_EXTRA)
+        return _without_extra(exc, "lsp", "pygls and lsprotocol are", LSP_EXTRA)
     return serve_lsp(config)
 
 
 def _without_extra(exc: ModuleNotFoundError, command: str, what: str, extra: frozenset[str]) -> int:
-    """Exit 2 saying how to install the extra of `command` that is missing (`what` it adds),
-    when that is what `exc` is; else `exc` again (our bug)."""
+    """Exit 2 saying how to install the extra of `command` that is missing (`what` it adds,
+    with its verb), when that is what `exc` is; else `exc` again (our bug)."""
     if (exc.name or "").split(".")[0] not in extra:
         raise exc
     print(
-        f"toolgen {command}: {what} is not installed (no module named {exc.name!r}); "
+        f"toolgen {command}: {what} not installed (no module named {exc.name!r}); "
         f"install it with: pip install 'toolgen[{command}]'",
         file=sys.stderr,
     )
