@@ -95,7 +95,7 @@ class ToolgenServer(LanguageServer):
         self._pool = ThreadPoolExecutor(1, thread_name_prefix="toolgen-compile")
         self._dirty: asyncio.Event | None = None
         self._worker: asyncio.Task[None] | None = None
-        self._saves = 0  # saves asked for and not yet done
+        self._saving = threading.Event()  # a save runs on the compile's thread
         self._watching: threading.Event | None = None
         self._watched: tuple[str, ...] = ()  # what `_watching` watches
 
@@ -113,12 +113,7 @@ class ToolgenServer(LanguageServer):
         live = self.live
         if live is None:
             return
-        self._saves += 1
-        try:
-            loop = asyncio.get_running_loop()
-            found, _ = await loop.run_in_executor(self._pool, live.save)
-        finally:
-            self._saves -= 1
+        found = await asyncio.get_running_loop().run_in_executor(self._pool, self._save, live)
         self.saved = {
             path: kept
             for path, diagnostics in found.by_file.items()
@@ -128,6 +123,14 @@ class ToolgenServer(LanguageServer):
             self._publish(found)
             return
         self.changed()
+
+    def _save(self, live: Live) -> Found:
+        """`live.save()`, on the compile's thread, known to be running (`saving`)."""
+        self._saving.set()
+        try:
+            return live.save()[0]
+        finally:
+            self._saving.clear()
 
     def buffers(self) -> dict[Path, str]:
         """The text of every open file, by absolute path (`_path`: a URI that names no file
@@ -334,8 +337,8 @@ class ToolgenServer(LanguageServer):
         thread.start()
 
     def saving(self) -> bool:
-        """Whether a save was asked for and is not over (it may be running)."""
-        return self._saves > 0
+        """Whether a save is running (one that has not started is cancelled by `stop`)."""
+        return self._saving.is_set()
 
     def stop(self) -> None:
         if self._watching is not None:
