@@ -34,9 +34,9 @@ from toolgen.run import Report, Request, Run, trusted_cache
 
 @dataclass
 class Found:
-    """What one compile or save found: each file's diagnostics (every file that may have
-    some, with an empty list for one that has none now), and the config it ran with (None:
-    the configuration could not be loaded)."""
+    """What one compile or save found: each file's diagnostics (a file with none is not
+    listed: the server clears what it showed there), and the config it ran with (None: the
+    configuration could not be loaded)."""
 
     by_file: dict[Path, list[Diagnostic]] = field(default_factory=dict)
     config: Config | None = None
