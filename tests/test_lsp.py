@@ -10,7 +10,6 @@ import json
 import os
 import random
 import re
-import shutil
 import subprocess
 import sys
 import time
@@ -23,6 +22,7 @@ from lsprotocol import types
 from pytest_lsp import LanguageClient
 from pytest_lsp.client import make_test_lsp_client
 from tests.conftest import REPO, Project
+from tests.test_registrations import catalog_project
 
 from toolgen.analyze.docstrings import PLACEHOLDER
 from toolgen.lsp.actions import FIX_ALL, text_edits
@@ -42,7 +42,6 @@ def lookup(query: str) -> str:
     raise NotImplementedError
 '''
 
-CATALOGS = REPO / "tests" / "fixtures" / "catalogs"
 
 WAIT_S = float(
     os.environ.get("LSP_WAIT", 60)
@@ -793,13 +792,7 @@ async def test_a_hover_on_a_tool_shows_its_contract_payloads_and_drift(
 async def test_a_hover_names_each_tool_of_a_function_that_servers_publish_twice(
     tmp_path: Path, run: Callable[..., Any]
 ) -> None:
-    root = tmp_path / "proj"
-    shutil.copytree(CATALOGS, root / "catalogs")
-    contract = (CATALOGS / "multi.toml").read_text().partition("[tool.toolgen.contract]")[2]
-    (root / "pyproject.toml").write_text(
-        '[tool.toolgen]\nsources = ["catalogs/multi"]\nmarkers = ["fastmcp"]\n'
-        f"[tool.toolgen.contract]{contract}"
-    )
+    root = catalog_project(tmp_path)
     servers = root / "catalogs" / "multi" / "servers.py"
     line = servers.read_text().splitlines().index("def status_admin(verbose: bool = False) -> str:")
     async with editor(root) as client:

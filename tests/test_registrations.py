@@ -258,7 +258,7 @@ def test_no_tool_with_toolgens_marker_is_a_warning_with_a_hint(project: Project,
 CATALOGS = FIXTURES / "catalogs"
 
 
-def _catalog_project(tmp_path: Path) -> Path:
+def catalog_project(tmp_path: Path) -> Path:
     """A copy of the two-server fixture as a project of its own (built with the CLI)."""
     import shutil
 
@@ -288,7 +288,7 @@ def test_each_server_is_a_catalog_of_its_own(tmp_path: Path, run) -> None:  # ty
             assert drop(tool["inputSchema"], {"title"}) == drop(published[tool["name"]], {"title"})
     assert {p.split("/")[0] for p in result.files} == {"admin", "public", "manifest.json"}
     # a run of its own (spooled) writes the same files
-    root = _catalog_project(tmp_path)
+    root = catalog_project(tmp_path)
     assert run("build", cwd=root).code == 0
     built = {
         p.relative_to(root / "generated").as_posix(): p.read_bytes()
@@ -302,7 +302,7 @@ def test_each_server_is_a_catalog_of_its_own(tmp_path: Path, run) -> None:  # ty
 def test_catalogs_in_show_stats_and_serve(tmp_path: Path, run) -> None:  # type: ignore[no-untyped-def]
     from toolgen.runtime.catalog import load as load_catalog
 
-    root = _catalog_project(tmp_path)
+    root = catalog_project(tmp_path)
     assert run("build", cwd=root).code == 0
     shown = run("show", "admin/status", cwd=root)
     assert (shown.code, shown.json()["source"]["qualname"]) == (0, "status_admin")
@@ -326,7 +326,7 @@ def test_check_against_compares_each_catalogs_tools(tmp_path: Path, run) -> None
     one server's `status` is found there, and the other's is not mistaken for it."""
     from test_breaking import _git
 
-    root = _catalog_project(tmp_path)
+    root = catalog_project(tmp_path)
     assert run("build", cwd=root).code == 0
     _git(root, "init", "-q")
     _git(root, "add", "-A")

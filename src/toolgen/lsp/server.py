@@ -46,6 +46,7 @@ from pygls.uris import from_fs_path, to_fs_path
 
 from toolgen import __version__
 from toolgen.diagnostics import Diagnostic, Level
+from toolgen.incremental.stamp import file_stat
 from toolgen.lsp.actions import KINDS, Asked, code_actions
 from toolgen.lsp.hover import Hovers
 from toolgen.lsp.live import Found, Live
@@ -237,7 +238,7 @@ class ToolgenServer(LanguageServer):
 
         for path in sorted(set(by_file) | set(self.shown)):
             diagnostics = tuple(by_file.get(path, ()))
-            key = (diagnostics, buffers[path] if path in buffers else _stat(path))
+            key = (diagnostics, buffers[path] if path in buffers else file_stat(str(path)))
             if self._published.get(path) == key:
                 continue
             self._published[path] = key
@@ -395,15 +396,6 @@ def _watch_files(
                     break
         again = True
         stop.wait(STEP_MS / 1000)  # not busy when a watch cannot start
-
-
-def _stat(path: Path) -> tuple[int, int] | None:
-    """What says a file on disk changed: its modification time and size (None: no file)."""
-    try:
-        st = path.stat()
-    except OSError:
-        return None
-    return st.st_mtime_ns, st.st_size
 
 
 def _path(uri: str) -> Path | None:
