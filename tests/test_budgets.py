@@ -132,14 +132,14 @@ def test_models_each_holding_all_others_are_measured_in_linear_steps(
     """Ten models, each with a field of every one: the depth lint (TG906) walked every path
     that repeats no model, 10! of them. Each model's depth is measured once now."""
     calls = 0
-    depth = lint._object_depth
+    depth = lint.practice._object_depth
 
     def counted(*args: Any) -> int:
         nonlocal calls
         calls += 1
         return depth(*args)
 
-    monkeypatch.setattr(lint, "_object_depth", counted)
+    monkeypatch.setattr(lint.practice, "_object_depth", counted)
     models = "from __future__ import annotations\nfrom pydantic import BaseModel\n\n\n" + "".join(
         f"class M{i}(BaseModel):\n"
         + "".join(f"    f{j}: M{j} | None = None\n" for j in range(8))

@@ -14,15 +14,16 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from toolgen.compiler import compile_project, compile_units, qualified, renamed
+from toolgen.compiler import Compilation, compile_project, compile_units, qualified, renamed
 from toolgen.config import Config
 from toolgen.descriptor import ToolDescriptor
 from toolgen.diagnostics import Diagnostic, Location, plural, sort_diagnostics
-from toolgen.file_units import FileUnit
+from toolgen.file_units import FileUnit, Named
 from toolgen.incremental.cache import load_entry, prune, store_entry
 from toolgen.incremental.spool import Content, Piece, Spool
 from toolgen.incremental.spool_sink import SpoolSink
 from toolgen.incremental.units import UnitCache
+from toolgen.lint import CatalogTool, lint_catalog
 from toolgen.parallel import Beside, beside
 from toolgen.read.discover import Listing, SourceFile
 from toolgen.read.files import NO_OVERLAY, Overlay
@@ -47,6 +48,7 @@ from toolgen.render.sink import C, KeptDescriptors, Memory, ToolParts
 from toolgen.stats import catalog_totals, tool_sizes
 
 T = TypeVar("T")
+U = TypeVar("U", bound=Named)
 
 #: The cache folder's kind for the Python module's blocks of each tool (`StoredMemo`).
 PYTHON = "python"
@@ -94,7 +96,7 @@ def generate(
     renders = render_tools(compiled.descriptors, platforms, options, known)
     if cache is not None:
         cache.save(renders)
-    diagnostics: list[Diagnostic] = []
+    diagnostics = catalog_lint(compiled, _about_descriptor)
     report = _reporter(diagnostics, compiled.locations)
     files: Mapping[str, bytes]  # in memory
     if lazy and not compiled.catalog_of and config.budget_catalog_tokens is None:
@@ -314,6 +316,7 @@ def generate_spooled(config: Config, cache: UnitCache | None, jobs: int, spool: 
     if cache is not None and memo is not None and memo.changed:
         store_entry(cache.folder, PYTHON, cache.config_key, memo.entries)
         prune(cache.folder, PYTHON, keep=16)  # one per configuration in use, as stamps
+    found += catalog_lint(compiled, _about_parts)
     found = [*compiled.diagnostics, *config.policy().apply(found, compiled.suppressions)]
     if config.budget_catalog_tokens is not None:
         found += catalog_budget(files, config.budget_catalog_tokens, config)
@@ -377,6 +380,35 @@ class _Documents:
 
     def close(self) -> None:
         self._child.close()
+
+
+def catalog_lint(
+    compiled: Compilation[U], about: Callable[[U], CatalogTool | None]
+) -> list[Diagnostic]:
+    """The lint rules that read each catalog's visible tools side by side (`about` says what
+    a model sees of a tool, None for a hidden one), each finding at the handler of the tool
+    it names."""
+    catalogs = (
+        by_catalog(compiled.descriptors, compiled.catalog_of)
+        if compiled.catalog_of
+        else [("", compiled.descriptors)]
+    )
+    found: list[Diagnostic] = []
+    for catalog, tools in catalogs:
+        shown = [seen for seen in map(about, tools) if seen is not None]
+        for code, message, name in lint_catalog(shown):
+            found.append(
+                Diagnostic(code, message, compiled.locations.get(qualified(catalog, name)))
+            )
+    return found
+
+
+def _about_descriptor(descriptor: ToolDescriptor) -> CatalogTool | None:
+    return CatalogTool(descriptor.name, descriptor.description) if descriptor.visible else None
+
+
+def _about_parts(tool: ToolParts[Piece]) -> CatalogTool | None:
+    return CatalogTool(tool.name, tool.description) if tool.visible else None
 
 
 def catalog_budget(

@@ -42,6 +42,7 @@ class SpoolSink:
         for path, (index, section) in render.encoded_sections().items():
             tool.sections[path] = (index, spool.add(section))
         tool.problems, tool.tallies = render.problems, render.tallies
+        tool.description = render.description
         return tool
 
     def read(self, part: bytes | Piece) -> bytes:

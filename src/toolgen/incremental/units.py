@@ -330,6 +330,7 @@ def _check(entry: dict[str, Any]) -> None:
             texts += [t for pair in render["sections"].values() for t in pair]
             numbers += [n for tally in render["tallies"].values() for n in tally]
             texts += [*render["chunks"], *render["sections"], *render["tallies"]]
+            texts.append(render["description"])
     rows = list(entry["diagnostics"])
     roots = [stored[4] for stored in entry["found"] if stored[4] is not None]
     roots += [stored[7] for stored in entry["handlers"] if stored[7] is not None]

@@ -93,6 +93,9 @@ class ToolRender:
     sections: dict[str, tuple[str, str]] = field(default_factory=dict)
     problems: list[tuple[str, str]] = field(default_factory=list)  # (code, message)
     tallies: dict[str, tuple[int, ...]] = field(default_factory=dict)  # by CATALOG_CHECKS key
+    #: the description a model is shown ("" for a hidden tool): the catalog lint rules read it
+    #: without reading the descriptor back
+    description: str = ""
     _encoded: bytes | None = field(default=None, repr=False, compare=False)
     _sections: dict[str, tuple[str, bytes]] | None = field(default=None, repr=False, compare=False)
 
@@ -120,6 +123,7 @@ class ToolRender:
             "sections": self.sections,
             "problems": self.problems,
             "tallies": self.tallies,
+            "description": self.description,
         }
 
     @classmethod
@@ -129,7 +133,7 @@ class ToolRender:
         problems = [(code, message) for code, message in data["problems"]]
         sections = {path: (index, text) for path, (index, text) in data["sections"].items()}
         tallies = {key: tuple(tally) for key, tally in data["tallies"].items()}
-        return cls(descriptor, chunks, sections, problems, tallies)
+        return cls(descriptor, chunks, sections, problems, tallies, str(data["description"]))
 
 
 #: (code, tool name, message): a problem rendering found.
@@ -340,6 +344,7 @@ def render_tool(
         tool.problems.append((code, message))
 
     if descriptor.visible:  # forbidden tools keep their descriptor and reach no payload
+        tool.description = descriptor.description
         shown = for_platforms(descriptor, options)
         if options.inline_defs:
             tool.problems.extend(inline_problems(descriptor))

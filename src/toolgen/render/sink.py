@@ -45,6 +45,7 @@ class ToolParts(Generic[P]):
     tallies: dict[str, tuple[int, ...]] = field(default_factory=dict)
     #: what the Python module is made from (`Memory`: the descriptor as payloads show it)
     typed: Any = None
+    description: str = ""  # `ToolRender.description`
 
 
 class Sink(Protocol[P, C]):
@@ -91,6 +92,7 @@ class Memory:
             render.problems,
             render.tallies,
             typed,
+            render.description,
         )
 
     def read(self, part: bytes) -> bytes:

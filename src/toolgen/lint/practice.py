@@ -1,30 +1,16 @@
-"""Good-practice rules on a finished descriptor (TG9xx), each one a small function.
-
-`lint(tool, context)` runs every rule in `RULES_BY_CODE`. A rule returns the message and the node
-to point at, or nothing; the caller turns that into a located diagnostic, so suppressions and
-configured levels apply like everywhere else.
-"""
+"""The first good-practice rules on a finished descriptor (TG901-TG911): names, description
+length and opening, parameter shapes, write safety."""
 
 from __future__ import annotations
 
-import ast
 import re
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator
 from typing import Any
 
 from toolgen.descriptor import ToolDescriptor
 from toolgen.diagnostics import plural
+from toolgen.lint.context import Finding, LintContext, Rule
 from toolgen.schema_ops import accepts_null
-
-Finding = tuple[str, str, ast.AST | None]  # code, message, where (None: the handler)
-
-
-@dataclass(frozen=True)
-class LintContext:
-    params: dict[str, ast.AST]  # exposed parameter name -> its node
-    has_default: dict[str, bool]
-
 
 _SNAKE = re.compile(r"^[a-z][a-z0-9]*(_[a-z0-9]+)*$")
 _SENTENCE_END = re.compile(r"[.!?](?:\s|$)")
@@ -168,7 +154,7 @@ def read_only_contradiction(tool: ToolDescriptor, ctx: LintContext) -> Iterator[
         yield "TG911", "description says the tool is read-only, but `safe` is false", None
 
 
-RULES_BY_CODE: dict[str, Callable[[ToolDescriptor, LintContext], Iterator[Finding]]] = {
+RULES: dict[str, Rule] = {
     "TG901": name_snake_case,
     "TG902": description_sentences,
     "TG903": description_length,
@@ -181,7 +167,3 @@ RULES_BY_CODE: dict[str, Callable[[ToolDescriptor, LintContext], Iterator[Findin
     "TG910": destructive_without_confirmation,
     "TG911": read_only_contradiction,
 }
-
-
-def lint(tool: ToolDescriptor, ctx: LintContext) -> list[Finding]:
-    return [finding for rule in RULES_BY_CODE.values() for finding in rule(tool, ctx)]
