@@ -1,6 +1,7 @@
 """An agent loop per platform, end to end and offline: a scripted model (the SDK's own response
 objects) asks for three tools in one turn, the loop answers through the `Toolbox`'s adapter for
-that platform, and the model's final answer is made from the results it was sent back.
+that platform, and the model's final answer is made from the results it was sent back. (The
+loop helpers that do this for a caller, and the examples that use them: test_loops.py.)
 
 The toolbox is this repository's examples (generated/): `calculator` runs its real handler,
 `get_weather` an override, and `delete_user` (critical) is refused for want of a confirmation."""
@@ -9,8 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -246,26 +245,3 @@ def test_gemini_loop(box: Toolbox) -> None:
         ("c3", "delete_user"),
     ]
     assert (transcript[-1].parts or [])[0].text == ANSWER
-
-
-def test_the_example_loop_runs() -> None:
-    """examples/loops/anthropic_loop.py, as a user runs it: the answer comes from the results,
-    the critical call was asked about and refused, and every decision was audited."""
-    done = subprocess.run(
-        [sys.executable, str(REPO / "examples" / "loops" / "anthropic_loop.py")],
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=120,
-    )
-    assert done.stdout.startswith("6 x 7 = 42. Lisbon: sunny, 19.5 °C. I did not delete u-42:")
-    assert "confirm? delete_user (critical)" in done.stderr
-    audited = sorted(line for line in done.stderr.splitlines() if line.startswith("audit:"))
-    assert audited == [
-        "audit: executed calculator",
-        "audit: executed get_weather",
-        "audit: proposed calculator",
-        "audit: proposed delete_user",
-        "audit: proposed get_weather",
-        "audit: refused delete_user",
-    ]
