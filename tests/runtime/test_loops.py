@@ -315,6 +315,95 @@ def test_the_examples_conversation(
     assert "confirm? delete_user (critical)" in capsys.readouterr().err
 
 
+def _served(platform: Platform, module: ModuleType, requests: list[Any]) -> Callable[..., Any]:
+    """The model function a user writes, the vendor's own client calling a mock transport that
+    answers with the example's scripted model (given the request body the SDK wrote)."""
+    import httpx
+    import httpx2
+
+    def answer(body: dict[str, Any], sent: list[Any]) -> dict[str, Any]:
+        requests.append({k: body[k] for k in ("tool_choice", "toolConfig") if k in body})
+        platform.sent(sent)
+        reply = module.scripted_model(sent)
+        return dict(reply.model_dump(mode="json", exclude_none=True, by_alias=platform is GEMINI))
+
+    def transport(kind: Any, key: str, read: Callable[[Any], Any] = list) -> Any:
+        def handler(request: Any) -> Any:
+            body = json.loads(request.content)
+            return kind.Response(200, json=answer(body, read(body[key])))
+
+        return kind.MockTransport(handler)
+
+    if platform is GEMINI:
+        from google import genai as google_genai
+
+        client = google_genai.Client(
+            api_key="test",
+            http_options=genai.HttpOptions(
+                base_url="http://mock.invalid",
+                httpx_client=httpx.Client(
+                    transport=transport(
+                        httpx, "contents", lambda c: [genai.Content.model_validate(x) for x in c]
+                    )
+                ),
+            ),
+        )
+        return lambda contents, **request: client.models.generate_content(
+            model="gemini-test", contents=contents, config={"tools": module.TOOLS, **request}
+        )
+    if platform is ANTHROPIC:
+        import anthropic
+
+        messages = anthropic.Anthropic(
+            api_key="test",
+            base_url="http://mock.invalid",
+            http_client=httpx2.Client(transport=transport(httpx2, "messages")),
+            max_retries=0,
+        ).messages
+        return lambda sent, **request: messages.create(
+            model="claude-test", max_tokens=1024, tools=module.TOOLS, messages=sent, **request
+        )
+    import openai
+
+    client = openai.OpenAI(
+        api_key="test",
+        base_url="http://mock.invalid/v1",
+        http_client=httpx2.Client(
+            transport=transport(httpx2, "messages" if platform is CHAT else "input")
+        ),
+        max_retries=0,
+    )
+    if platform is CHAT:
+        return lambda sent, **request: client.chat.completions.create(
+            model="gpt-test", messages=sent, tools=module.TOOLS, **request
+        )
+    return lambda sent, **request: client.responses.create(
+        model="gpt-test", input=sent, tools=module.TOOLS, **request
+    )
+
+
+@ids
+def test_the_examples_conversation_through_the_vendors_client(platform: Platform) -> None:
+    """The model function as a user writes it, the vendor's client making each request (to a
+    mock transport answered by the example's scripted model): the client takes the transcript
+    and the tool choice as the loop gives them, and the conversation ends as before."""
+    module = example(platform.example)
+    requests: list[Any] = []
+    model = _served(platform, module, requests)
+    first = _first(module, platform)
+    result = platform.loop(
+        model, first, module.toolbox(), module.context(), tool_choice=ToolChoice.required()
+    )
+    assert (result.reason, result.turns) == (StopReason.END_TURN, 2)
+    assert platform.said(result.response) == ANSWER
+    _every_call_answered_once(platform, result.transcript)
+    if platform is GEMINI:
+        expected: Any = {"toolConfig": {"functionCallingConfig": {"mode": "ANY"}}}
+    else:
+        expected = {"tool_choice": platform.choice(ToolChoice.required())}
+    assert requests == [expected, {}]
+
+
 @pytest.mark.parametrize("script", sorted(p.name for p in LOOPS.glob("*_loop.py")))
 def test_the_example_scripts_run(script: str) -> None:
     """Each example as a user runs it: the answer from the results on stdout; the critical

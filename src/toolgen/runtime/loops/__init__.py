@@ -52,7 +52,7 @@ class StopReason(StrEnum):
     OTHER = "other"  # any other end (failed, malformed, a reason this version does not know)
 
 
-@dataclass
+@dataclass(frozen=True)
 class LoopResult:
     """What a loop ends with: why (`reason`, and the vendor's `stop`: a finish or stop reason,
     a status, a block reason), the model's last `response` as `model` returned it, the
