@@ -14,7 +14,7 @@ import json
 from typing import Any
 
 from anthropic.types import Message, MessageParam
-from common import CALLS, QUESTION, answer, context, report, toolbox, tools
+from conversation import CALLS, QUESTION, answer, context, report, toolbox, tools
 
 from toolgen.runtime import ToolChoice, loop_anthropic
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from common import CALLS, QUESTION, answer, context, report, toolbox, tools
+from conversation import CALLS, QUESTION, answer, context, report, toolbox, tools
 from google.genai import types
 
 from toolgen.runtime import ToolChoice, loop_gemini

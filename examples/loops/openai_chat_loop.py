@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from common import CALLS, QUESTION, answer, context, report, toolbox, tools
+from conversation import CALLS, QUESTION, answer, context, report, toolbox, tools
 from openai.types.chat import ChatCompletion, ChatCompletionMessageParam
 
 from toolgen.runtime import ToolChoice, loop_openai_chat

@@ -51,7 +51,7 @@ LOOPS = REPO / "examples" / "loops"
 
 
 def example(name: str) -> ModuleType:
-    """An example loop's module (they import their shared `common` from their own folder)."""
+    """An example loop's module (they import their shared `conversation` from their own folder)."""
     sys.path.insert(0, str(LOOPS))
     try:
         return importlib.import_module(name)
