@@ -282,11 +282,10 @@ def test_the_examples_conversation(
     """The example's conversation through the loop: two turns, the three calls answered once
     each under their ids (calculator's real handler, get_weather's override, delete_user
     refused), the answer made from them, the tool choice sent on the first turn only in the
-    vendor's form, and the caller's list left as it was."""
+    vendor's form, the caller's list extended."""
     module = example(platform.example)
     requests: list[Any] = []
     first = _first(module, platform)
-    given = list(first)
     args = (module.toolbox(), module.context())
     if form == "sync":
         model = _recording(platform, module.scripted_model, requests)
@@ -301,7 +300,7 @@ def test_the_examples_conversation(
         result = asyncio.run(platform.aloop(model, first, *args, tool_choice=ToolChoice.required()))
     assert (result.reason, result.turns) == (StopReason.END_TURN, 2)
     assert platform.said(result.response) == ANSWER
-    assert first == given
+    assert result.transcript is first  # extended in place
     assert platform.calls(result.transcript) == ["call_1", "call_2", "call_3"]
     _every_call_answered_once(platform, result.transcript)
     answers = platform.answers(result.transcript)
@@ -802,3 +801,49 @@ def test_a_sync_loop_refuses_an_async_model(box: Toolbox) -> None:
 
     with pytest.raises(TypeError, match="aloop_"):
         loop_anthropic(model, _first_message(ANTHROPIC), box, CONTEXT)
+
+
+class Down(Exception):
+    """The vendor's API failing (a rate limit, the network)."""
+
+
+@ids
+def test_a_model_that_raises_leaves_the_turns_before_it(
+    platform: Platform, box: Toolbox, calculator: Calculator
+) -> None:
+    """The transcript is the caller's list: when the second model call raises, the first turn
+    and its answers are in it (its calls ran; trying again must not lose them)."""
+    replies = iter([_asking(platform, 1)])
+
+    def model(transcript: list[Any], **request: Any) -> Any:
+        for reply in replies:
+            return reply
+        raise Down
+
+    first = _first_message(platform)
+    with pytest.raises(Down):
+        platform.loop(model, first, box, CONTEXT)
+    assert calculator.runs == 1
+    assert len(platform.calls(first)) == 1
+    _every_call_answered_once(platform, first)
+    platform.sent(first)
+
+
+def test_an_interrupted_turn_leaves_no_call_unanswered(box: Toolbox) -> None:
+    """A Ctrl-C while a turn's calls run (the adapters let it through) leaves the turn out of
+    the transcript: its calls with their answers or not at all."""
+
+    def calculator(operation: str, a: float, b: float) -> float:
+        raise KeyboardInterrupt
+
+    interrupted = Toolbox.load(
+        REPO / "generated",
+        store="memory://",
+        audit=lambda event: None,
+        handlers={"calculator": calculator},
+        timeout={"calculator": None},  # on this thread, as a direct call
+    )
+    first = _first_message(CHAT)
+    with pytest.raises(KeyboardInterrupt):
+        loop_openai_chat(lambda transcript: _asking(CHAT, 1), first, interrupted, CONTEXT)
+    assert first == _first_message(CHAT)

@@ -7,6 +7,9 @@ does) and returns its response, the SDK's object or a dict; the loop reads it (`
 appends what the model said to the transcript, answers its calls through the `Toolbox`'s
 adapter for the platform (`Toolbox.handle_*`), appends the answers, and asks again, until the
 model ends its turn for a reason of its own (`StopReason`) or `max_turns` model calls were made.
+The transcript is the caller's list, extended in place, a turn and its answers together: when
+the model function raises, the turns before it are there, their calls answered (they ran: a
+caller that tries again must not lose them).
 
 Every call the transcript holds gets exactly one answer (reference/runtime.md), so that it can
 be sent again as it is: the calls of the last allowed turn are decided by the toolbox like any
@@ -56,8 +59,8 @@ class StopReason(StrEnum):
 class LoopResult:
     """What a loop ends with: why (`reason`, and the vendor's `stop`: a finish or stop reason,
     a status, a block reason), the model's last `response` as `model` returned it, the
-    `transcript` (the messages given, then each turn's and its answers, as the vendor wants
-    them sent) and the number of model calls made (`turns`)."""
+    `transcript` (the caller's list, extended with each turn and its answers, as the vendor
+    wants them sent) and the number of model calls made (`turns`)."""
 
     reason: StopReason
     stop: str | None
@@ -126,7 +129,7 @@ def run(
 ) -> LoopResult:
     """The loop from synchronous code: `model` returns the response, the calls are answered
     by the toolbox's sync adapter."""
-    transcript = list(messages)
+    transcript = messages  # extended in place
     steps = _steps(platform, transcript, toolbox, max_turns, tool_choice)
     try:
         asked = next(steps)
@@ -155,7 +158,7 @@ async def arun(
 ) -> LoopResult:
     """The loop on the running event loop: `model` returns the response or an awaitable of
     it, the calls are answered by the toolbox's async adapter."""
-    transcript = list(messages)
+    transcript = messages  # extended in place
     steps = _steps(platform, transcript, toolbox, max_turns, tool_choice)
     try:
         asked = next(steps)
@@ -190,13 +193,15 @@ def _steps(
     for turns in range(1, max_turns + 1):
         response = yield _Ask(first if turns == 1 else {})
         turn = platform.read(response)
-        transcript.extend(turn.said)
         if turn.reason is not None:
+            transcript.extend(turn.said)
             if turn.jobs:
                 transcript.extend(platform.answered(_not_run(turn), response))
             return LoopResult(turn.reason, turn.stop, response, transcript, turns)
-        if turn.jobs:
-            transcript.extend(platform.answered((yield _Answer(turn.calls)), response))
+        # the calls with their answers or not at all: a turn interrupted leaves none unanswered
+        answers = platform.answered((yield _Answer(turn.calls)), response) if turn.jobs else []
+        transcript.extend(turn.said)
+        transcript.extend(answers)
     assert turn is not None
     return LoopResult(StopReason.TURN_LIMIT, turn.stop, response, transcript, max_turns)
 

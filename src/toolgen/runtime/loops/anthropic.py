@@ -82,10 +82,9 @@ def loop_anthropic(
     tool_choice: ToolChoice | None = None,
 ) -> LoopResult:
     """Messages until the model stops: `model(messages, **request)` returns a `Message` (or its
-    dict), as `client.messages.create(model=..., max_tokens=..., tools=TOOLS,
-    messages=messages, **request)` does; `request` is `{"tool_choice": ...}` on the first turn
-    when `tool_choice` is given. `messages` is not changed: the result's transcript is a new
-    list."""
+    dict), as `client.messages.create(model=..., max_tokens=..., tools=TOOLS, messages=messages,
+    **request)` does; `request` is `{"tool_choice": ...}` on the first turn when `tool_choice`
+    is given. `messages` is extended in place and is the result's transcript."""
     return run(ANTHROPIC, model, messages, toolbox, context, max_turns, tool_choice)
 
 

@@ -106,10 +106,9 @@ def loop_gemini(
 ) -> LoopResult:
     """Gemini until the model stops: `model(contents, **request)` returns a
     `GenerateContentResponse` or a `Candidate` (or their dicts), as
-    `client.models.generate_content(model=..., contents=contents,
-    config={"tools": TOOLS, **request})` does; `request` is `{"tool_config": ...}` on the first
-    turn when `tool_choice` is given. `contents` is not changed: the result's transcript is a
-    new list."""
+    `client.models.generate_content(model=..., contents=contents, config={"tools": TOOLS,
+    **request})` does; `request` is `{"tool_config": ...}` on the first turn when `tool_choice`
+    is given. `contents` is extended in place and is the result's transcript."""
     return run(GEMINI, model, contents, toolbox, context, max_turns, tool_choice)
 
 

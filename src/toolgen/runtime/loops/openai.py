@@ -133,9 +133,9 @@ def loop_openai_chat(
 ) -> LoopResult:
     """Chat Completions until the model stops: `model(messages, **request)` returns a
     `ChatCompletion` (or its dict), as `client.chat.completions.create(model=...,
-    messages=messages, tools=TOOLS, **request)` does; `request` is `{"tool_choice": ...}` on
-    the first turn when `tool_choice` is given. `messages` is not changed: the result's
-    transcript is a new list."""
+    messages=messages, tools=TOOLS, **request)` does; `request` is `{"tool_choice": ...}` on the
+    first turn when `tool_choice` is given. `messages` is extended in place and is the result's
+    transcript."""
     return run(CHAT, model, messages, toolbox, context, max_turns, tool_choice)
 
 
@@ -164,7 +164,7 @@ def loop_openai_responses(
     """Responses until the model stops: `model(items, **request)` returns a `Response` (or its
     dict), as `client.responses.create(model=..., input=items, tools=TOOLS, **request)` does;
     `request` is `{"tool_choice": ...}` on the first turn when `tool_choice` is given. `items`
-    is not changed: the result's transcript is a new list."""
+    is extended in place and is the result's transcript."""
     return run(RESPONSES, model, items, toolbox, context, max_turns, tool_choice)
 
 
