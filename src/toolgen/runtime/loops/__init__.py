@@ -127,15 +127,14 @@ def run(
     max_turns: int,
     tool_choice: ToolChoice | None,
 ) -> LoopResult:
-    """The loop from synchronous code: `model` returns the response, the calls are answered
-    by the toolbox's sync adapter."""
-    transcript = messages  # extended in place
-    steps = _steps(platform, transcript, toolbox, max_turns, tool_choice)
+    """The loop from synchronous code, extending `messages`: `model` returns the response,
+    the calls are answered by the toolbox's sync adapter."""
+    steps = _steps(platform, messages, toolbox, max_turns, tool_choice)
     try:
         asked = next(steps)
         while True:
             if isinstance(asked, _Ask):
-                response = model(transcript, **asked.request)
+                response = model(messages, **asked.request)
                 if inspect.isawaitable(response):
                     _discard(response)
                     raise TypeError("the model function is async: use the aloop_* twin")
@@ -156,15 +155,14 @@ async def arun(
     max_turns: int,
     tool_choice: ToolChoice | None,
 ) -> LoopResult:
-    """The loop on the running event loop: `model` returns the response or an awaitable of
-    it, the calls are answered by the toolbox's async adapter."""
-    transcript = messages  # extended in place
-    steps = _steps(platform, transcript, toolbox, max_turns, tool_choice)
+    """The loop on the running event loop, extending `messages`: `model` returns the
+    response or an awaitable of it, the calls are answered by the toolbox's async adapter."""
+    steps = _steps(platform, messages, toolbox, max_turns, tool_choice)
     try:
         asked = next(steps)
         while True:
             if isinstance(asked, _Ask):
-                response = model(transcript, **asked.request)
+                response = model(messages, **asked.request)
                 if inspect.isawaitable(response):
                     response = await response
                 asked = steps.send(response)
@@ -211,8 +209,8 @@ def _not_run(turn: Turn) -> list[dict[str, Any]]:
     reply may have stopped inside its arguments (reference/runtime.md: never execute a partial
     call); an answer the adapter made itself is kept (Anthropic's for a reply cut off)."""
     message = (
-        f"the reply stopped ({turn.stop}) before it was complete, so this call may be "
-        "incomplete and was not run"
+        f"the reply stopped ({turn.stop or turn.reason}) before it was complete, so this "
+        "call may be incomplete and was not run"
     )
     jobs = [
         dataclasses.replace(
