@@ -208,6 +208,9 @@ class Dispatcher:
             if lane is not None:
                 given = context if context is not None else CallContext()
                 result = _loop_hidden(lambda: lane.call(self.box, arguments, given))
+                outputs = self.box.outputs
+                if outputs is not None:  # labelled and screened as `Toolbox.call` does
+                    result = await outputs.after(arguments, result, given)
             else:
                 result = await self.box.acall(name, arguments, context=context)
             wrapped = self._wrapped.get(name)

@@ -13,6 +13,7 @@ Imports without the MCP SDK; only `toolgen.runtime.adapters.mcp` (and `toolgen s
 from toolgen._marker import ToolError
 from toolgen.runtime.choice import ToolChoice
 from toolgen.runtime.context import CallContext, ConfirmationRequest, StepUpRequest
+from toolgen.runtime.keys import generate_idempotency_key
 from toolgen.runtime.loops import LoopResult, StopReason
 from toolgen.runtime.loops.anthropic import aloop_anthropic, loop_anthropic
 from toolgen.runtime.loops.gemini import aloop_gemini, loop_gemini
@@ -22,14 +23,17 @@ from toolgen.runtime.loops.openai import (
     loop_openai_chat,
     loop_openai_responses,
 )
+from toolgen.runtime.outputs import Block, Replace
 from toolgen.runtime.result import ToolResult
 from toolgen.runtime.store import open_store
 from toolgen.runtime.toolbox import Toolbox
 
 __all__ = [
+    "Block",
     "CallContext",
     "ConfirmationRequest",
     "LoopResult",
+    "Replace",
     "StepUpRequest",
     "StopReason",
     "ToolChoice",
@@ -40,6 +44,7 @@ __all__ = [
     "aloop_gemini",
     "aloop_openai_chat",
     "aloop_openai_responses",
+    "generate_idempotency_key",
     "loop_anthropic",
     "loop_gemini",
     "loop_openai_chat",

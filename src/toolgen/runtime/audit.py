@@ -1,8 +1,9 @@
 """Audit events: one per decision of a call (proposed, denied, confirmed, refused, executed,
-failed, replayed), each with the tool's `audit_event` name, the principal, the arguments'
-fingerprint (raw arguments only when configured: they may hold personal data), the outcome and
-the trace id. Nor does the `reason` quote them unless configured: a `VALIDATION_ERROR`'s message
-quotes the failing values, so without the arguments its reason names the failing fields only.
+failed, replayed; blocked: the output screen withheld what the tool returned), each with the
+tool's `audit_event` name, the principal, the arguments' fingerprint (raw arguments only when
+configured: they may hold personal data), the outcome and the trace id. Nor does the
+`reason` quote them unless configured: a `VALIDATION_ERROR`'s message quotes the failing
+values, so without the arguments its reason names the failing fields only.
 
 The fingerprint, `arguments_hmac`, is HMAC-SHA256 of the arguments' canonical JSON keyed by the
 deployment's secret (`secret_for`: given, or `TOOLGEN_AUDIT_SECRET`, else a random one of this
@@ -44,8 +45,17 @@ from toolgen.runtime.escapes import handlers_own
 from toolgen.runtime.forks import renew_in_child
 from toolgen.runtime.values import escaped, name, writable
 
-#: The decisions an event records.
-DECISIONS = ("proposed", "denied", "confirmed", "refused", "executed", "failed", "replayed")
+#: The decisions an event records (`blocked`: `toolgen.runtime.outputs`).
+DECISIONS = (
+    "proposed",
+    "denied",
+    "confirmed",
+    "refused",
+    "executed",
+    "failed",
+    "replayed",
+    "blocked",
+)
 
 #: The error code whose message quotes the arguments' values (the failing ones).
 QUOTES_VALUES = "VALIDATION_ERROR"

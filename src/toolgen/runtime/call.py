@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from toolgen.descriptor import ToolDescriptor
 from toolgen.runtime import audit as audit_events
+from toolgen.runtime.approval import with_approval_url
 from toolgen.runtime.audit import arguments_hmac
 from toolgen.runtime.context import CallContext
 from toolgen.runtime.escapes import handlers_own
@@ -598,6 +599,9 @@ class Call:
             request = confirmation_request(descriptor, arguments, context, trace_id, dry_data)
             stopped = await gate(request, context)
             if stopped is not None:
+                if box.approval_url is not None:  # a request of its own: `confirm` had the first
+                    again = confirmation_request(descriptor, arguments, context, trace_id, dry_data)
+                    await with_approval_url(box.approval_url, again, stopped)
                 self.record("refused", stopped)
                 return stopped
             if not self.record("confirmed"):

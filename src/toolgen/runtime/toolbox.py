@@ -3,8 +3,10 @@
 `Toolbox.load(...)` reads what `toolgen build` wrote (never compiling again); `acall` (and its
 sync twin `call`) runs the steps of `toolgen.runtime.steps` in order - find, parse, validate,
 authorize, gate, idempotency, execute - answers with a `ToolResult` and writes an audit event
-per decision (`toolgen.runtime.call`). The toolbox keeps what is made once per tool or once
-for all: validators, prepared handlers, each tool's `Lane`, the store, the worker threads.
+per decision (`toolgen.runtime.call`); a success of an open-world tool is labelled untrusted,
+and a screen given sees each success before the model does (`toolgen.runtime.outputs`). The
+toolbox keeps what is made once per tool or once for all: validators, prepared handlers, each
+tool's `Lane`, the store, the worker threads.
 """
 
 from __future__ import annotations
@@ -34,12 +36,14 @@ from toolgen.runtime.adapters.openai import (
     openai_responses,
     responses_jobs,
 )
+from toolgen.runtime.approval import ApprovalUrl
 from toolgen.runtime.call import Call, Lane
 from toolgen.runtime.catalog import Catalog, load
 from toolgen.runtime.context import CallContext
 from toolgen.runtime.escapes import handlers_own
 from toolgen.runtime.forks import hold_still_at_fork
 from toolgen.runtime.handlers import Factory, NotCallable, Prepared, Reacher, prepare
+from toolgen.runtime.outputs import Outputs, Screen, open_world
 from toolgen.runtime.result import ToolResult, internal_error, new_trace_id
 from toolgen.runtime.steps.execute import Fallback
 from toolgen.runtime.steps.gate import gated
@@ -106,6 +110,8 @@ class Toolbox:
         idempotency_ttl: float = 86400.0,
         in_flight_ttl: float = 300.0,
         audit_secret: str | bytes | None = None,
+        approval_url: ApprovalUrl | None = None,
+        screen: Screen | None = None,
     ) -> None:
         # the URL is read now (a bad one fails the load, not every keyed call after it);
         # `open_store` opens nothing, and the store is taken into use at the first keyed call
@@ -116,6 +122,9 @@ class Toolbox:
             except ValueError as exc:
                 raise ValueError(f"store {redacted(store)!r} is not a store URL: {exc}") from None
         _check_lease(timeout, in_flight_ttl, catalog)
+        for given, what in ((approval_url, "approval_url"), (screen, "screen")):
+            if given is not None and not callable(given):
+                raise TypeError(f"{what} must be callable, not {type(given).__name__}")
         self.catalog = catalog
         self.audit = audit_events.sink_for(audit)
         self.audit_key = audit_events.keyed(audit_events.secret_for(audit_secret))
@@ -127,6 +136,12 @@ class Toolbox:
         self.audit_arguments = audit_arguments
         self.idempotency_ttl = idempotency_ttl
         self.in_flight_ttl = in_flight_ttl
+        self.approval_url = approval_url
+        untrusted = frozenset(d.name for d in catalog.descriptors.values() if open_world(d))
+        # None when there is nothing to label or screen: a call then costs one `is None`
+        self._outputs = (
+            Outputs(self, screen, untrusted) if screen is not None or untrusted else None
+        )
         self.sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
         self.random: Callable[[], float] = random.random
         self._store_spec = store
@@ -186,6 +201,8 @@ class Toolbox:
         idempotency_ttl: float = 86400.0,
         in_flight_ttl: float = 300.0,
         audit_secret: str | bytes | None = None,
+        approval_url: ApprovalUrl | None = None,
+        screen: Screen | None = None,
     ) -> Toolbox:
         """The tools `toolgen build` wrote into `folder` (`folder/<catalog>/` in a project of
         several servers).
@@ -212,13 +229,19 @@ class Toolbox:
           `fallbacks`: {"tool": callable(arguments, error) -> data};
         - `max_concurrency`: parallel calls of one model turn (the platform adapters);
         - `idempotency_ttl`: how long a finished key replays; `in_flight_ttl`: the lease of a
-          running call (a process killed mid-call frees its key after it).
+          running call (a process killed mid-call frees its key after it);
+        - `approval_url(request)`: the URL where a person can approve a call answered
+          `REQUIRES_HUMAN_APPROVAL`, put into its error object (`toolgen.runtime.approval`);
+        - `screen(tool, result, context)`: sees each success before the model does, and lets
+          it pass (None), replaces its data (`Replace`) or withholds it (`Block`:
+          `OUTPUT_BLOCKED`) (`toolgen.runtime.outputs`, which also labels the data of
+          `open_world` tools as untrusted).
 
         Raises `GeneratedFilesError` when the folder cannot be read, TypeError for an async
-        audit callable, ValueError for a store URL that is not one of those, an audit secret
-        shorter than 16 bytes, or for a timeout not below `in_flight_ttl`, or none for
-        a tool that can be given a key (a call still running when its lease ends would let
-        another call with its key run too).
+        audit callable or an `approval_url` or `screen` that is not callable, ValueError for
+        a store URL that is not one of those, an audit secret shorter than 16 bytes, or for a
+        timeout not below `in_flight_ttl`, or none for a tool that can be given a key (a call
+        still running when its lease ends would let another call with its key run too).
         """
         found = load(folder, catalog)
         for path in reversed([str(p) for p in paths]):
@@ -238,6 +261,8 @@ class Toolbox:
             idempotency_ttl=idempotency_ttl,
             in_flight_ttl=in_flight_ttl,
             audit_secret=audit_secret,
+            approval_url=approval_url,
+            screen=screen,
         )
 
     # -- what the tools are -----------------------------------------------------------------
@@ -278,7 +303,9 @@ class Toolbox:
             # a handler calling a timed tool waits on its own loop's threads (`workers`)
             and (lane.timeout is None or not getattr(_handler_thread, "marked", False))
         ):
-            return lane.call(self, arguments, context)
+            if self._outputs is None:
+                return lane.call(self, arguments, context)
+            return self._outputs.here(arguments, lane.call(self, arguments, context), context)
         try:
             return run_sync(lambda: self.acall(name, arguments, context=context))
         except BaseException as exc:
@@ -307,16 +334,19 @@ class Toolbox:
             and asyncio._get_running_loop() is None
             and not getattr(_handler_thread, "marked", False)
         ):
-            return lane.begin(self, arguments, context)
+            if self._outputs is None:
+                return lane.begin(self, arguments, context)
+            return self._outputs.begun(arguments, lane.begin(self, arguments, context), context)
         return lambda: self.call(name, arguments, context=context)
 
     async def acall(
         self, name: str, arguments: Any = None, *, context: CallContext | None = None
     ) -> ToolResult:
         """Decide one proposed call: `arguments` is a dict, the raw JSON text, or None."""
-        call = Call(self, context or _NO_CONTEXT, name, arguments)
+        context = context or _NO_CONTEXT
+        call = Call(self, context, name, arguments)
         try:
-            return await call.run()
+            result = await call.run()
         except BaseException as exc:
             if handlers_own(exc):  # a step failed unforeseen: the model still gets an answer
                 return call.crashed(exc)
@@ -324,6 +354,9 @@ class Toolbox:
             cancelled = isinstance(exc, asyncio.CancelledError)
             call.record("failed", reason="cancelled" if cancelled else "interrupted")
             raise
+        if self._outputs is None:
+            return result
+        return await self._outputs.after(arguments, result, context)
 
     async def aclose(self) -> None:
         """Close the store, if this toolbox opened it, and the audit file, and let the threads
@@ -338,6 +371,13 @@ class Toolbox:
             self._store = None
 
     # -- the parts the steps need -------------------------------------------------------------
+
+    @property
+    def outputs(self) -> Outputs | None:
+        """What labels and screens the answers (`toolgen.runtime.outputs`); None when no tool
+        is to be labelled and no screen was given. A caller that calls a `Lane` itself
+        passes its answers through it (`toolgen serve`)."""
+        return self._outputs
 
     @property
     def timeout(self) -> Timeout:

@@ -4,7 +4,10 @@ A success is the data as `structuredContent`, wrapped as `{"result": ...}` when 
 `outputSchema` wraps the return type (`schema_ops.wraps`, the renderer's own rule), with the
 same JSON as text; a tool without an `outputSchema` answers the text only. An error is
 `isError: true` with the envelope `{"status": "error", "error": {...}}` as structured content
-and as text. Needs the MCP SDK (`toolgen[serve]`).
+and as text. Data of untrusted provenance (an open-world tool's: `toolgen.runtime.outputs`)
+cannot be labelled inside the data (the structured content must match the `outputSchema`), so
+its label is the result's `_meta`: `{"io.toolgen/provenance": {"source", "trusted": false,
+"note"}}`. Needs the MCP SDK (`toolgen[serve]`).
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ import mcp_types as types
 
 from toolgen.descriptor import ToolDescriptor
 from toolgen.runtime.context import ConfirmationRequest, StepUpRequest
-from toolgen.runtime.result import ToolResult
+from toolgen.runtime.result import ToolResult, labelled
 from toolgen.schema_ops import wraps
 
 #: The one-field form a person answers to confirm a call.
@@ -46,6 +49,9 @@ STEP_UP_SCHEMA: dict[str, Any] = {
 
 log = logging.getLogger("toolgen.runtime")
 
+#: The `_meta` key of a result's provenance label (the prefix of toolgen's own `_meta` keys).
+PROVENANCE_META = "io.toolgen/provenance"
+
 
 def _json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, allow_nan=False)
@@ -67,13 +73,18 @@ def call_tool_result(
             structured_content=envelope,
             is_error=True,
         )
+    labels: dict[str, Any] = {}
+    if result.provenance is not None:
+        labels["meta"] = {PROVENANCE_META: labelled(result.provenance)}
     if output_schema is None:
-        return types.CallToolResult(content=[types.TextContent(text=_json(result.data))])
+        return types.CallToolResult(content=[types.TextContent(text=_json(result.data))], **labels)
     if wrapped is None:
         wrapped = wraps(descriptor.returns.schema_)
     structured = {"result": result.data} if wrapped else result.data
     return types.CallToolResult(
-        content=[types.TextContent(text=_json(structured))], structured_content=structured
+        content=[types.TextContent(text=_json(structured))],
+        structured_content=structured,
+        **labels,
     )
 
 
