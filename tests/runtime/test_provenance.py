@@ -167,6 +167,8 @@ def test_open_world_data_is_labelled_and_kept(project: Project, timeout: float |
         assert text.startswith('{"status": "ok", "provenance": {"source": "open_world"')
         assert json.loads(text) == {"status": "ok", "provenance": LABEL, "data": PAGE}
         assert '\\"post\\"' in text and "\\n</data>" in text
+        # read back (as a store's text is), the label reads as the same provenance
+        assert ToolResult.from_json("fetch_page", text, "t").provenance == "open_world"
     result = asyncio.run(box.acall("fetch_feed", {"url": "u"}))
     assert result.provenance == "open_world" and result.envelope()["data"] == [INJECTION]
 
