@@ -642,3 +642,36 @@ def test_a_generated_file_changed_behind_the_stamp_is_read(
     assert run("build", cwd=shop.root).code == 0
     assert '"fnid"' not in target.read_text()
     assert run("check", "--no-cache", cwd=shop.root).code == 0
+
+
+@pytest.mark.parametrize("stored", ["missing", None, 5, ["shown"], {"text": "x"}])
+def test_a_render_without_a_text_description_is_a_miss(shop: Project, run, stored: Any) -> None:  # type: ignore[no-untyped-def]
+    """An entry written before the render kept its description, or one whose description is
+    not a text, is a miss for a spooled build (the command line) and an in-memory one alike."""
+    folder = shop.root / ".toolgen_cache"
+    assert run("build", cwd=shop.root).code == 0
+    for entry in (folder / "units").glob("*.json"):
+        data = cache.load_entry(folder, "units", entry.stem)
+        for tool in data["tools"]:
+            if stored == "missing":
+                del tool["render"]["description"]
+            else:
+                tool["render"]["description"] = stored
+        store_entry(folder, "units", entry.stem, data)  # sealed as toolgen seals it
+    (shop.out / "docs" / "tools.md").unlink()
+    result = run("build", cwd=shop.root)
+    assert (result.code, result.err) == (0, "")
+    _same_as_cold(shop, run)
+    for entry in (folder / "units").glob("*.json"):
+        entry.unlink()
+    cold, first = _units(shop)  # stores entries under the test key: damaged the same way
+    untouched = 0  # the units of files without tools
+    for entry in (folder / "units").glob("*.json"):
+        data = cache.load_entry(folder, "units", entry.stem)
+        untouched += not data["tools"]
+        for tool in data["tools"]:
+            tool["render"].pop("description")
+        store_entry(folder, "units", entry.stem, data)
+    warm, used = _units(shop)
+    assert (first.hits, warm, used.hits) == (0, cold, untouched)
+    assert _units(shop)[1].hits == used.files  # stored again whole: all hits now

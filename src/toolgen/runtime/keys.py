@@ -50,10 +50,18 @@ def generate_idempotency_key(tool_name: str, arguments: Mapping[str, Any] | str 
 
     Raises TypeError for a tool name that is no text, arguments that are no object, a value
     JSON cannot carry (bytes, a set, an object) or an object name that is no text; ValueError
-    for NaN or an infinity, and for JSON text that is not one object (malformed, cut short,
-    repeating a name)."""
+    for NaN or an infinity, for JSON text that is not one object (malformed, cut short,
+    repeating a name), and for arguments nested deeper than Python recurses or that hold
+    themselves."""
     if not isinstance(tool_name, str):
         raise TypeError(f"the tool name must be text, not {type(tool_name).__name__}")
+    try:
+        return _key(tool_name, arguments)
+    except RecursionError:  # a model's `[[[...` or an object that holds itself
+        raise ValueError("the arguments are nested too deeply, or hold themselves") from None
+
+
+def _key(tool_name: str, arguments: Mapping[str, Any] | str | None) -> str:
     given = _parsed(arguments) if isinstance(arguments, str) else arguments
     if given is None:
         given = {}
