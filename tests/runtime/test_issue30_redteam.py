@@ -95,6 +95,18 @@ def box(root: Path, **options: Any) -> Toolbox:
 # -- the output screen -------------------------------------------------------------------------
 
 
+def test_a_replacement_for_a_tool_that_returns_nothing_is_checked(root: Path) -> None:
+    """`note` returns nothing (its return schema is null): a screen cannot make it answer
+    data, while a replacement of None passes."""
+    screened = box(root, screen=lambda tool, result, context: Replace({"smuggled": "x"}))
+    result = screened.call("note", {"text": "hi"})
+    assert result.error is not None and result.error["code"] == "OUTPUT_BLOCKED"
+    nothing = box(root, screen=lambda tool, result, context: Replace(None)).call(
+        "note", {"text": "hi"}
+    )
+    assert nothing.ok and nothing.data is None
+
+
 @pytest.mark.parametrize("data", [math.nan, {"a": math.inf}, object()])
 def test_a_replacement_json_cannot_carry_is_blocked(root: Path, data: Any) -> None:
     screened = box(root, screen=lambda tool, result, context: Replace({"text": data}))

@@ -203,6 +203,8 @@ class Outputs:
         )
         if not checked.ok:
             return None
+        if checked.data is not None and descriptor.returns.schema_ == {"type": "null"}:
+            return None  # a tool that returns nothing (`returns` has no validator for it)
         return ToolResult(
             result.tool,
             True,
