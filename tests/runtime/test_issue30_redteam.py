@@ -16,8 +16,10 @@ from toolgen.runtime import (
     CallContext,
     Replace,
     Toolbox,
+    ToolChoice,
     ToolResult,
     generate_idempotency_key,
+    loop_openai_chat,
 )
 from toolgen.runtime.approval import usable
 
@@ -218,3 +220,174 @@ def test_deep_or_cyclic_arguments_are_a_value_error() -> None:
     assert generate_idempotency_key("t", '{"a": [[[]]]}') == generate_idempotency_key(
         "t", {"a": [[[]]]}
     )
+
+
+# -- the loops ---------------------------------------------------------------------------------
+
+REPO = Path(__file__).resolve().parent.parent.parent
+ADD = {"operation": "add", "a": 2, "b": 3}
+
+
+@pytest.fixture
+def repo_box() -> Iterator[tuple[Toolbox, list[dict[str, Any]]]]:
+    runs: list[dict[str, Any]] = []
+
+    def calculator(operation: str, a: float, b: float) -> float:
+        runs.append({"operation": operation, "a": a, "b": b})
+        return a + b
+
+    yield (
+        Toolbox.load(
+            REPO / "generated",
+            store="memory://",
+            audit=lambda event: None,
+            handlers={"calculator": calculator},
+        ),
+        runs,
+    )
+
+
+def _chat(*calls: tuple[str | None, str, Any], finish: str = "tool_calls") -> dict[str, Any]:
+    tool_calls = [
+        {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
+        for call_id, name, arguments in calls
+    ]
+    message = {"role": "assistant", "content": None, "tool_calls": tool_calls or None}
+    return {"choices": [{"message": message, "finish_reason": finish}]}
+
+
+def _answers(transcript: list[Any]) -> dict[str, list[dict[str, Any]]]:
+    found: dict[str, list[dict[str, Any]]] = {}
+    for item in transcript:
+        if isinstance(item, dict) and item.get("role") == "tool":
+            found.setdefault(item["tool_call_id"], []).append(json.loads(item["content"]))
+    return found
+
+
+def test_a_model_that_repeats_a_call_forever_stops_at_the_turn_limit(
+    repo_box: tuple[Toolbox, list[dict[str, Any]]],
+) -> None:
+    toolbox, runs = repo_box
+    asked = [0]
+
+    def model(transcript: list[Any], **request: Any) -> Any:
+        asked[0] += 1
+        return _chat((f"c{asked[0]}", "calculator", json.dumps(ADD)))
+
+    result = loop_openai_chat(model, [{"role": "user", "content": "hi"}], toolbox, max_turns=3)
+    assert (result.reason, result.turns, asked[0], len(runs)) == ("turn_limit", 3, 3, 3)
+    assert sorted(_answers(result.transcript)) == ["c1", "c2", "c3"]
+
+
+def test_duplicate_call_ids_are_each_answered_once(
+    repo_box: tuple[Toolbox, list[dict[str, Any]]],
+) -> None:
+    toolbox, runs = repo_box
+    replies = iter([_chat(("same", "calculator", json.dumps(ADD)), ("same", "calculator", "{}"))])
+
+    def model(transcript: list[Any], **request: Any) -> Any:
+        return next(replies, _chat(finish="stop"))
+
+    result = loop_openai_chat(model, [], toolbox, context=CallContext(idempotency_key="k" * 16))
+    [first, second] = _answers(result.transcript)["same"]
+    assert first["status"] == "ok" and second["error"]["code"] == "VALIDATION_ERROR"
+    assert len(runs) == 1
+
+
+def test_a_forbidden_tool_called_in_a_loop_is_unknown(
+    repo_box: tuple[Toolbox, list[dict[str, Any]]],
+) -> None:
+    toolbox, _ = repo_box
+    replies = iter([_chat(("c1", "read_private_key", "{}"))])
+
+    def model(transcript: list[Any], **request: Any) -> Any:
+        return next(replies, _chat(finish="stop"))
+
+    result = loop_openai_chat(model, [], toolbox)
+    [answer] = _answers(result.transcript)["c1"]
+    assert answer["error"]["code"] == "NOT_FOUND", answer
+    with pytest.raises(ValueError, match="unknown tool"):
+        loop_openai_chat(model, [], toolbox, tool_choice=ToolChoice.tool("read_private_key"))
+
+
+@pytest.mark.parametrize("garbage", [None, 5, "text", {}, {"choices": []}, [], {"choices": None}])
+def test_a_model_answering_garbage_ends_the_loop(
+    repo_box: tuple[Toolbox, list[dict[str, Any]]], garbage: Any
+) -> None:
+    toolbox, runs = repo_box
+    transcript: list[Any] = []
+    result = loop_openai_chat(lambda messages, **request: garbage, transcript, toolbox)
+    assert result.transcript == [] and runs == []
+
+
+@pytest.mark.parametrize("escape", [KeyboardInterrupt, SystemExit])
+def test_a_model_raising_an_escape_mid_loop_leaves_every_call_answered(
+    repo_box: tuple[Toolbox, list[dict[str, Any]]], escape: type[BaseException]
+) -> None:
+    toolbox, runs = repo_box
+    replies = iter([_chat(("c1", "calculator", json.dumps(ADD)))])
+
+    def model(transcript: list[Any], **request: Any) -> Any:
+        for reply in replies:
+            return reply
+        raise escape
+
+    transcript: list[Any] = []
+    with pytest.raises(escape):
+        loop_openai_chat(model, transcript, toolbox)
+    assert len(runs) == 1 and list(_answers(transcript)) == ["c1"]
+
+
+def test_huge_arguments_are_refused_not_run(
+    repo_box: tuple[Toolbox, list[dict[str, Any]]],
+) -> None:
+    toolbox, runs = repo_box
+    huge = '{"operation": "add", "a": 1, "b": 2, "x": "' + "y" * 5_000_000 + '"}'
+    deep = '{"operation": "add", "a": 1, "b": 2, "x": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    replies = iter([_chat(("c1", "calculator", huge), ("c2", "calculator", deep))])
+
+    def model(transcript: list[Any], **request: Any) -> Any:
+        return next(replies, _chat(finish="stop"))
+
+    result = loop_openai_chat(model, [], toolbox)
+    answers = _answers(result.transcript)
+    assert answers["c1"][0]["status"] == answers["c2"][0]["status"] == "error"
+    assert runs == []
+
+
+@pytest.mark.parametrize(
+    ("choice", "calls"),
+    [
+        (ToolChoice.none(), [("c1", "calculator")]),
+        (ToolChoice.tool("get_weather"), [("c1", "get_weather"), ("c2", "calculator")]),
+    ],
+    ids=["none", "another-tool"],
+)
+def test_calls_a_tool_choice_did_not_allow_are_not_run(
+    repo_box: tuple[Toolbox, list[dict[str, Any]]],
+    choice: ToolChoice,
+    calls: list[tuple[str, str]],
+) -> None:
+    """A model (or a server that does not enforce the option) that calls what the turn's tool
+    choice did not allow: none of that reply's calls runs, each is answered, and the loop goes
+    on, the next turn free to call."""
+    toolbox, runs = repo_box
+    arguments = {"calculator": json.dumps(ADD), "get_weather": '{"location": "Lisbon"}'}
+    replies = iter(
+        [
+            _chat(*[(call_id, name, arguments[name]) for call_id, name in calls]),
+            _chat(("c9", "calculator", json.dumps(ADD))),
+        ]
+    )
+
+    def model(transcript: list[Any], **request: Any) -> Any:
+        return next(replies, _chat(finish="stop"))
+
+    result = loop_openai_chat(model, [], toolbox, tool_choice=choice)
+    answers = _answers(result.transcript)
+    for call_id, _ in calls:
+        [answer] = answers[call_id]
+        assert answer["error"]["code"] == "VALIDATION_ERROR"
+        assert "tool choice" in answer["error"]["message"]
+    assert answers["c9"][0]["status"] == "ok" and len(runs) == 1
+    assert (result.reason, result.turns) == ("end_turn", 3)

@@ -17,7 +17,9 @@ other, and the calls of a reply that stopped for another reason (cut off at its 
 filtered) are answered with a `VALIDATION_ERROR` and never run, as their arguments may be
 partial. `request` is `{"tool_choice": ...}` (Gemini's `{"tool_config": ...}`) on the first
 turn when a `ToolChoice` is given, and empty after it: a forced choice sent on every turn
-would never let the model stop.
+would never let the model stop. A first reply that breaks the choice (calls under `none`, a
+call of another tool than the one named: a model or a server that does not enforce it) has
+none of its calls run: each is answered with a `VALIDATION_ERROR`, and the loop goes on.
 
 The steps are one generator (`_steps`) that asks for the model's response and for a turn's
 answers; `run` and `arun` fulfil those asks, the one from sync code, the other awaiting.
@@ -33,6 +35,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 from toolgen.runtime.adapters import Job, answer_here, error
+from toolgen.runtime.values import quote
 
 if TYPE_CHECKING:
     from toolgen.runtime.choice import ToolChoice
@@ -196,6 +199,12 @@ def _steps(
             if turn.jobs:
                 transcript.extend(platform.answered(_not_run(turn), response))
             return LoopResult(turn.reason, turn.stop, response, transcript, turns)
+        # the vendor enforces the choice; a model or a server that does not is not obeyed
+        broken = _broken(tool_choice, turn.jobs) if turns == 1 else None
+        if broken is not None:
+            transcript.extend(turn.said)
+            transcript.extend(platform.answered(_refused(turn.jobs, broken), response))
+            continue
         # the calls with their answers or not at all: a turn interrupted leaves none unanswered
         answers = platform.answered((yield _Answer(turn.calls)), response) if turn.jobs else []
         transcript.extend(turn.said)
@@ -212,13 +221,34 @@ def _not_run(turn: Turn) -> list[dict[str, Any]]:
         f"the reply stopped ({turn.stop or turn.reason}) before it was complete, so this "
         "call may be incomplete and was not run"
     )
-    jobs = [
+    return _refused(turn.jobs, message, turn.recovery)
+
+
+def _broken(choice: ToolChoice | None, jobs: list[Job]) -> str | None:
+    """Why the calls of a reply to a request with `choice` are not to run: it said `none`
+    and the model called, or it named a tool and the model called another; None when they
+    keep to it."""
+    if choice is None or not jobs:
+        return None
+    if choice.mode == "none":
+        allowed = "no tool call"
+    elif choice.mode == "tool" and any(job.name != choice.name for job in jobs):
+        allowed = f"calls of {quote(choice.name)} only"
+    else:
+        return None
+    return f"this turn's tool choice allowed {allowed}, so no call of the reply was run"
+
+
+def _refused(jobs: list[Job], message: str, recovery: str | None = None) -> list[dict[str, Any]]:
+    """The answers to `jobs`, none run: each a `VALIDATION_ERROR` saying `message`, or the
+    answer the adapter made itself."""
+    refused = [
         dataclasses.replace(
-            job, refused=job.refused or error("VALIDATION_ERROR", message, 400, turn.recovery)
+            job, refused=job.refused or error("VALIDATION_ERROR", message, 400, recovery)
         )
-        for job in turn.jobs
+        for job in jobs
     ]
-    return answer_here(jobs, _never, 1)
+    return answer_here(refused, _never, 1)
 
 
 def _never(name: str, arguments: Any, call_id: str | None) -> Callable[[], Any]:
