@@ -4,6 +4,7 @@ misbehaving caller or hook."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import math
 from collections.abc import Iterator
@@ -13,6 +14,7 @@ from typing import Any
 import pytest
 
 from toolgen.runtime import (
+    Block,
     CallContext,
     Replace,
     Toolbox,
@@ -391,3 +393,68 @@ def test_calls_a_tool_choice_did_not_allow_are_not_run(
         assert "tool choice" in answer["error"]["message"]
     assert answers["c9"][0]["status"] == "ok" and len(runs) == 1
     assert (result.reason, result.turns) == ("end_turn", 3)
+
+
+# -- approval links on every way a call takes ---------------------------------------------------
+
+TRANSFER = {"amount": 5, "to": "acct", "idempotency_key": "0123456789abcdef"}
+PAYER = CallContext(principal="user-42", scopes={"payments:send"}, trace_id="trace-1")
+
+
+def test_an_async_maker_that_waits_gives_its_link_from_sync_code(
+    make_box: Any, handlers: Any
+) -> None:
+    async def link(request: Any) -> str:
+        await asyncio.sleep(0.001)  # a real wait: the maker asks a service
+        return "https://approve.example.com/r/1"
+
+    toolbox = make_box(approval_url=link)
+    result = toolbox.call("transfer", TRANSFER, context=PAYER)
+    assert result.error is not None and result.error["approval_url"].endswith("/r/1")
+    [answer] = toolbox.handle_openai_chat(
+        [
+            {
+                "id": "c",
+                "type": "function",
+                "function": {"name": "transfer", "arguments": json.dumps(TRANSFER)},
+            }
+        ],
+        context=PAYER,
+    )
+    assert json.loads(answer["content"])["error"]["approval_url"].endswith("/r/1")
+
+
+def test_an_async_screen_that_waits_works_from_sync_code(root: Path) -> None:
+    async def screen(tool: str, result: ToolResult, context: CallContext) -> Any:
+        await asyncio.sleep(0.001)
+        return Replace({"text": "screened"})
+
+    toolbox = box(root, screen=screen)
+    assert toolbox.call("fetch", {"url": "u"}).data == {"text": "screened"}
+    [answer] = toolbox.handle_openai_chat(
+        [
+            {
+                "id": "c",
+                "type": "function",
+                "function": {"name": "fetch", "arguments": '{"url": "u"}'},
+            }
+        ]
+    )
+    assert json.loads(answer["content"])["data"] == {"text": "screened"}
+    assert asyncio.run(toolbox.acall("fetch", {"url": "u"})).data == {"text": "screened"}
+
+
+@pytest.mark.parametrize("reason", ["\ud800 lone", "x" * 1_000_000, 5, "", None])
+def test_any_block_reason_is_audited_and_never_shown(
+    root: Path, tmp_path: Path, reason: Any
+) -> None:
+    log = tmp_path / "audit.jsonl"
+    screened = box(root, audit=str(log), screen=lambda tool, result, context: Block(reason))
+    result = screened.call("fetch", {"url": "u"})
+    assert result.error is not None and result.error["code"] == "OUTPUT_BLOCKED"
+    assert "lone" not in result.to_json() and "xxx" not in result.to_json()
+    asyncio.run(screened.aclose())
+    events = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+    assert events[-1]["decision"] == "blocked"
+    given = reason if isinstance(reason, str) and reason else "the output screen"
+    assert events[-1]["reason"] == given.replace("\ud800", "\\ud800")
