@@ -21,6 +21,8 @@ from toolgen.runtime import (
     ToolChoice,
     ToolResult,
     generate_idempotency_key,
+    loop_anthropic,
+    loop_gemini,
     loop_openai_chat,
 )
 from toolgen.runtime.approval import usable
@@ -458,3 +460,49 @@ def test_any_block_reason_is_audited_and_never_shown(
     assert events[-1]["decision"] == "blocked"
     given = reason if isinstance(reason, str) and reason else "the output screen"
     assert events[-1]["reason"] == given.replace("\ud800", "\\ud800")
+
+
+def test_a_broken_tool_choice_is_answered_in_each_platforms_form(
+    repo_box: tuple[Toolbox, list[dict[str, Any]]],
+) -> None:
+    """Anthropic's `tool_result` blocks in one user message, Gemini's `function_response`
+    parts: the refused calls answered as the platform wants them, the loop going on."""
+    toolbox, runs = repo_box
+    use = {"type": "tool_use", "id": "t1", "name": "calculator", "input": ADD}
+    anthropic_replies = iter([{"role": "assistant", "content": [use], "stop_reason": "tool_use"}])
+    done = {
+        "role": "assistant",
+        "content": [{"type": "text", "text": "ok"}],
+        "stop_reason": "end_turn",
+    }
+    result = loop_anthropic(
+        lambda messages, **request: next(anthropic_replies, done),
+        [],
+        toolbox,
+        tool_choice=ToolChoice.none(),
+    )
+    [answer] = result.transcript[1]["content"]
+    assert answer["tool_use_id"] == "t1" and answer["is_error"] is True
+    assert "tool choice" in answer["content"]
+    call = {"function_call": {"name": "calculator", "args": ADD}}
+    gemini_replies = iter(
+        [{"candidates": [{"content": {"role": "model", "parts": [call]}, "finish_reason": "STOP"}]}]
+    )
+    stop = {
+        "candidates": [
+            {"content": {"role": "model", "parts": [{"text": "ok"}]}, "finish_reason": "STOP"}
+        ]
+    }
+    result = loop_gemini(
+        lambda contents, **request: next(gemini_replies, stop),
+        [],
+        toolbox,
+        tool_choice=ToolChoice.tool("get_weather"),
+    )
+    [part] = result.transcript[1]["parts"]
+    response = part["function_response"]["response"]
+    assert (
+        response["error"]["code"] == "VALIDATION_ERROR"
+        and "tool choice" in response["error"]["message"]
+    )
+    assert runs == [] and result.reason == "end_turn"
