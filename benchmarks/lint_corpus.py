@@ -87,6 +87,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--corpus", nargs="+", default=[str(SHARED), str(DRAW)])
     ap.add_argument("--platforms", choices=["mcp"], default=None)
     ap.add_argument("--examples", nargs="*", default=[], metavar="CODE")
+    ap.add_argument("--seed", type=int, default=30, help="draws the --examples sample")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--cache", default=str(Path(tempfile.gettempdir()) / "realworld-wheels"))
     args = ap.parse_args(argv)
@@ -115,8 +116,8 @@ def main(argv: list[str] | None = None) -> int:
     per_tool = warnings / tools if tools else 0.0
     for code in args.examples:
         picked = examples.get(code, [])
-        print(f"\n{code}: {len(picked)} (up to 25 drawn with seed 30)")
-        for line in sorted(random.Random(30).sample(picked, min(25, len(picked)))):
+        print(f"\n{code}: {len(picked)} (up to 25 drawn with seed {args.seed})")
+        for line in sorted(random.Random(args.seed).sample(picked, min(25, len(picked)))):
             print(line)
     print(
         f"\nwarnings per tool: {per_tool:.3f} ({warnings} warnings, {errors} errors, {tools} tools)"

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
+
+from pydantic import Field
 
 from toolgen import tool
 
@@ -25,9 +27,10 @@ class AdminTools:
     )
     def delete_user(
         self,
-        user_id: str,
+        user_id: Annotated[str, Field(max_length=64)],
+        environment: Literal["staging", "production"] = "staging",
         mode: Literal["soft", "hard"] = "soft",
-        confirm_email: str | None = None,
+        confirm_email: Annotated[str, Field(max_length=254)] | None = None,
     ) -> None:
         """Delete a user account and revoke its sessions.
 
@@ -35,6 +38,8 @@ class AdminTools:
 
         Args:
             user_id: Identifier of the account to delete.
+            environment: Where the account lives; only a call that says production
+                deletes a real customer.
             mode: Soft deletes keep the data for 30 days.
             confirm_email: The account's email, as a check that the right user is deleted.
 
@@ -48,12 +53,12 @@ class AdminTools:
         Examples:
             Soft-delete an account:
 
-            >>> delete_user(user_id="u-42")
+            >>> delete_user(user_id="u-42", environment="production")
             null
 
             An unknown user:
 
-            >>> delete_user(user_id="u-0")
+            >>> delete_user(user_id="u-0", environment="production")
             {"error": {"code": "NOT_FOUND", "message": "no user u-0"}}
 
         Side Effects:

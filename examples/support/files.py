@@ -1,6 +1,8 @@
 """File tools, registered the way many servers do it: inside a registration function."""
 
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic import Field
 
 from toolgen import tool
 
@@ -16,7 +18,7 @@ def register(server: Any) -> None:
         latency_p50_ms=40,
     )
     def create_download_link(
-        file_id: str,
+        file_id: Annotated[str, Field(max_length=64)],
         expires_in_minutes: "int" = 60,
     ) -> str:
         """Create a temporary download link for a stored file.
@@ -62,7 +64,7 @@ def register(server: Any) -> None:
         version="1.0.0",
         latency_p50_ms=15,
     )
-    def read_private_key(key_name: str) -> str:
+    def read_private_key(key_name: Annotated[str, Field(max_length=128)]) -> str:
         """Read a private key from the secret store.
 
         Never exposed to a model; kept for the audit trail.

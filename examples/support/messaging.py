@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import uuid
-from typing import Annotated, Optional
+from typing import Annotated, Literal, Optional
 
 from pydantic import Field
 
@@ -79,7 +79,7 @@ def send_email(
 )
 def send_external_email(
     to: Annotated[str, Field(pattern=r"^[^@\s]+@[^@\s]+$")],
-    subject: str,
+    subject: Annotated[str, Field(max_length=150)],
     body: str,
     idempotency_key: uuid.UUID,
     reason: Optional[str] = None,
@@ -132,9 +132,10 @@ def send_external_email(
 )
 def bulk_send_emails(
     recipients: Annotated[list[Recipient], Field(min_length=1, max_length=500)],
-    subject: str,
+    subject: Annotated[str, Field(max_length=150)],
     body: str,
     idempotency_key: uuid.UUID,
+    environment: Literal["staging", "production"] = "staging",
     dry_run: bool = True,
 ) -> list[DeliveryReport]:
     """Send the same email to many customers at once.
@@ -146,6 +147,7 @@ def bulk_send_emails(
         subject: Subject line.
         body: Plain-text body.
         idempotency_key: Client-chosen key that makes retries safe.
+        environment: Where to send from; staging delivers only to the test inboxes.
         dry_run: Only report what would be sent.
 
     Returns:
@@ -157,12 +159,12 @@ def bulk_send_emails(
     Examples:
         Preview a notice to two customers:
 
-        >>> bulk_send_emails(recipients=[{"email": "a@example.com"}, {"email": "b@example.com"}], subject="Maintenance", body="Sunday 02:00 UTC.", idempotency_key="7a8b9c0d-1e2f-4a3b-8c4d-5e6f7a8b9c0d")
+        >>> bulk_send_emails(recipients=[{"email": "a@example.com"}, {"email": "b@example.com"}], subject="Maintenance", body="Sunday 02:00 UTC.", environment="production", idempotency_key="7a8b9c0d-1e2f-4a3b-8c4d-5e6f7a8b9c0d")
         [{"message_id": "dry-1", "status": "queued"}, {"message_id": "dry-2", "status": "queued"}]
 
         An empty recipient list is rejected:
 
-        >>> bulk_send_emails(recipients=[], subject="Maintenance", body="Sunday.", idempotency_key="7a8b9c0d-1e2f-4a3b-8c4d-5e6f7a8b9c0e")
+        >>> bulk_send_emails(recipients=[], subject="Maintenance", body="Sunday.", environment="production", idempotency_key="7a8b9c0d-1e2f-4a3b-8c4d-5e6f7a8b9c0e")
         {"error": {"code": "VALIDATION_ERROR", "message": "recipients must not be empty"}}
 
     Idempotency:

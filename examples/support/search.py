@@ -118,7 +118,7 @@ def ticket_search(
     cost_hint="cheap",
 )
 def get_weather(
-    location: Annotated[str, Field(min_length=2)],
+    location: Annotated[str, Field(min_length=2, max_length=100)],
     units: Literal["metric", "imperial"] = "metric",
 ) -> Forecast:
     """Get the current weather for a city or place name.

@@ -78,7 +78,7 @@ def create_ticket(
     latency_p50_ms=90,
 )
 def create_task(
-    title: str,
+    title: Annotated[str, Field(max_length=200)],
     idempotency_key: uuid.UUID,
     priority: Priority = Priority.NORMAL,
     due: dt.date | None = None,

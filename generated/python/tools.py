@@ -53,6 +53,8 @@ class BulkSendEmailsArgs(TypedDict):
     body: str
     #: Client-chosen key that makes retries safe.
     idempotency_key: str
+    #: Where to send from; staging delivers only to the test inboxes.
+    environment: NotRequired[Literal["staging", "production"]]
     #: Only report what would be sent.
     dry_run: NotRequired[bool]
 
@@ -110,6 +112,8 @@ class CreateTicketArgs(TypedDict):
 class DeleteUserArgs(TypedDict):
     #: Identifier of the account to delete.
     user_id: str
+    #: Where the account lives; only a call that says production deletes a real customer.
+    environment: NotRequired[Literal["staging", "production"]]
     #: Soft deletes keep the data for 30 days.
     mode: NotRequired[Literal["soft", "hard"]]
     #: The account's email, as a check that the right user is deleted.

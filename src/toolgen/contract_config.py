@@ -32,7 +32,7 @@ CONTRACT_KEYS = tuple(sorted((TOOL_KEYWORDS - {"name"}) | set(HINT_KEYS) | {"err
 #: What an `errors` entry given as a table may have (`Errors:` states the same).
 ERROR_KEYS = ("description", "http_status", "retryable", "recovery")
 #: What an `examples` entry may have.
-EXAMPLE_KEYS = ("prompt", "arguments", "result", "error")
+EXAMPLE_KEYS = ("prompt", "arguments", "result", "error", "notes")
 
 
 @dataclass(frozen=True)

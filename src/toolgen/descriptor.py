@@ -97,10 +97,13 @@ class Idempotency(_Block):
 
 
 class Example(_Block):
-    prompt: str | None = None
+    prompt: str | None = Field(None, description="What a user says that this call answers.")
     arguments: dict[str, Any]
     result: Any = None
     error: dict[str, Any] | None = None
+    notes: str | None = Field(
+        None, description="One sentence on what the example shows that its call does not."
+    )
 
 
 class RateLimits(_Block):

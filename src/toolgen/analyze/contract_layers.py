@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from toolgen.contract_config import HINT_KEYS, ContractEntry, table_key
+from toolgen.contract_config import EXAMPLE_KEYS, HINT_KEYS, ContractEntry, table_key
 from toolgen.descriptor import DEFAULT_RISK, RISK_DEFAULTS, STANDARD_ERRORS, Layer
 from toolgen.diagnostics import Diagnostic, Location, cut
 
@@ -168,7 +168,7 @@ def table_examples(
             message = f"examples[{number}]: a TOML date or time is no JSON value; write a string"
             problems.append(Diagnostic("TG307", message, at))
             continue
-        example = {k: given[k] for k in ("prompt", "arguments", "result", "error") if k in given}
+        example = {k: given[k] for k in EXAMPLE_KEYS if k in given}
         error = example.get("error")
         coded = isinstance(error, dict) and isinstance(error.get("code"), str)
         if error is not None and not coded:

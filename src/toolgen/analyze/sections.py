@@ -6,7 +6,8 @@ Grammar (DESIGN §1):
   with an optional `Recovery: ...` sentence. Standard codes get taxonomy defaults.
 - `Examples:` doctest style: prose lines are the prompt, `>>> name(k=v, ...)` the call (keyword
   arguments, literal values), the following lines the result as JSON or a Python literal; a result
-  `{"error": {...}}` is an error example.
+  `{"error": {...}}` is an error example. A line `Notes: ...` after the result (continued on the
+  lines below it) is the example's notes: one sentence on what it shows.
 - `Idempotency:` `key: value` lines for idempotent, safe, destructive, open_world.
 - `Side Effects:` / `Permissions:` bullet lines.
 """
@@ -26,8 +27,14 @@ from toolgen.diagnostics import Diagnostic, Location
 IDEMPOTENCY_KEYS = ("idempotent", "safe", "destructive", "open_world")
 _CODE = re.compile(r"^[A-Z][A-Z0-9_]*$")
 _RECOVERY = re.compile(r"\s*\bRecovery:\s*", re.IGNORECASE)
+_NOTES = re.compile(r"^Notes:\s*", re.IGNORECASE)
 _TRUE = {"true", "yes"}
 _FALSE = {"false", "no"}
+
+
+def _new_block() -> dict[str, Any]:
+    """An example being read: its prompt's lines, its call's, its result's, its notes'."""
+    return {"prose": [], "call": [], "result": [], "notes": [], "at": None}
 
 
 class SectionReader:
@@ -142,24 +149,26 @@ class SectionReader:
     def examples(self, section: Section, names: set[str]) -> list[tuple[dict[str, Any], DocLine]]:
         """Each example as a descriptor dict, with the line of its call for later checks."""
         blocks: list[dict[str, Any]] = []
-        current: dict[str, Any] = {"prose": [], "call": [], "result": [], "at": None}
+        current = _new_block()
         lines = [*dedent(section.lines), DocLine("", 0, 1)]
         for line in lines:
             text = line.text.strip()
             if text.startswith(">>>"):
                 if current["call"]:
                     blocks.append(current)
-                    current = {"prose": [], "call": [], "result": [], "at": None}
+                    current = _new_block()
                 current["call"].append(text[3:].strip())
                 current["at"] = line
             elif text.startswith("...") and current["call"] and not current["result"]:
                 current["call"].append(text[3:].strip())
             elif not text:
-                if current["call"] and current["result"]:
+                if current["call"] and (current["result"] or current["notes"]):
                     blocks.append(current)
-                    current = {"prose": [], "call": [], "result": [], "at": None}
+                    current = _new_block()
                 elif current["prose"] and not current["call"]:
                     current["prose"].append("")
+            elif current["call"] and (current["notes"] or _NOTES.match(text)):
+                current["notes"].append(_NOTES.sub("", text, count=1))
             elif current["call"]:
                 current["result"].append(text)
             else:
@@ -236,4 +245,7 @@ class SectionReader:
                 example["error"] = error
             else:
                 example["result"] = result
+        notes = " ".join(n for n in block["notes"] if n).strip()
+        if notes:
+            example["notes"] = notes
         return example

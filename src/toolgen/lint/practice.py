@@ -119,15 +119,18 @@ def union_parameter(tool: ToolDescriptor, ctx: LintContext) -> Iterator[Finding]
             )
 
 
+def looks_like_choice(name: str, schema: dict[str, Any]) -> bool:
+    """Is parameter `name` a plain string that reads as a choice among values (TG908)?"""
+    plain = schema.get("type") == "string" and not (
+        {"enum", "const", "pattern", "format"} & set(schema)
+    )
+    text = schema.get("description", "")
+    return plain and bool(_ENUM_PROSE.search(text) or name.lower() in _ENUM_NAMES)
+
+
 def enum_in_prose(tool: ToolDescriptor, ctx: LintContext) -> Iterator[Finding]:
     for name, schema in tool.parameters.get("properties", {}).items():
-        plain = schema.get("type") == "string" and not (
-            {"enum", "const", "pattern", "format"} & set(schema)
-        )
-        if not plain:
-            continue
-        text = schema.get("description", "")
-        if _ENUM_PROSE.search(text) or name.lower() in _ENUM_NAMES:
+        if looks_like_choice(name, schema):
             yield (
                 "TG908",
                 f"parameter `{name}` looks like a choice among values; use Literal[...] or an Enum",

@@ -138,6 +138,8 @@ def tool_section(tool: ToolDescriptor) -> str:
                 "```",
                 "",
             ]
+            if example.notes:
+                lines += [example.notes, ""]
     return "\n".join(lines)
 
 
