@@ -206,3 +206,21 @@ def test_example_notes_are_read_from_the_docstring(project: Project, run) -> Non
     descriptor = (project.root / "generated" / "descriptors" / "lookup.json").read_text()
     assert '"notes": "The first hit only, not the others."' in descriptor
     assert '"result": "b"' in descriptor
+    docs = (project.root / "generated" / "docs" / "tools.md").read_text()
+    assert "The first hit only, not the others.\n" in docs
+
+
+def test_example_notes_from_a_contract_table(project: Project, run) -> None:  # type: ignore[no-untyped-def]
+    table = (
+        "[tool.toolgen.contract.lookup]\n"
+        'examples = [{prompt = "Find a", arguments = {query = "a"}, result = "b", '
+        'notes = "{notes}"}]\n'
+    )
+    result = _build(project, run, tool_source(), table.replace("{notes}", "Only the first."))
+    assert result.code == 0 and " TG939 " not in result.out, result.out
+    descriptor = (project.root / "generated" / "descriptors" / "lookup.json").read_text()
+    assert '"notes": "Only the first."' in descriptor
+    result = _build(project, run, tool_source(), table.replace("{notes}", "Only one. Not two."))
+    assert "TG939 [warning] tool lookup: example 1's notes are longer than one sentence" in (
+        result.out
+    )
