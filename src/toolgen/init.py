@@ -64,7 +64,9 @@ payloads beside it. Run `toolgen build` after every edit (or `toolgen build --wa
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
+
+from pydantic import Field
 
 from toolgen import ToolError, tool
 
@@ -78,7 +80,10 @@ GREETINGS = {"en": "Hello, {name}!", "fr": "Bonjour, {name} !", "de": "Hallo, {n
     version="1.0.0",
     latency_p50_ms=1,
 )
-def greet_user(name: str, language: Literal["en", "fr", "de"] = "en") -> str:
+def greet_user(
+    name: Annotated[str, Field(max_length=100)],
+    language: Literal["en", "fr", "de"] = "en",
+) -> str:
     """Write a one-sentence greeting for a user, in English, French or German.
 
     Read-only; it only builds the text and sends nothing.
