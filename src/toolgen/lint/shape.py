@@ -76,7 +76,7 @@ _QUANTITY: dict[str, str] = {
     **dict.fromkeys(("distance", "radius", "altitude", "elevation"), "length"),
     **dict.fromkeys(("weight", "mass"), "mass"),
     "temperature": "temperature",
-    **dict.fromkeys(("amount", "price", "cost", "fee", "balance", "salary", "budget"), "currency"),
+    **dict.fromkeys(("amount", "price", "cost", "fee", "balance", "salary"), "currency"),
 }
 #: Each kind's units as words; the one-letter ones (`s`, `m`, `c`) count in a name only.
 _UNITS: dict[str, frozenset[str]] = {
@@ -122,6 +122,15 @@ _COUNTED = frozenset(
      "factor", "score", "rank", "confidence", "tier", "steps", "retries", "attempts", "char",
      "chars", "characters", "bytes", "words", "lines", "rows", "pages"}
 )  # fmt: skip
+#: A sibling's word that makes a `temperature` a model's sampling temperature.
+_LLM_SETTINGS = frozenset({"model", "tokens", "top", "prompt", "llm"})
+#: What says an `amount` is money: the tool's name or description, or the parameter's text.
+_MONEY = re.compile(
+    r"pay|pric|invoic|charg|refund|transfer|currenc|money|balance|transaction|budget|cost|fee"
+    r"|deposit|withdraw|purchas|sale|billing|wallet|[$€£¥₹]|usd|eur\b|donat|tip\b|loan|swap"
+    r"|trade|order",
+    re.IGNORECASE,
+)
 #: How a name could say each kind's unit.
 _LIKE = {"time": "ms", "length": "m", "mass": "kg", "temperature": "celsius", "currency": "cents"}
 _DATE_TIME_NAME = re.compile(r"(?:^|_)(?:at|time|datetime|timestamp)$|^(?:since|until)$")
@@ -135,11 +144,24 @@ _ZONE = re.compile(
 
 
 def _states_unit(kind: str, words: list[str], text: str) -> bool:
-    """Does a name (its `words`) or its description (`text`) state a unit of `kind`?"""
-    units = _UNITS[kind]
-    if units & set(words) or _UNIT_SIGN.search(text):
+    """Does a name (its `words`) or its description (`text`) state a unit of `kind`? A name
+    that states a unit of any kind counts (`time_budget_sec`)."""
+    if any(units & set(words) for units in _UNITS.values()) or _UNIT_SIGN.search(text):
         return True
-    return any(len(w) > 1 and w in units for w in _words(text))
+    return any(len(w) > 1 and w in _UNITS[kind] for w in _words(text))
+
+
+def _unitless(tool: ToolDescriptor, words: list[str], text: str, siblings: set[str]) -> bool:
+    """Is a number whose name says quantity no quantity with a unit: its text says so, a
+    temperature beside a model's other settings, an `amount` in a tool about no money?"""
+    if _UNITLESS.search(text):
+        return True
+    if "temperature" in words and any(_LLM_SETTINGS & set(n.split("_")) for n in siblings):
+        return True
+    if "amount" in words and not {"price", "cost", "fee"} & set(words):
+        context = f"{tool.name} {tool.description} {text}"
+        return not _MONEY.search(context)
+    return False
 
 
 def units_stated(tool: ToolDescriptor, ctx: LintContext) -> Iterator[Finding]:
@@ -152,7 +174,7 @@ def units_stated(tool: ToolDescriptor, ctx: LintContext) -> Iterator[Finding]:
         kind = next((_QUANTITY[w] for w in words if w in _QUANTITY), None)
         if number and kind is not None and not _COUNTED & set(words):
             given = kind == "currency" and any("currency" in n.split("_") for n in siblings)
-            if given or _states_unit(kind, words, text) or _UNITLESS.search(text):
+            if given or _states_unit(kind, words, text) or _unitless(tool, words, text, siblings):
                 continue
             what = "currency" if kind == "currency" else "unit"
             like = _LIKE[kind]
@@ -217,7 +239,8 @@ def string_bounded(tool: ToolDescriptor, ctx: LintContext) -> Iterator[Finding]:
         yield (
             "TG933",
             f"string parameter `{name}` has no maxLength; bound it "
-            "(Annotated[str, Field(max_length=...)]) unless it is free text",
+            "(Annotated[str, Field(max_length=...)], or a Literal if it is a choice) unless "
+            "it is free text",
             ctx.params.get(name),
         )
 
