@@ -424,15 +424,19 @@ RULES: dict[str, Rule] = _rules(
      "`budget_catalog_tokens`."),
     ("TG932", I, "number or date-time without its unit, currency or time zone",
      "A parameter whose name says it is a duration (timeout, delay, interval, ttl), a distance "
-     "or weight, a temperature or money (amount, price, cost, fee, budget) is a number a model "
-     "must scale right; a date-time (format date-time, or a string named `*_at`, `*_time`, "
-     "`timestamp`) is read in some zone. State it in the name (`timeout_ms`, `amount_cents`, "
-     "`price_usd`) or the description (\"in seconds\", \"in EUR\", \"UTC\", \"ISO 8601 "
-     "with an offset\"); a `currency` or `timezone` parameter beside it states it too. A "
-     "number that is no quantity with a unit (a model's sampling temperature, a ranking "
-     "weight, an amount that counts things) is recognised by its text (\"sampling\", "
-     "\"number of\", \"between 0 and 1\") or its name (`token_budget`). "
-     "On the shared corpus it fires on 3 of 375 tools, all three right."),
+     "or weight, a temperature or money (amount, price, cost, fee, balance) is a number a "
+     "model must scale right; a date-time (format date-time, or a string named `*_at`, "
+     "`*_time`, `timestamp`) is read in some zone. State it in the name (`timeout_ms`, "
+     "`amount_cents`, `price_usd`) or the description (\"in seconds\", \"in EUR\", \"UTC\", "
+     "\"ISO 8601 with an offset\"); a currency or time zone parameter beside it states it "
+     "too. A number that is no quantity with a unit is left alone: its text says so "
+     "(\"sampling\", \"number of\", \"between 0 and 1\"), its name counts something "
+     "(`prediction_interval_level`, `cost_tokens`), a `temperature` sits beside a model's "
+     "settings, an `amount` is in a tool that is not about money. "
+     "Measured with toolgen's defaults: on the shared corpus it fires on 3 of 405 tools, all 3 "
+     "right; on the seeded draw on 104 of 6,507 tools read (126 parameters), and of a seeded "
+     "sample of 25 of them 1 was wrong (`min_cost_php`: a currency code the list lacks); the "
+     "rest were timeouts, intervals, distances and date-times that state no unit or zone."),
     ("TG933", I, "string parameter without maxLength that is not free text",
      "Bound every string that is not free text: an id, a name, a key or a path has a "
      "length it never exceeds, and a bound keeps a model's runaway text out (Annotated[str, "
@@ -441,55 +445,68 @@ RULES: dict[str, Rule] = _rules(
      "...) or its description does (free-form, natural language, markdown, JSON, query); an "
      "enum, a pattern or a format bounds a string already, and a string that reads as a "
      "choice is TG908's. "
-     "On the shared corpus it fires on 314 of 375 tools (794 parameters); of a seeded sample "
-     "of 25, 1 was free text."),
+     "Measured: on the shared corpus it fires on 342 of 405 tools (861 parameters), on the "
+     "seeded draw on 4,525 of 6,507 tools read (9,193 parameters); of a seeded sample of 25 "
+     "from each, 0 and 1 were free text (`match_this`, a search text); about a quarter are "
+     "choices (`operation`, `detail_level`) that a Literal bounds better. A note, as it fires "
+     "on most real tools."),
     ("TG934", I, "pagination cursor not named `cursor` / `next_cursor`",
      "A page cursor has one name across tools, so a model learns it once: the parameter is "
      "`cursor`, the result's property `next_cursor`. Reported: parameters and top-level result "
      "properties named like `page_token`, `next_token`, `next_page`, `start_cursor`, "
      "`starting_after`, `continuation_token`, or strings whose description calls them a page "
      "cursor or page token. "
-     "On the shared corpus it fires on 57 of 375 tools, all right (AWS-style `next_token`, "
-     "`marker`)."),
+     "Measured: it fires on 57 of 405 tools of the shared corpus and 31 of 6,507 tools read of "
+     "the seeded draw (AWS-style `next_token` and `marker`, GraphQL's `after`, "
+     "`continuation_token`); of a seeded sample of 25 from each, none was wrong. A note: a "
+     "wrapper of an API often keeps the API's name on purpose."),
     ("TG935", W, "idempotency key of a write tool without minLength 16",
      "A short key (\"1\", \"abc\") collides between calls and makes a retry's deduplication "
      "unsafe: give the key of a tool that changes data and is not idempotent "
      "Field(min_length=16), or make it a UUID. TG909 reports a write tool with no key at all. "
-     "It fires on no tool of the shared corpus."),
+     "It fires on no tool of either real-world corpus (the shared one, 405 tools, and the "
+     "seeded draw): real servers seldom take a key at all (TG909)."),
     ("TG936", W, "high-risk delete_ or bulk_ tool without an `environment` parameter",
      "A high or critical `delete_...` or `bulk_...` tool should name the environment it acts "
      "on (`environment: Literal[\"staging\", \"production\"] = \"staging\"`), so that a "
      "policy can tell production from the rest and production is reached only by a call that "
      "says so. "
-     "It fires on no tool of the shared corpus."),
+     "It fires on no tool of either real-world corpus: their tools keep the default risk."),
     ("TG937", W, "result declared larger than 10 KB not returned as a `resource_url`",
      "A result declared large, inline bytes (a `bytes` or base64 string anywhere in its "
      "schema), a string with maxLength over 10 KB, or a Returns description that states a size "
      "over 10 KB, fills the model's context: return a `resource_url` (a result property of "
      "that name) to fetch it instead. "
-     "It fires on no tool of the shared corpus."),
+     "Only what the contract declares counts (no guess from a name such as `export_`): it "
+     "fires on no tool of either real-world corpus."),
     ("TG938", W, "example without its natural-language prompt",
      "Each example shows a model when to call the tool: write what a user says on a prose "
      "line before `>>>` (`prompt` in a contract table's example). "
-     "It fires on no tool of the shared corpus."),
+     "It fires on no tool of either real-world corpus, whose tools carry no examples."),
     ("TG939", W, "example notes longer than one sentence",
      "An example's notes (a `Notes: ...` line after its result, `notes` in a contract table) "
      "say in one sentence what it shows that the call does not; move the rest to the "
      "description. "
-     "It fires on no tool of the shared corpus."),
+     "It fires on no tool of either real-world corpus. A sentence ends at `.`, `!` or `?` "
+     "before a capital or a digit, not after `e.g.`, `i.e.` or `etc`."),
     ("TG940", W, "`action`/`mode` enum mixes reads and writes",
      "A parameter named action, mode, operation, op or command whose values both read (get, "
      "list, search, ...) and write (create, update, delete, send, ...) makes one tool of "
      "several, with one risk, one idempotency and one description for all: split it into a "
      "read tool and write tools. "
-     "It fires on no tool of the shared corpus."),
+     "Measured: it fires on none of the 405 tools of the shared corpus and on 10 of the seeded "
+     "draw (0.001 warnings per tool; `manage_asset` with action search/get_info/create/delete, "
+     "`record_video` with command status/start/stop), all 10 right. A value counts as a read "
+     "when its first word reads and no later word writes (`find_replace` writes)."),
     ("TG941", I, "a field of an object written inline in a parameter's schema is not described",
      "TG309 reports an undescribed field of a project's model, dataclass or TypedDict where "
      "the class is; an object written inline (a JSON Schema given as `args_schema` or "
      "`json_schema_extra`, a framework's own schema) has no class to report at, so its "
      "fields are reported at the parameter, with their paths (`items[].name`). Describe each "
      "as a top-level parameter is. "
-     "On the shared corpus it fires on 1 of 375 tools, right."),
+     "Measured: it fires on 1 of 405 tools of the shared corpus and on 33 of 6,507 tools read "
+     "of the seeded draw (inline `payload` and `filters` objects); of a seeded sample of 25, "
+     "none was wrong."),
 )  # fmt: skip
 
 
