@@ -9,7 +9,7 @@ import pytest
 
 from conftest import REPO, Project, tool_source
 from toolgen.diagnostics import RULES
-from toolgen.lint import RULES_BY_CODE
+from toolgen.lint import practice, shape
 
 #: `tool_source`'s decorator line, and the decorator on it (a comment goes after it)
 MARKED = '@tool(risk="medium")\n'
@@ -34,7 +34,7 @@ LINT_CASES = [
     ("TG901", tool_source(name="lookUp"), "5:1", "tool name `lookUp` is not snake_case"),
     (
         "TG902",
-        tool_source().replace(" Use it for product questions.", ""),
+        tool_source().replace(". Use it for", "; use it for"),
         "5:1",
         "description has 1 sentence; 2-5 tell a model enough",
     ),
@@ -102,7 +102,7 @@ LINT_CASES = [
     (
         "TG911",
         tool_source(extra_doc=IDEMPOTENCY.format(i="true", s="false", d="false")).replace(
-            "Use it for product questions.", "Read-only; it changes nothing."
+            "Use it for product questions.", "Use it for products; it is read-only."
         ),
         "5:1",
         "description says the tool is read-only",
@@ -113,8 +113,9 @@ LINT_CASES = [
 def test_every_lint_rule_has_a_case_and_a_docs_entry() -> None:
     from test_lint_shape import SHAPE_CASES  # it builds with this module's helpers
 
+    # the wording and catalog rules have their cases in test_lint_wording.py
     cases = [*LINT_CASES, *SHAPE_CASES]
-    assert sorted(code for code, *_ in cases) == sorted(RULES_BY_CODE)
+    assert sorted(code for code, *_ in cases) == sorted({**practice.RULES, **shape.RULES})
     for code, rule in RULES.items():
         assert rule.summary and rule.help, code
 

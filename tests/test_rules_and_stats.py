@@ -104,7 +104,7 @@ def test_counts_of_one_are_singular(project: Project, run) -> None:  # type: ign
         "pyproject.toml",
         '[tool.toolgen]\nsources = ["src"]\nmin_level = 0\nbudget_catalog_tokens = 1\n',
     )
-    project.write("src/a.py", tool_source().replace(" Use it for product questions.", ""))
+    project.write("src/a.py", tool_source().replace(". Use it for", "; use it for"))
     build = run("build", "--verbose", cwd=project.root)
     assert "over the budget of 1 token\n" in build.out
     assert "TG902 [info] tool lookup: description has 1 sentence; 2-5 tell" in build.out
@@ -160,7 +160,7 @@ def test_notes_are_counted_not_printed_unless_asked(project: Project, run) -> No
     """A real project has many notes (info): build and check print one line that counts them
     by rule; --verbose prints them; the JSON report always has them; a replayed check says the
     same as a cold one."""
-    project.write("src/a.py", tool_source().replace(" Use it for product questions.", ""))
+    project.write("src/a.py", tool_source().replace(". Use it for", "; use it for"))
     build = run("build", cwd=project.root)
     assert "[info]" not in build.out
     assert "toolgen: 1 note not shown (TG902 x1): --verbose shows them\n" in build.out

@@ -34,7 +34,8 @@ class AdminTools:
     ) -> None:
         """Delete a user account and revoke its sessions.
 
-        A soft delete can be undone for 30 days; a hard delete cannot.
+        Use it only when the customer asks to close the account. A soft delete can be
+        undone for 30 days; a hard delete cannot.
 
         Args:
             user_id: Identifier of the account to delete.

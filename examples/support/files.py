@@ -23,7 +23,8 @@ def register(server: Any) -> None:
     ) -> str:
         """Create a temporary download link for a stored file.
 
-        Asking again for the same file and expiry returns the same link.
+        Use it to share a stored file. Asking again for the same file and expiry returns
+        the same link.
 
         Args:
             file_id: Identifier of the stored file.
@@ -67,7 +68,7 @@ def register(server: Any) -> None:
     def read_private_key(key_name: Annotated[str, Field(max_length=128)]) -> str:
         """Read a private key from the secret store.
 
-        Never exposed to a model; kept for the audit trail.
+        Only for the audit trail: never exposed to a model.
 
         Args:
             key_name: Name of the key in the secret store.

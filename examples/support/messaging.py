@@ -30,7 +30,8 @@ def send_email(
 ) -> DeliveryReport:
     """Send an email to a customer from the support mailbox.
 
-    The message is queued at once; a retry with the same idempotency_key sends nothing new.
+    Use it for customers; other addresses need send_external_email. The message is queued
+    at once; a retry with the same idempotency_key sends nothing new.
 
     Args:
         to: The main recipient.
@@ -140,7 +141,8 @@ def bulk_send_emails(
 ) -> list[DeliveryReport]:
     """Send the same email to many customers at once.
 
-    With dry_run true (the default) nothing is sent and the reports say what would happen.
+    Use it instead of many send_email calls. With dry_run true (the default) nothing is sent
+    and the reports say what would happen.
 
     Args:
         recipients: Everyone who gets the message.

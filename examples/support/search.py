@@ -32,7 +32,8 @@ def search_web(
     Args:
         query: Search keywords or a natural-language question; never a URL or SQL.
         num_results: Number of results to return.
-        date_restrict: Time range filter: d1 = last day, w1 = last week, m1 = last month.
+        date_restrict: Time range filter: d1 = last day, w1 = last week, m1 = last month,
+            m3 = last 3 months, m6 = last 6 months, y1 = last year.
 
     Returns:
         The hits, best first.
@@ -76,7 +77,8 @@ def ticket_search(
 ) -> TicketPage:
     """Find support tickets whose subject or body matches the text.
 
-    Returns one page of tickets; pass `page.cursor` from the previous result to continue.
+    Use it to find earlier cases before opening a ticket. Returns one page of tickets; pass
+    `page.cursor` from the previous result to continue.
 
     Args:
         text: Words to look for in tickets.
@@ -164,7 +166,7 @@ def get_weather(
     latency_p50_ms=1,
     cost_hint="free",
 )
-def calculator(
+def calculator(  # toolgen: ignore[TG918]  the name models know for this tool
     operation: Literal["add", "subtract", "multiply", "divide"],
     a: float,
     b: float,

@@ -33,7 +33,8 @@ def create_ticket(
 ) -> "Ticket":
     """Open a new support ticket on behalf of the customer.
 
-    Calls with the same idempotency_key create the ticket once and return it again.
+    Use it when the customer reports a new problem. Calls with the same idempotency_key
+    create the ticket once and return it again.
 
     Args:
         subject: One-line summary of the problem.
@@ -86,7 +87,8 @@ def create_task(
 ) -> str:
     """Create a follow-up task for the support team.
 
-    Calls with the same idempotency_key create the task once.
+    Use it for work the team must do later. Calls with the same idempotency_key create the
+    task once.
 
     Args:
         title: What needs doing.

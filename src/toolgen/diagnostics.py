@@ -330,7 +330,15 @@ RULES: dict[str, Rule] = _rules(
     ("TG903", I, "description longer than 600 characters",
      "Tool definitions are re-sent on every model turn; keep descriptions short."),
     ("TG904", W, "description does not start with a verb",
-     "Start with what the tool does: `Search the catalog ...`, not `This tool ...`."),
+     "Start with what the tool does: `Search the catalog ...`, not `This tool ...`. The first "
+     "word (markup and a leading adverb aside: `Permanently delete ...`) is reported when it "
+     "plainly is not a verb: a determiner or pronoun (`This`, `The`, `What`), a tool noun "
+     "(`Tool`, `Wrapper`), an adjective or participle by its ending (`Comprehensive`, "
+     "`Unified`), a gerund (`Getting`). Third-person forms are verbs (`Returns`, `Gets`, "
+     "`Fetches`); a word it cannot place (a product name, another language, an unusual verb) "
+     "is let be. On the seeded draw of real-world servers (8,481 tools) it fires on 135 (the "
+     "stop-list alone: 37); of a seeded sample of 25, none was wrong. On the shared corpus: 10 "
+     "of 375."),
     ("TG905", W, "parameter accepts null but has no default",
      "An optional parameter should default to None, so callers may leave it out."),
     ("TG906", W, "parameters nest objects more than 2 levels deep",
@@ -352,8 +360,88 @@ RULES: dict[str, Rule] = _rules(
      "dry_run=False. Without a `dry_run: bool` parameter a dry run fails its arguments: a "
      "`required` one then never lets the tool run, a `supported` one never runs dry. Add the "
      "parameter, or drop `dry_run=` from the decorator.", FIXED),
+    # TG913-TG919, TG921-TG923: what a tool's text says (toolgen.lint.wording, .catalog)
+    ("TG913", I, "description has more than one paragraph after its summary line",
+     "A model reads a description best as a summary line and one paragraph of 2-5 sentences: "
+     "what the tool does, when to call it, what it does not do. The summary line stands "
+     "apart by docstring convention (PEP 257), so a description of up to two paragraphs is "
+     "quiet. On the seeded draw of real-world servers (8,481 tools) it fires on 770; of a seeded "
+     "sample of 25, none was wrong, though 12 had exactly three short paragraphs a reviewer may "
+     "let be. On the shared corpus: 156 of 375. Fold the rest into one paragraph, or move "
+     "reference detail into the "
+     "parameters' descriptions."),
+    ("TG914", I, "description does not say when to call the tool",
+     "Trigger phrases tell a model when this tool is the right one: `Use it when ...`, "
+     "`Call this to ...`, `Useful for ...`, `when the user ...`, or a limit: `Do not use it "
+     "for ...`, `only for ...`, `... instead`. Only English descriptions are read (two "
+     "English function words). On the seeded draw of real-world servers (8,481 tools) it fires "
+     "on 4,143, and on the shared corpus 226 of 375: few descriptions say it. Of a seeded "
+     "sample of 25 on the shared corpus, 1 was wrong (`Use X first ...`, a phrase the patterns "
+     "miss)."),
+    ("TG915", I, "description uses marketing words",
+     "`blazing-fast`, `powerful`, `seamless`, `robust`, `cutting-edge`, `state-of-the-art` and "
+     "the like tell a model nothing about when to call the tool: say what it does. "
+     "`robust` before a statistics term (`robust z-score`) is not counted. On the seeded draw "
+     "of real-world servers (8,481 tools) it fires on 5; 1 was wrong (a report section titled "
+     "`Cutting-Edge Developments`). On the shared corpus: none."),
+    ("TG916", I, "description tells how the tool is built",
+     "An HTTP method and path (`GET /api/users`), `wrapper around ...`, `under the hood`, a "
+     "call to an internal function (`calls client.fetch()`), or a library (`via httpx`) "
+     "describe the implementation, which a model cannot use. Say what the tool does for the "
+     "caller. On the seeded draw of real-world servers (8,481 tools) it fires on 663, most of "
+     "them descriptions that are only a method and path; of a seeded sample of 25, none was "
+     "wrong, though 10 gave the path as an aside after a good first sentence. On the shared "
+     "corpus: none."),
+    ("TG917", I, "description does not say whether the tool reads or changes data",
+     "Quiet when the Idempotency section sets `safe` or `destructive` (the annotations say "
+     "it), when a verb of the description or name says it (`get`, `search`, `create`, "
+     "`delete`; not `manage`, `run`, `process`, `handle`), or the text says `read-only` / "
+     "`does not modify`. Only English descriptions are read. On the seeded draw of real-world "
+     "servers (8,481 tools) it fires on 157; of a seeded sample of 25, 6 were wrong: verbs the "
+     "lexicon does not know (`clean`, `disassemble`, `deprecate`) or a read plain from the noun "
+     "(`elevation`). On the shared corpus: 8 of 375, 2 of them wrong."),
+    ("TG918", I, "tool name does not start with a verb",
+     "Verb-first names (`search_`, `get_`, `list_`, `create_`, `update_`, `delete_`, `send_`) "
+     "say what a tool does before its description is read. A namespace may come first "
+     "(`github_create_issue`, `ticket_search`): a verb among the first three words is "
+     "enough. The message suggests a name from the description's first verb. A verb the "
+     "lexicon does not know counts as a noun here (`lrange`). On the seeded draw of real-world "
+     "servers (8,481 tools) it fires on 963; of a seeded sample of 25, 13 were wrong: verbs the "
+     "lexicon does not know (`offset`, `track`, `remember`, `tap`, a debugger's `next`, a "
+     "Spanish `listar`), a verb after a namespace of four or more words (5, one server), a "
+     "predicate `is_`. On the shared corpus: 41 of 375; of 25, 6 were wrong (Redis command "
+     "names such as `lrange`, and `screen`)."),
+    ("TG919", I, "parameter name is not snake_case",
+     "Parameters are snake_case like the tool's name; the message gives the snake_case "
+     "form (`pageToken` -> `page_token`). Renaming a published parameter breaks its callers: "
+     "do it with a new version. On the seeded draw of real-world servers (8,481 tools) it fires "
+     "on 248; of a seeded sample of 25, 2 were wrong: unit suffixes whose case is their meaning "
+     "(`pressure_GPa`, `vacuum_A`). On the shared corpus: none."),
     ("TG920", E, "tool is below the configured conformance level",
      "The message lists what is missing for the level; raise the tool or lower `min_level`."),
+    ("TG921", I, "enum values a reader cannot guess",
+     "An enum whose values are all single letters or letter-digit codes (`\"P\"`, `\"S\"`, "
+     "`\"d1\"`) tells a model nothing unless each is explained (`P = purchase`, `S (sale)`) "
+     "in the parameter's or the tool's description. Axis letters and Y/N are plain; a code "
+     "among words (`QB`, `K`) is a domain's own. Use words (`Literal[\"purchase\", "
+     "\"sale\"]`). It fires on none of the seeded draw's 8,481 tools nor the shared corpus's 375."),
+    ("TG922", I, "near-duplicate sibling tools do not say which to use",
+     "Two visible tools of one catalog are close when they do the same action (the verbs of "
+     "their names agree) and either their names share at least half their words and the "
+     "first paragraphs of their descriptions half their content words, or those paragraphs "
+     "share four fifths. They are told apart when one names the other or says `instead` / "
+     "`rather than`, or when each description says the words that set its own name apart "
+     "(`get_slide_info` says `slide`). Reported at the later tool, naming the first such "
+     "sibling. On the seeded draw of real-world servers (8,481 tools) it fires on 170; of a "
+     "seeded sample of 25, 17 were wrong: 11 from one server's family of group tools whose "
+     "descriptions name their object by an abbreviation (`OUs`), the rest siblings on different "
+     "objects or opposite actions the lexicon does not know (`trash`, `recover`). On the shared "
+     "corpus: 3 of 375, 2 of them wrong (`lpush` and `rpush` say left and right)."),
+    ("TG923", I, "more than 30 tools in one catalog",
+     "Choosing among many tools costs a model accuracy and every turn's context. Past 30 "
+     "visible tools, load them on demand (Anthropic's tool search tool, `defer_loading`) or "
+     "split the server by task. One note per catalog, at its first tool. On the seeded draw it "
+     "notes 58 catalogs, on the shared corpus 6."),
     ("TG930", W, "description longer than the configured budget",
      "Shorten the description or raise `budget_description_chars`."),
     # breaking changes (check --against): the rule id leads each message

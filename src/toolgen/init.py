@@ -86,7 +86,7 @@ def greet_user(
 ) -> str:
     """Write a one-sentence greeting for a user, in English, French or German.
 
-    Read-only; it only builds the text and sends nothing.
+    Use it to welcome someone. Read-only; it only builds the text and sends nothing.
 
     Args:
         name: The user's name, as they wrote it.

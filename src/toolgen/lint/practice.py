@@ -10,15 +10,11 @@ from typing import Any
 from toolgen.descriptor import ToolDescriptor
 from toolgen.diagnostics import plural
 from toolgen.lint.context import Finding, LintContext, Rule
+from toolgen.lint.verbs import is_verb
 from toolgen.schema_ops import accepts_null
 
 _SNAKE = re.compile(r"^[a-z][a-z0-9]*(_[a-z0-9]+)*$")
 _SENTENCE_END = re.compile(r"[.!?](?:\s|$)")
-_NOT_VERBS = frozenset(
-    {"a", "an", "the", "this", "that", "these", "those", "it", "its", "my", "our", "your",
-     "tool", "function", "method", "handler", "endpoint", "api", "wrapper", "helper",
-     "utility", "used", "internal"}
-)  # fmt: skip
 _ENUM_PROSE = re.compile(r"\bone of\b|\beither\b.+\bor\b|\b\w+ = \w+|\b\w+\s*\|\s*\w+\b", re.I)
 _ENUM_NAMES = frozenset(
     {"mode", "status", "state", "type", "kind", "order", "sort", "format", "unit", "units",
@@ -51,8 +47,13 @@ def description_length(tool: ToolDescriptor, ctx: LintContext) -> Iterator[Findi
 
 
 def description_verb(tool: ToolDescriptor, ctx: LintContext) -> Iterator[Finding]:
-    words = tool.description.split()
-    if words and words[0].lower().strip(".,:;") in _NOT_VERBS:
+    # markup and leading adverbs aside (`**Search**`, `Permanently delete`), the first word
+    # must not plainly be something else: a word `is_verb` cannot place is let be
+    words = [w.strip("*_`#>\"'") for w in tool.description.split()]
+    words = [w for w in words if w]
+    while len(words) > 1 and words[0].lower().endswith("ly") and is_verb(words[0]) is None:
+        words = words[1:]
+    if words and is_verb(words[0].strip(".,:;")) is False:
         yield "TG904", f"description starts with `{words[0]}`; start with a verb", None
 
 
