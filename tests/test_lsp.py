@@ -649,7 +649,7 @@ async def test_a_nullable_parameter_without_a_default_gets_none_where_it_can(
     )
     before = project.write(
         "src/before.py",
-        nullable.replace("lookup", "first").replace(
+        nullable.replace("lookup", "find_first").replace(
             "query: str, when: int | None)", "when: int | None, query: str)"
         ),
     )
