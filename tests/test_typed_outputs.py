@@ -102,3 +102,31 @@ def test_odd_property_names_use_the_functional_typeddict_form(project: Project, 
         check=False,
     )
     assert result.returncode == 0, result.stdout
+
+
+def test_a_long_field_description_is_wrapped_to_the_modules_line_length(
+    project: Project, run
+) -> None:  # type: ignore[no-untyped-def]
+    """black leaves comments as they are: a long description made a `#:` line past the
+    module's line length, which the project's own linter then reports in generated/."""
+    words = " ".join(f"word{i}" for i in range(60))
+    project.write(
+        "src/tools.py",
+        f'''
+        from toolgen import tool
+
+        @tool(risk="low")
+        def find_words(text: str) -> str:
+            """Find words in a text. Use it for word lists.
+
+            Args:
+                text: {words}.
+            """
+            return ""
+        ''',
+    )
+    assert run("build", cwd=project.root).code == 0
+    source = (project.out / "python" / "tools.py").read_text()
+    assert max(len(line) for line in source.splitlines()) <= 100
+    comments = [line[7:] for line in source.splitlines() if line.startswith("    #: word")]
+    assert len(comments) > 1 and " ".join(comments) == words + "."

@@ -132,7 +132,8 @@ class SearchWebArgs(TypedDict):
     query: str
     #: Number of results to return.
     num_results: NotRequired[int]
-    #: Time range filter: d1 = last day, w1 = last week, m1 = last month, m3 = last 3 months, m6 = last 6 months, y1 = last year.
+    #: Time range filter: d1 = last day, w1 = last week, m1 = last month, m3 = last 3 months, m6 =
+    #: last 6 months, y1 = last year.
     date_restrict: NotRequired[Literal["d1", "w1", "m1", "m3", "m6", "y1"] | None]
 
 

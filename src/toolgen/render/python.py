@@ -20,6 +20,7 @@ import json
 import keyword
 import re
 import string
+import textwrap
 from collections.abc import Callable, Iterable
 from typing import Any, Protocol, overload
 
@@ -121,8 +122,8 @@ class _Writer:
         if all(k.isidentifier() and not keyword.iskeyword(k) for k, _, _ in items):
             body = [f'    """{_doc(doc)}"""\n'] + (["\n"] if items else []) if doc else []
             for key, annotation, description in items:
-                if description:
-                    body.append(f"    #: {_comment(description)}\n")
+                if description:  # wrapped: black leaves a comment's length as it is
+                    body += [f"    #: {line}\n" for line in _comment_lines(description)]
                 body.append(f"    {key}: {annotation}\n")
             block = f"class {name}(TypedDict):\n" + ("".join(body) or "    pass\n")
         else:
@@ -339,6 +340,12 @@ def _doc(text: str) -> str:
 
 def _comment(text: str) -> str:
     return visible(" ".join(text.split()))
+
+
+def _comment_lines(text: str) -> list[str]:
+    """A field's description as `#:` lines of a class body that fit the module's lines."""
+    width = LINE_LENGTH - len("    #: ")
+    return textwrap.wrap(_comment(text), width, break_long_words=False, break_on_hyphens=False)
 
 
 HEADER = """\
