@@ -102,10 +102,10 @@ CASES = [
     ),
     (
         "TG919",
-        tool_source(params="pageToken: str"),
+        tool_source(params="searchText: str"),
         "5:12",
-        "parameter `pageToken` is not snake_case: `page_token`",
-        tool_source(params="page_token: str"),
+        "parameter `searchText` is not snake_case: `search_text`",
+        tool_source(params="search_text: str"),
     ),
     (
         "TG921",
