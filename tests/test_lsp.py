@@ -588,7 +588,7 @@ def lookup(query: str, limit: int) -> str:
 
 
 @tool(risk="low")
-def fetch(order_id: str, verbose: bool = False) -> str:
+def fetch(order_id: int, verbose: bool = False) -> str:
     """Fetch one order by its id. Use it when the user names an order.
 
     Args:
