@@ -8,7 +8,7 @@ import pytest
 from conftest import Project, tool_source
 from toolgen.diagnostics import RULES
 from toolgen.lint import catalog, wording
-from toolgen.lint.verbs import is_verb, snake_case
+from toolgen.lint.verbs import english, is_verb, snake_case
 
 DOC = "Look something up in the catalog. Use it for product questions.\n"
 SAFE = (
@@ -188,3 +188,30 @@ def test_is_verb_reads_morphology_and_stays_quiet_on_what_it_cannot_place(
 )  # fmt: skip
 def test_snake_case_form_of_a_parameter_name(name: str, snake: str) -> None:
     assert snake_case(name) == snake
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Get the weather.", True),  # one function word: read for its opening verb
+        ("List users", True),
+        ("Find the orders of a customer.", True),
+        ("Weather lookup.", False),  # no verb to open with, no function words
+        ("Obtiene el clima.", False),
+        ("Obtenir la météo.", False),
+        ("Buscar usuarios", False),
+    ],
+)
+def test_a_short_description_is_english_when_it_opens_with_a_known_verb(
+    text: str, expected: bool
+) -> None:
+    assert english(text) is expected
+
+
+def test_a_one_line_description_that_opens_with_a_verb_is_asked_when_to_call(  # type: ignore[no-untyped-def]
+    project: Project, run
+) -> None:
+    result = _build(project, run, _described("Get the weather.\n"))
+    assert " TG914 [info] " in result.out, result.out
+    result = _build(project, run, _described("Obtiene el clima.\n"))
+    assert " TG914 " not in result.out, result.out  # another language is not judged

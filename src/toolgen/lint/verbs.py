@@ -143,9 +143,13 @@ def split_name(name: str) -> list[str]:
 
 def english(text: str) -> bool:
     """Whether `text` reads as English (the wording rules judge nothing else): two of its
-    words are English function words."""
+    words are English function words, or it is ASCII and opens with a verb of the list (a
+    one-line `Get the weather.` has one function word at most)."""
     words = re.findall(r"[a-z]+", text.lower())
-    return sum(w in _ENGLISH for w in words[:60]) >= 2
+    if sum(w in _ENGLISH for w in words[:60]) >= 2:
+        return True
+    first = re.match(r"\s*([A-Za-z]+)\b", text)
+    return first is not None and text.isascii() and verb(first.group(1).lower()) is not None
 
 
 def snake_case(name: str) -> str:
