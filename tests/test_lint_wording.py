@@ -215,3 +215,6 @@ def test_a_one_line_description_that_opens_with_a_verb_is_asked_when_to_call(  #
     assert " TG914 [info] " in result.out, result.out
     result = _build(project, run, _described("Obtiene el clima.\n"))
     assert " TG914 " not in result.out, result.out  # another language is not judged
+    said = "Get the weather. This should be used to plan a trip.\n"
+    result = _build(project, run, _described(said))
+    assert " TG914 " not in result.out, result.out  # `should be used to` says when

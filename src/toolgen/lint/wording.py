@@ -28,6 +28,7 @@ _TRIGGER = re.compile(
     r"\b(?:use|call|invoke)\s+(?:this|it|me)?\s*(?:tool|function)?\s*"
     r"(?:when|whenever|for|to|if|before|after|instead|only|in|on)\b"
     r"|\b(?:useful|helpful|ideal|best|intended|designed|meant|good)\s+(?:for|when|to)\b"
+    r"|\b(?:be|is|are|commonly|typically|often|usually)\s+used\s+(?:for|to|when|if)\b"
     r"|\b(?:when|if|whenever)\s+(?:the\s+|a\s+|an\s+)?(?:user|you|agent|model|caller|llm)s?\b"
     r"|\b(?:before|after|instead of)\s+(?:calling|using|running)\b"
     r"|\b(?:do not|don't|never)\s+(?:use|call)\b|\bnot\s+(?:for|to be used)\b"
