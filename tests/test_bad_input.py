@@ -11,7 +11,7 @@ from conftest import Project, tool_source
 @pytest.fixture
 def built(project: Project, run) -> Project:
     """A project with a good tool already built, so we can see that nothing changes."""
-    project.write("src/good.py", tool_source(name="good_tool"))
+    project.write("src/good.py", tool_source(name="get_good"))
     assert run("build", cwd=project.root).code == 0
     return project
 
@@ -186,29 +186,29 @@ def test_example_error_code_not_declared(built: Project, run) -> None:
 def test_two_tools_with_the_same_name(built: Project, run) -> None:
     """Neither keeps the name while both claim it (which one would is no choice to make for
     the user: module order, or which one has errors): both are left out, each said so."""
-    built.write("src/dup.py", tool_source(name="good_tool"))
-    expected = "TG102 [error] tool name `good_tool` is already used"
+    built.write("src/dup.py", tool_source(name="get_good"))
+    expected = "TG102 [error] tool name `get_good` is already used"
     out = _fails(built, run, 1, expected, untouched=False)
     assert "src/good.py:5:1: TG102" in out
     assert "by the handler at src/dup.py:5:1" in out  # the other definition is named too
     assert "src/dup.py:5:1: TG102" in out
     assert "by the handler at src/good.py:5:1; neither is published" in out
     assert (
-        "2 tools left out for errors: good_tool (src/dup.py:5:1), good_tool (src/good.py:5:1)"
+        "2 tools left out for errors: get_good (src/dup.py:5:1), get_good (src/good.py:5:1)"
     ) in out
-    assert not (built.out / "descriptors" / "good_tool.json").exists()
+    assert not (built.out / "descriptors" / "get_good.json").exists()
 
 
 def test_name_given_twice_through_the_decorator(built: Project, run) -> None:
-    built.write("src/dup.py", tool_source(name="other", decorator='@tool(name="good_tool")'))
+    built.write("src/dup.py", tool_source(name="other", decorator='@tool(name="get_good")'))
     out = _fails(built, run, 1, "src/good.py:5:1: TG102", untouched=False)
     assert (
-        "2 tools left out for errors: good_tool (src/dup.py:5:1), good_tool (src/good.py:5:1)"
+        "2 tools left out for errors: get_good (src/dup.py:5:1), get_good (src/good.py:5:1)"
     ) in out
 
 
 # -- a duplicate whatever errors either twin has (red-team issue, part 5) ----------------------
-BROKEN_TWIN = tool_source(name="good_tool", params="query")  # no annotation: TG203
+BROKEN_TWIN = tool_source(name="get_good", params="query")  # no annotation: TG203
 
 
 @pytest.mark.parametrize("twin", ["src/after.py", "src/a_first.py"])  # read after, or before
@@ -222,28 +222,28 @@ def test_a_duplicate_is_reported_when_its_twin_has_an_error(built: Project, run,
         result = run("build", cwd=built.root)
         assert result.code == 1, result.out
         assert (
-            f"src/good.py:5:1: TG102 [error] tool name `good_tool` is already used by the "
+            f"src/good.py:5:1: TG102 [error] tool name `get_good` is already used by the "
             f"handler at {twin}:5:1; neither is published until the name is unique"
         ) in result.out
-        assert f"{twin}:5:1: TG102 [error] tool name `good_tool` is already used by the " in (
+        assert f"{twin}:5:1: TG102 [error] tool name `get_good` is already used by the " in (
             result.out
         )
-        assert (f"{twin}:5:15: TG203" in result.out) != fixed
-        assert not (built.out / "descriptors" / "good_tool.json").exists()
-        built.write(twin, tool_source(name="good_tool"))  # the error fixed
+        assert (f"{twin}:5:14: TG203" in result.out) != fixed
+        assert not (built.out / "descriptors" / "get_good.json").exists()
+        built.write(twin, tool_source(name="get_good"))  # the error fixed
     built.write(twin, tool_source(name="renamed_tool"))
     result = run("build", cwd=built.root)
     assert result.code == 0, result.out
-    assert built.descriptor("good_tool")["source"]["module"] == "good"
+    assert built.descriptor("get_good")["source"]["module"] == "good"
     assert built.descriptor("renamed_tool")["source"]["module"] == twin[4:-3]
 
 
 def test_twins_that_both_have_errors_are_a_duplicate(built: Project, run) -> None:
     built.write("src/good.py", BROKEN_TWIN)
-    built.write("src/other.py", BROKEN_TWIN.replace("@tool\n", '@tool(name="good_tool")\n'))
+    built.write("src/other.py", BROKEN_TWIN.replace("@tool\n", '@tool(name="get_good")\n'))
     result = run("build", cwd=built.root)
     assert result.code == 1
-    assert result.out.count("TG102 [error] tool name `good_tool` is already used") == 2
+    assert result.out.count("TG102 [error] tool name `get_good` is already used") == 2
     assert result.out.count("TG203") == 2
 
 
@@ -252,12 +252,12 @@ def test_a_name_that_cannot_be_read_claims_none(built: Project, run) -> None:
     the handler with that function name is published."""
     built.write(
         "src/other.py",
-        tool_source(name="good_tool", decorator="@tool(name=compute())", imports=""),
+        tool_source(name="get_good", decorator="@tool(name=compute())", imports=""),
     )
     result = run("build", cwd=built.root)
     assert result.code == 1
     assert "TG401" in result.out and "TG102" not in result.out
-    assert built.descriptor("good_tool")["source"]["module"] == "good"
+    assert built.descriptor("get_good")["source"]["module"] == "good"
 
 
 def test_config_source_path_that_does_not_exist(built: Project, run) -> None:
@@ -678,7 +678,7 @@ def test_recursive_model_is_left_out_of_gemini_with_a_warning(built: Project, ru
     assert "src/tree.py:8:1: TG602 [warning] tool tree: Gemini: " in result.out
     assert "recursive model Node cannot be inlined" in result.out
     gemini = built.generated("gemini/function_declarations.json")["function_declarations"]
-    assert [d["name"] for d in gemini] == ["good_tool"]
+    assert [d["name"] for d in gemini] == ["get_good"]
     assert "tree" in [t["name"] for t in built.generated("mcp/tools.json")["tools"]]
 
 
